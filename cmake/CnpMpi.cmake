@@ -1,0 +1,10 @@
+# Optional MPI (MPICH on Debian). Sets CNP_HAVE_MPI (ON/OFF).
+set(CNP_HAVE_MPI OFF)
+if(NOT CNP_WITH_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS C)
+  if(MPI_C_FOUND)
+    set(CNP_HAVE_MPI ON)
+  elseif(CNP_WITH_MPI STREQUAL "ON")
+    message(FATAL_ERROR "CNP_WITH_MPI=ON but MPI was not found")
+  endif()
+endif()
