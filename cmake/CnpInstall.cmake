@@ -1,0 +1,44 @@
+# Installation: cnpc, libcnp (static and shared), public headers, pkg-config file, CMake
+# package with cnp_add_pipeline(), and a Make fragment for plain Makefiles.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(CNP_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cnp)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/cnp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+set(_cnp_targets cnp)
+if(TARGET cnp_shared)
+  list(APPEND _cnp_targets cnp_shared)
+endif()
+install(TARGETS ${_cnp_targets} EXPORT cnpTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET cnpc)
+  install(TARGETS cnpc EXPORT cnpTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+install(EXPORT cnpTargets NAMESPACE cnp:: DESTINATION ${CNP_INSTALL_CMAKEDIR})
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cnpConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cnpConfig.cmake INSTALL_DESTINATION ${CNP_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cnpConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cnpConfig.cmake ${PROJECT_BINARY_DIR}/cnpConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/cnpPipeline.cmake
+        DESTINATION ${CNP_INSTALL_CMAKEDIR})
+
+# pkg-config: the libraries a static libcnp needs are listed in Libs.private.
+set(CNP_PC_PRIVATE "-lm -lpthread -ldl")
+if(OpenMP_C_FOUND)
+  string(APPEND CNP_PC_PRIVATE " -fopenmp")
+endif()
+if(CNP_HAVE_CUDA)
+  string(APPEND CNP_PC_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lnvrtc -lrt -lstdc++")
+endif()
+set(CNP_PC_REQUIRES "")
+if(CNP_HAVE_MPI)
+  set(CNP_PC_REQUIRES "mpich")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/cnp.pc.in ${PROJECT_BINARY_DIR}/cnp.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cnp.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/cnp.mk DESTINATION ${CMAKE_INSTALL_DATADIR}/cnp)
