@@ -1,0 +1,163 @@
+/*
+** cnp/algo.h — data-parallel algorithms of libcnp (included by cnp/cnp.h).
+**
+** compaction, stable sort by key, cell offsets, segment boundaries and per-segment sums,
+** on both backends with the same call sites. Results stay on the input's backend; every
+** array argument of one call must live on the same backend and device (else CNP_EDEVICE),
+** and a non-NULL stream must belong to that backend/device too.
+**
+** Conventions
+**   - Temporary storage comes from a cnp_workspace (or the cnp_segment_plan itself), created
+**     once at setup; the per-step calls below allocate nothing. A workspace serves any
+**     number of calls, one at a time (it is not thread-safe).
+**   - `s` is the stream the work is ordered on (NULL: the backend's default stream). On the
+**     host backend every call is synchronous. Calls that return a count to host memory
+**     (compact, segment_boundaries) synchronize `s` on CUDA before returning.
+**   - Results are deterministic: the same inputs give bit-identical outputs run to run and
+**     independently of the number of host threads.
+**
+** Row axis ("the axis of extent N") for arrays that travel with a mask or with keys:
+**   an array of ndim >= 1 is moved along axis 0 when shape[0] == N, otherwise along its
+**   last axis when shape[ndim-1] == N (component-major fields such as v : f64[3, N]);
+**   anything else is CNP_ESHAPE. So a square (N, N) array moves along axis 0; to move a
+**   component-major square array along its last axis, pass each row as a 1-D slice. Arrays
+**   must be C- or F-contiguous (CNP_ELAYOUT otherwise); any dtype. 0-d arrays are rejected.
+**   "Rows" below are the entries along that axis.
+*/
+#ifndef CNP_ALGO_H
+#define CNP_ALGO_H
+
+#include "cnp/cnp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------
+** Workspace: temporary storage for compact/sort/segment_boundaries, sized once.
+**   capacity   largest row count N any call will see.
+**   key_limit  largest exclusive key bound a sort will be given (e.g. n_cells), or 0. With
+**              it, sort_by_key can use a one-pass counting sort with key_limit buckets; the
+**              workspace then holds a histogram of key_limit entries per host thread.
+**   row_bytes  largest row size in bytes of any value or compacted array (k * itemsize for
+**              an (N, k) array; itemsize for component-major). 0 means 16. Bigger rows still
+**              work, a component at a time.
+** The workspace binds to (backend, device). Host: about capacity * (16 + row_bytes) bytes
+** plus the histograms.
+*/
+typedef struct cnp_workspace cnp_workspace;
+
+cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int device,
+                                int64_t capacity, int64_t key_limit, size_t row_bytes);
+cnp_status cnp_workspace_destroy(cnp_workspace *ws);       /* NULL is a no-op */
+/* Bytes of temporary storage the workspace holds (for reports). */
+cnp_status cnp_workspace_bytes(const cnp_workspace *ws, size_t *bytes);
+
+/* ---------------------------------------------------------------------------------------
+** Compaction. mask: bool[N] (1-D, contiguous; any nonzero byte is true). Moves the rows
+** whose mask is true to the front of every array, in place and stable (relative order
+** kept), and stores their count in *n_out (host memory). Rows past n are unspecified.
+** arrays: n_arrays views (n_arrays may be 0: then only the count is computed), mixed
+** dtypes and shapes (N,), (N, k...), (k..., N) — see "Row axis" above. The arrays must not
+** overlap each other or the mask (CNP_EALIAS). N <= workspace capacity (CNP_EOVERFLOW).
+**
+**   cnp_array arrs[3] = {x, v, w};                  x: f64[N], v: f64[3, N], w: f64[N, 2]
+**   int64_t n;
+**   cnp_compact_by_mask(&alive, arrs, 3, &n, ws, stream);
+*/
+cnp_status cnp_compact_by_mask(const cnp_array *mask, const cnp_array *arrays, int n_arrays,
+                               int64_t *n_out, cnp_workspace *ws, cnp_stream *s);
+
+/* ---------------------------------------------------------------------------------------
+** Stable sort by key (LSD radix / counting sort, never a comparison sort).
+** keys: int32, int64 or uint64 [N], 1-D contiguous; sorted in place (ascending; signed keys
+** in signed order). order: optional (NULL to skip) int64 [N] 1-D contiguous, receives the
+** permutation: sorted keys[i] == original keys[order[i]]. values: n_values arrays (see "Row
+** axis"), permuted in place alike. key_limit: 0 if unknown (the key range is then measured
+** each call), else the caller promises 0 <= key < key_limit (checked: CNP_ERANGE with the
+** offending index and value; the arrays are then left unchanged). Keys that are already
+** sorted cost one read; nearly sorted keys with a known range cost one counting pass.
+** N <= workspace capacity. No argument may overlap another (CNP_EALIAS).
+**
+**   cnp_array vals[2] = {x, v};
+**   cnp_sort_by_key(&cell, &order, vals, 2, n_cells, ws, stream);
+*/
+cnp_status cnp_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
+                           int n_values, int64_t key_limit, cnp_workspace *ws,
+                           cnp_stream *s);
+
+/* ---------------------------------------------------------------------------------------
+** Dense cell offsets. sorted_cells: int32 or int64 [N], 1-D contiguous, non-decreasing,
+** each in [0, n_cells). offsets: int64 [n_cells + 1], 1-D contiguous; cell k owns rows
+** [offsets[k], offsets[k+1]). An unsorted input is CNP_EORDER and an id out of range is
+** CNP_ERANGE; the message names the first offending index and its value(s). ws is optional
+** (may be NULL).
+*/
+cnp_status cnp_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
+                            cnp_array *offsets, cnp_workspace *ws, cnp_stream *s);
+
+/* ---------------------------------------------------------------------------------------
+** Runs of equal keys. sorted_keys: int32, int64 or uint64 [N], 1-D contiguous (negative
+** ids and uint64 Morton keys are fine; the input need not be sorted: each maximal run of
+** equal adjacent keys is one segment, so sorted input gives unique keys). Outputs, 1-D
+** contiguous with capacity >= N: unique_keys (same dtype as the keys), starts and stops
+** (int64; run j is [starts[j], stops[j])). *count (host) receives the number of runs.
+** unique_keys, starts or stops may be NULL when not wanted.
+*/
+cnp_status cnp_segment_boundaries(const cnp_array *sorted_keys, cnp_array *unique_keys,
+                                  cnp_array *starts, cnp_array *stops, int64_t *count,
+                                  cnp_workspace *ws, cnp_stream *s);
+
+/* ---------------------------------------------------------------------------------------
+** Segment plans: per-segment sums over a key array snapshot.
+**   create  allocates for up to `capacity` rows and `n_segments` segments, on (backend,
+**           device).
+**   build   snapshots and validates keys (int32 or int64 [N], 1-D contiguous, N <=
+**           capacity, need not be sorted): rows with a negative key are dropped, a key >=
+**           n_segments is CNP_ERANGE (message: index and value; the plan is then unbuilt).
+**           Sorted keys make sum a sequential pass; unsorted ones a gather.
+**   sum     values: [N, k...] (N = rows at build; trailing component dims, C-contiguous).
+**           Overwrites out: [n_segments, k...] C-contiguous, reducing all components in one
+**           pass. Output dtype: float32/float64/complex64/complex128 as the input; bool and
+**           integer -> float64; float16 -> float16, accumulated in float32. Accumulation is
+**           in the output type otherwise (double for integers). Each segment is summed in
+**           row order: deterministic. Wrong shape -> CNP_ESHAPE, wrong dtype -> CNP_EDTYPE,
+**           non-contiguous -> CNP_ELAYOUT, out overlapping values -> CNP_EALIAS, sum before
+**           build -> CNP_ESTATE, arrays on another backend/device -> CNP_EDEVICE.
+**
+**   cnp_segment_plan *dep;
+**   cnp_segment_plan_create(&dep, CNP_BACKEND_HOST, 0, N, n_cells);    setup
+**   cnp_segment_plan_build(dep, &cell, s);                             each step
+**   cnp_segment_plan_sum(dep, &w, &rho, s);
+*/
+typedef struct cnp_segment_plan cnp_segment_plan;
+
+cnp_status cnp_segment_plan_create(cnp_segment_plan **out, cnp_backend backend, int device,
+                                   int64_t capacity, int64_t n_segments);
+cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan);   /* NULL is a no-op */
+cnp_status cnp_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
+                                  cnp_stream *s);
+cnp_status cnp_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
+                                cnp_array *out, cnp_stream *s);
+/* Rows kept by the last build (keys >= 0), and rows it saw. */
+cnp_status cnp_segment_plan_rows(const cnp_segment_plan *plan, int64_t *n_kept,
+                                 int64_t *n_rows);
+/* The dtype sum writes for values of dtype t (the rule above). */
+cnp_dtype  cnp_segment_sum_dtype(cnp_dtype t);
+
+/* One-off sum: creates a plan, builds, sums, destroys it. Allocates, so keep it out of
+** timestep loops. Same rules as the plan calls; n_segments > 0 or 0 with an empty out. */
+cnp_status cnp_segment_sum(const cnp_array *values, const cnp_array *keys,
+                           int64_t n_segments, cnp_array *out, cnp_stream *s);
+
+/* ---------------------------------------------------------------------------------------
+** float16 helpers (IEEE binary16 bits in a uint16_t; round to nearest even, NaN kept).
+*/
+float    cnp_half_to_float(uint16_t h);
+uint16_t cnp_float_to_half(float f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CNP_ALGO_H */
