@@ -1,0 +1,483 @@
+/*
+** cnpc.h -- the one internal header of the cnp compiler, sectioned per source file
+** (chibicc style). Everything the front end builds lives in one Arena per compilation
+** (struct Cnp); nothing here is freed node by node.
+**
+** Pipeline: main.c (CLI) -> lexer.re/parser.y (tokens -> AST through ast_*() calls)
+** -> sema.c (names, types, shapes, stream hazards; fills the "sema" fields below)
+** -> gen_emit() (gen.c and friends, owned by the code generator).
+**
+** Codegen contract: after cnp_compile_*() returns 0 errors, every Ref has .decl (or .local)
+** set, every Expr has .type, every map has .over and .index, every field has its shape,
+** and cc->decls lists all top-level declarations in source order (imports first, in the
+** order they were imported). Steps are Decls of kind DECL_STEP, in program order.
+*/
+#ifndef CNPC_H
+#define CNPC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CNPC_VERSION "0.1.0"
+
+typedef struct Cnp Cnp;
+typedef struct CnpFile CnpFile;
+typedef struct Decl Decl;
+typedef struct Stmt Stmt;
+typedef struct Expr Expr;
+typedef struct Local Local;
+
+/* ======================================================================== arena.c */
+
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+  ArenaBlock *head;       /* current block (blocks are chained backwards) */
+  size_t used_total;      /* bytes handed out, for statistics */
+} Arena;
+
+void  arena_init(Arena *a);
+void  arena_free(Arena *a);                       /* frees every block at once */
+void *arena_alloc(Arena *a, size_t n);            /* zeroed, 16-byte aligned; aborts on OOM */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ======================================================================== source locations */
+
+/* A loaded source file. Its text is NUL-terminated and lives in the arena. */
+struct CnpFile {
+  const char *path;       /* as given on the command line / resolved import path */
+  const char *src;        /* text, NUL-terminated */
+  size_t len;             /* bytes, without the NUL */
+  int id;                 /* 0 = main file, then in load order */
+  bool imported;          /* loaded through `import` */
+  CnpFile *next;          /* load order */
+};
+
+/* A span in a source file: 1-based line and column (bytes), length in bytes on that line. */
+typedef struct Loc {
+  const CnpFile *file;
+  int line, col, len;
+} Loc;
+
+/* Lexer token: a slice of the NUL-terminated source (not NUL-terminated itself). */
+typedef struct Token {
+  const char *z;
+  int n;
+  int line, col;
+} Token;
+
+/* ======================================================================== types */
+
+/* Element types. Order matters: promotion picks the larger of two numeric kinds. */
+typedef enum DType {
+  DT_VOID = 0,            /* no value / not yet known (sema leaves none of these in exprs) */
+  DT_BOOL,
+  DT_I32,
+  DT_I64,
+  DT_U64,
+  DT_F16,
+  DT_F32,
+  DT_F64,
+  DT_C64,                 /* complex of two f32 */
+  DT_C128,                /* complex of two f64 */
+  DT__COUNT
+} DType;
+
+const char *dtype_name(DType t);                  /* "f64", ... ("void" for DT_VOID) */
+size_t dtype_size(DType t);                       /* bytes per element; 0 for DT_VOID */
+bool dtype_is_int(DType t);                       /* i32 i64 u64 */
+bool dtype_is_float(DType t);                     /* f16 f32 f64 */
+bool dtype_is_complex(DType t);                   /* c64 c128 */
+/* Output dtype of `sum` (segment sum): float/complex as the input, int/bool -> f64.
+** f16 keeps f16 as output but accumulates in f32 (dtype_sum_acc). */
+DType dtype_sum_out(DType t);
+DType dtype_sum_acc(DType t);
+
+/* A named reference in the source, resolved by sema to a Decl (or a Local inside a map). */
+typedef struct Ref {
+  const char *name;       /* arena string */
+  Loc loc;
+  Decl *decl;             /* sema: the declaration, NULL for locals */
+  Local *local;           /* sema: map index or let, NULL otherwise */
+} Ref;
+
+/* A list of refs, e.g. the arrays of `compact alive (x, v, w)`. */
+typedef struct RefList {
+  Ref *v;
+  int n;
+} RefList;
+
+/* Shape of a field or staging buffer: extents, outermost first. The LAST extent is the
+** element axis (component-major fields are [ncomp, N]). Each extent is an Expr that sema
+** checks to be setup-time (int literal, const, dim, setup param, and + - * of those). */
+typedef struct Shape {
+  Expr **ext;
+  int rank;
+} Shape;
+
+/* ======================================================================== AST: expressions */
+
+typedef enum ExprKind {
+  EX_INT,                 /* .ival (literal; .u64 for literals > INT64_MAX) */
+  EX_FLOAT,               /* .fval */
+  EX_BOOL,                /* .ival 0/1 */
+  EX_NAME,                /* .ref: param, const, dim (its current extent), map index, let */
+  EX_INDEX,               /* .ref[.args[0..nargs)] : field element; gather if not by index */
+  EX_UNARY,               /* .op (OP_NEG, OP_NOT) .args[0] */
+  EX_BINARY,              /* .op .args[0], .args[1] */
+  EX_CALL,                /* .builtin(.args) : math functions and select */
+  EX_CAST,                /* .cast_to(.args[0]) : f64(x), i64(x), ... */
+} ExprKind;
+
+typedef enum Op {
+  OP_NONE = 0,
+  OP_NEG, OP_NOT,
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+  OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+  OP_AND, OP_OR,
+} Op;
+const char *op_text(Op op);                       /* "+", "&&", ... */
+
+/* Builtin functions (name table in ast.c). */
+typedef enum Builtin {
+  BI_NONE = 0,
+  BI_SQRT, BI_EXP, BI_LOG, BI_SIN, BI_COS, BI_FLOOR, BI_CEIL,   /* 1 arg, float */
+  BI_FMOD, BI_POW,                                              /* 2 args, float */
+  BI_MIN, BI_MAX,                                               /* 2 args, numeric */
+  BI_ABS,                                                       /* 1 arg, numeric */
+  BI_SELECT,                                                    /* select(cond, a, b) */
+  BI__COUNT
+} Builtin;
+const char *builtin_name(Builtin b);
+Builtin builtin_lookup(const char *z, int n);     /* BI_NONE if not a builtin */
+int builtin_arity(Builtin b);
+
+/* Expression flags set by sema. */
+#define EXF_CONST     0x01  /* compile-time constant (literals, consts and folds of them) */
+#define EXF_SETUP     0x02  /* known at setup (consts, dims' capacity, setup params) */
+#define EXF_GATHER    0x04  /* EX_INDEX whose element index is not the map index itself */
+#define EXF_UNTYPED   0x08  /* literal whose type adapts to the other operand */
+
+struct Expr {
+  ExprKind kind;
+  Loc loc;                /* whole expression span (first line) */
+  DType type;             /* sema: result type */
+  unsigned flags;         /* sema: EXF_* */
+  int depth;              /* tree depth, capped by the parser (CNP_MAX_EXPR_DEPTH) */
+  Op op;
+  Builtin builtin;
+  DType cast_to;
+  Ref ref;                /* EX_NAME, EX_INDEX */
+  Expr **args;            /* operands / indices / call arguments */
+  int nargs;
+  int64_t ival;
+  uint64_t uval;          /* EX_INT: the literal's value as written (ival = (int64_t)uval) */
+  double fval;
+};
+
+#define CNP_MAX_EXPR_DEPTH 200
+#define CNP_MAX_NEST 64     /* nested blocks (map/if) */
+
+/* ======================================================================== AST: statements */
+
+typedef enum StmtKind {
+  /* inside a step */
+  ST_MAP,                 /* map INDEX in OVER { body }                              */
+  ST_COMPACT,             /* compact MASK (ARRAYS);                                 */
+  ST_SORT,                /* sort KEY (ARRAYS);                                     */
+  ST_OFFSETS,             /* offsets KEY -> OUT;          OUT has n_segments+1 rows */
+  ST_SEGMENTS,            /* PLAN = segments(KEY, N);     rebuild a segment plan    */
+  ST_SUM,                 /* sum PLAN (VALUES) -> OUT;                              */
+  ST_RECORD,              /* record EVENT;                                          */
+  ST_WAIT,                /* wait EVENT;                                            */
+  ST_COPY,                /* copy SNAPSHOT <- FIELD;      host staging snapshot     */
+  ST_REFRESH,             /* refresh MIRROR to_host|to_device;                      */
+  ST_EXCHANGE,            /* exchange MPI (FIELD) with DEST [from SOURCE];          */
+  ST_MIGRATE,             /* migrate (ARRAYS) by DEST;                              */
+  ST_CALL,                /* KERNEL(ARGS) [over EXTENT];  hand-written kernel       */
+  /* inside a map */
+  ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
+  ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
+  ST_ADD,                 /* TARGET += VALUE;  scatter-add when .scatter             */
+  ST_IF,                  /* if COND { then } [else { else_ }]                      */
+} StmtKind;
+
+struct Stmt {
+  StmtKind kind;
+  Loc loc;                /* the statement's keyword / first token */
+  Stmt *next;             /* next statement in the block */
+
+  /* ST_MAP */
+  Local *index;           /* the index variable (type i64) */
+  Ref over;               /* the extent mapped over: a dim, or an integer setup param/const */
+  Stmt *body;             /* ST_MAP body, ST_IF then-branch */
+  Stmt *else_body;        /* ST_IF else-branch (NULL if none; an `else if` is one ST_IF) */
+
+  /* named operands */
+  Ref a;                  /* MASK, KEY, PLAN, EVENT, SNAPSHOT, MIRROR, MPI, KERNEL, migrate DEST */
+  Ref b;                  /* OFFSETS/SUM/SEGMENTS: OUT or KEY; COPY/EXCHANGE: FIELD */
+  RefList list;           /* COMPACT/SORT/MIGRATE arrays, SUM values */
+  bool to_device;         /* ST_REFRESH: true = to_device, false = to_host */
+
+  /* expressions */
+  Expr *target;           /* ST_ASSIGN/ST_ADD: EX_INDEX or EX_NAME (a let) */
+  Expr *value;            /* LET/ASSIGN/ADD value, IF condition, SEGMENTS n, EXCHANGE dest */
+  Expr *value2;           /* EXCHANGE source (NULL = same as dest), CALL over (may be NULL) */
+  Expr **args;            /* ST_CALL arguments (names of fields/params/consts/dims) */
+  int nargs;
+  Local *let;             /* ST_LET: the new local */
+  bool scatter;           /* sema, ST_ADD: target indexed by something other than the index */
+};
+
+/* Map-local variables: the map index and lets. */
+struct Local {
+  const char *name;
+  Loc loc;
+  DType type;             /* index: DT_I64; let: declared or inferred */
+  bool is_index;
+  int id;                 /* unique per compilation, in source order (for temporaries) */
+  Stmt *map;              /* the enclosing map */
+};
+
+/* ======================================================================== AST: declarations */
+
+typedef enum DeclKind {
+  DECL_PIPELINE,          /* pipeline NAME;                                          */
+  DECL_IMPORT,            /* import "file.cnp";   (.path)                            */
+  DECL_PARAM,             /* param NAME : TYPE [setup];                              */
+  DECL_CONST,             /* const NAME [: TYPE] = EXPR;                             */
+  DECL_DIM,               /* dim NAME;            capacity given at setup            */
+  DECL_FIELD,             /* field NAME : TYPE[EXTENTS];                             */
+  DECL_STREAM,            /* stream A, B;         one Decl per name                  */
+  DECL_EVENT,             /* event E, F;          one Decl per name                  */
+  DECL_SNAPSHOT,          /* snapshot NAME = host_staging(FIELD, slots = K);         */
+  DECL_MPI,               /* mpi NAME = mpi_staging(TYPE[EXTENTS], cuda_aware = M);  */
+  DECL_MIRROR,            /* mirror NAME = device_mirror(FIELD);                     */
+  DECL_PLAN,              /* plan NAME = segments(KEY, N);                           */
+  DECL_KERNEL,            /* kernel NAME from "f.cu" [host "f.c"];                   */
+  DECL_STEP,              /* step [NAME] on STREAM [after E, ...] { stmts }          */
+                          /* also: a top-level exchange/migrate is a step with       */
+                          /* .stream.name == NULL (a host step: synchronizes first)  */
+  DECL__COUNT
+} DeclKind;
+
+const char *decl_kind_name(DeclKind k);           /* "field", "stream", ... */
+
+typedef enum CudaAware { CUDA_AWARE_AUTO = 0, CUDA_AWARE_ON, CUDA_AWARE_OFF } CudaAware;
+
+struct Decl {
+  DeclKind kind;
+  const char *name;       /* NULL for imports and unnamed steps */
+  Loc loc;                /* the name (or keyword when unnamed) */
+  Loc kw_loc;             /* the leading keyword */
+  Decl *next;             /* all top-level declarations in program order */
+  int index;              /* 0-based position among decls of the same kind */
+  const CnpFile *file;    /* file the declaration is in */
+
+  DType dtype;            /* PARAM, CONST, FIELD, MPI */
+  bool setup;             /* PARAM: known at setup (specializes kernels) */
+  Shape shape;            /* FIELD, MPI */
+  Expr *value;            /* CONST value; PLAN n_segments */
+  int64_t ival;           /* sema: CONST value when integer */
+  double fval;            /* sema: CONST value when floating (also set for integers) */
+
+  Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field */
+  int slots;              /* SNAPSHOT: number of host slots (default 2) */
+  CudaAware cuda_aware;   /* MPI */
+
+  const char *path;       /* IMPORT: as written; KERNEL: the .cu file (as written) */
+  const char *host_path;  /* KERNEL: host fallback .c file, NULL if none */
+
+  /* DECL_STEP */
+  Ref stream;             /* .decl = the stream; .name NULL for a host step */
+  RefList after;          /* events waited on before the body */
+  Stmt *body;             /* ordered statements */
+};
+
+/* ======================================================================== main.c: options */
+
+enum {
+  EMIT_HEADER   = 1 << 0,
+  EMIT_C        = 1 << 1,
+  EMIT_CUDA     = 1 << 2,
+  EMIT_DOT      = 1 << 3,
+  EMIT_MANIFEST = 1 << 4,
+  EMIT_DEFAULT  = EMIT_HEADER | EMIT_C | EMIT_CUDA,
+};
+
+typedef enum ColorMode { COLOR_NEVER = 0, COLOR_ALWAYS, COLOR_AUTO } ColorMode;
+
+typedef struct CnpOptions {
+  const char *input;        /* the .cnp file ("-" is not supported) */
+  const char *output;       /* -o FILE: base path of outputs (NULL = from the input name) */
+  const char *out_dir;      /* --out-dir DIR (NULL = current directory) */
+  unsigned emit;            /* --emit=header,c,cuda,dot,manifest (EMIT_* bits) */
+  bool no_line;             /* --no-line: no #line directives */
+  bool explain_fusion;      /* --explain-fusion */
+  bool dump_ast;            /* --dump-ast: print the checked AST to stdout */
+  bool check_only;          /* --check: front end only */
+  bool werror;              /* -Werror */
+  const char **include_dirs;/* -I DIR, in order */
+  int n_include_dirs;
+  bool md;                  /* -MD: write a depfile */
+  const char *mf;           /* -MF FILE */
+  const char *mt;           /* -MT TARGET */
+  bool mp;                  /* -MP: phony targets for dependencies */
+  ColorMode color;          /* --color=never|always|auto (default never) */
+} CnpOptions;
+
+/* ======================================================================== the compilation */
+
+/* Symbol table entry (open hashing, arena-allocated). */
+typedef struct Sym {
+  const char *name;
+  Decl *decl;
+  struct Sym *next;
+} Sym;
+
+struct Cnp {
+  Arena arena;
+  const CnpOptions *opt;
+  FILE *diag_out;           /* diagnostics sink */
+  bool color;               /* colorize diagnostics */
+  int n_errors, n_warnings;
+
+  CnpFile *files;           /* all loaded files, main first */
+  CnpFile **files_tail;
+  const char **deps;        /* imported files (resolved paths, load order) for depfiles */
+  int n_deps, cap_deps;
+
+  Decl *decls;              /* top-level declarations in program order */
+  Decl **decls_tail;
+  Decl *pipeline;           /* the `pipeline NAME;` declaration */
+  int n_decl[DECL__COUNT];  /* counts per kind (Decl.index is assigned from these) */
+  int n_locals;
+
+  Sym **symtab;             /* global scope, filled by sema */
+  int symtab_cap;
+
+  /* parser state (lexer.re / parser.y) */
+  const CnpFile *cur_file;
+  int import_depth;
+  const CnpFile **import_stack;  /* files being parsed, to detect cycles */
+  bool parse_abort;         /* stack overflow / nesting too deep: stop feeding tokens */
+  int nest;                 /* current block nesting while parsing */
+  Decl *step_pending;       /* internal */
+};
+
+/* Create / destroy a compilation. `diag` receives diagnostics (stderr in the CLI). */
+Cnp *cnp_new(const CnpOptions *opt, FILE *diag);
+void cnp_free(Cnp *cc);
+/* Front end on a file or an in-memory buffer (used by the fuzzer): parse, imports, sema.
+** Returns the number of errors (0 = the AST is complete and checked). */
+int cnp_compile_file(Cnp *cc, const char *path);
+int cnp_compile_buffer(Cnp *cc, const char *name, const char *src, size_t len);
+
+/* ======================================================================== diag.c */
+
+void diag_error(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_note(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error without a source location ("cnpc: error: ..."). */
+void diag_plain(Cnp *cc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Internal compiler error: prints and aborts (compiler bugs only). */
+_Noreturn void cnp_ice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Levenshtein distance, capped (for "did you mean"). */
+int diag_edit_distance(const char *a, const char *b, int cap);
+
+/* ======================================================================== lexer.re */
+
+/* Parse one source file (already loaded into cc->files) and its imports, appending
+** declarations to cc->decls. */
+void lex_parse_file(Cnp *cc, CnpFile *f);
+/* Load a file into the arena (NUL-terminated). NULL + diagnostic on failure. */
+CnpFile *lex_load_file(Cnp *cc, const char *path, Loc from);
+CnpFile *lex_add_buffer(Cnp *cc, const char *name, const char *src, size_t len);
+/* Human name of a token code for messages ("';'", "identifier", "end of file"). */
+const char *lex_token_name(int code);
+
+/* ======================================================================== ast.c */
+
+/* Constructors called from the grammar actions (one call per action). */
+Loc   ast_loc(Cnp *cc, Token t);
+Loc   ast_span(Loc a, Loc b);                     /* from a to the end of b (same line) */
+char *ast_str(Cnp *cc, Token t);
+Ref   ast_ref(Cnp *cc, Token t);
+DType ast_dtype(Cnp *cc, Token t);
+
+Expr *ast_int(Cnp *cc, Token t);
+Expr *ast_float(Cnp *cc, Token t);
+Expr *ast_bool(Cnp *cc, Token t, bool v);
+Expr *ast_name(Cnp *cc, Token t);
+Expr *ast_index(Cnp *cc, Token name, Expr **idx, int n, Token close);
+Expr *ast_unary(Cnp *cc, Token optok, Op op, Expr *a);
+Expr *ast_binary(Cnp *cc, Op op, Expr *a, Expr *b);
+Expr *ast_call(Cnp *cc, Token name, Expr **args, int n, Token close);
+Expr *ast_cast(Cnp *cc, Token type, Expr *a, Token close);
+Expr *ast_paren(Cnp *cc, Token open, Expr *a, Token close);
+
+/* Growing lists used while parsing (arena-backed). */
+typedef struct ExprList { Expr **v; int n, cap; } ExprList;
+typedef struct RefVec { Ref *v; int n, cap; } RefVec;
+typedef struct StmtList { Stmt *head, *tail; } StmtList;
+ExprList ast_exprs(Cnp *cc, ExprList l, Expr *e);   /* append (l may be empty {0}) */
+RefVec   ast_refs(Cnp *cc, RefVec l, Token t);
+StmtList ast_stmts(Cnp *cc, StmtList l, Stmt *s);  /* append (s may be NULL: error recovery) */
+RefList  ast_reflist(RefVec v);
+
+/* Declarations (each appends to cc->decls). */
+void ast_pipeline(Cnp *cc, Token kw, Token name);
+void ast_import(Cnp *cc, Token kw, Token path);
+void ast_param(Cnp *cc, Token kw, Token name, Token type, bool setup);
+void ast_const(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
+void ast_dim(Cnp *cc, Token kw, Token name);
+void ast_field(Cnp *cc, Token kw, Token name, Token type, ExprList ext);
+void ast_streams(Cnp *cc, Token kw, RefVec names);
+void ast_events(Cnp *cc, Token kw, RefVec names);
+void ast_snapshot(Cnp *cc, Token kw, Token name, Token func, Token field, Expr *slots);
+void ast_mpi(Cnp *cc, Token kw, Token name, Token func, Token type, ExprList ext, Token aware);
+void ast_mirror(Cnp *cc, Token kw, Token name, Token func, Token field);
+void ast_plan(Cnp *cc, Token kw, Token name, Token func, Token key, Expr *n);
+void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host);
+void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtList body);
+void ast_host_step(Cnp *cc, Stmt *s);              /* top-level exchange / migrate */
+
+/* Statements. */
+Stmt *ast_map_begin(Cnp *cc, Token kw, Token index, Token over);
+Stmt *ast_map_end(Cnp *cc, Stmt *map, StmtList body);
+Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/wait/offsets/copy */
+Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token *a, RefVec list); /* compact/sort/migrate/sum */
+Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
+Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n);
+Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir);
+Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *src);
+Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over);
+Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
+Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value);
+Stmt *ast_if(Cnp *cc, Token kw, Expr *cond, StmtList then_body, Stmt *else_stmt);
+Stmt *ast_block_stmt(StmtList body);              /* else { ... } as a statement list head */
+void  ast_nest(Cnp *cc, Token open, int delta);   /* track block nesting depth */
+
+/* ======================================================================== sema.c */
+
+/* Resolve names, check types/shapes, stream hazards. Returns the number of errors. */
+int sema_check(Cnp *cc);
+/* Global lookup (after sema). */
+Decl *sema_lookup(Cnp *cc, const char *name);
+
+/* ======================================================================== dump.c */
+
+/* Stable text form of the (checked) AST, for --dump-ast and tests/parse. */
+void dump_ast(Cnp *cc, FILE *out);
+void dump_expr(FILE *out, const Expr *e);
+
+/* ======================================================================== gen.c (owned by "gen") */
+
+/* Emit code for a checked compilation. Returns 0 on success, else reports through diag_*()
+** and returns non-zero. */
+int gen_emit(Cnp *cc, const CnpOptions *opt);
+
+#endif /* CNPC_H */
