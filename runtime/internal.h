@@ -43,6 +43,9 @@ void  cnp__free(void *p);
 /* k > 0: the k-th allocation from now fails (returns NULL); 0 disables. */
 void  cnp__fail_alloc_after(long k);
 uint64_t cnp__next_alloc_id(void);
+/* Consumes one step of the fault-injection countdown; true when this allocation must fail.
+** Backends call it before device and pinned allocations so those fail alike. */
+bool  cnp__alloc_should_fail(void);
 
 /* ---- backend vtable (backend.c + one file per backend) ----------------------------------
 ** The front-end files (array.c, stream.c, event.c, snapshot.c, mirror.c, algo*.c) call
@@ -71,6 +74,15 @@ typedef struct cnp__backend {
   cnp_status (*event_elapsed)(void *start, void *stop, float *ms);
   cnp_status (*device_sync)(int device);
   cnp_status (*set_device)(int device);
+  /* 2D copies/fills: `height` rows of `width` bytes, rows `dpitch`/`spitch` bytes apart
+  ** (cudaMemcpy2DAsync semantics; pitch >= width). Used for strided layouts. */
+  cnp_status (*memcpy2d_async)(void *dst, size_t dpitch, cnp_backend dst_b, const void *src,
+                               size_t spitch, cnp_backend src_b, size_t width, size_t height,
+                               void *native_stream);
+  cnp_status (*memset2d_async)(void *dst, size_t pitch, int value, size_t width,
+                               size_t height, void *native_stream);
+  /* Number of devices (host: 1). */
+  cnp_status (*device_count)(int *n);
 } cnp__backend;
 
 extern const cnp__backend cnp__backend_host;
@@ -82,6 +94,9 @@ const cnp__backend *cnp__backend_of(cnp_backend b);
 int cnp__cuda_probe(const char **reason);
 /* JSON fragment describing CUDA runtime/driver/NVRTC versions and the current device. */
 cnp_status cnp__cuda_info_json(char *buf, size_t len, size_t *used);
+/* JSON object (no key) describing the current CUDA device and its limits. snprintf-like:
+** writes at most len bytes, *used receives the full length (without the NUL). */
+cnp_status cnp__cuda_device_json(int device, char *buf, size_t len, size_t *used);
 
 /* ---- handles -----------------------------------------------------------------------------
 ** Every opaque handle starts with a magic word so use after destroy is detected (the
@@ -113,6 +128,16 @@ struct cnp_event {
 /* Validate handles: CNP_EINVAL for NULL, CNP_ESTATE for a destroyed handle. */
 cnp_status cnp__check_stream(const cnp_stream *s, const char *op);
 cnp_status cnp__check_event(const cnp_event *e, const char *op);
+
+/* ---- arrays and copies (array.c, copy.c) ------------------------------------------------
+** Checks a view like cnp_array_validate, with `op` naming the public call. */
+cnp_status cnp__check_array(const cnp_array *a, const char *op, const char *what);
+/* Copy src -> dst (same dtype and shape, any layouts/backends) on a native stream, without
+** allocating; reports the payload to transfer accounting under `op`. */
+cnp_status cnp__copy(cnp_array *dst, const cnp_array *src, void *native_stream,
+                     const char *op);
+/* Transfer kind for a copy from backend src to backend dst. */
+cnp_transfer_kind cnp__xfer_kind(cnp_backend dst, cnp_backend src);
 
 /* Native stream of s, or NULL (default stream) when s is NULL. */
 static inline void *cnp__native(cnp_stream *s) { return s ? s->native : NULL; }

@@ -225,6 +225,7 @@ typedef struct cnp_transfer_scope {
   cnp_transfer_counts start;           /* counters when the scope began */
   int                 forbid;          /* 1 for an assert-no-transfers scope */
   int                 active;
+  uint64_t            seq;             /* host<->device transfer sequence number at begin */
 } cnp_transfer_scope;
 
 /* Scopes nest. begin/end of a counting scope: *out receives what happened inside. */

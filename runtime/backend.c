@@ -1,0 +1,231 @@
+/*
+** backend.c — backend selection, the current device, and cnp_backend_info().
+**
+** The current backend and device are process-wide (atomics). Selection of CUDA is checked
+** against the cached probe of backend_cuda.cu / backend_nocuda.c; the environment variable
+** CNP_BACKEND=host|cuda overrides the caller's choice.
+*/
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef CNP_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static atomic_int cur_backend = CNP_BACKEND_HOST;
+static atomic_int cur_device = 0;
+
+const cnp__backend *cnp__backend_of(cnp_backend b)
+{
+  if (b == CNP_BACKEND_HOST) return &cnp__backend_host;
+  if (b == CNP_BACKEND_CUDA) return cnp__backend_cuda();
+  return NULL;
+}
+
+const char *cnp_backend_name(cnp_backend b)
+{
+  switch (b) {
+  case CNP_BACKEND_HOST: return "host";
+  case CNP_BACKEND_CUDA: return "cuda";
+  }
+  return "?";
+}
+
+int cnp_cuda_available(const char **reason)
+{
+  const char *why = NULL;
+  int ok = cnp__cuda_probe(&why);
+  if (reason) *reason = ok ? NULL : why;
+  return ok;
+}
+
+cnp_backend cnp_backend_current(void) { return (cnp_backend)atomic_load(&cur_backend); }
+
+int cnp_backend_device(void) { return atomic_load(&cur_device); }
+
+/*
+** env_backend: the backend forced by CNP_BACKEND, or -1 if unset; -2 if it is malformed.
+*/
+static int env_backend(void)
+{
+  const char *v = getenv("CNP_BACKEND");
+  if (!v || !*v) return -1;
+  if (strcmp(v, "host") == 0) return CNP_BACKEND_HOST;
+  if (strcmp(v, "cuda") == 0) return CNP_BACKEND_CUDA;
+  return -2;
+}
+
+cnp_status cnp_backend_select(cnp_backend want, int strict)
+{
+  static const char op[] = "cnp_backend_select";
+  int forced = env_backend();
+  if (forced == -2)
+    return cnp__fail(CNP_EINVAL, op, "CNP_BACKEND='%s' is neither 'host' nor 'cuda'",
+                     getenv("CNP_BACKEND"));
+  if (forced >= 0) want = (cnp_backend)forced;
+  if (want != CNP_BACKEND_HOST && want != CNP_BACKEND_CUDA)
+    return cnp__fail(CNP_EINVAL, op, "unknown backend %d", (int)want);
+  if (want == CNP_BACKEND_HOST) {
+    atomic_store(&cur_backend, CNP_BACKEND_HOST);
+    atomic_store(&cur_device, 0);
+    return CNP_OK;
+  }
+  const char *why = NULL;
+  if (!cnp__cuda_probe(&why)) {
+    if (strict)
+      return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA backend unavailable%s: %s",
+                       forced >= 0 ? " (forced by CNP_BACKEND=cuda)" : "", why);
+    atomic_store(&cur_backend, CNP_BACKEND_HOST);
+    atomic_store(&cur_device, 0);
+    cnp_transfers_note(CNP_XFER_FALLBACK, 0, op);
+    return CNP_OK;
+  }
+  const cnp__backend *cu = cnp__backend_cuda();
+  int dev = atomic_load(&cur_backend) == CNP_BACKEND_CUDA ? atomic_load(&cur_device) : 0;
+  cnp_status st = cu->set_device(dev);
+  if (st != CNP_OK) return st;
+  atomic_store(&cur_device, dev);
+  atomic_store(&cur_backend, CNP_BACKEND_CUDA);
+  return CNP_OK;
+}
+
+cnp_status cnp_set_device(int device)
+{
+  static const char op[] = "cnp_set_device";
+  cnp_backend b = cnp_backend_current();
+  const cnp__backend *be = cnp__backend_of(b);
+  int n = 0;
+  cnp_status st = be->device_count(&n);
+  if (st != CNP_OK) return st;
+  if (device < 0 || device >= n)
+    return cnp__fail(CNP_ERANGE, op, "device %d out of range: the %s backend has %d device%s",
+                     device, be->name, n, n == 1 ? "" : "s");
+  st = be->set_device(device);
+  if (st != CNP_OK) return st;
+  atomic_store(&cur_device, device);
+  return CNP_OK;
+}
+
+/* ---- JSON writer ------------------------------------------------------------------------
+** snprintf-like: writes what fits, counts everything, so the caller learns the full size. */
+typedef struct jw {
+  char  *buf;
+  size_t len;
+  size_t pos;                          /* full length so far (may exceed len) */
+} jw;
+
+static void jw_printf(jw *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void jw_printf(jw *w, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *dst = w->pos < w->len ? w->buf + w->pos : NULL;
+  size_t room = w->pos < w->len ? w->len - w->pos : 0;
+  int n = vsnprintf(dst, room, fmt, ap);
+  va_end(ap);
+  if (n > 0) w->pos += (size_t)n;
+}
+
+/* Append s as a JSON string literal (quotes, escapes, control characters as \u00XX). */
+static void jw_string(jw *w, const char *s)
+{
+  jw_printf(w, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') jw_printf(w, "\\%c", *p);
+    else if (*p == '\n') jw_printf(w, "\\n");
+    else if (*p == '\t') jw_printf(w, "\\t");
+    else if (*p < 0x20) jw_printf(w, "\\u%04x", *p);
+    else jw_printf(w, "%c", *p);
+  }
+  jw_printf(w, "\"");
+}
+
+/* Append a fragment produced by an snprintf-like callback. */
+static cnp_status jw_fragment(jw *w, cnp_status (*fn)(char *, size_t, size_t *))
+{
+  size_t used = 0;
+  char *dst = w->pos < w->len ? w->buf + w->pos : NULL;
+  size_t room = w->pos < w->len ? w->len - w->pos : 0;
+  cnp_status st = fn(dst, room, &used);
+  if (st == CNP_OK) w->pos += used;
+  return st;
+}
+
+static void mpi_json(jw *w)
+{
+#ifdef CNP_HAVE_MPI
+  /* Legal before MPI_Init (MPI-3.0 §8.1.1); MPI is never initialized here. */
+  char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+  int n = 0;
+  int major = 0, minor = 0;
+  MPI_Get_version(&major, &minor);
+  jw_printf(w, "\"mpi\":{\"built\":true,\"standard\":\"%d.%d\",\"library_version\":", major,
+            minor);
+  if (MPI_Get_library_version(ver, &n) == MPI_SUCCESS) {
+    while (n > 0 && (ver[n - 1] == '\n' || ver[n - 1] == ' ')) n--;
+    ver[n] = '\0';
+    jw_string(w, ver);
+  } else {
+    jw_printf(w, "null");
+  }
+  jw_printf(w, "}");
+#else
+  jw_printf(w, "\"mpi\":{\"built\":false,\"library_version\":null}");
+#endif
+}
+
+static void device_json(jw *w)
+{
+  int dev = cnp_backend_device();
+  if (cnp_backend_current() == CNP_BACKEND_CUDA) {
+    size_t used = 0;
+    char *dst = w->pos < w->len ? w->buf + w->pos : NULL;
+    size_t room = w->pos < w->len ? w->len - w->pos : 0;
+    jw_printf(w, "\"device\":");
+    dst = w->pos < w->len ? w->buf + w->pos : NULL;
+    room = w->pos < w->len ? w->len - w->pos : 0;
+    if (cnp__cuda_device_json(dev, dst, room, &used) == CNP_OK) {
+      w->pos += used;
+      return;
+    }
+    jw_printf(w, "null");
+    return;
+  }
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  jw_printf(w, "\"device\":{\"backend\":\"host\",\"ordinal\":0,\"name\":\"host CPU\","
+               "\"logical_cpus\":%ld}", ncpu > 0 ? ncpu : 1);
+}
+
+cnp_status cnp_backend_info(char *buf, size_t len, size_t *needed)
+{
+  static const char op[] = "cnp_backend_info";
+  if (!buf && len > 0) return cnp__fail(CNP_EINVAL, op, "buf is NULL but len is %zu", len);
+  jw w = {buf, len, 0};
+  jw_printf(&w, "{\"cnp\":{\"version\":\"%s\",\"abi\":%d},\"backend\":\"%s\",",
+            cnp_version_string(), CNP_ABI_VERSION, cnp_backend_name(cnp_backend_current()));
+  cnp_status st = jw_fragment(&w, cnp__cuda_info_json);
+  if (st != CNP_OK) return st;
+  jw_printf(&w, ",");
+  mpi_json(&w);
+  jw_printf(&w, ",");
+  device_json(&w);
+  jw_printf(&w, "}");
+  if (needed) *needed = w.pos + 1;
+  if (w.pos + 1 > len) {
+    if (len > 0) buf[len - 1] = '\0';
+    return cnp__fail(CNP_EOVERFLOW, op, "buffer of %zu bytes too small: %zu needed", len,
+                     w.pos + 1);
+  }
+  return CNP_OK;
+}
