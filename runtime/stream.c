@@ -1,0 +1,113 @@
+/*
+** stream.c — stream handles: create/wrap/destroy, synchronize, query, GPU-side waits.
+**
+** A stream belongs to the backend and device current at its creation; work on arrays of
+** another backend, or waits on events of another backend, are rejected with CNP_EDEVICE.
+*/
+#include "internal.h"
+
+cnp_status cnp__check_stream(const cnp_stream *s, const char *op)
+{
+  if (!s) return cnp__fail(CNP_EINVAL, op, "stream is NULL");
+  if (s->magic == CNP__MAGIC_DEAD)
+    return cnp__fail(CNP_ESTATE, op, "stream used after cnp_stream_destroy");
+  if (s->magic != CNP__MAGIC_STREAM)
+    return cnp__fail(CNP_EINVAL, op, "not a stream handle (bad magic 0x%08x)", s->magic);
+  return CNP_OK;
+}
+
+static cnp_status stream_new(cnp_stream **out, void *native, bool wrap, const char *op)
+{
+  CNP__CHECK_NOTNULL(op, out);
+  *out = NULL;
+  cnp_backend b = cnp_backend_current();
+  int dev = cnp_backend_device();
+  const cnp__backend *be = cnp__backend_of(b);
+  if (wrap && b == CNP_BACKEND_HOST && native != NULL)
+    return cnp__fail(CNP_EDEVICE, op, "a native stream was given but the current backend is host");
+  cnp_stream *s = cnp__calloc(1, sizeof *s);
+  if (!s) return cnp__fail(CNP_ENOMEM, op, "cannot allocate a stream");
+  if (!wrap) {
+    cnp_status st = be->stream_create(&native, dev);
+    if (st != CNP_OK) {
+      cnp__free(s);
+      return st;
+    }
+  }
+  s->magic = CNP__MAGIC_STREAM;
+  s->backend = b;
+  s->device = dev;
+  s->wrapped = wrap;
+  s->native = native;
+  *out = s;
+  return CNP_OK;
+}
+
+cnp_status cnp_stream_create(cnp_stream **out)
+{
+  return stream_new(out, NULL, false, "cnp_stream_create");
+}
+
+cnp_status cnp_stream_wrap(cnp_stream **out, void *native)
+{
+  return stream_new(out, native, true, "cnp_stream_wrap");
+}
+
+cnp_status cnp_stream_destroy(cnp_stream *s)
+{
+  cnp_status st = cnp__check_stream(s, "cnp_stream_destroy");
+  if (st != CNP_OK) return st;
+  if (!s->wrapped) st = cnp__backend_of(s->backend)->stream_destroy(s->native, s->device);
+  s->magic = CNP__MAGIC_DEAD;
+  cnp__free(s);
+  return st;
+}
+
+cnp_status cnp_stream_synchronize(cnp_stream *s)
+{
+  cnp_status st = cnp__check_stream(s, "cnp_stream_synchronize");
+  if (st != CNP_OK) return st;
+  return cnp__backend_of(s->backend)->stream_sync(s->native);
+}
+
+cnp_status cnp_stream_done(cnp_stream *s, int *done)
+{
+  static const char op[] = "cnp_stream_done";
+  cnp_status st = cnp__check_stream(s, op);
+  if (st != CNP_OK) return st;
+  CNP__CHECK_NOTNULL(op, done);
+  return cnp__backend_of(s->backend)->stream_query(s->native, done);
+}
+
+cnp_status cnp_stream_wait_event(cnp_stream *s, cnp_event *e)
+{
+  static const char op[] = "cnp_stream_wait_event";
+  cnp_status st = cnp__check_stream(s, op);
+  if (st != CNP_OK) return st;
+  if ((st = cnp__check_event(e, op)) != CNP_OK) return st;
+  if (e->backend != s->backend)
+    return cnp__fail(CNP_EDEVICE, op, "stream is on the %s backend but the event on %s",
+                     cnp_backend_name(s->backend), cnp_backend_name(e->backend));
+  if (!e->recorded) return CNP_OK;     /* like CUDA: waiting on an unrecorded event is a no-op */
+  return cnp__backend_of(s->backend)->stream_wait_event(s->native, e->native);
+}
+
+cnp_backend cnp_stream_backend(const cnp_stream *s)
+{
+  return s && s->magic == CNP__MAGIC_STREAM ? s->backend : CNP_BACKEND_HOST;
+}
+
+int cnp_stream_device(const cnp_stream *s)
+{
+  return s && s->magic == CNP__MAGIC_STREAM ? s->device : -1;
+}
+
+void *cnp_stream_native(cnp_stream *s)
+{
+  return s && s->magic == CNP__MAGIC_STREAM ? s->native : NULL;
+}
+
+cnp_status cnp_device_synchronize(void)
+{
+  return cnp__backend_of(cnp_backend_current())->device_sync(cnp_backend_device());
+}
