@@ -8,12 +8,7 @@
 
 cnp_status cnp__check_event(const cnp_event *e, const char *op)
 {
-  if (!e) return cnp__fail(CNP_EINVAL, op, "event is NULL");
-  if (e->magic == CNP__MAGIC_DEAD)
-    return cnp__fail(CNP_ESTATE, op, "event used after cnp_event_destroy");
-  if (e->magic != CNP__MAGIC_EVENT)
-    return cnp__fail(CNP_EINVAL, op, "not an event handle (bad magic 0x%08x)", e->magic);
-  return CNP_OK;
+  return cnp__check_handle(e, CNP__MAGIC_EVENT, "event", op);
 }
 
 cnp_status cnp_event_create(cnp_event **out, unsigned flags)
@@ -35,6 +30,11 @@ cnp_status cnp_event_create(cnp_event **out, unsigned flags)
   e->backend = b;
   e->device = dev;
   e->flags = flags;
+  if ((st = cnp__handle_register(e, op)) != CNP_OK) {
+    cnp__backend_of(b)->event_destroy(e->native);
+    cnp__free(e);
+    return st;
+  }
   *out = e;
   return CNP_OK;
 }
@@ -44,6 +44,7 @@ cnp_status cnp_event_destroy(cnp_event *e)
   cnp_status st = cnp__check_event(e, "cnp_event_destroy");
   if (st != CNP_OK) return st;
   st = cnp__backend_of(e->backend)->event_destroy(e->native);
+  cnp__handle_unregister(e);
   e->magic = CNP__MAGIC_DEAD;
   cnp__free(e);
   return st;

@@ -125,6 +125,15 @@ struct cnp_event {
   void       *native;                  /* cudaEvent_t, or NULL on host */
 };
 
+/* Live-handle registry (alloc.c): create calls register a handle, destroy unregisters it
+** before freeing, so a destroyed handle is recognized without reading freed memory
+** (best effort: a new handle may reuse the address). register may fail with CNP_ENOMEM. */
+cnp_status cnp__handle_register(const void *h, const char *op);
+void       cnp__handle_unregister(const void *h);
+bool       cnp__handle_live(const void *h);
+/* NULL -> CNP_EINVAL, not live -> CNP_ESTATE, wrong magic -> CNP_EINVAL. */
+cnp_status cnp__check_handle(const void *h, uint32_t magic, const char *kind, const char *op);
+
 /* Validate handles: CNP_EINVAL for NULL, CNP_ESTATE for a destroyed handle. */
 cnp_status cnp__check_stream(const cnp_stream *s, const char *op);
 cnp_status cnp__check_event(const cnp_event *e, const char *op);

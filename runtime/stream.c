@@ -8,12 +8,7 @@
 
 cnp_status cnp__check_stream(const cnp_stream *s, const char *op)
 {
-  if (!s) return cnp__fail(CNP_EINVAL, op, "stream is NULL");
-  if (s->magic == CNP__MAGIC_DEAD)
-    return cnp__fail(CNP_ESTATE, op, "stream used after cnp_stream_destroy");
-  if (s->magic != CNP__MAGIC_STREAM)
-    return cnp__fail(CNP_EINVAL, op, "not a stream handle (bad magic 0x%08x)", s->magic);
-  return CNP_OK;
+  return cnp__check_handle(s, CNP__MAGIC_STREAM, "stream", op);
 }
 
 static cnp_status stream_new(cnp_stream **out, void *native, bool wrap, const char *op)
@@ -39,6 +34,12 @@ static cnp_status stream_new(cnp_stream **out, void *native, bool wrap, const ch
   s->device = dev;
   s->wrapped = wrap;
   s->native = native;
+  cnp_status st = cnp__handle_register(s, op);
+  if (st != CNP_OK) {
+    if (!wrap) be->stream_destroy(native, dev);
+    cnp__free(s);
+    return st;
+  }
   *out = s;
   return CNP_OK;
 }
@@ -58,6 +59,7 @@ cnp_status cnp_stream_destroy(cnp_stream *s)
   cnp_status st = cnp__check_stream(s, "cnp_stream_destroy");
   if (st != CNP_OK) return st;
   if (!s->wrapped) st = cnp__backend_of(s->backend)->stream_destroy(s->native, s->device);
+  cnp__handle_unregister(s);
   s->magic = CNP__MAGIC_DEAD;
   cnp__free(s);
   return st;
@@ -94,17 +96,17 @@ cnp_status cnp_stream_wait_event(cnp_stream *s, cnp_event *e)
 
 cnp_backend cnp_stream_backend(const cnp_stream *s)
 {
-  return s && s->magic == CNP__MAGIC_STREAM ? s->backend : CNP_BACKEND_HOST;
+  return cnp__handle_live(s) && s->magic == CNP__MAGIC_STREAM ? s->backend : CNP_BACKEND_HOST;
 }
 
 int cnp_stream_device(const cnp_stream *s)
 {
-  return s && s->magic == CNP__MAGIC_STREAM ? s->device : -1;
+  return cnp__handle_live(s) && s->magic == CNP__MAGIC_STREAM ? s->device : -1;
 }
 
 void *cnp_stream_native(cnp_stream *s)
 {
-  return s && s->magic == CNP__MAGIC_STREAM ? s->native : NULL;
+  return cnp__handle_live(s) && s->magic == CNP__MAGIC_STREAM ? s->native : NULL;
 }
 
 cnp_status cnp_device_synchronize(void)
