@@ -219,10 +219,12 @@ cnp_status cnp_array_alloc_on(cnp_array *out, cnp_backend b, int device, cnp_dty
 {
   static const char op[] = "cnp_array_alloc";
   CNP__CHECK_NOTNULL(op, out);
+  const char *why = NULL;
+  if (b == CNP_BACKEND_CUDA && !cnp_cuda_available(&why))
+    return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA array requested but CUDA is unavailable: %s",
+                     why);
   const cnp__backend *be = cnp__backend_of(b);
   if (!be) return cnp__fail(CNP_EDEVICE, op, "invalid backend %d", (int)b);
-  if (b == CNP_BACKEND_CUDA && !cnp_cuda_available(NULL))
-    return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA array requested but CUDA is unavailable");
   if (device < 0 || (b == CNP_BACKEND_HOST && device != 0))
     return cnp__fail(CNP_EDEVICE, op, "invalid device %d for the %s backend", device,
                      be->name);
