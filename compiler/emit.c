@@ -1,0 +1,138 @@
+/*
+** emit.c -- text buffers, the template expander and write-if-changed output.
+**
+** Templates (templates/NAME.tmpl, embedded into cnpc at build time by templates/embed.cmake)
+** are plain text with {{name}} placeholders and no logic. emit_template() fills them from
+** a (name, value) table; a placeholder without a value or a value that no placeholder uses
+** is an internal compiler error, so templates and generators cannot drift apart silently.
+*/
+#include "gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+** Buffers.
+*/
+static void buf_grow(Buf *b, size_t extra) {
+  if (b->n + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap < b->n + extra + 1) cap *= 2;
+  char *s = realloc(b->s, cap);
+  if (!s) cnp_ice("out of memory (%zu bytes of output)", cap);
+  b->s = s;
+  b->cap = cap;
+}
+
+void buf_free(Buf *b) {
+  free(b->s);
+  b->s = NULL;
+  b->n = b->cap = 0;
+}
+
+void buf_put(Buf *b, const char *s, size_t n) {
+  buf_grow(b, n);
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = '\0';
+}
+
+void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+static void buf_vprintf(Buf *b, const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
+  if (n < 0) cnp_ice("bad format '%s'", fmt);
+  buf_grow(b, (size_t)n);
+  vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+  b->n += (size_t)n;
+}
+
+void buf_printf(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+void buf_line(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  for (int i = 0; i < b->indent; i++) buf_put(b, " ", 1);
+  va_start(ap, fmt);
+  buf_vprintf(b, fmt, ap);
+  va_end(ap);
+  buf_put(b, "\n", 1);
+}
+
+const char *buf_str(Buf *b) { return b->s ? b->s : ""; }
+
+/*
+** Templates.
+*/
+static const char *find_template(const char *name) {
+  for (int i = 0; i < cnp_n_templates; i++)
+    if (strcmp(cnp_templates[i].name, name) == 0) return cnp_templates[i].text;
+  cnp_ice("no embedded template '%s'", name);
+}
+
+void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_vars) {
+  const char *t = find_template(tmpl_name);
+  bool used[64] = {false};
+  if (n_vars > 64) cnp_ice("too many template variables");
+  while (*t) {
+    const char *open = strstr(t, "{{");
+    if (!open) {
+      buf_puts(out, t);
+      break;
+    }
+    buf_put(out, t, (size_t)(open - t));
+    const char *close = strstr(open + 2, "}}");
+    if (!close) cnp_ice("template %s: unclosed '{{'", tmpl_name);
+    size_t len = (size_t)(close - open - 2);
+    int k = -1;
+    for (int i = 0; i < n_vars; i++)
+      if (strlen(vars[i].name) == len && memcmp(vars[i].name, open + 2, len) == 0) k = i;
+    if (k < 0) cnp_ice("template %s: unknown placeholder {{%.*s}}", tmpl_name, (int)len, open + 2);
+    used[k] = true;
+    buf_puts(out, vars[k].value);
+    t = close + 2;
+  }
+  for (int i = 0; i < n_vars; i++)
+    if (!used[i]) cnp_ice("template %s: placeholder {{%s}} is never used", tmpl_name, vars[i].name);
+}
+
+/*
+** Output files: written only when the content changes, so build systems do not rebuild
+** what depends on an unchanged header.
+*/
+int emit_write(Cnp *cc, const char *path, Buf *b) {
+  const char *text = buf_str(b);
+  size_t n = b->n;
+  FILE *f = fopen(path, "rb");
+  if (f) {
+    bool same = true;
+    char chunk[8192];
+    size_t off = 0, got;
+    while (same && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+      if (off + got > n || memcmp(chunk, text + off, got) != 0) same = false;
+      off += got;
+    }
+    if (off != n) same = false;
+    fclose(f);
+    if (same) return 0;
+  }
+  f = fopen(path, "wb");
+  if (!f) {
+    diag_plain(cc, "cannot write '%s'", path);
+    return 1;
+  }
+  bool ok = fwrite(text, 1, n, f) == n;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok) {
+    diag_plain(cc, "error writing '%s'", path);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,157 @@
+/*
+** gen.c -- code generation entry point: gen_emit() lowers the checked AST, prints the
+** fusion report when asked, fills the templates and writes NAME.h / NAME.c / NAME.cu /
+** NAME.dot (each only when its content changed).
+*/
+#include "gen.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* "dir/pic.cnp" -> "pic" */
+static const char *stem_of(Cnp *cc, const char *path) {
+  const char *b = base_name(path);
+  const char *dot = strrchr(b, '.');
+  return arena_strndup(&cc->arena, b, dot ? (size_t)(dot - b) : strlen(b));
+}
+
+/* Replaces each "#line @@CNP_LINE_BACK@@" marker with "#line <its next line> "<file>"". */
+static void fix_line_markers(Buf *b, const char *file) {
+  static const char marker[] = "#line @@CNP_LINE_BACK@@\n";
+  if (!strstr(buf_str(b), marker)) return;
+  Buf out = {0};
+  const char *s = buf_str(b);
+  int line = 1;
+  while (*s) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
+    if (n == sizeof marker - 1 && memcmp(s, marker, n) == 0) buf_printf(&out, "#line %d \"%s\"\n", line + 1, file);
+    else buf_put(&out, s, n);
+    line++;
+    s += n;
+  }
+  buf_free(b);
+  *b = out;
+}
+
+static int write_out(GenUnit *u, const char *base, const char *ext, Buf *b) {
+  char *path = arena_printf(&u->cc->arena, "%s%s", base, ext);
+  fix_line_markers(b, base_name(path));
+  return emit_write(u->cc, path, b);
+}
+
+/* Make-style path: spaces and '#' escaped with a backslash, '$' doubled. */
+static void dep_path(Buf *b, const char *p) {
+  for (; *p; p++) {
+    if (*p == ' ' || *p == '#') buf_put(b, "\\", 1);
+    if (*p == '$') buf_put(b, "$", 1);
+    buf_put(b, p, 1);
+  }
+}
+
+/* -MD: "target: input imports... kernel files..." (kernel files relative to the input's
+** directory), with -MP a phony rule per dependency. */
+static int write_depfile(GenUnit *u, const char *base, unsigned emit) {
+  Cnp *cc = u->cc;
+  const CnpOptions *opt = u->opt;
+  const char *first = (emit & EMIT_C) ? ".c" : (emit & EMIT_CUDA) ? ".cu" : ".h";
+  const char *target = opt->mt ? opt->mt : arena_printf(&cc->arena, "%s%s", base, first);
+  const char *mf = opt->mf ? opt->mf : arena_printf(&cc->arena, "%s.d", base);
+  const char *deps[512];
+  int n = 0;
+  deps[n++] = u->src_path;
+  for (int i = 0; i < cc->n_deps && n < 511; i++) deps[n++] = cc->deps[i];
+  const char *slash = strrchr(u->src_path, '/');
+  for (Decl *d = cc->decls; d && n < 510; d = d->next)
+    if (d->kind == DECL_KERNEL) {
+      const char *paths[2] = {d->path, d->host_path};
+      for (int k = 0; k < 2; k++)
+        if (paths[k])
+          deps[n++] = (slash && paths[k][0] != '/')
+                          ? arena_printf(&cc->arena, "%.*s/%s", (int)(slash - u->src_path),
+                                         u->src_path, paths[k])
+                          : paths[k];
+    }
+  Buf b = {0};
+  dep_path(&b, target);
+  buf_puts(&b, ":");
+  for (int i = 0; i < n; i++) {
+    buf_puts(&b, " \\\n  ");
+    dep_path(&b, deps[i]);
+  }
+  buf_puts(&b, "\n");
+  if (opt->mp)
+    for (int i = 1; i < n; i++) {
+      buf_puts(&b, "\n");
+      dep_path(&b, deps[i]);
+      buf_puts(&b, ":\n");
+    }
+  int rc = emit_write(cc, mf, &b);
+  buf_free(&b);
+  return rc;
+}
+
+int gen_emit(Cnp *cc, const CnpOptions *opt) {
+  if (cc->n_errors) return 1;
+  if (!cc->pipeline) {
+    diag_plain(cc, "no 'pipeline NAME;' declaration: nothing to generate");
+    return 1;
+  }
+  GenUnit u;
+  memset(&u, 0, sizeof u);
+  u.cc = cc;
+  u.opt = opt;
+  u.name = cc->pipeline->name;
+  char *up = arena_strndup(&cc->arena, u.name, strlen(u.name));
+  for (char *q = up; *q; q++) *q = (char)toupper((unsigned char)*q);
+  u.upper = up;
+  u.src_path = opt->input ? opt->input : cc->files->path;
+  const char *base;
+  if (opt->output) {
+    base = opt->output;
+    u.stem = base_name(base);
+  } else {
+    u.stem = stem_of(cc, u.src_path);
+    base = opt->out_dir ? arena_printf(&cc->arena, "%s/%s", opt->out_dir, u.stem) : u.stem;
+  }
+  if (lower_unit(&u)) {
+    buf_free(&u.explain);
+    return 1;
+  }
+  if (opt->explain_fusion) fputs(buf_str(&u.explain), stdout);
+  buf_free(&u.explain);
+  int rc = 0;
+  unsigned emit = opt->emit ? opt->emit : EMIT_DEFAULT;
+  if (emit & EMIT_HEADER) {
+    Buf b = {0};
+    gen_header(&u, &b);
+    rc |= write_out(&u, base, ".h", &b);
+    buf_free(&b);
+  }
+  if (emit & EMIT_C) {
+    Buf b = {0};
+    gen_unit(&u, &b, false);
+    rc |= write_out(&u, base, ".c", &b);
+    buf_free(&b);
+  }
+  if (emit & EMIT_CUDA) {
+    Buf b = {0};
+    gen_unit(&u, &b, true);
+    rc |= write_out(&u, base, ".cu", &b);
+    buf_free(&b);
+  }
+  if (emit & EMIT_DOT) {
+    Buf b = {0};
+    gen_dot(&u, &b);
+    rc |= write_out(&u, base, ".dot", &b);
+    buf_free(&b);
+  }
+  if (opt->md) rc |= write_depfile(&u, base, emit);
+  return rc;
+}

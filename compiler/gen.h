@@ -1,0 +1,106 @@
+/*
+** gen.h -- private header of the code generator (gen.c, lower.c, fuse.c, emit.c,
+** gen_c.c, gen_dot.c). The front end's AST (cnpc.h) is read, never modified.
+**
+** Flow: gen_emit() -> lower_unit() (steps -> ordered GenOps, maps grouped by fuse_maps())
+** -> gen_header()/gen_unit_c()/gen_unit_cuda()/gen_dot() fill template placeholders
+** -> emit_write() (written only when the content changes).
+*/
+#ifndef CNPC_GEN_H
+#define CNPC_GEN_H
+
+#include "cnpc.h"
+
+/* ======================================================================== emit.c */
+
+/* A growing text buffer (malloc'd: output text is not kept in the arena). */
+typedef struct Buf {
+  char *s;
+  size_t n, cap;
+  int indent;             /* spaces at the start of lines written by buf_line() */
+} Buf;
+
+void buf_free(Buf *b);
+void buf_put(Buf *b, const char *s, size_t n);
+void buf_puts(Buf *b, const char *s);
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line at the current indent, newline added. */
+void buf_line(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *buf_str(Buf *b);            /* NUL-terminated contents ("" when empty) */
+
+/* Template expansion: every {{name}} of the template must have a value, and every value
+** must be used (else an internal error). */
+typedef struct TmplVar {
+  const char *name;
+  const char *value;
+} TmplVar;
+void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_vars);
+
+/* Embedded templates (templates.c, generated at build time from templates/). */
+typedef struct CnpTemplate {
+  const char *name;       /* "header.h", "unit.c", "unit.cu" */
+  const char *text;
+} CnpTemplate;
+extern const CnpTemplate cnp_templates[];
+extern const int cnp_n_templates;
+
+/* Write `b` to path unless the file already has exactly that content. 0 on success. */
+int emit_write(Cnp *cc, const char *path, Buf *b);
+
+/* ======================================================================== lower.c */
+
+typedef enum GenOpKind {
+  GOP_MAP,                /* a fused group of maps: one loop / one kernel */
+  GOP_STMT,               /* any other step statement */
+} GenOpKind;
+
+typedef struct GenOp {
+  GenOpKind kind;
+  Stmt *stmt;             /* GOP_STMT: the statement; GOP_MAP: the first map */
+  Stmt **maps;            /* GOP_MAP: the maps of the group, in order */
+  int n_maps;
+  int kernel;             /* GOP_MAP: kernel number, 0.. in program order */
+  Stmt *mask_of;          /* GOP_MAP: a following compaction whose mask this kernel writes */
+} GenOp;
+
+typedef struct GenStep {
+  Decl *decl;
+  GenOp *ops;
+  int n_ops;
+} GenStep;
+
+typedef struct GenUnit {
+  Cnp *cc;
+  const CnpOptions *opt;
+  const char *name;       /* pipeline name: prefix of the API */
+  const char *upper;      /* NAME in upper case (macros, guard) */
+  const char *stem;       /* output base name (file names) */
+  const char *src_path;   /* the input path as given (banner, #line) */
+  GenStep *steps;
+  int n_steps;
+  int n_kernels;
+  Buf explain;            /* --explain-fusion text */
+} GenUnit;
+
+/* Build the ordered step list; 0 on success (else diagnostics were reported). */
+int lower_unit(GenUnit *u);
+/* Could `b` join the fused group maps[0..n)? NULL if yes, else the reason (arena text). */
+const char *fuse_check(GenUnit *u, Stmt **maps, int n, Stmt *b);
+/* Does the expression / statement list read or write field `f`? */
+bool gen_stmts_touch(Stmt *s, Decl *f, bool *writes, bool *gathers);
+
+/* ======================================================================== gen_c.c */
+
+void gen_header(GenUnit *u, Buf *out);
+void gen_unit(GenUnit *u, Buf *out, bool cuda);
+
+/* ======================================================================== gen_dot.c */
+
+void gen_dot(GenUnit *u, Buf *out);
+
+/* Helpers shared by the emitters (gen_c.c). */
+const char *gen_ctype(DType t);                 /* "double", "int64_t", ... */
+const char *gen_cnp_dtype(DType t);             /* "CNP_FLOAT64", ... */
+bool gen_decl_is_dim_extent(Decl *f, Decl **dim);
+
+#endif /* CNPC_GEN_H */

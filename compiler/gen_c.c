@@ -1,0 +1,1088 @@
+/*
+** gen_c.c -- the C API header and the two backend units (NAME.c, NAME.cu).
+**
+** Both units share everything but the kernels: the host unit runs each fused group of maps
+** as one (OpenMP) loop; the CUDA unit adds a __global__ kernel per group and chooses at
+** run time. Algorithms (compact, sort, offsets, segment plans) are libcnp calls on the
+** pipeline's workspace and plans, which work on both backends.
+**
+** Names in generated code: fields f_<name> (cnp_array in the object, element pointer in
+** kernels), setup and step params P_<name>, dims cap_<name> (capacity) and n_<name> (live
+** extent), streams s_<name>, events e_<name>, snapshots snap_<name>, plans plan_<name>,
+** map indices and lets l_<name>. Prefixes keep user names from clashing with C.
+*/
+#include "gen.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ======================================================================== small helpers */
+
+const char *gen_ctype(DType t) {
+  switch (t) {
+  case DT_BOOL: return "uint8_t";
+  case DT_I32: return "int32_t";
+  case DT_I64: return "int64_t";
+  case DT_U64: return "uint64_t";
+  case DT_F32: return "float";
+  case DT_F64: return "double";
+  default: cnp_ice("no C type for %s", dtype_name(t));
+  }
+}
+
+const char *gen_cnp_dtype(DType t) {
+  switch (t) {
+  case DT_BOOL: return "CNP_BOOL";
+  case DT_I32: return "CNP_INT32";
+  case DT_I64: return "CNP_INT64";
+  case DT_U64: return "CNP_UINT64";
+  case DT_F32: return "CNP_FLOAT32";
+  case DT_F64: return "CNP_FLOAT64";
+  default: cnp_ice("no cnp dtype for %s", dtype_name(t));
+  }
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* The dim that is a field's element axis, or NULL for a fixed extent. */
+bool gen_decl_is_dim_extent(Decl *f, Decl **dim) {
+  Expr *e = f->shape.rank ? f->shape.ext[f->shape.rank - 1] : NULL;
+  Decl *d = (e && e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)
+                ? e->ref.decl : NULL;
+  if (dim) *dim = d;
+  return d != NULL;
+}
+
+/* C expression for the live extent of a field's element axis. */
+static const char *live_extent(GenUnit *u, Decl *f) {
+  Decl *dim;
+  if (gen_decl_is_dim_extent(f, &dim)) return arena_printf(&u->cc->arena, "p->n_%s", dim->name);
+  return arena_printf(&u->cc->arena, "p->f_%s.shape[%d]", f->name, f->shape.rank - 1);
+}
+
+/* Source text of line `line` of a file, trimmed, with a trailing '{' dropped and comment
+** closers defused. */
+static const char *src_line(GenUnit *u, Loc loc) {
+  const char *s = loc.file->src;
+  for (int l = 1; l < loc.line && *s; s++)
+    if (*s == '\n') l++;
+  const char *e = s;
+  while (*e && *e != '\n') e++;
+  while (s < e && isspace((unsigned char)*s)) s++;
+  for (const char *q = s; q < e; q++)
+    if (*q == '#') {
+      e = q;
+      break;
+    }
+  while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '{')) e--;
+  char *t = arena_strndup(&u->cc->arena, s, (size_t)(e - s));
+  for (char *q = t; *q; q++)
+    if (q[0] == '*' && q[1] == '/') q[1] = '|';
+  return t;
+}
+
+/* Comment "/ * pic.cnp:42: compact alive (x, v) * /" followed by a #line directive. */
+static void comment_loc(GenUnit *u, Buf *b, Loc loc) {
+  buf_line(b, "/* %s:%d: %s */", base_name(loc.file->path), loc.line, src_line(u, loc));
+}
+
+static void line_dir(GenUnit *u, Buf *b, Loc loc) {
+  if (u->opt->no_line) return;
+  buf_printf(b, "#line %d \"%s\"\n", loc.line,
+             loc.file->id == 0 ? u->src_path : loc.file->path);
+}
+
+/* A marker that gen.c replaces by "#line <next line> "<output file>"". */
+static void line_back(GenUnit *u, Buf *b) {
+  if (u->opt->no_line) return;
+  buf_puts(b, "#line @@CNP_LINE_BACK@@\n");
+}
+
+static void fmt_float(Buf *b, double v, DType t) {
+  if (isinf(v)) {
+    buf_puts(b, v > 0 ? "HUGE_VAL" : "(-HUGE_VAL)");
+    return;
+  }
+  if (isnan(v)) {
+    buf_puts(b, "NAN");
+    return;
+  }
+  char s[64];
+  snprintf(s, sizeof s, "%.17g", v);
+  /* prefer the shortest form that round-trips */
+  for (int prec = 1; prec <= 17; prec++) {
+    char s2[64];
+    snprintf(s2, sizeof s2, "%.*g", prec, v);
+    if (strtod(s2, NULL) == v) {
+      memcpy(s, s2, sizeof s2);
+      break;
+    }
+  }
+  buf_puts(b, s);
+  if (!strpbrk(s, ".eEn")) buf_puts(b, ".0");
+  if (t == DT_F32) buf_puts(b, "f");
+}
+
+static void fmt_int(Buf *b, int64_t v, DType t) {
+  if (t == DT_U64) buf_printf(b, "UINT64_C(%" PRIu64 ")", (uint64_t)v);
+  else if (v >= INT32_MIN + 1 && v <= INT32_MAX) buf_printf(b, "%" PRId64, v);
+  else if (v == INT64_MIN) buf_puts(b, "INT64_MIN");
+  else buf_printf(b, "INT64_C(%" PRId64 ")", v);
+}
+
+/* ======================================================================== setup-time expressions */
+
+/* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *. `pfx` is
+** "p->" or "cfg->" (then dims and params are the config's members). */
+static void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
+  bool cfg = strcmp(pfx, "cfg->") == 0;
+  switch (e->kind) {
+  case EX_INT: fmt_int(b, e->ival, DT_I64); return;
+  case EX_NAME: {
+    Decl *d = e->ref.decl;
+    if (!d) break;
+    if (d->kind == DECL_CONST) {
+      fmt_int(b, d->ival, DT_I64);
+      return;
+    }
+    if (d->kind == DECL_DIM) {
+      buf_printf(b, cfg ? "cfg->%s" : "p->cap_%s", d->name);
+      return;
+    }
+    if (d->kind == DECL_PARAM) {
+      buf_printf(b, cfg ? "(int64_t)cfg->%s" : "(int64_t)p->P_%s", d->name);
+      return;
+    }
+    break;
+  }
+  case EX_UNARY:
+    buf_puts(b, "(-");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_puts(b, ")");
+    return;
+  case EX_BINARY:
+    buf_puts(b, "(");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_printf(b, " %s ", op_text(e->op));
+    setup_expr(u, b, e->args[1], pfx);
+    buf_puts(b, ")");
+    return;
+  default: break;
+  }
+  cnp_ice("setup expression of kind %d not handled", (int)e->kind);
+}
+
+static const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
+  Buf t = {0};
+  setup_expr(u, &t, e, pfx);
+  char *s = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return s;
+}
+
+/* Source text of an expression (first line only). */
+static const char *expr_src(GenUnit *u, Expr *e) {
+  const char *s = e->loc.file->src;
+  for (int l = 1; l < e->loc.line && *s; s++)
+    if (*s == '\n') l++;
+  s += e->loc.col - 1;
+  char *t = arena_strndup(&u->cc->arena, s, (size_t)e->loc.len);
+  for (char *q = t; *q; q++)
+    if (*q == '"' || *q == '\\' || *q == '%') *q = '_';
+  return t;
+}
+
+/* ======================================================================== kernel contexts */
+
+/* What one fused kernel uses: fields, params, dims (the argument struct). */
+typedef struct KUse {
+  Decl *fields[128];
+  int n_fields;
+  Decl *params[64];
+  int n_params;
+  Decl *dims[32];
+  int n_dims;
+} KUse;
+
+static void kuse_add(Decl **v, int *n, int cap, Decl *d) {
+  for (int i = 0; i < *n; i++)
+    if (v[i] == d) return;
+  if (*n == cap) cnp_ice("kernel uses too many names");
+  v[(*n)++] = d;
+}
+
+static void kuse_expr(KUse *k, Expr *e) {
+  if (!e) return;
+  if ((e->kind == EX_NAME || e->kind == EX_INDEX) && e->ref.decl) {
+    Decl *d = e->ref.decl;
+    if (d->kind == DECL_FIELD) kuse_add(k->fields, &k->n_fields, 128, d);
+    else if (d->kind == DECL_PARAM) kuse_add(k->params, &k->n_params, 64, d);
+    else if (d->kind == DECL_DIM) kuse_add(k->dims, &k->n_dims, 32, d);
+  }
+  for (int i = 0; i < e->nargs; i++) kuse_expr(k, e->args[i]);
+}
+
+static void kuse_stmts(KUse *k, Stmt *s) {
+  for (; s; s = s->next) {
+    kuse_expr(k, s->target);
+    kuse_expr(k, s->value);
+    kuse_stmts(k, s->body);
+    kuse_stmts(k, s->else_body);
+  }
+}
+
+static bool expr_reads_local(Expr *e, Local *l) {
+  if (!e) return false;
+  if (e->kind == EX_NAME && e->ref.local == l) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_reads_local(e->args[i], l)) return true;
+  return false;
+}
+
+static bool stmts_read_local(Stmt *s, Local *l) {
+  for (; s; s = s->next) {
+    if (expr_reads_local(s->value, l)) return true;
+    if (s->target && s->target->kind == EX_INDEX && expr_reads_local(s->target, l)) return true;
+    if (s->kind == ST_ADD && s->target && s->target->kind == EX_NAME && s->target->ref.local == l)
+      return true;
+    if (stmts_read_local(s->body, l) || stmts_read_local(s->else_body, l)) return true;
+  }
+  return false;
+}
+
+typedef struct KCtx {
+  GenUnit *u;
+  bool cuda;              /* emitting the body of a __global__ kernel */
+  Stmt *map;              /* the map whose body is being emitted */
+} KCtx;
+
+/* ======================================================================== expressions */
+
+static void ex(KCtx *k, Buf *b, Expr *e);
+
+static bool is_map_index(Expr *e) {
+  return e->kind == EX_NAME && e->ref.local && e->ref.local->is_index;
+}
+
+/* Linear element offset of F[a0, ..., a(r-1)] in a C-order field of capacity extents. */
+static void lin_index(KCtx *k, Buf *b, Expr *e) {
+  Decl *f = e->ref.decl;
+  int r = e->nargs;
+  for (int i = 0; i < r - 1; i++) buf_puts(b, "(");
+  for (int i = 0; i < r; i++) {
+    Expr *a = e->args[i];
+    if (i > 0) buf_printf(b, " * A.f_%s_e%d + ", f->name, i);
+    if (is_map_index(a)) {
+      ex(k, b, a);
+    } else {
+      buf_puts(b, "CNP_G_IDX(");
+      ex(k, b, a);
+      buf_printf(b, ", A.f_%s_e%d, bad)", f->name, i);
+    }
+    if (i > 0) buf_puts(b, ")");
+  }
+}
+
+static const char *float_fn(Builtin bi, DType t) {
+  static const char *names[BI__COUNT] = {
+      [BI_SQRT] = "sqrt", [BI_EXP] = "exp",     [BI_LOG] = "log",   [BI_SIN] = "sin",
+      [BI_COS] = "cos",   [BI_FLOOR] = "floor", [BI_CEIL] = "ceil", [BI_FMOD] = "fmod",
+      [BI_POW] = "pow",   [BI_MIN] = "fmin",    [BI_MAX] = "fmax",  [BI_ABS] = "fabs",
+  };
+  static const char *namesf[BI__COUNT] = {
+      [BI_SQRT] = "sqrtf", [BI_EXP] = "expf",     [BI_LOG] = "logf",   [BI_SIN] = "sinf",
+      [BI_COS] = "cosf",   [BI_FLOOR] = "floorf", [BI_CEIL] = "ceilf", [BI_FMOD] = "fmodf",
+      [BI_POW] = "powf",   [BI_MIN] = "fminf",    [BI_MAX] = "fmaxf",  [BI_ABS] = "fabsf",
+  };
+  return t == DT_F32 ? namesf[bi] : names[bi];
+}
+
+static void ex_call(KCtx *k, Buf *b, Expr *e) {
+  Builtin bi = e->builtin;
+  if (bi == BI_SELECT) {
+    buf_puts(b, "(");
+    ex(k, b, e->args[0]);
+    buf_puts(b, " ? ");
+    ex(k, b, e->args[1]);
+    buf_puts(b, " : ");
+    ex(k, b, e->args[2]);
+    buf_puts(b, ")");
+    return;
+  }
+  bool flt = dtype_is_float(e->type);
+  if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
+    buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
+  } else {
+    buf_printf(b, "%s(", float_fn(bi, e->type));
+  }
+  for (int i = 0; i < e->nargs; i++) {
+    if (i) buf_puts(b, ", ");
+    ex(k, b, e->args[i]);
+  }
+  buf_puts(b, ")");
+}
+
+static void ex(KCtx *k, Buf *b, Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, e->type);
+    else fmt_int(b, e->ival, e->type);
+    return;
+  case EX_FLOAT: fmt_float(b, e->fval, e->type); return;
+  case EX_BOOL: buf_puts(b, e->ival ? "1" : "0"); return;
+  case EX_NAME: {
+    if (e->ref.local) {
+      buf_printf(b, "l_%s", e->ref.local->name);
+      return;
+    }
+    Decl *d = e->ref.decl;
+    if (!d) cnp_ice("unresolved name '%s'", e->ref.name);
+    if (d->kind == DECL_CONST) {
+      if (dtype_is_float(e->type) || dtype_is_float(d->dtype)) fmt_float(b, d->fval, e->type);
+      else fmt_int(b, d->ival, e->type);
+    } else if (d->kind == DECL_PARAM) {
+      buf_printf(b, "P_%s", d->name);
+    } else if (d->kind == DECL_DIM) {
+      buf_printf(b, "n_%s", d->name);
+    } else {
+      cnp_ice("name '%s' (%s) in an expression", d->name, decl_kind_name(d->kind));
+    }
+    return;
+  }
+  case EX_INDEX:
+    buf_printf(b, "f_%s[", e->ref.decl->name);
+    lin_index(k, b, e);
+    buf_puts(b, "]");
+    return;
+  case EX_UNARY:
+    buf_puts(b, e->op == OP_NEG ? "(-" : "(!");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  case EX_BINARY:
+    if (e->op == OP_MOD && dtype_is_float(e->type)) {
+      buf_printf(b, "%s(", float_fn(BI_FMOD, e->type));
+      ex(k, b, e->args[0]);
+      buf_puts(b, ", ");
+      ex(k, b, e->args[1]);
+      buf_puts(b, ")");
+      return;
+    }
+    buf_puts(b, "(");
+    ex(k, b, e->args[0]);
+    buf_printf(b, " %s ", op_text(e->op));
+    ex(k, b, e->args[1]);
+    buf_puts(b, ")");
+    return;
+  case EX_CALL: ex_call(k, b, e); return;
+  case EX_CAST:
+    if (e->cast_to == DT_BOOL) {
+      buf_puts(b, "(");
+      ex(k, b, e->args[0]);
+      buf_puts(b, " != 0)");
+    } else {
+      buf_printf(b, "((%s)", gen_ctype(e->cast_to));
+      ex(k, b, e->args[0]);
+      buf_puts(b, ")");
+    }
+    return;
+  }
+  cnp_ice("expression kind %d", (int)e->kind);
+}
+
+/* ======================================================================== map bodies */
+
+static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole);
+
+static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
+  GenUnit *u = k->u;
+  line_dir(u, b, s->loc);
+  switch (s->kind) {
+  case ST_LET: {
+    Buf t = {0};
+    ex(k, &t, s->value);
+    buf_line(b, "%s l_%s = (%s)%s;", s->let->type == DT_BOOL ? "int" : gen_ctype(s->let->type),
+             s->let->name, s->let->type == DT_BOOL ? "int" : gen_ctype(s->let->type), buf_str(&t));
+    if (!stmts_read_local(whole, s->let)) buf_line(b, "(void)l_%s;", s->let->name);
+    buf_free(&t);
+    return;
+  }
+  case ST_ASSIGN:
+  case ST_ADD: {
+    Buf t = {0}, v = {0};
+    ex(k, &v, s->value);
+    Expr *tg = s->target;
+    DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
+    const char *ct = tt == DT_BOOL ? (tg->kind == EX_INDEX ? "uint8_t" : "int") : gen_ctype(tt);
+    ex(k, &t, tg);
+    if (s->kind == ST_ADD && s->scatter) {
+      if (k->cuda) {
+        buf_line(b, "cnp_g_atomic_add(&%s, (%s)%s);", buf_str(&t), ct, buf_str(&v));
+      } else {
+        buf_line(b, "CNP_G_OMP(\"omp atomic\")");
+        buf_line(b, "%s += (%s)%s;", buf_str(&t), ct, buf_str(&v));
+      }
+    } else {
+      buf_line(b, "%s %s (%s)%s;", buf_str(&t), s->kind == ST_ADD ? "+=" : "=", ct, buf_str(&v));
+    }
+    buf_free(&t);
+    buf_free(&v);
+    return;
+  }
+  case ST_IF: {
+    Buf c = {0};
+    ex(k, &c, s->value);
+    buf_line(b, "if (%s) {", buf_str(&c));
+    buf_free(&c);
+    b->indent += 2;
+    map_stmts(k, b, s->body, whole);
+    b->indent -= 2;
+    if (s->else_body) {
+      buf_line(b, "} else {");
+      b->indent += 2;
+      map_stmts(k, b, s->else_body, whole);
+      b->indent -= 2;
+    }
+    buf_line(b, "}");
+    return;
+  }
+  default: cnp_ice("statement kind %d inside a map", (int)s->kind);
+  }
+}
+
+static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
+  for (; s; s = s->next) map_stmt(k, b, s, whole);
+}
+
+/* The per-element code of a fused group: each map in its own block. */
+static void group_body(KCtx *k, Buf *b, GenOp *op) {
+  for (int m = 0; m < op->n_maps; m++) {
+    Stmt *map = op->maps[m];
+    k->map = map;
+    buf_line(b, "{ /* %s:%d: %s */", base_name(map->loc.file->path), map->loc.line,
+             src_line(k->u, map->loc));
+    b->indent += 2;
+    buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
+    if (!stmts_read_local(map->body, map->index)) buf_line(b, "(void)l_%s;", map->index->name);
+    map_stmts(k, b, map->body, map->body);
+    line_back(k->u, b);
+    b->indent -= 2;
+    buf_line(b, "} /* map %s */", map->index->name);
+  }
+}
+
+static void group_use(GenOp *op, KUse *use) {
+  memset(use, 0, sizeof *use);
+  for (int m = 0; m < op->n_maps; m++) kuse_stmts(use, op->maps[m]->body);
+}
+
+/* typedef struct NAME_kK_args { ... } */
+static void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
+  buf_line(b, "/* Arguments of kernel %d (%s:%d). */", op->kernel,
+           base_name(op->stmt->loc.file->path), op->stmt->loc.line);
+  buf_line(b, "typedef struct %s_k%d_args {", u->name, op->kernel);
+  buf_line(b, "  int64_t n;                    /* live extent of '%s' */", op->stmt->over.name);
+  buf_line(b, "  int *bad;                     /* device flag for index checks (CUDA) */");
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "  %s *f_%s;", gen_ctype(f->dtype), f->name);
+    for (int d = 0; d < f->shape.rank; d++) buf_line(b, "  int64_t f_%s_e%d;", f->name, d);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "  %s P_%s;", gen_ctype(use->params[i]->dtype), use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
+  buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
+  buf_puts(b, "\n");
+}
+
+/* Locals unpacked from A at the top of a kernel. */
+static void kernel_locals(Buf *b, KUse *use) {
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "%s *CNP_G_RESTRICT f_%s = A.f_%s;", gen_ctype(f->dtype), f->name, f->name);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "const %s P_%s = A.P_%s;", gen_ctype(use->params[i]->dtype),
+             use->params[i]->name, use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++)
+    buf_line(b, "const int64_t n_%s = A.n_%s;", use->dims[i]->name, use->dims[i]->name);
+}
+
+static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
+  KCtx k = {u, false, NULL};
+  buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop. */", op->kernel,
+           op->n_maps, op->n_maps > 1 ? "s" : "");
+  buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap)", u->name, op->kernel, u->name,
+           op->kernel);
+  buf_line(b, "{");
+  b->indent = 2;
+  buf_line(b, "const %s_k%d_args A = *ap;", u->name, op->kernel);
+  buf_line(b, "int bad = 0;");
+  kernel_locals(b, use);
+  buf_line(b, "CNP_G_OMP(\"omp parallel for schedule(static) reduction(|:bad)\")");
+  buf_line(b, "for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {");
+  b->indent = 4;
+  group_body(&k, b, op);
+  b->indent = 2;
+  buf_line(b, "}");
+  buf_line(b, "return bad ? CNP_ERANGE : CNP_OK;");
+  b->indent = 0;
+  buf_line(b, "} /* kernel %d (host) */", op->kernel);
+  buf_puts(b, "\n");
+}
+
+static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
+  KCtx k = {u, true, NULL};
+  buf_line(b, "/* Kernel %d on the device: one thread per element. */", op->kernel);
+  buf_line(b, "static __global__ void %s_k%d_cuda(const %s_k%d_args A)", u->name, op->kernel,
+           u->name, op->kernel);
+  buf_line(b, "{");
+  b->indent = 2;
+  buf_line(b, "const int64_t cnp_i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;");
+  buf_line(b, "int bad = 0;");
+  buf_line(b, "if (cnp_i >= A.n) return;");
+  kernel_locals(b, use);
+  group_body(&k, b, op);
+  buf_line(b, "if (bad && A.bad) *A.bad = 1;");
+  b->indent = 0;
+  buf_line(b, "} /* kernel %d (cuda) */", op->kernel);
+  buf_puts(b, "\n");
+}
+
+/* Fills the argument struct from the pipeline object and runs the kernel. */
+static void kernel_launch(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
+  buf_line(b, "static int %s_k%d(%s_h *p, cnp_stream *S)", u->name, op->kernel, u->name);
+  buf_line(b, "{");
+  b->indent = 2;
+  buf_line(b, "%s_k%d_args A;", u->name, op->kernel);
+  buf_line(b, "memset(&A, 0, sizeof A);");
+  Decl *over = op->stmt->over.decl;
+  if (over->kind == DECL_DIM) buf_line(b, "A.n = p->n_%s;", over->name);
+  else if (over->kind == DECL_PARAM) buf_line(b, "A.n = (int64_t)p->P_%s;", over->name);
+  else buf_line(b, "A.n = %" PRId64 ";", over->ival);
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "A.f_%s = (%s *)p->f_%s.data;", f->name, gen_ctype(f->dtype), f->name);
+    for (int d = 0; d < f->shape.rank; d++)
+      buf_line(b, "A.f_%s_e%d = p->f_%s.shape[%d];", f->name, d, f->name, d);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "A.P_%s = p->P_%s;", use->params[i]->name, use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++)
+    buf_line(b, "A.n_%s = p->n_%s;", use->dims[i]->name, use->dims[i]->name);
+  buf_line(b, "p->stats.launches++;");
+  if (cuda) {
+    buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) {");
+    buf_line(b, "  if (A.n > 0) {");
+    buf_line(b, "    A.bad = (int *)p->bad.data;");
+    buf_line(b, "    %s_k%d_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0,", u->name, op->kernel);
+    buf_line(b, "        (cudaStream_t)cnp_stream_native(S)>>>(A);");
+    buf_line(b, "    if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;");
+    buf_line(b, "  }");
+    buf_line(b, "  return CNP_OK;");
+    buf_line(b, "}");
+  }
+  buf_line(b, "(void)S;");
+  buf_line(b, "return %s_k%d_host(&A);", u->name, op->kernel);
+  b->indent = 0;
+  buf_line(b, "}");
+  buf_puts(b, "\n");
+}
+
+static void gen_kernels(GenUnit *u, Buf *b, bool cuda) {
+  for (int s = 0; s < u->n_steps; s++)
+    for (int o = 0; o < u->steps[s].n_ops; o++) {
+      GenOp *op = &u->steps[s].ops[o];
+      if (op->kind != GOP_MAP) continue;
+      KUse use;
+      group_use(op, &use);
+      buf_puts(b, "\n");
+      kernel_args(u, b, op, &use);
+      kernel_host(u, b, op, &use);
+      if (cuda) kernel_cuda(u, b, op, &use);
+      kernel_launch(u, b, op, &use, cuda);
+    }
+}
+
+/* ======================================================================== step body */
+
+static const char *where(GenUnit *u, Loc loc) {
+  return arena_printf(&u->cc->arena, "%s:%d: %s", base_name(loc.file->path), loc.line,
+                      src_line(u, loc));
+}
+
+/* C string literal body of `s` (quotes and backslashes escaped). */
+static const char *cstr(GenUnit *u, const char *s) {
+  Buf t = {0};
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') buf_put(&t, "\\", 1);
+    buf_put(&t, s, 1);
+  }
+  char *r = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return r;
+}
+
+static void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) {
+  Buf call = {0};
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *t = arena_alloc(&u->cc->arena, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(t, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  buf_line(b, "CNP_G_TRY(%s,", t);
+  buf_line(b, "          \"%s\");", cstr(u, where(u, loc)));
+  buf_free(&call);
+}
+
+/* views = rows of every field in the list (n = live extent). */
+static void list_views(GenUnit *u, Buf *b, RefList *l) {
+  buf_line(b, "nv = 0;");
+  for (int i = 0; i < l->n; i++) {
+    Decl *f = l->v[i].decl;
+    buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, %s);", f->name, live_extent(u, f));
+  }
+}
+
+static void step_stmt(GenUnit *u, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  buf_puts(b, "\n");
+  comment_loc(u, b, s->loc);
+  line_dir(u, b, s->loc);
+  switch (s->kind) {
+  case ST_MAP:
+    try_call(u, b, s->loc, "%s_k%d(p, S)", u->name, op->kernel);
+    break;
+  case ST_COMPACT: {
+    Decl *m = s->a.decl, *dim;
+    gen_decl_is_dim_extent(m, &dim);
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "cnp_array mask = cnp_g_row(&p->f_%s, 0, %s);", m->name, live_extent(u, m));
+    buf_line(b, "int64_t live = 0;");
+    buf_line(b, "int nv;");
+    list_views(u, b, &s->list);
+    try_call(u, b, s->loc, "cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S)");
+    if (dim) buf_line(b, "p->n_%s = live;", dim->name);
+    else buf_line(b, "(void)live;");
+    buf_line(b, "p->stats.launches++;");
+    buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;");
+    b->indent -= 2;
+    buf_line(b, "}");
+    break;
+  }
+  case ST_SORT: {
+    Decl *kf = s->a.decl;
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
+    buf_line(b, "int nv;");
+    list_views(u, b, &s->list);
+    try_call(u, b, s->loc, "cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S)");
+    buf_line(b, "p->stats.launches++;");
+    b->indent -= 2;
+    buf_line(b, "}");
+    break;
+  }
+  case ST_OFFSETS: {
+    Decl *kf = s->a.decl, *out = s->b.decl;
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
+    buf_line(b, "cnp_array off = cnp_g_row(&p->f_%s, 0, %s);", out->name, live_extent(u, out));
+    try_call(u, b, s->loc, "cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S)");
+    buf_line(b, "p->stats.launches++;");
+    b->indent -= 2;
+    buf_line(b, "}");
+    break;
+  }
+  case ST_SEGMENTS: {
+    Decl *kf = s->b.decl;
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
+    try_call(u, b, s->loc, "cnp_segment_plan_build(p->plan_%s, &key, S)", s->a.decl->name);
+    buf_line(b, "p->stats.launches++;");
+    b->indent -= 2;
+    buf_line(b, "}");
+    break;
+  }
+  case ST_SUM: {
+    Decl *out = s->b.decl;
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "int64_t j = 0;");
+    buf_line(b, "int nv;");
+    list_views(u, b, &s->list);
+    buf_line(b, "for (int k = 0; k < nv; k++, j++) {");
+    buf_line(b, "  cnp_array out = cnp_g_row(&p->f_%s, j, p->f_%s.shape[%d]);", out->name,
+             out->name, out->shape.rank - 1);
+    b->indent += 2;
+    try_call(u, b, s->loc, "cnp_segment_plan_sum(p->plan_%s, &p->views[k], &out, S)",
+             s->a.decl->name);
+    buf_line(b, "p->stats.launches++;");
+    b->indent -= 2;
+    buf_line(b, "}");
+    b->indent -= 2;
+    buf_line(b, "}");
+    break;
+  }
+  case ST_RECORD:
+    try_call(u, b, s->loc, "cnp_event_record(p->e_%s, S)", s->a.decl->name);
+    break;
+  case ST_WAIT:
+    try_call(u, b, s->loc, "cnp_stream_wait_event(S, p->e_%s)", s->a.decl->name);
+    break;
+  case ST_COPY:
+    try_call(u, b, s->loc, "cnp_snapshot_copy(p->snap_%s, &p->f_%s, S, NULL, &p->h_%s)",
+             s->a.decl->name, s->b.decl->name, s->a.decl->name);
+    buf_line(b, "p->has_%s = 1;", s->a.decl->name);
+    break;
+  default: cnp_ice("step statement kind %d", (int)s->kind);
+  }
+  line_back(u, b);
+}
+
+static void gen_step_body(GenUnit *u, Buf *b) {
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_PARAM && !d->setup) buf_line(b, "  p->P_%s = %s;", d->name, d->name);
+  for (int i = 0; i < u->n_steps; i++) {
+    GenStep *gs = &u->steps[i];
+    Decl *d = gs->decl;
+    b->indent = 2;
+    buf_puts(b, "\n");
+    buf_line(b, "/* ---- %s:%d: %s ---- */", base_name(d->loc.file->path), d->kw_loc.line,
+             src_line(u, d->kw_loc));
+    buf_line(b, "S = p->s_%s;", d->stream.decl->name);
+    for (int e = 0; e < d->after.n; e++) {
+      line_dir(u, b, d->kw_loc);
+      try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
+      line_back(u, b);
+    }
+    for (int o = 0; o < gs->n_ops; o++) step_stmt(u, b, &gs->ops[o]);
+  }
+  b->indent = 0;
+}
+
+/* ======================================================================== the object, setup, teardown */
+
+static void gen_struct(GenUnit *u, Buf *b) {
+  b->indent = 2;
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    switch (d->kind) {
+    case DECL_DIM:
+      buf_line(b, "int64_t cap_%s, n_%s;  /* dim %s: capacity and live extent */", d->name,
+               d->name, d->name);
+      break;
+    case DECL_PARAM:
+      buf_line(b, "%s P_%s;  /* param %s%s */", gen_ctype(d->dtype), d->name, d->name,
+               d->setup ? " (setup)" : " (per step)");
+      break;
+    case DECL_FIELD:
+      buf_line(b, "cnp_array f_%s;  /* field %s : %s */", d->name, d->name, src_line(u, d->loc));
+      break;
+    case DECL_STREAM: buf_line(b, "cnp_stream *s_%s;", d->name); break;
+    case DECL_EVENT: buf_line(b, "cnp_event *e_%s;", d->name); break;
+    case DECL_SNAPSHOT:
+      buf_line(b, "cnp_snapshot *snap_%s;", d->name);
+      buf_line(b, "cnp_snapshot_handle h_%s;  /* latest copy */", d->name);
+      buf_line(b, "int has_%s;", d->name);
+      break;
+    case DECL_PLAN: buf_line(b, "cnp_segment_plan *plan_%s;", d->name); break;
+    default: break;
+    }
+  }
+  buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
+  buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
+  b->indent = 0;
+}
+
+/* Setup checks on the configuration, with messages naming the declaration. */
+static void gen_setup_checks(GenUnit *u, Buf *b) {
+  b->indent = 2;
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    const char *file = base_name(d->loc.file->path);
+    if (d->kind == DECL_DIM) {
+      buf_line(b, "if (cfg->%s <= 0)", d->name);
+      buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%d: dim %s: capacity cfg.%s "
+                  "must be > 0 (got %%lld)\",", file, d->loc.line, d->name, d->name);
+      buf_line(b, "                   (long long)cfg->%s);", d->name);
+    }
+    if (d->kind == DECL_FIELD || d->kind == DECL_PLAN) {
+      int n = d->kind == DECL_FIELD ? d->shape.rank : 1;
+      for (int k = 0; k < n; k++) {
+        Expr *e = d->kind == DECL_FIELD ? d->shape.ext[k] : d->value;
+        if (e->kind == EX_INT) continue;
+        const char *v = setup_str(u, e, "cfg->");
+        buf_line(b, "if (%s <= 0)", v);
+        buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%d: %s %s: %s '%s' must be "
+                    "> 0 (got %%lld)\",", file, d->loc.line, decl_kind_name(d->kind), d->name,
+                 d->kind == DECL_FIELD ? "extent" : "segment count", expr_src(u, e));
+        buf_line(b, "                   (long long)(%s));", v);
+      }
+    }
+  }
+  b->indent = 0;
+}
+
+static void setup_try(Buf *b, Decl *d, const char *call) {
+  buf_line(b, "if ((st = %s) != CNP_OK) {", call);
+  buf_line(b, "  where = \"%s:%d: %s %s\";", base_name(d->loc.file->path), d->loc.line,
+           decl_kind_name(d->kind), d->name);
+  buf_line(b, "  goto fail;");
+  buf_line(b, "}");
+}
+
+static void gen_setup_body(GenUnit *u, Buf *b) {
+  Arena *a = &u->cc->arena;
+  int n_streams = 0;
+  buf_line(b, "  {");
+  b->indent = 2;
+  /* dims and setup params */
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind == DECL_DIM) buf_line(b, "p->cap_%s = p->n_%s = cfg->%s;", d->name, d->name, d->name);
+    if (d->kind == DECL_PARAM && d->setup) buf_line(b, "p->P_%s = cfg->%s;", d->name, d->name);
+  }
+  /* fields; the largest element count sizes the workspace */
+  buf_line(b, "int64_t cap = 1;");
+  buf_line(b, "int64_t n_views = 1;");
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind != DECL_FIELD) continue;
+    Buf shp = {0};
+    for (int k = 0; k < d->shape.rank; k++) {
+      if (k) buf_puts(&shp, ", ");
+      setup_expr(u, &shp, d->shape.ext[k], "p->");
+    }
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "const int64_t shape[%d] = {%s};", d->shape.rank, buf_str(&shp));
+    setup_try(b, d, arena_printf(a, "cnp_array_alloc_on(&p->f_%s, B, p->device, %s, %d, shape, "
+                                    "CNP_ORDER_C, 0)", d->name, gen_cnp_dtype(d->dtype),
+                                    d->shape.rank));
+    buf_line(b, "if (shape[%d] > cap) cap = shape[%d];", d->shape.rank - 1, d->shape.rank - 1);
+    buf_line(b, "n_views += cnp_g_ncomp(&p->f_%s);", d->name);
+    b->indent -= 2;
+    buf_line(b, "}");
+    buf_free(&shp);
+  }
+  buf_line(b, "p->views = (cnp_array *)calloc((size_t)n_views, sizeof(cnp_array));");
+  buf_line(b, "if (!p->views) {");
+  buf_line(b, "  st = CNP_ENOMEM;");
+  buf_line(b, "  where = \"%s_setup: views\";", u->name);
+  buf_line(b, "  goto fail;");
+  buf_line(b, "}");
+  buf_line(b, "{");
+  buf_line(b, "  const int64_t one = 1;");
+  buf_line(b, "  if ((st = cnp_array_alloc_on(&p->bad, B, p->device, CNP_INT32, 1, &one, CNP_ORDER_C, "
+              "0)) != CNP_OK) {");
+  buf_line(b, "    where = \"%s_setup: index-check flag\";", u->name);
+  buf_line(b, "    goto fail;");
+  buf_line(b, "  }");
+  buf_line(b, "}");
+  buf_line(b, "if ((st = cnp_workspace_create(&p->ws, B, p->device, cap, 0, 16)) != CNP_OK) {");
+  buf_line(b, "  where = \"%s_setup: workspace\";", u->name);
+  buf_line(b, "  goto fail;");
+  buf_line(b, "}");
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    switch (d->kind) {
+    case DECL_STREAM:
+      setup_try(b, d, arena_printf(a, "(B == CNP_BACKEND_CUDA && cfg->cuda_streams[%d]) ? "
+                                      "cnp_stream_wrap(&p->s_%s, cfg->cuda_streams[%d]) : "
+                                      "cnp_stream_create(&p->s_%s)", n_streams, d->name,
+                                      n_streams, d->name));
+      n_streams++;
+      break;
+    case DECL_EVENT:
+      setup_try(b, d, arena_printf(a, "cnp_event_create(&p->e_%s, CNP_EVENT_DEFAULT)", d->name));
+      break;
+    case DECL_SNAPSHOT:
+      setup_try(b, d, arena_printf(a, "cnp_snapshot_create(&p->snap_%s, &p->f_%s, %d)", d->name,
+                                      d->target.decl->name, d->slots));
+      break;
+    case DECL_PLAN:
+      setup_try(b, d, arena_printf(a, "cnp_segment_plan_create(&p->plan_%s, B, p->device, "
+                                      "p->f_%s.shape[%d], %s)", d->name, d->target.decl->name,
+                                      d->target.decl->shape.rank - 1,
+                                      setup_str(u, d->value, "p->")));
+      break;
+    default: break;
+    }
+  }
+  b->indent = 0;
+  buf_line(b, "  }");
+}
+
+static void gen_teardown_body(GenUnit *u, Buf *b) {
+  b->indent = 2;
+  buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();");
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    switch (d->kind) {
+    case DECL_SNAPSHOT: buf_line(b, "if (p->snap_%s) cnp_snapshot_destroy(p->snap_%s);", d->name, d->name); break;
+    case DECL_PLAN: buf_line(b, "cnp_segment_plan_destroy(p->plan_%s);", d->name); break;
+    case DECL_EVENT: buf_line(b, "if (p->e_%s) cnp_event_destroy(p->e_%s);", d->name, d->name); break;
+    case DECL_STREAM: buf_line(b, "if (p->s_%s) cnp_stream_destroy(p->s_%s);", d->name, d->name); break;
+    case DECL_FIELD: buf_line(b, "if (p->f_%s.data) cnp_array_free(&p->f_%s);", d->name, d->name); break;
+    default: break;
+    }
+  }
+  buf_line(b, "if (p->bad.data) cnp_array_free(&p->bad);");
+  buf_line(b, "cnp_workspace_destroy(p->ws);");
+  b->indent = 0;
+}
+
+static void gen_lookups(GenUnit *u, Buf *field, Buf *ext, Buf *set_ext, Buf *snap, Buf *sync) {
+  field->indent = ext->indent = set_ext->indent = snap->indent = sync->indent = 2;
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    switch (d->kind) {
+    case DECL_FIELD:
+      buf_line(field, "if (strcmp(name, \"%s\") == 0) return cnp_g_live(&p->f_%s, %s);", d->name,
+               d->name, live_extent(u, d));
+      break;
+    case DECL_DIM:
+      buf_line(ext, "if (strcmp(dim, \"%s\") == 0) return p->n_%s;", d->name, d->name);
+      buf_line(set_ext, "if (strcmp(dim, \"%s\") == 0) {", d->name);
+      buf_line(set_ext, "  if (n < 0 || n > p->cap_%s) return CNP_ERANGE;", d->name);
+      buf_line(set_ext, "  p->n_%s = n;", d->name);
+      buf_line(set_ext, "  return CNP_OK;");
+      buf_line(set_ext, "}");
+      break;
+    case DECL_SNAPSHOT:
+      buf_line(snap, "if (strcmp(name, \"%s\") == 0)", d->name);
+      buf_line(snap, "  return p->has_%s ? (int)cnp_snapshot_result(p->h_%s, view) : CNP_ESTATE;",
+               d->name, d->name);
+      break;
+    case DECL_STREAM:
+      buf_line(sync, "{");
+      buf_line(sync, "  int st = cnp_stream_synchronize(p->s_%s);", d->name);
+      buf_line(sync, "  if (st != CNP_OK) return %s_failed(p, st, \"%s_sync: stream %s\");", u->name,
+               u->name, d->name);
+      buf_line(sync, "}");
+      break;
+    default: break;
+    }
+  }
+}
+
+static const char *banner(GenUnit *u) {
+  return arena_printf(&u->cc->arena, "/* Generated by cnpc from %s. DO NOT EDIT. */", u->src_path);
+}
+
+/* Step parameter list: "pic *p, double dt" (public) or with _h (internal). */
+static const char *step_params(GenUnit *u, bool internal, bool call) {
+  Buf t = {0};
+  if (call) buf_printf(&t, "(%s_h *)p", u->name);
+  else buf_printf(&t, "%s%s *p", u->name, internal ? "_h" : "");
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_PARAM && !d->setup) {
+      if (call) buf_printf(&t, ", %s", d->name);
+      else buf_printf(&t, ", %s %s", gen_ctype(d->dtype), d->name);
+    }
+  char *s = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return s;
+}
+
+/* ======================================================================== entry points */
+
+void gen_header(GenUnit *u, Buf *out) {
+  Buf cfg = {0}, init = {0}, streams = {0}, doc = {0};
+  int n_streams = 0;
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    const char *file = base_name(d->loc.file->path);
+    if (d->kind == DECL_DIM) {
+      buf_printf(&cfg, "  int64_t %s;  /* dim %s (%s:%d): capacity, > 0 */\n", d->name, d->name,
+                 file, d->loc.line);
+      buf_puts(&init, ", 0");
+    } else if (d->kind == DECL_PARAM && d->setup) {
+      buf_printf(&cfg, "  %s %s;  /* param %s (%s:%d), known at setup */\n", gen_ctype(d->dtype),
+                 d->name, d->name, file, d->loc.line);
+      buf_puts(&init, ", 0");
+    } else if (d->kind == DECL_PARAM) {
+      buf_printf(&doc, ", %s", d->name);
+    } else if (d->kind == DECL_STREAM) {
+      buf_printf(&streams, "%s%s", n_streams ? ", " : "", d->name);
+      n_streams++;
+    }
+  }
+  TmplVar v[] = {
+      {"banner", banner(u)},
+      {"file", u->stem},
+      {"name", u->name},
+      {"NAME", u->upper},
+      {"guard", arena_printf(&u->cc->arena, "CNP_GENERATED_%s_H", u->upper)},
+      {"step_args_doc", buf_str(&doc)},
+      {"stream_list", n_streams ? buf_str(&streams) : "none"},
+      {"num_streams", arena_printf(&u->cc->arena, "%d", n_streams)},
+      {"config_fields", buf_str(&cfg)},
+      {"config_init", buf_str(&init)},
+      {"step_params", step_params(u, false, false)},
+  };
+  emit_template(out, "header.h", v, (int)(sizeof v / sizeof v[0]));
+  buf_free(&cfg);
+  buf_free(&init);
+  buf_free(&streams);
+  buf_free(&doc);
+}
+
+void gen_unit(GenUnit *u, Buf *out, bool cuda) {
+  Buf fields = {0}, kernels = {0}, checks = {0}, setup = {0}, step = {0}, teardown = {0};
+  Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0};
+  gen_struct(u, &fields);
+  gen_kernels(u, &kernels, cuda);
+  gen_setup_checks(u, &checks);
+  gen_setup_body(u, &setup);
+  gen_step_body(u, &step);
+  gen_teardown_body(u, &teardown);
+  gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
+  bsel.indent = 2;
+  if (cuda) {
+    buf_line(&bsel, "if (cfg->backend == CNP_BACKEND_CUDA) {");
+    buf_line(&bsel, "  const char *why = \"\";");
+    buf_line(&bsel, "  if (cnp_cuda_available(&why)) B = CNP_BACKEND_CUDA;");
+    buf_line(&bsel, "  else if (cfg->strict)");
+    buf_line(&bsel, "    return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, \"%s_setup: CUDA backend "
+                    "unavailable: %%s\", why);", u->name);
+    buf_line(&bsel, "}");
+  } else {
+    buf_line(&bsel, "if (cfg->backend == CNP_BACKEND_CUDA && cfg->strict)");
+    buf_line(&bsel, "  return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, \"%s_setup: CUDA backend "
+                    "unavailable: this is the host unit %s.c (build %s.cu for CUDA)\");",
+             u->name, u->stem, u->stem);
+  }
+  TmplVar v[] = {
+      {"banner", banner(u)},
+      {"file", u->stem},
+      {"name", u->name},
+      {"struct_fields", buf_str(&fields)},
+      {"kernels", buf_str(&kernels)},
+      {"setup_checks", buf_str(&checks)},
+      {"backend_select", buf_str(&bsel)},
+      {"setup_body", buf_str(&setup)},
+      {"step_params_h", step_params(u, true, false)},
+      {"step_params", step_params(u, false, false)},
+      {"step_call", step_params(u, false, true)},
+      {"step_body", buf_str(&step)},
+      {"teardown_body", buf_str(&teardown)},
+      {"sync_body", buf_str(&sync)},
+      {"field_lookup", buf_str(&flook)},
+      {"extent_lookup", buf_str(&elook)},
+      {"set_extent_body", buf_str(&eset)},
+      {"snapshot_lookup", buf_str(&slook)},
+  };
+  emit_template(out, cuda ? "unit.cu" : "unit.c", v, (int)(sizeof v / sizeof v[0]));
+  Buf *all[] = {&fields, &kernels, &checks, &setup, &step, &teardown,
+                &flook,  &elook,   &eset,   &slook, &sync, &bsel};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buf_free(all[i]);
+}

@@ -1,0 +1,137 @@
+/*
+** lower.c -- steps of the checked AST -> ordered GenOps: maps grouped into fused kernels,
+** every other statement kept as one op. Also writes the --explain-fusion report and
+** rejects constructs the code generator does not handle yet.
+*/
+#include "gen.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+static bool unsupported(GenUnit *u, Loc loc, const char *what) {
+  diag_error(u->cc, loc, "code generation for %s is not implemented yet", what);
+  return false;
+}
+
+/* Statements and declarations the emitters handle. */
+static bool check_stmt(GenUnit *u, Stmt *s) {
+  switch (s->kind) {
+  case ST_REFRESH: return unsupported(u, s->loc, "'refresh' (device mirrors)");
+  case ST_EXCHANGE: return unsupported(u, s->loc, "'exchange'");
+  case ST_MIGRATE: return unsupported(u, s->loc, "'migrate'");
+  case ST_CALL: return unsupported(u, s->loc, "hand-written kernel calls");
+  default: return true;
+  }
+}
+
+static bool check_decls(GenUnit *u) {
+  bool ok = true;
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    switch (d->kind) {
+    case DECL_MPI: ok = unsupported(u, d->loc, "'mpi' staging") && ok; break;
+    case DECL_MIRROR: ok = unsupported(u, d->loc, "device mirrors") && ok; break;
+    case DECL_KERNEL: ok = unsupported(u, d->loc, "hand-written kernels") && ok; break;
+    case DECL_FIELD:
+    case DECL_PARAM:
+      if (d->dtype == DT_F16 || dtype_is_complex(d->dtype)) {
+        diag_error(u->cc, d->loc, "code generation for %s values is not implemented yet",
+                   dtype_name(d->dtype));
+        ok = false;
+      }
+      break;
+    case DECL_STEP:
+      if (!d->stream.name) ok = unsupported(u, d->loc, "host steps (top-level exchange/migrate)") && ok;
+      break;
+    default: break;
+    }
+  }
+  return ok;
+}
+
+static void explain(GenUnit *u, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void explain(GenUnit *u, Loc loc, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  buf_printf(&u->explain, "%s:%d: %s\n", base_name(loc.file->path), loc.line, line);
+}
+
+static void lower_step(GenUnit *u, GenStep *gs) {
+  Arena *a = &u->cc->arena;
+  int n = 0;
+  for (Stmt *s = gs->decl->body; s; s = s->next) n++;
+  gs->ops = arena_alloc(a, sizeof(GenOp) * (size_t)(n ? n : 1));
+  gs->n_ops = 0;
+  GenOp *cur = NULL;
+  for (Stmt *s = gs->decl->body; s; s = s->next) {
+    if (s->kind == ST_MAP) {
+      if (cur) {
+        const char *why = fuse_check(u, cur->maps, cur->n_maps, s);
+        if (!why) {
+          cur->maps[cur->n_maps++] = s;
+          explain(u, s->loc, "map %s in %s: fused into the kernel of the map above", s->index->name,
+                  s->over.name);
+          continue;
+        }
+        explain(u, s->loc, "map %s: not fused: %s", s->index->name, why);
+      }
+      GenOp *op = &gs->ops[gs->n_ops++];
+      op->kind = GOP_MAP;
+      op->stmt = s;
+      op->maps = arena_alloc(a, sizeof(Stmt *) * (size_t)n);
+      op->maps[op->n_maps++] = s;
+      op->kernel = u->n_kernels++;
+      cur = op;
+      explain(u, s->loc, "map %s in %s: starts kernel %s", s->index->name, s->over.name,
+              arena_printf(a, "k%d", op->kernel));
+      continue;
+    }
+    if (cur && s->kind == ST_COMPACT && s->a.decl) {
+      bool writes = false;
+      for (int i = 0; i < cur->n_maps; i++) {
+        bool w = false;
+        gen_stmts_touch(cur->maps[i]->body, s->a.decl, &w, NULL);
+        writes = writes || w;
+      }
+      if (writes) {
+        cur->mask_of = s;
+        explain(u, s->loc, "compact %s: mask produced inside kernel %s", s->a.name,
+                arena_printf(a, "k%d", cur->kernel));
+      }
+    }
+    cur = NULL;   /* any other statement ends the run of maps */
+    GenOp *op = &gs->ops[gs->n_ops++];
+    op->kind = GOP_STMT;
+    op->stmt = s;
+  }
+}
+
+int lower_unit(GenUnit *u) {
+  Cnp *cc = u->cc;
+  bool ok = check_decls(u);
+  int n = 0;
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_STEP) {
+      n++;
+      for (Stmt *s = d->body; s; s = s->next) ok = check_stmt(u, s) && ok;
+    }
+  if (!ok) return 1;
+  u->steps = arena_alloc(&cc->arena, sizeof(GenStep) * (size_t)(n ? n : 1));
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_STEP) {
+      GenStep *gs = &u->steps[u->n_steps++];
+      gs->decl = d;
+      lower_step(u, gs);
+    }
+  return 0;
+}

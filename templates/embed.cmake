@@ -1,0 +1,30 @@
+# embed.cmake -- turn templates/*.tmpl into a C file of string literals for cnpc, so an
+# installed cnpc needs no data files. Run as:
+#   cmake -DOUT=templates.c -DDIR=<templates dir> -P embed.cmake
+# Each template becomes a char array (bytes as hex, so no escaping questions) in the table
+# cnp_templates[] {name, text}, name = file name without ".tmpl".
+file(GLOB TEMPLATES ${DIR}/*.tmpl)
+list(SORT TEMPLATES)
+set(body "/* Generated from the templates/ directory by templates/embed.cmake. DO NOT EDIT. */\n")
+string(APPEND body "#include \"gen.h\"\n\n")
+set(table "")
+set(i 0)
+foreach(t ${TEMPLATES})
+  get_filename_component(fname ${t} NAME)
+  string(REGEX REPLACE "\\.tmpl$" "" name ${fname})
+  file(READ ${t} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){16})" "\\1\n  " bytes "${bytes}")
+  string(APPEND body "static const char tmpl_${i}[] = {\n  ${bytes}0x00};\n")
+  string(APPEND table "  {\"${name}\", tmpl_${i}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND body "\nconst CnpTemplate cnp_templates[] = {\n${table}};\n")
+string(APPEND body "const int cnp_n_templates = ${i};\n")
+if(EXISTS ${OUT})
+  file(READ ${OUT} old)
+  if(old STREQUAL body)
+    return()
+  endif()
+endif()
+file(WRITE ${OUT} "${body}")
