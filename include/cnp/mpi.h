@@ -1,0 +1,191 @@
+/*
+** cnp/mpi.h — MPI staging and particle migration (libcnp, MPICH).
+**
+** Included by cnp/cnp.h. This header never includes <mpi.h>: communicators cross the API as
+** an opaque cnp_comm made from the communicator's Fortran handle (MPI_Comm_c2f), which is a
+** plain int in every MPI. cnp/mpi_comm.h (which does include <mpi.h>) adds inline helpers
+** that take and return MPI_Comm directly.
+**
+** In a build without MPI every function here returns CNP_EUNSUPPORTED ("built without MPI").
+**
+** Error handling: cnp duplicates the caller's communicator (collective, at setup) and sets
+** MPI_ERRORS_RETURN on the duplicate, so an MPI failure comes back as CNP_EMPI with the text
+** of MPI_Error_string in cnp_last_error(); nothing here aborts.
+**
+** Allocation: only in the create calls and, lazily, at the first use of a staging object
+** (cnp_mpi_stage_reserve does it up front). Per-step calls never allocate.
+** See docs/mpi.md for the full description and examples.
+*/
+#ifndef CNP_MPI_H
+#define CNP_MPI_H
+
+#include "cnp/cnp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------
+** Communicators.
+*/
+typedef struct cnp_comm cnp_comm;
+
+/* MPI_PROC_NULL as a rank argument ("no partner"). */
+#define CNP_MPI_PROC_NULL (-1)
+
+/* Duplicate the communicator whose Fortran handle is fcomm (MPI_Comm_c2f(comm)); collective
+** over it. MPI must be initialized (CNP_ESTATE otherwise). */
+cnp_status cnp_comm_create(cnp_comm **out, int fcomm);
+/* Free the duplicate (collective). NULL is accepted. */
+cnp_status cnp_comm_destroy(cnp_comm *c);
+int        cnp_comm_rank(const cnp_comm *c);   /* -1 for an invalid handle */
+int        cnp_comm_size(const cnp_comm *c);   /* -1 for an invalid handle */
+/* Fortran handle of cnp's duplicate (for MPI calls on the same process group). */
+int        cnp_comm_fortran(const cnp_comm *c);
+/* Collective helper for "exchange with f(rank)": every rank passes the rank it sends to
+** (dest, or CNP_MPI_PROC_NULL) and receives in *source the unique rank that sends to it
+** (CNP_MPI_PROC_NULL if none). Two ranks sending to the same rank is CNP_EINVAL on every
+** rank. Call once at setup. */
+cnp_status cnp_comm_partner_source(cnp_comm *c, int dest, int *source);
+/* Version string of the MPI library ("MPICH Version: 4.0.2 ..."), first line only. Needs no
+** MPI initialization. */
+cnp_status cnp_mpi_library_version(char *buf, size_t len);
+
+/* ---------------------------------------------------------------------------------------
+** Staging objects. One per (shape, dtype): a reusable host buffer (pinned when CUDA is
+** present) between device arrays and MPI, plus a device C-order packing buffer for
+** Fortran-order and strided device arrays. Host arrays in C order pass through unchanged.
+*/
+typedef enum cnp_cuda_aware {
+  CNP_CUDA_AWARE_OFF  = 0,             /* device data always goes through the host buffer */
+  CNP_CUDA_AWARE_ON   = 1,             /* device pointers go straight to MPI */
+  CNP_CUDA_AWARE_AUTO = 2              /* ON if the MPI library reports CUDA support */
+} cnp_cuda_aware;
+
+typedef struct cnp_mpi_stage cnp_mpi_stage;
+/* A context: the period during which MPI may touch a staged buffer. At most one per stage. */
+typedef struct cnp_mpi_ctx   cnp_mpi_ctx;
+
+/* Maximum nonblocking requests one context can hold. */
+#define CNP_MPI_MAX_REQUESTS 8
+
+/* Create a staging object for arrays of this dtype and shape (ndim 0..CNP_MAX_DIMS). comm
+** is kept by reference (it must outlive the stage). Allocates no buffer yet. */
+cnp_status cnp_mpi_stage_create(cnp_mpi_stage **out, cnp_comm *comm, cnp_dtype dtype,
+                                int ndim, const int64_t *shape, cnp_cuda_aware mode);
+/* CNP_EBUSY while a context is open. NULL is accepted. */
+cnp_status cnp_mpi_stage_destroy(cnp_mpi_stage *s);
+/* Allocate now what arrays on (backend, device) with this layout will need, so that the
+** first step allocates nothing (generated setup code calls this). */
+cnp_status cnp_mpi_stage_reserve(cnp_mpi_stage *s, const cnp_array *like);
+/* 1 if device pointers go straight to MPI (mode ON, or AUTO with a CUDA-aware library). */
+int        cnp_mpi_stage_cuda_aware(const cnp_mpi_stage *s);
+
+/* Open a send context for `a` (dtype and shape must match the stage). Orders after exactly
+** one producer: producer_stream (the staging copy is enqueued on it) or producer_event; with
+** neither, all work on a's device is synchronized. When it returns, the context buffer holds
+** a's data in C order and may be handed to MPI. Both producers non-NULL: CNP_EINVAL. A stage
+** that already has an open context: CNP_EBUSY. */
+cnp_status cnp_mpi_send_begin(cnp_mpi_stage *s, const cnp_array *a,
+                              cnp_stream *producer_stream, cnp_event *producer_event,
+                              cnp_mpi_ctx **ctx);
+/* Open a receive context for `a`. The producer is the last work that used `a`; it is waited
+** for before MPI writes into a's own storage (pass-through and CUDA-aware paths). The data
+** received into the buffer is copied back into `a` (scattered into its view) by
+** cnp_mpi_end, ordered on producer_stream when given, and completed before end returns. */
+cnp_status cnp_mpi_recv_begin(cnp_mpi_stage *s, cnp_array *a,
+                              cnp_stream *producer_stream, cnp_event *producer_event,
+                              cnp_mpi_ctx **ctx);
+/* The buffer MPI may use during the context: C-order data of the stage's shape. *bytes is
+** the payload size. May point to device memory (CUDA-aware) or into `a` (pass-through). */
+cnp_status cnp_mpi_ctx_buffer(cnp_mpi_ctx *ctx, void **ptr, size_t *bytes);
+/* MPI operations on a context's buffer, on cnp's duplicate communicator. Send on a receive
+** context (or receive on a send context) is CNP_ESTATE. */
+cnp_status cnp_mpi_send(cnp_mpi_ctx *ctx, int dest, int tag);
+cnp_status cnp_mpi_recv(cnp_mpi_ctx *ctx, int source, int tag);
+cnp_status cnp_mpi_isend(cnp_mpi_ctx *ctx, int dest, int tag);
+cnp_status cnp_mpi_irecv(cnp_mpi_ctx *ctx, int source, int tag);
+/* MPI_Sendrecv between a send context and a receive context (of two stages). */
+cnp_status cnp_mpi_sendrecv(cnp_mpi_ctx *send_ctx, int dest, int sendtag,
+                            cnp_mpi_ctx *recv_ctx, int source, int recvtag);
+/* Wait for the context's pending nonblocking requests. */
+cnp_status cnp_mpi_wait(cnp_mpi_ctx *ctx);
+/* Close the context: waits for pending requests (a closed context never leaves MPI work
+** behind), then for a receive context copies the data back into the array and waits for
+** that copy. The stage is free again even when an error is returned. */
+cnp_status cnp_mpi_end(cnp_mpi_ctx *ctx);
+
+/* One-call halo exchange through one stage: sends `a` to dest and replaces it with the data
+** received from source (MPI_Sendrecv_replace semantics), staging both ways. Use
+** cnp_comm_partner_source at setup to find source for a ring-like dest. */
+cnp_status cnp_mpi_exchange(cnp_mpi_stage *s, cnp_array *a, int dest, int source, int tag,
+                            cnp_stream *producer_stream, cnp_event *producer_event);
+
+/* Wait for the producer of `a` before MPI touches it: producer_stream or producer_event
+** (exactly one), or with neither, every stream of a's device. Both non-NULL: CNP_EINVAL. */
+cnp_status cnp_synchronize_for_mpi(const cnp_array *a, cnp_stream *producer_stream,
+                                   cnp_event *producer_event);
+
+/* ---------------------------------------------------------------------------------------
+** Particle migration. Fields are (N,) or component-major (k, N) C-contiguous arrays sharing
+** one capacity N (their last extent). Rows [0, n) are live. A step moves every row whose
+** destination is another rank there (counts exchanged first with MPI_Alltoall), compacts
+** the rows that stay to the front in their original order, appends the arrivals (ordered
+** by source rank, then by their order on the source) and returns the new count.
+** Either every rank completes the step or none moves anything: errors found on any rank
+** (bad destination, capacity overflow, invalid arguments) are agreed on with
+** MPI_Allreduce before data moves, so no particle is lost or duplicated.
+*/
+typedef struct cnp_migrate_plan cnp_migrate_plan;
+
+/* Fields describe dtype/shape/backend of the arrays the steps will pass (same order).
+** Allocates scratch for the sort (same backend as the fields), the key/order arrays and, for
+** device fields without CUDA-aware MPI, pinned host send/receive buffers. */
+cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
+                                   const cnp_array *fields, int n_fields,
+                                   cnp_cuda_aware mode);
+cnp_status cnp_migrate_plan_destroy(cnp_migrate_plan *p);
+int64_t    cnp_migrate_plan_capacity(const cnp_migrate_plan *p);
+
+/* Statistics of the last successful step of a plan. */
+typedef struct cnp_migrate_stats {
+  int64_t n_before, n_stay, n_sent, n_received, n_after;
+} cnp_migrate_stats;
+cnp_status cnp_migrate_last_stats(const cnp_migrate_plan *p, cnp_migrate_stats *out);
+
+/* Collective over the plan's communicator. dest: int32 (N,) on the fields' backend, dest[i]
+** in [0, size) for i < n (the own rank means "stays"). On success *n_out is the new count.
+** Errors (same status on every rank): CNP_ERANGE (a destination out of range on some rank),
+** CNP_EOVERFLOW (some rank would hold more than N rows), CNP_EINVAL/ESHAPE/EDTYPE (bad
+** arguments on some rank), CNP_EMPI. On error the fields and *n_out are left unchanged. */
+cnp_status cnp_migrate(cnp_migrate_plan *p, cnp_array *fields, int n_fields, int64_t n,
+                       const cnp_array *dest, cnp_stream *producer_stream,
+                       cnp_event *producer_event, int64_t *n_out);
+
+/* A regular Cartesian decomposition of the box [lo, hi) into dims[0]*...*dims[ndim-1]
+** ranks, numbered in C order (the last axis fastest, as MPI_Cart_create does). */
+typedef struct cnp_domain {
+  int    ndim;                         /* 1..3 */
+  int    dims[3];                      /* ranks per axis; the product is the comm size */
+  double lo[3], hi[3];                 /* global box, hi > lo */
+  int    periodic[3];                  /* 1: positions wrap; 0: outside is CNP_ERANGE */
+} cnp_domain;
+
+/* Rank owning position x[0..ndim-1]; CNP_ERANGE outside a non-periodic axis. */
+cnp_status cnp_domain_rank(const cnp_domain *d, const double *x, int *rank);
+/* dest[i] = owner of particle i < n. pos: either n_pos == ndim arrays of shape (N,), or one
+** (ndim, N) component-major array; float32 or float64, host memory. Local (no MPI). */
+cnp_status cnp_domain_dest(const cnp_domain *d, const cnp_array *pos, int n_pos, int64_t n,
+                           cnp_array *dest);
+/* cnp_domain_dest into the plan's own destination array, then cnp_migrate, with errors in
+** the first part agreed on like the others. Positions must be host arrays. */
+cnp_status cnp_migrate_by_domain(cnp_migrate_plan *p, const cnp_domain *d,
+                                 const cnp_array *pos, int n_pos, cnp_array *fields,
+                                 int n_fields, int64_t n, cnp_stream *producer_stream,
+                                 cnp_event *producer_event, int64_t *n_out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CNP_MPI_H */

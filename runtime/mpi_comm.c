@@ -1,0 +1,192 @@
+/*
+** mpi_comm.c — communicators for MPI staging and migration, and MPI error translation.
+**
+** cnp never works on the caller's communicator: cnp_comm_create duplicates it and sets
+** MPI_ERRORS_RETURN on the duplicate, so every MPI failure inside libcnp becomes CNP_EMPI
+** with MPI_Error_string's text instead of aborting the job.
+*/
+#include "mpi_internal.h"
+
+#include <string.h>
+
+/*
+** cnp__mpi_fail: record an MPI error code as CNP_EMPI.
+*/
+cnp_status cnp__mpi_fail(int mpierr, const char *op, const char *what)
+{
+  char text[MPI_MAX_ERROR_STRING + 1];
+  int len = 0, klass = 0;
+  if (MPI_Error_string(mpierr, text, &len) != MPI_SUCCESS) len = 0;
+  text[len] = '\0';
+  if (MPI_Error_class(mpierr, &klass) != MPI_SUCCESS) klass = mpierr;
+  return cnp__fail(CNP_EMPI, op, "%s failed: %s (MPI error class %d)", what,
+                   len ? text : "unknown MPI error", klass);
+}
+
+cnp_status cnp__mpi_ready(const char *op)
+{
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init) return cnp__fail(CNP_ESTATE, op, "MPI is not initialized (call MPI_Init first)");
+  if (fin) return cnp__fail(CNP_ESTATE, op, "MPI has been finalized");
+  return CNP_OK;
+}
+
+cnp_status cnp__comm_check(const cnp_comm *c, const char *op)
+{
+  if (c == NULL) return cnp__fail(CNP_EINVAL, op, "communicator is NULL");
+  if (c->magic != CNP__MAGIC_COMM)
+    return cnp__fail(CNP_ESTATE, op, "communicator was destroyed or is not a cnp_comm");
+  return cnp__mpi_ready(op);
+}
+
+/*
+** cnp__mpi_cuda_aware_library: MPICH answers through MPIX_GPU_query_support, Open MPI
+** through MPIX_Query_cuda_support (mpi-ext.h); other libraries count as not CUDA-aware.
+*/
+int cnp__mpi_cuda_aware_library(void)
+{
+#if defined(MPIX_GPU_SUPPORT_CUDA)
+  int yes = 0;
+  if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes) != MPI_SUCCESS) return 0;
+  return yes != 0;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() != 0;
+#else
+  return 0;
+#endif
+}
+
+/*
+** cnp_comm_create: duplicate the caller's communicator (collective) with MPI_ERRORS_RETURN.
+*/
+cnp_status cnp_comm_create(cnp_comm **out, int fcomm)
+{
+  static const char op[] = "cnp_comm_create";
+  CNP__CHECK_NOTNULL(op, out);
+  *out = NULL;
+  cnp_status st = cnp__mpi_ready(op);
+  if (st) return st;
+  MPI_Comm user = MPI_Comm_f2c((MPI_Fint)fcomm);
+  if (user == MPI_COMM_NULL) return cnp__fail(CNP_EINVAL, op, "communicator is MPI_COMM_NULL");
+  cnp_comm *c = cnp__calloc(1, sizeof *c);
+  if (!c) return cnp__fail(CNP_ENOMEM, op, "cannot allocate the communicator handle");
+  int rc = MPI_Comm_dup(user, &c->comm);
+  if (rc != MPI_SUCCESS) {
+    cnp__free(c);
+    return cnp__mpi_fail(rc, op, "MPI_Comm_dup");
+  }
+  rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(c->comm, &c->rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(c->comm, &c->size);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&c->comm);
+    cnp__free(c);
+    return cnp__mpi_fail(rc, op, "MPI_Comm_set_errhandler/rank/size");
+  }
+  c->magic = CNP__MAGIC_COMM;
+  *out = c;
+  return CNP_OK;
+}
+
+cnp_status cnp_comm_destroy(cnp_comm *c)
+{
+  static const char op[] = "cnp_comm_destroy";
+  if (c == NULL) return CNP_OK;
+  if (c->magic != CNP__MAGIC_COMM)
+    return cnp__fail(CNP_ESTATE, op, "communicator was destroyed or is not a cnp_comm");
+  cnp_status st = CNP_OK;
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (!fin) {
+    int rc = MPI_Comm_free(&c->comm);
+    if (rc != MPI_SUCCESS) st = cnp__mpi_fail(rc, op, "MPI_Comm_free");
+  } else {
+    st = cnp__fail(CNP_ESTATE, op, "MPI was finalized before the communicator was destroyed "
+                   "(the handle is freed, the MPI duplicate leaked)");
+  }
+  c->magic = CNP__MAGIC_DEAD;
+  cnp__free(c);
+  return st;
+}
+
+int cnp_comm_rank(const cnp_comm *c)
+{
+  return c && c->magic == CNP__MAGIC_COMM ? c->rank : -1;
+}
+
+int cnp_comm_size(const cnp_comm *c)
+{
+  return c && c->magic == CNP__MAGIC_COMM ? c->size : -1;
+}
+
+int cnp_comm_fortran(const cnp_comm *c)
+{
+  if (!c || c->magic != CNP__MAGIC_COMM) return (int)MPI_Comm_c2f(MPI_COMM_NULL);
+  return (int)MPI_Comm_c2f(c->comm);
+}
+
+/*
+** cnp_comm_partner_source: every rank names its destination; each learns who sends to it.
+** Allocates (setup only).
+*/
+cnp_status cnp_comm_partner_source(cnp_comm *c, int dest, int *source)
+{
+  static const char op[] = "cnp_comm_partner_source";
+  cnp_status st = cnp__comm_check(c, op);
+  if (st) return st;
+  CNP__CHECK_NOTNULL(op, source);
+  int *all = cnp__malloc(sizeof(int) * (size_t)c->size);
+  if (!all) return cnp__fail(CNP_ENOMEM, op, "cannot allocate %d ints", c->size);
+  int mine = (dest >= 0 && dest < c->size) || dest == CNP_MPI_PROC_NULL ? dest : -2;
+  int rc = MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, c->comm);
+  if (rc != MPI_SUCCESS) {
+    cnp__free(all);
+    return cnp__mpi_fail(rc, op, "MPI_Allgather");
+  }
+  int src = CNP_MPI_PROC_NULL, bad = -1, dup = -1;
+  for (int r = 0; r < c->size; r++) {
+    if (all[r] == -2 && bad < 0) bad = r;
+    if (all[r] == c->rank) {
+      if (src != CNP_MPI_PROC_NULL && dup < 0) dup = r;
+      else if (src == CNP_MPI_PROC_NULL) src = r;
+    }
+  }
+  /* Duplicates are checked globally so that every rank returns the same status. */
+  int local_dup = dup >= 0, any_dup = 0;
+  rc = MPI_Allreduce(&local_dup, &any_dup, 1, MPI_INT, MPI_MAX, c->comm);
+  cnp__free(all);
+  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allreduce");
+  if (bad >= 0)
+    return cnp__fail(CNP_EINVAL, op, "rank %d named a destination outside [0, %d)", bad,
+                     c->size);
+  if (any_dup)
+    return cnp__fail(CNP_EINVAL, op, "two ranks send to the same rank; the partner map "
+                     "must be a permutation (or use CNP_MPI_PROC_NULL)");
+  *source = src;
+  return CNP_OK;
+}
+
+cnp_status cnp_mpi_library_version(char *buf, size_t len)
+{
+  static const char op[] = "cnp_mpi_library_version";
+  CNP__CHECK_NOTNULL(op, buf);
+  if (len == 0) return cnp__fail(CNP_EINVAL, op, "len is 0");
+  char v[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+  int n = 0;
+  int rc = MPI_Get_library_version(v, &n);
+  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Get_library_version");
+  v[n] = '\0';
+  size_t k = strcspn(v, "\n");
+  while (k > 0 && (v[k - 1] == ' ' || v[k - 1] == '\t' || v[k - 1] == '\r')) k--;
+  v[k] = '\0';
+  if (k + 1 > len) {
+    memcpy(buf, v, len - 1);
+    buf[len - 1] = '\0';
+    return cnp__fail(CNP_EOVERFLOW, op, "buffer of %zu bytes is too small (%zu needed)", len,
+                     k + 1);
+  }
+  memcpy(buf, v, k + 1);
+  return CNP_OK;
+}

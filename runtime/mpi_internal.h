@@ -1,0 +1,33 @@
+/*
+** mpi_internal.h — private declarations shared by runtime/mpi_*.c (built only with MPI).
+*/
+#ifndef CNP_MPI_INTERNAL_H
+#define CNP_MPI_INTERNAL_H
+
+#include <mpi.h>
+
+#include "internal.h"
+#include "cnp/mpi.h"
+
+#define CNP__MAGIC_COMM    0x434e5043u  /* "CNPC" */
+#define CNP__MAGIC_STAGE   0x434e5047u  /* "CNPG" */
+#define CNP__MAGIC_MIGRATE 0x434e5052u  /* "CNPR" */
+
+struct cnp_comm {
+  uint32_t magic;
+  MPI_Comm comm;                       /* our duplicate, MPI_ERRORS_RETURN */
+  int      rank, size;
+};
+
+/* Validate a communicator handle and that MPI is still usable. */
+cnp_status cnp__comm_check(const cnp_comm *c, const char *op);
+/* CNP_EMPI with "<what> failed: <MPI_Error_string> (MPI error class N)". */
+cnp_status cnp__mpi_fail(int mpierr, const char *op, const char *what);
+/* CNP_ESTATE unless MPI is initialized and not finalized. */
+cnp_status cnp__mpi_ready(const char *op);
+/* CNP_MPI_PROC_NULL -> MPI_PROC_NULL; other ranks unchanged. */
+static inline int cnp__mpi_rank(int r) { return r == CNP_MPI_PROC_NULL ? MPI_PROC_NULL : r; }
+/* 1 if the MPI library says it can take CUDA device pointers. */
+int cnp__mpi_cuda_aware_library(void);
+
+#endif /* CNP_MPI_INTERNAL_H */

@@ -1,0 +1,608 @@
+/*
+** mpi_migrate.c — particle migration between MPI ranks, and regular domain decompositions.
+**
+** One step (cnp_migrate):
+**   1. wait for the producer; bring dest to the host if it lives on the device;
+**   2. one host pass over dest: validate, count rows per destination, and build sort keys
+**      (0 for rows that stay, dest + 1 for leavers);
+**   3. MPI_Alltoall of the counts; check that the stayers plus the arrivals fit;
+**   4. agree on success with MPI_Allreduce(MINLOC) of every rank's status — on any error all
+**      ranks return the same status and nothing has moved;
+**   5. cnp_sort_by_key (stable, key_limit = size + 1) moves the stayers to the front in their
+**      original order and groups the leavers by destination; a second agreement covers a
+**      failure of the sort;
+**   6. per field component, MPI_Alltoallv from the leaver rows [n_stay, n) into a receive
+**      buffer (staged through pinned host buffers for device fields without CUDA-aware MPI);
+**   7. the arrivals are copied to rows [n_stay, n_stay + n_arrived).
+** Everything is allocated by cnp_migrate_plan_create.
+*/
+#include "mpi_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct mig_field {
+  cnp_dtype    dtype;
+  int          ndim;                   /* 1: (N,)  2: (k, N) */
+  int64_t      ncomp;
+  size_t       item;
+  MPI_Datatype elem;
+} mig_field;
+
+struct cnp_migrate_plan {
+  uint32_t       magic;
+  cnp_comm      *comm;
+  int            n_fields;
+  mig_field     *fields;
+  int            n_values;             /* sum of ncomp: one sort value / message per row */
+  int64_t        cap;
+  cnp_backend    backend;
+  int            device;
+  int            aware;                /* device pointers go to MPI */
+  cnp_workspace *ws;
+  cnp_array      keys_host;            /* int32 [cap] */
+  cnp_array      keys_dev;             /* int32 [cap] on the device (device fields) */
+  cnp_array      dest_host;            /* int32 [cap]: dest brought to the host, or domain */
+  cnp_array     *values;               /* [n_values] views handed to the sort */
+  cnp_array     *rbuf;                 /* [n_values] receive buffers, (cap,) each */
+  cnp_array     *sbuf;                 /* [n_values] pinned send buffers (staged only) */
+  int64_t       *cnt_send, *cnt_recv;  /* [size] */
+  int           *scount, *sdispl, *rcount, *rdispl;  /* [size] */
+  cnp_migrate_stats stats;
+  bool           have_stats;
+};
+
+/* A 1-D view of `n` items at `data`. */
+static cnp_array view1d(void *data, cnp_dtype t, int64_t n, cnp_backend b, int device)
+{
+  cnp_array v;
+  memset(&v, 0, sizeof v);
+  v.data = data;
+  v.dtype = t;
+  v.ndim = 1;
+  v.shape[0] = n;
+  v.strides[0] = (int64_t)cnp_dtype_size(t);
+  v.backend = b;
+  v.device = device;
+  return v;
+}
+
+static cnp_status plan_check(const cnp_migrate_plan *p, const char *op)
+{
+  if (p == NULL) return cnp__fail(CNP_EINVAL, op, "migration plan is NULL");
+  if (p->magic != CNP__MAGIC_MIGRATE)
+    return cnp__fail(CNP_ESTATE, op, "migration plan was destroyed");
+  return cnp__comm_check(p->comm, op);
+}
+
+/* Check a field template or a step's field against the plan's rules. */
+static cnp_status field_shape(const cnp_array *a, int i, const char *op, int64_t *ncomp,
+                              int64_t *cap)
+{
+  char what[32];
+  snprintf(what, sizeof what, "fields[%d]", i);
+  cnp_status st = cnp__check_array(a, op, what);
+  if (st) return st;
+  if (a->ndim != 1 && a->ndim != 2)
+    return cnp__fail(CNP_ESHAPE, op, "%s must be (N,) or component-major (k, N), has ndim %d",
+                     what, a->ndim);
+  if (!cnp_array_is_c_contiguous(a))
+    return cnp__fail(CNP_ELAYOUT, op, "%s must be C-contiguous", what);
+  *ncomp = a->ndim == 2 ? a->shape[0] : 1;
+  *cap = a->shape[a->ndim - 1];
+  return CNP_OK;
+}
+
+/* ---- plan lifetime --------------------------------------------------------------------- */
+
+static void plan_free(cnp_migrate_plan *p)
+{
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (p->fields && !fin)
+    for (int f = 0; f < p->n_fields; f++)
+      if (p->fields[f].elem != MPI_DATATYPE_NULL) MPI_Type_free(&p->fields[f].elem);
+  cnp_workspace_destroy(p->ws);
+  if (p->keys_host.data) cnp_array_free(&p->keys_host);
+  if (p->keys_dev.data) cnp_array_free(&p->keys_dev);
+  if (p->dest_host.data) cnp_array_free(&p->dest_host);
+  for (int v = 0; v < p->n_values; v++) {
+    if (p->rbuf && p->rbuf[v].data) cnp_array_free(&p->rbuf[v]);
+    if (p->sbuf && p->sbuf[v].data) cnp_array_free(&p->sbuf[v]);
+  }
+  cnp__free(p->fields);
+  cnp__free(p->values);
+  cnp__free(p->rbuf);
+  cnp__free(p->sbuf);
+  cnp__free(p->cnt_send);
+  cnp__free(p->scount);
+  p->magic = CNP__MAGIC_DEAD;
+  cnp__free(p);
+}
+
+static cnp_status plan_alloc(cnp_migrate_plan *p, const char *op)
+{
+  cnp_status st;
+  int size = p->comm->size;
+  int64_t cap = p->cap;
+  p->values = cnp__calloc((size_t)p->n_values, sizeof *p->values);
+  p->rbuf = cnp__calloc((size_t)p->n_values, sizeof *p->rbuf);
+  p->sbuf = cnp__calloc((size_t)p->n_values, sizeof *p->sbuf);
+  p->cnt_send = cnp__calloc(2 * (size_t)size, sizeof(int64_t));
+  p->scount = cnp__calloc(4 * (size_t)size, sizeof(int));
+  if (!p->values || !p->rbuf || !p->sbuf || !p->cnt_send || !p->scount)
+    return cnp__fail(CNP_ENOMEM, op, "cannot allocate the plan tables");
+  p->cnt_recv = p->cnt_send + size;
+  p->sdispl = p->scount + size;
+  p->rcount = p->scount + 2 * size;
+  p->rdispl = p->scount + 3 * size;
+
+  size_t row_bytes = 0;
+  for (int f = 0; f < p->n_fields; f++)
+    if (p->fields[f].item > row_bytes) row_bytes = p->fields[f].item;
+  if ((st = cnp_workspace_create(&p->ws, p->backend, p->device, cap, (int64_t)size + 1,
+                                 row_bytes)))
+    return st;
+  bool dev = p->backend == CNP_BACKEND_CUDA;
+  if ((st = cnp_array_alloc_on(&p->keys_host, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
+                               CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
+    return st;
+  if ((st = cnp_array_alloc_on(&p->dest_host, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
+                               CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
+    return st;
+  if (dev && (st = cnp_array_alloc_on(&p->keys_dev, p->backend, p->device, CNP_INT32, 1, &cap,
+                                      CNP_ORDER_C, 0)))
+    return st;
+  int v = 0;
+  for (int f = 0; f < p->n_fields; f++) {
+    for (int64_t c = 0; c < p->fields[f].ncomp; c++, v++) {
+      cnp_dtype t = p->fields[f].dtype;
+      if (!dev) st = cnp_array_alloc_on(&p->rbuf[v], CNP_BACKEND_HOST, 0, t, 1, &cap,
+                                        CNP_ORDER_C, 0);
+      else if (p->aware) st = cnp_array_alloc_on(&p->rbuf[v], p->backend, p->device, t, 1,
+                                                 &cap, CNP_ORDER_C, 0);
+      else {
+        st = cnp_array_alloc_on(&p->rbuf[v], CNP_BACKEND_HOST, 0, t, 1, &cap, CNP_ORDER_C,
+                                CNP_ARRAY_PINNED);
+        if (!st) st = cnp_array_alloc_on(&p->sbuf[v], CNP_BACKEND_HOST, 0, t, 1, &cap,
+                                         CNP_ORDER_C, CNP_ARRAY_PINNED);
+      }
+      if (st) return st;
+    }
+  }
+  return CNP_OK;
+}
+
+cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
+                                   const cnp_array *fields, int n_fields, cnp_cuda_aware mode)
+{
+  static const char op[] = "cnp_migrate_plan_create";
+  CNP__CHECK_NOTNULL(op, out);
+  *out = NULL;
+  cnp_status st = cnp__comm_check(comm, op);
+  if (st) return st;
+  if (n_fields < 0 || (n_fields > 0 && !fields))
+    return cnp__fail(CNP_EINVAL, op, "need n_fields >= 0 field templates");
+  if (mode != CNP_CUDA_AWARE_OFF && mode != CNP_CUDA_AWARE_ON && mode != CNP_CUDA_AWARE_AUTO)
+    return cnp__fail(CNP_EINVAL, op, "invalid cuda_aware mode %d", (int)mode);
+  int64_t cap = -1, n_values = 0;
+  for (int f = 0; f < n_fields; f++) {
+    int64_t k, c;
+    if ((st = field_shape(&fields[f], f, op, &k, &c))) return st;
+    if (cap < 0) cap = c;
+    if (c != cap)
+      return cnp__fail(CNP_ESHAPE, op, "fields[%d] has capacity %lld, fields[0] has %lld", f,
+                       (long long)c, (long long)cap);
+    if (fields[f].backend != fields[0].backend || fields[f].device != fields[0].device)
+      return cnp__fail(CNP_EDEVICE, op, "fields[%d] is on another backend or device", f);
+    n_values += k;
+  }
+  if (cap < 0) cap = 0;
+  if (cap > INT32_MAX || n_values > INT32_MAX)
+    return cnp__fail(CNP_EOVERFLOW, op, "capacity %lld exceeds MPI's int counts",
+                     (long long)cap);
+
+  cnp_migrate_plan *p = cnp__calloc(1, sizeof *p);
+  if (!p) return cnp__fail(CNP_ENOMEM, op, "cannot allocate the plan");
+  p->magic = CNP__MAGIC_MIGRATE;
+  p->comm = comm;
+  p->n_fields = n_fields;
+  p->n_values = (int)n_values;
+  p->cap = cap;
+  p->backend = n_fields ? fields[0].backend : CNP_BACKEND_HOST;
+  p->device = n_fields ? fields[0].device : 0;
+  p->aware = p->backend == CNP_BACKEND_CUDA &&
+             (mode == CNP_CUDA_AWARE_ON ||
+              (mode == CNP_CUDA_AWARE_AUTO && cnp__mpi_cuda_aware_library()));
+  p->fields = cnp__calloc((size_t)(n_fields ? n_fields : 1), sizeof *p->fields);
+  if (!p->fields) {
+    plan_free(p);
+    return cnp__fail(CNP_ENOMEM, op, "cannot allocate the plan");
+  }
+  for (int f = 0; f < n_fields; f++) p->fields[f].elem = MPI_DATATYPE_NULL;
+  for (int f = 0; f < n_fields; f++) {
+    mig_field *m = &p->fields[f];
+    m->dtype = fields[f].dtype;
+    m->ndim = fields[f].ndim;
+    m->ncomp = m->ndim == 2 ? fields[f].shape[0] : 1;
+    m->item = cnp_dtype_size(m->dtype);
+    int rc = MPI_Type_contiguous((int)m->item, MPI_BYTE, &m->elem);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&m->elem);
+    if (rc != MPI_SUCCESS) {
+      plan_free(p);
+      return cnp__mpi_fail(rc, op, "MPI_Type_contiguous/commit");
+    }
+  }
+  if ((st = plan_alloc(p, op))) {
+    plan_free(p);
+    return st;
+  }
+  *out = p;
+  return CNP_OK;
+}
+
+cnp_status cnp_migrate_plan_destroy(cnp_migrate_plan *p)
+{
+  if (p == NULL) return CNP_OK;
+  if (p->magic != CNP__MAGIC_MIGRATE)
+    return cnp__fail(CNP_ESTATE, "cnp_migrate_plan_destroy", "migration plan was destroyed");
+  plan_free(p);
+  return CNP_OK;
+}
+
+int64_t cnp_migrate_plan_capacity(const cnp_migrate_plan *p)
+{
+  return p && p->magic == CNP__MAGIC_MIGRATE ? p->cap : -1;
+}
+
+cnp_status cnp_migrate_last_stats(const cnp_migrate_plan *p, cnp_migrate_stats *out)
+{
+  static const char op[] = "cnp_migrate_last_stats";
+  if (p == NULL || p->magic != CNP__MAGIC_MIGRATE)
+    return cnp__fail(CNP_EINVAL, op, "invalid migration plan");
+  CNP__CHECK_NOTNULL(op, out);
+  if (!p->have_stats) return cnp__fail(CNP_ESTATE, op, "no step has completed yet");
+  *out = p->stats;
+  return CNP_OK;
+}
+
+/* ---- one step ---------------------------------------------------------------------------- */
+
+/* The step's arrays must match the plan's templates. */
+static cnp_status check_step_args(cnp_migrate_plan *p, const cnp_array *fields, int n_fields,
+                                  int64_t n, const cnp_array *dest, const char *op)
+{
+  if (n_fields != p->n_fields)
+    return cnp__fail(CNP_EINVAL, op, "%d fields given, the plan has %d", n_fields,
+                     p->n_fields);
+  if (n_fields > 0 && !fields) return cnp__fail(CNP_EINVAL, op, "fields is NULL");
+  for (int f = 0; f < n_fields; f++) {
+    int64_t k, c;
+    cnp_status st = field_shape(&fields[f], f, op, &k, &c);
+    if (st) return st;
+    if (fields[f].dtype != p->fields[f].dtype)
+      return cnp__fail(CNP_EDTYPE, op, "fields[%d] is %s, the plan says %s", f,
+                       cnp_dtype_name(fields[f].dtype), cnp_dtype_name(p->fields[f].dtype));
+    if (fields[f].ndim != p->fields[f].ndim || k != p->fields[f].ncomp || c != p->cap)
+      return cnp__fail(CNP_ESHAPE, op, "fields[%d] shape differs from the plan's template", f);
+    if (fields[f].backend != p->backend || fields[f].device != p->device)
+      return cnp__fail(CNP_EDEVICE, op, "fields[%d] is on another backend or device than the "
+                       "plan", f);
+  }
+  if (n < 0 || n > p->cap)
+    return cnp__fail(CNP_ERANGE, op, "n = %lld outside [0, capacity %lld]", (long long)n,
+                     (long long)p->cap);
+  cnp_status st = cnp__check_array(dest, op, "dest");
+  if (st) return st;
+  if (dest->dtype != CNP_INT32 || dest->ndim != 1 || dest->shape[0] < n ||
+      !cnp_array_is_c_contiguous(dest))
+    return cnp__fail(CNP_EDTYPE, op, "dest must be a contiguous int32 (N,) array with at "
+                     "least n entries");
+  if (dest->backend != p->backend || dest->device != p->device)
+    return cnp__fail(CNP_EDEVICE, op, "dest is on another backend or device than the fields");
+  return CNP_OK;
+}
+
+/* Validate destinations, count them and build the sort keys (host pass). */
+static cnp_status count_and_key(cnp_migrate_plan *p, const int32_t *dest, int64_t n,
+                                const char *op)
+{
+  int size = p->comm->size, me = p->comm->rank;
+  int32_t *key = p->keys_host.data;
+  int64_t *cnt = p->cnt_send;
+  for (int64_t i = 0; i < n; i++) {
+    int32_t d = dest[i];
+    if (d < 0 || d >= size)
+      return cnp__fail(CNP_ERANGE, op, "dest[%lld] = %d outside [0, %d)", (long long)i, d,
+                       size);
+    cnt[d]++;
+    key[i] = d == me ? 0 : d + 1;
+  }
+  return CNP_OK;
+}
+
+/*
+** agree: every rank learns the lowest status of all ranks (and the lowest rank with it).
+** Returns CNP_OK when every rank is fine; otherwise that status on every rank.
+*/
+static cnp_status agree(cnp_migrate_plan *p, cnp_status local, const char *op,
+                        const char *when, cnp_status *mpi_err)
+{
+  struct { int code, rank; } in = {(int)local, p->comm->rank}, res;
+  int rc = MPI_Allreduce(&in, &res, 1, MPI_2INT, MPI_MINLOC, p->comm->comm);
+  if (rc != MPI_SUCCESS) return *mpi_err = cnp__mpi_fail(rc, op, "MPI_Allreduce");
+  if (res.code == CNP_OK) return CNP_OK;
+  if (res.code != (int)local)
+    return cnp__fail((cnp_status)res.code, op, "rank %d failed %s (%s); nothing was moved",
+                     res.rank, when, cnp_status_string((cnp_status)res.code));
+  return (cnp_status)res.code;
+}
+
+static cnp_status migrate_impl(cnp_migrate_plan *p, cnp_array *fields, int n_fields,
+                               int64_t n, const cnp_array *dest, cnp_stream *ps,
+                               cnp_event *pe, cnp_status local, int64_t *n_out,
+                               const char *op)
+{
+  int size = p->comm->size, me = p->comm->rank;
+  MPI_Comm comm = p->comm->comm;
+  cnp_status mpi_err = CNP_OK, st;
+  bool dev = p->backend == CNP_BACKEND_CUDA;
+  void *native = cnp__native(ps);
+
+  /* 1-2: local checks, dest on the host, counts and keys. */
+  memset(p->cnt_send, 0, sizeof(int64_t) * (size_t)size);
+  if (!local && !n_out) local = cnp__fail(CNP_EINVAL, op, "n_out is NULL");
+  if (!local) local = check_step_args(p, fields, n_fields, n, dest, op);
+  if (!local && ps && pe)
+    local = cnp__fail(CNP_EINVAL, op, "give one producer (a stream or an event), not both");
+  if (!local) local = cnp_synchronize_for_mpi(dest, ps, pe);
+  const int32_t *dh = NULL;
+  if (!local && !dev) dh = dest->data;
+  if (!local && dev) {
+    cnp_array hv = view1d(p->dest_host.data, CNP_INT32, n, CNP_BACKEND_HOST, 0);
+    cnp_array dv = view1d(dest->data, CNP_INT32, n, dest->backend, dest->device);
+    local = cnp__copy(&hv, &dv, native, op);
+    if (!local) local = cnp__backend_of(p->backend)->stream_sync(native);
+    dh = p->dest_host.data;
+  }
+  if (!local) local = count_and_key(p, dh, n, op);
+  if (local) memset(p->cnt_send, 0, sizeof(int64_t) * (size_t)size);
+  int64_t n_stay = local ? 0 : p->cnt_send[me];
+  p->cnt_send[me] = 0;
+
+  /* 3: counts. */
+  int rc = MPI_Alltoall(p->cnt_send, 1, MPI_INT64_T, p->cnt_recv, 1, MPI_INT64_T, comm);
+  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Alltoall");
+  int64_t n_arrive = 0, n_leave = 0;
+  for (int r = 0; r < size; r++) {
+    n_arrive += p->cnt_recv[r];
+    n_leave += p->cnt_send[r];
+  }
+  if (!local && n_stay + n_arrive > p->cap)
+    local = cnp__fail(CNP_EOVERFLOW, op, "rank %d would hold %lld rows (%lld staying + %lld "
+                      "arriving) but its capacity is %lld; nothing was moved", me,
+                      (long long)(n_stay + n_arrive), (long long)n_stay, (long long)n_arrive,
+                      (long long)p->cap);
+
+  /* 4: all ranks agree before anything moves. */
+  if ((st = agree(p, local, op, "checking the step", &mpi_err))) return st;
+
+  /* 5: stable sort: stayers first (key 0), then leavers by destination. */
+  int64_t off = 0;
+  for (int r = 0; r < size; r++) {
+    p->scount[r] = (int)p->cnt_send[r];
+    p->sdispl[r] = (int)off;
+    off += p->cnt_send[r];
+  }
+  off = 0;
+  for (int r = 0; r < size; r++) {
+    p->rcount[r] = (int)p->cnt_recv[r];
+    p->rdispl[r] = (int)off;
+    off += p->cnt_recv[r];
+  }
+  int v = 0;
+  for (int f = 0; f < n_fields; f++) {
+    const mig_field *m = &p->fields[f];
+    for (int64_t c = 0; c < m->ncomp; c++, v++)
+      p->values[v] = view1d((char *)fields[f].data + (size_t)(c * p->cap) * m->item, m->dtype,
+                            n, p->backend, p->device);
+  }
+  cnp_array keys = view1d(dev ? p->keys_dev.data : p->keys_host.data, CNP_INT32, n,
+                          p->backend, p->device);
+  local = CNP_OK;
+  if (dev) {
+    cnp_array kh = view1d(p->keys_host.data, CNP_INT32, n, CNP_BACKEND_HOST, 0);
+    local = cnp__copy(&keys, &kh, native, op);
+  }
+  if (!local && n_leave > 0)
+    local = cnp_sort_by_key(&keys, NULL, p->values, p->n_values, (int64_t)size + 1, p->ws, ps);
+  /* Leaver rows [n_stay, n) to the pinned send buffers (device without CUDA-aware MPI). */
+  for (v = 0; !local && dev && !p->aware && n_leave > 0 && v < p->n_values; v++) {
+    cnp_array src = p->values[v];
+    size_t item = cnp_dtype_size(src.dtype);
+    src.data = (char *)src.data + (size_t)n_stay * item;
+    src.shape[0] = n_leave;
+    cnp_array dst = view1d(p->sbuf[v].data, src.dtype, n_leave, CNP_BACKEND_HOST, 0);
+    local = cnp__copy(&dst, &src, native, op);
+  }
+  if (!local && dev) local = cnp__backend_of(p->backend)->stream_sync(native);
+  if ((st = agree(p, local, op, "sorting by destination", &mpi_err))) return st;
+
+  /* 6: exchange, one MPI_Alltoallv per field component. */
+  v = 0;
+  for (int f = 0; f < n_fields; f++) {
+    const mig_field *m = &p->fields[f];
+    for (int64_t c = 0; c < m->ncomp; c++, v++) {
+      const char *sp = dev && !p->aware ? (const char *)p->sbuf[v].data
+                                        : (const char *)p->values[v].data + n_stay * m->item;
+      rc = MPI_Alltoallv(sp, p->scount, p->sdispl, m->elem, p->rbuf[v].data, p->rcount,
+                         p->rdispl, m->elem, comm);
+      if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Alltoallv");
+    }
+  }
+
+  /* 7: arrivals after the stayers. */
+  for (v = 0; n_arrive > 0 && v < p->n_values; v++) {
+    cnp_array dst = p->values[v];
+    size_t item = cnp_dtype_size(dst.dtype);
+    dst.data = (char *)dst.data + (size_t)n_stay * item;
+    dst.shape[0] = n_arrive;
+    cnp_array src = view1d(p->rbuf[v].data, dst.dtype, n_arrive, p->rbuf[v].backend,
+                           p->rbuf[v].device);
+    if ((st = cnp__copy(&dst, &src, native, op))) return st;
+  }
+  if (dev && (st = cnp__backend_of(p->backend)->stream_sync(native))) return st;
+
+  *n_out = n_stay + n_arrive;
+  p->stats = (cnp_migrate_stats){n, n_stay, n_leave, n_arrive, n_stay + n_arrive};
+  p->have_stats = true;
+  return CNP_OK;
+}
+
+cnp_status cnp_migrate(cnp_migrate_plan *p, cnp_array *fields, int n_fields, int64_t n,
+                       const cnp_array *dest, cnp_stream *ps, cnp_event *pe, int64_t *n_out)
+{
+  static const char op[] = "cnp_migrate";
+  cnp_status st = plan_check(p, op);
+  if (st) return st;
+  return migrate_impl(p, fields, n_fields, n, dest, ps, pe, CNP_OK, n_out, op);
+}
+
+/* ---- domain decomposition ----------------------------------------------------------------- */
+
+static cnp_status domain_check(const cnp_domain *d, const char *op)
+{
+  if (d == NULL) return cnp__fail(CNP_EINVAL, op, "domain is NULL");
+  if (d->ndim < 1 || d->ndim > 3)
+    return cnp__fail(CNP_EINVAL, op, "domain ndim %d (must be 1..3)", d->ndim);
+  for (int k = 0; k < d->ndim; k++) {
+    if (d->dims[k] < 1)
+      return cnp__fail(CNP_EINVAL, op, "domain dims[%d] = %d (must be >= 1)", k, d->dims[k]);
+    if (!(d->hi[k] > d->lo[k]) || !isfinite(d->hi[k] - d->lo[k]))
+      return cnp__fail(CNP_EINVAL, op, "domain axis %d: need finite lo < hi", k);
+  }
+  return CNP_OK;
+}
+
+/* Owner of x, assuming a checked domain; -1 (and *axis) when outside a non-periodic axis. */
+static int owner(const cnp_domain *d, const double *x, int *axis)
+{
+  int rank = 0;
+  for (int k = 0; k < d->ndim; k++) {
+    double t = (x[k] - d->lo[k]) / (d->hi[k] - d->lo[k]);
+    if (d->periodic[k]) t -= floor(t);
+    if (!(t >= 0.0 && (t < 1.0 || (d->periodic[k] && t <= 1.0)))) {
+      *axis = k;
+      return -1;
+    }
+    int i = (int)(t * d->dims[k]);
+    if (i >= d->dims[k]) i = d->dims[k] - 1;
+    rank = rank * d->dims[k] + i;
+  }
+  return rank;
+}
+
+cnp_status cnp_domain_rank(const cnp_domain *d, const double *x, int *rank)
+{
+  static const char op[] = "cnp_domain_rank";
+  cnp_status st = domain_check(d, op);
+  if (st) return st;
+  CNP__CHECK_NOTNULL(op, x);
+  CNP__CHECK_NOTNULL(op, rank);
+  int axis = 0, r = owner(d, x, &axis);
+  if (r < 0)
+    return cnp__fail(CNP_ERANGE, op, "position %g on axis %d is outside [%g, %g)", x[axis],
+                     axis, d->lo[axis], d->hi[axis]);
+  *rank = r;
+  return CNP_OK;
+}
+
+/* Base pointer and byte stride of axis k's coordinates. */
+typedef struct pos_axis { const char *base; int64_t stride; cnp_dtype t; } pos_axis;
+
+static cnp_status pos_axes(const cnp_domain *d, const cnp_array *pos, int n_pos, int64_t n,
+                           pos_axis *ax, const char *op)
+{
+  if (!pos) return cnp__fail(CNP_EINVAL, op, "pos is NULL");
+  bool split = n_pos == d->ndim;
+  if (!split && n_pos != 1)
+    return cnp__fail(CNP_EINVAL, op, "give %d position arrays or one (%d, N) array, not %d",
+                     d->ndim, d->ndim, n_pos);
+  for (int i = 0; i < n_pos; i++) {
+    cnp_status st = cnp__check_array(&pos[i], op, "pos");
+    if (st) return st;
+    if (pos[i].backend != CNP_BACKEND_HOST)
+      return cnp__fail(CNP_EDEVICE, op, "positions must be host arrays");
+    if (pos[i].dtype != CNP_FLOAT64 && pos[i].dtype != CNP_FLOAT32)
+      return cnp__fail(CNP_EDTYPE, op, "positions must be float32 or float64");
+  }
+  for (int k = 0; k < d->ndim; k++) {
+    const cnp_array *a = split ? &pos[k] : &pos[0];
+    int last = a->ndim - 1;
+    bool ok = split ? (a->ndim == 1 || (a->ndim == 2 && a->shape[0] == 1))
+                    : (a->ndim == 2 && a->shape[0] == d->ndim) || (d->ndim == 1 && a->ndim == 1);
+    if (!ok || a->shape[last] < n)
+      return cnp__fail(CNP_ESHAPE, op, "positions must be (N,) per axis or (%d, N), with N >= n",
+                       d->ndim);
+    ax[k].base = (const char *)a->data + (split || a->ndim == 1 ? 0 : k * a->strides[0]);
+    ax[k].stride = a->strides[last];
+    ax[k].t = a->dtype;
+  }
+  return CNP_OK;
+}
+
+cnp_status cnp_domain_dest(const cnp_domain *d, const cnp_array *pos, int n_pos, int64_t n,
+                           cnp_array *dest)
+{
+  static const char op[] = "cnp_domain_dest";
+  cnp_status st = domain_check(d, op);
+  if (st) return st;
+  pos_axis ax[3];
+  if ((st = pos_axes(d, pos, n_pos, n, ax, op))) return st;
+  if ((st = cnp__check_array(dest, op, "dest"))) return st;
+  if (dest->dtype != CNP_INT32 || dest->ndim != 1 || dest->shape[0] < n ||
+      dest->backend != CNP_BACKEND_HOST)
+    return cnp__fail(CNP_EDTYPE, op, "dest must be a host int32 (N,) array with N >= n");
+  char *out = dest->data;
+  for (int64_t i = 0; i < n; i++) {
+    double x[3];
+    for (int k = 0; k < d->ndim; k++) {
+      const char *p = ax[k].base + i * ax[k].stride;
+      x[k] = ax[k].t == CNP_FLOAT64 ? *(const double *)p : (double)*(const float *)p;
+    }
+    int axis = 0, r = owner(d, x, &axis);
+    if (r < 0)
+      return cnp__fail(CNP_ERANGE, op, "particle %lld: position %g on axis %d is outside "
+                       "[%g, %g)", (long long)i, x[axis], axis, d->lo[axis], d->hi[axis]);
+    *(int32_t *)(out + i * dest->strides[0]) = r;
+  }
+  return CNP_OK;
+}
+
+cnp_status cnp_migrate_by_domain(cnp_migrate_plan *p, const cnp_domain *d,
+                                 const cnp_array *pos, int n_pos, cnp_array *fields,
+                                 int n_fields, int64_t n, cnp_stream *ps, cnp_event *pe,
+                                 int64_t *n_out)
+{
+  static const char op[] = "cnp_migrate_by_domain";
+  cnp_status st = plan_check(p, op);
+  if (st) return st;
+  cnp_array dest = view1d(p->dest_host.data, CNP_INT32, p->cap, CNP_BACKEND_HOST, 0);
+  cnp_status local = domain_check(d, op);
+  if (!local && (int64_t)d->dims[0] * (d->ndim > 1 ? d->dims[1] : 1) *
+                        (d->ndim > 2 ? d->dims[2] : 1) != p->comm->size)
+    local = cnp__fail(CNP_EINVAL, op, "domain has a different number of ranks than the "
+                      "communicator (%d)", p->comm->size);
+  if (!local && p->backend != CNP_BACKEND_HOST)
+    local = cnp__fail(CNP_EDEVICE, op, "domain migration needs host fields; compute dest on "
+                      "the device and call cnp_migrate");
+  if (!local && (n < 0 || n > p->cap))
+    local = cnp__fail(CNP_ERANGE, op, "n = %lld outside [0, capacity %lld]", (long long)n,
+                      (long long)p->cap);
+  if (!local && ps && pe)
+    local = cnp__fail(CNP_EINVAL, op, "give one producer (a stream or an event), not both");
+  if (!local && pos && n_pos > 0) local = cnp_synchronize_for_mpi(&pos[0], ps, pe);
+  if (!local) local = cnp_domain_dest(d, pos, n_pos, n, &dest);
+  return migrate_impl(p, fields, n_fields, n, &dest, ps, pe, local, n_out, op);
+}

@@ -1,0 +1,364 @@
+/*
+** test_mpi_migrate.c — particle migration under mpiexec -n 2 and -n 4 (host fields).
+**
+** Fields: x f64 (N,), v f32 (3, N), id i64 (N,), tag i32 (N,). Every particle's fields are
+** derived from its globally unique id, so a row that is torn apart, lost or duplicated is
+** caught; global count and per-field sums are checked after every step.
+*/
+#include "mpi_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+enum { CAP = 4096, NF = 4 };
+
+static cnp_comm *comm;
+static cnp_array fx, fv, fid, ftag, fdest;
+static cnp_array fields[NF];
+static cnp_migrate_plan *plan;
+
+static double *X(void) { return fx.data; }
+static float *V(void) { return fv.data; }          /* V()[c * CAP + i] */
+static int64_t *ID(void) { return fid.data; }
+static int32_t *TAG(void) { return ftag.data; }
+static int32_t *DEST(void) { return fdest.data; }
+
+/* A small, portable generator (the same sequence on every platform). */
+static uint64_t rng_state;
+static uint32_t rnd(void)
+{
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(rng_state >> 33);
+}
+
+static void set_row(int64_t i, int64_t id)
+{
+  X()[i] = (double)id * 0.5;
+  for (int c = 0; c < 3; c++) V()[c * CAP + i] = (float)(id % 97 + c);
+  ID()[i] = id;
+  TAG()[i] = (int32_t)(id % 1000);
+}
+
+/* Every row is consistent with its id. */
+static void check_rows(int64_t n)
+{
+  for (int64_t i = 0; i < n; i++) {
+    int64_t id = ID()[i];
+    ASSERT(X()[i] == (double)id * 0.5);
+    for (int c = 0; c < 3; c++) ASSERT(V()[c * CAP + i] == (float)(id % 97 + c));
+    ASSERT_EQ_I(id % 1000, TAG()[i]);
+  }
+}
+
+/* Global invariants: count, sum of ids, sum of squares of ids, sum of every field. */
+typedef struct totals { double n, id, id2, x, v, tag; } totals;
+
+static totals global_totals(int64_t n)
+{
+  totals t = {0}, g;
+  t.n = (double)n;
+  for (int64_t i = 0; i < n; i++) {
+    t.id += (double)ID()[i];
+    t.id2 += (double)ID()[i] * (double)ID()[i];
+    t.x += X()[i];
+    for (int c = 0; c < 3; c++) t.v += V()[c * CAP + i];
+    t.tag += TAG()[i];
+  }
+  MPI_Allreduce(&t, &g, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return g;
+}
+
+static void assert_totals_equal(totals a, totals b)
+{
+  ASSERT(a.n == b.n && a.id == b.id && a.id2 == b.id2);
+  ASSERT(a.x == b.x && a.v == b.v && a.tag == b.tag);
+}
+
+static int64_t fill_initial(int64_t n)
+{
+  for (int64_t i = 0; i < n; i++) set_row(i, (int64_t)t_rank * 100000 + i);
+  return n;
+}
+
+static void setup(void)
+{
+  int64_t cap = CAP, vshape[2] = {3, CAP};
+  OK(cnp_array_alloc_on(&fx, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, &cap, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&fv, CNP_BACKEND_HOST, 0, CNP_FLOAT32, 2, vshape, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&fid, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &cap, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&ftag, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&fdest, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap, CNP_ORDER_C, 0));
+  fields[0] = fx, fields[1] = fv, fields[2] = fid, fields[3] = ftag;
+  OK(cnp_migrate_plan_create(&plan, comm, fields, NF, CNP_CUDA_AWARE_AUTO));
+  ASSERT_EQ_I(CAP, cnp_migrate_plan_capacity(plan));
+}
+
+/* Many random steps, with special steps where some ranks send nothing and one rank
+** receives everything. Rows that stay keep their order. */
+static void test_random_steps(void)
+{
+  rng_state = 12345u + (uint64_t)t_rank * 7919u;
+  int64_t n = fill_initial(300 + 97 * t_rank);
+  totals t0 = global_totals(n);
+  int64_t *stay_ids = malloc(sizeof(int64_t) * CAP);
+  ASSERT(stay_ids);
+  for (int step = 0; step < 60; step++) {
+    int kind = step % 6;
+    for (int64_t i = 0; i < n; i++) {
+      int d;
+      if (kind == 0) d = step % t_size;                       /* one rank gets everything */
+      else if (kind == 1 && t_rank == 0) d = 0;               /* rank 0 sends nothing */
+      else if (kind == 2) d = (int)(rnd() % (uint32_t)t_size); /* uniform shuffle */
+      else d = rnd() % 4 == 0 ? (int)(rnd() % (uint32_t)t_size) : t_rank;  /* mostly stay */
+      DEST()[i] = d;
+    }
+    int64_t n_stay = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (DEST()[i] == t_rank) stay_ids[n_stay++] = ID()[i];
+    int64_t n_new = -1;
+    OK(cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new));
+    cnp_migrate_stats s;
+    OK(cnp_migrate_last_stats(plan, &s));
+    ASSERT_EQ_I(n, s.n_before);
+    ASSERT_EQ_I(n_stay, s.n_stay);
+    ASSERT_EQ_I(n - n_stay, s.n_sent);
+    ASSERT_EQ_I(n_new, s.n_after);
+    ASSERT_EQ_I(n_stay + s.n_received, n_new);
+    if (kind == 0 && t_rank != step % t_size) ASSERT_EQ_I(0, n_new);
+    if (kind == 1 && t_rank == 0) ASSERT_EQ_I(0, s.n_sent);
+    for (int64_t i = 0; i < n_stay; i++) ASSERT_EQ_I(stay_ids[i], ID()[i]);
+    n = n_new;
+    check_rows(n);
+    assert_totals_equal(t0, global_totals(n));
+  }
+  free(stay_ids);
+}
+
+/* Arrivals are ordered by source rank; every arriving row was destined here. */
+static void test_arrival_order(void)
+{
+  int64_t n = 5;
+  for (int64_t i = 0; i < n; i++) set_row(i, (int64_t)t_rank * 10 + i);
+  /* Rows 0, 2, 4 go to rank 0; rows 1, 3 stay. */
+  for (int64_t i = 0; i < n; i++) DEST()[i] = (i % 2 == 0) ? 0 : t_rank;
+  int64_t n_new = 0;
+  OK(cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new));
+  if (t_rank == 0) {
+    ASSERT_EQ_I(5 + 3 * (t_size - 1), n_new);
+    for (int64_t i = 0; i < 5; i++) ASSERT_EQ_I(i, ID()[i]);     /* own rows, in order */
+    int64_t k = 5;
+    for (int r = 1; r < t_size; r++)
+      for (int64_t i = 0; i < 5; i += 2) ASSERT_EQ_I(r * 10 + i, ID()[k++]);
+  } else {
+    ASSERT_EQ_I(2, n_new);
+    ASSERT_EQ_I(t_rank * 10 + 1, ID()[0]);
+    ASSERT_EQ_I(t_rank * 10 + 3, ID()[1]);
+  }
+  check_rows(n_new);
+  /* n = 0 everywhere is a valid, empty step. */
+  OK(cnp_migrate(plan, fields, NF, 0, &fdest, NULL, NULL, &n_new));
+  ASSERT_EQ_I(0, n_new);
+}
+
+/* Snapshot of all field storage, to prove failed steps change nothing. */
+typedef struct snap { double x[CAP]; float v[3 * CAP]; int64_t id[CAP]; int32_t tag[CAP]; } snap;
+
+static void take(snap *s)
+{
+  memcpy(s->x, X(), sizeof s->x);
+  memcpy(s->v, V(), sizeof s->v);
+  memcpy(s->id, ID(), sizeof s->id);
+  memcpy(s->tag, TAG(), sizeof s->tag);
+}
+
+static int same(const snap *s)
+{
+  return !memcmp(s->x, X(), sizeof s->x) && !memcmp(s->v, V(), sizeof s->v) &&
+         !memcmp(s->id, ID(), sizeof s->id) && !memcmp(s->tag, TAG(), sizeof s->tag);
+}
+
+/* Capacity overflow: every rank gets CNP_EOVERFLOW, nothing moves, n_out untouched. */
+static void test_overflow_leaves_data_intact(void)
+{
+  int64_t n = CAP / t_size + 10;       /* everything to rank 0 would exceed CAP */
+  fill_initial(n);
+  for (int64_t i = 0; i < n; i++) DEST()[i] = (i % 3 == 0) ? t_rank : 0;
+  snap *before = malloc(sizeof *before);
+  ASSERT(before);
+  take(before);
+  totals t0 = global_totals(n);
+  int64_t n_new = -42;
+  for (int64_t i = 0; i < n; i++) DEST()[i] = 0;
+  ASSERT_ST(CNP_EOVERFLOW, cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new));
+  if (t_rank == 0) ASSERT_DETAIL("capacity is 4096");
+  else ASSERT_DETAIL("rank 0 failed");
+  ASSERT_EQ_I(-42, n_new);
+  ASSERT(same(before));
+  assert_totals_equal(t0, global_totals(n));
+  /* The plan still works afterwards. */
+  for (int64_t i = 0; i < n; i++) DEST()[i] = (int32_t)((i + (int64_t)t_rank) % t_size);
+  OK(cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new));
+  check_rows(n_new);
+  assert_totals_equal(t0, global_totals(n_new));
+  free(before);
+}
+
+/* A bad destination or bad argument on one rank fails the step on every rank. */
+static void test_errors_are_agreed(void)
+{
+  int64_t n = 50;
+  fill_initial(n);
+  for (int64_t i = 0; i < n; i++) DEST()[i] = (int32_t)((t_rank + 1) % t_size);
+  snap *before = malloc(sizeof *before);
+  ASSERT(before);
+  take(before);
+  int64_t n_new = -1;
+  if (t_rank == t_size - 1) DEST()[17] = t_size;          /* out of range on one rank */
+  ASSERT_ST(CNP_ERANGE, cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new));
+  if (t_rank == t_size - 1) ASSERT_DETAIL("dest[17]");
+  ASSERT(same(before));
+  DEST()[17] = (int32_t)((t_rank + 1) % t_size);
+  /* n beyond the capacity on rank 0 only. */
+  ASSERT_ST(CNP_ERANGE, cnp_migrate(plan, fields, NF, t_rank == 0 ? CAP + 1 : n, &fdest, NULL,
+                                    NULL, &n_new));
+  /* Wrong dtype for a field on rank 1 only (EDTYPE = -3 beats nothing else here). */
+  cnp_array wrong[NF];
+  memcpy(wrong, fields, sizeof wrong);
+  if (t_rank == 1) wrong[1].dtype = CNP_INT32;
+  ASSERT_ST(CNP_EDTYPE, cnp_migrate(plan, wrong, NF, n, &fdest, NULL, NULL, &n_new));
+  /* Both producers on rank 0: CNP_EINVAL everywhere. */
+  cnp_stream *s;
+  cnp_event *e;
+  OK(cnp_stream_create(&s));
+  OK(cnp_event_create(&e, 0));
+  OK(cnp_event_record(e, s));
+  ASSERT_ST(CNP_EINVAL, cnp_migrate(plan, fields, NF, n, &fdest, t_rank == 0 ? s : NULL,
+                                    e, &n_new));
+  ASSERT(same(before));
+  ASSERT_EQ_I(-1, n_new);
+  /* With one producer it works. */
+  OK(cnp_migrate(plan, fields, NF, n, &fdest, NULL, e, &n_new));
+  ASSERT_EQ_I(n, n_new);
+  check_rows(n_new);
+  OK(cnp_migrate(plan, fields, NF, n_new, &fdest, s, NULL, &n_new));
+  OK(cnp_event_destroy(e));
+  OK(cnp_stream_destroy(s));
+  free(before);
+  /* Plan creation checks. */
+  cnp_migrate_plan *bad = (cnp_migrate_plan *)&bad;
+  cnp_array mismatch[2] = {fx, fdest};
+  int64_t small = 10;
+  OK(cnp_array_alloc_on(&mismatch[1], CNP_BACKEND_HOST, 0, CNP_INT32, 1, &small, CNP_ORDER_C,
+                        0));
+  ASSERT_ST(CNP_ESHAPE, cnp_migrate_plan_create(&bad, comm, mismatch, 2, 0));
+  ASSERT(bad == NULL);
+  OK(cnp_array_free(&mismatch[1]));
+  ASSERT_ST(CNP_EINVAL, cnp_migrate_plan_create(&bad, NULL, fields, NF, 0));
+  ASSERT_ST(CNP_EINVAL, cnp_migrate(NULL, fields, NF, 0, &fdest, NULL, NULL, &n_new));
+}
+
+/* Domain decomposition: owners of positions, and migration by position. */
+static void test_domain(void)
+{
+  cnp_domain d1 = {.ndim = 1, .dims = {4}, .lo = {0.0}, .hi = {1.0}, .periodic = {1}};
+  int r = -1;
+  OK(cnp_domain_rank(&d1, (double[]){0.0}, &r));
+  ASSERT_EQ_I(0, r);
+  OK(cnp_domain_rank(&d1, (double[]){0.74}, &r));
+  ASSERT_EQ_I(2, r);
+  OK(cnp_domain_rank(&d1, (double[]){1.1}, &r));        /* wraps */
+  ASSERT_EQ_I(0, r);
+  OK(cnp_domain_rank(&d1, (double[]){-0.1}, &r));
+  ASSERT_EQ_I(3, r);
+  OK(cnp_domain_rank(&d1, (double[]){-1e-300}, &r));    /* rounds to 1.0: last rank */
+  ASSERT_EQ_I(3, r);
+  d1.periodic[0] = 0;
+  ASSERT_ST(CNP_ERANGE, cnp_domain_rank(&d1, (double[]){1.0}, &r));
+  ASSERT_ST(CNP_ERANGE, cnp_domain_rank(&d1, (double[]){NAN}, &r));
+  cnp_domain d3 = {.ndim = 3, .dims = {2, 3, 4}, .lo = {0, 0, 0}, .hi = {2, 3, 4}};
+  OK(cnp_domain_rank(&d3, (double[]){1.5, 2.5, 0.5}, &r));
+  ASSERT_EQ_I((1 * 3 + 2) * 4 + 0, r);                  /* C order, last axis fastest */
+  d3.dims[1] = 0;
+  ASSERT_ST(CNP_EINVAL, cnp_domain_rank(&d3, (double[]){0, 0, 0}, &r));
+
+  /* 2D periodic box over all ranks (MPI_Dims_create's factorization). */
+  int dims[2] = {0, 0};
+  MPI_Dims_create(t_size, 2, dims);
+  cnp_domain d = {.ndim = 2, .dims = {dims[0], dims[1]}, .lo = {-1.0, 0.0}, .hi = {1.0, 2.0},
+                  .periodic = {1, 1}};
+  /* Positions live in the fields: x (axis 0) and v[0] (axis 1). */
+  rng_state = 999u + (uint64_t)t_rank;
+  int64_t n = 400;
+  for (int64_t i = 0; i < n; i++) set_row(i, (int64_t)t_rank * 100000 + i);
+  totals t0 = global_totals(n);
+  cnp_array pos[2] = {fx, fv};
+  pos[1].ndim = 1;                    /* row 0 of v as an (N,) view */
+  pos[1].shape[0] = CAP;
+  pos[1].strides[0] = 4;
+  int64_t n_new = 0;
+  OK(cnp_migrate_by_domain(plan, &d, pos, 2, fields, NF, n, NULL, NULL, &n_new));
+  for (int64_t i = 0; i < n_new; i++) {
+    int owner = -1;
+    double x[2] = {X()[i], V()[i]};
+    OK(cnp_domain_rank(&d, x, &owner));
+    ASSERT_EQ_I(t_rank, owner);
+  }
+  check_rows(n_new);
+  assert_totals_equal(t0, global_totals(n_new));
+  /* A second pass moves nothing. */
+  int64_t n2 = 0;
+  OK(cnp_migrate_by_domain(plan, &d, pos, 2, fields, NF, n_new, NULL, NULL, &n2));
+  cnp_migrate_stats s;
+  OK(cnp_migrate_last_stats(plan, &s));
+  ASSERT_EQ_I(n_new, n2);
+  ASSERT_EQ_I(0, s.n_sent);
+  /* cnp_domain_dest directly, with one (2, N) array of positions. */
+  int64_t pshape[2] = {2, 3};
+  cnp_array p2;
+  OK(cnp_array_alloc_on(&p2, CNP_BACKEND_HOST, 0, CNP_FLOAT32, 2, pshape, CNP_ORDER_C, 0));
+  float *pp = p2.data;
+  pp[0] = -0.9f, pp[1] = 0.9f, pp[2] = 2.5f;     /* axis 0 (2.5 wraps to 0.5) */
+  pp[3] = 0.1f, pp[4] = 1.9f, pp[5] = 0.5f;      /* axis 1 */
+  OK(cnp_domain_dest(&d, &p2, 1, 3, &fdest));
+  for (int i = 0; i < 3; i++) {
+    double x[2] = {pp[i], pp[3 + i]};
+    OK(cnp_domain_rank(&d, x, &r));
+    ASSERT_EQ_I(r, DEST()[i]);
+  }
+  /* A position outside a non-periodic box fails the collective step on every rank. */
+  d.periodic[0] = 0;
+  if (t_rank == 0) X()[0] = 5.0;
+  ASSERT_ST(CNP_ERANGE, cnp_migrate_by_domain(plan, &d, pos, 2, fields, NF, n2, NULL, NULL,
+                                              &n_new));
+  /* Wrong number of ranks in the decomposition. */
+  d.dims[0] = t_size + 1;
+  ASSERT_ST(CNP_EINVAL, cnp_migrate_by_domain(plan, &d, pos, 2, fields, NF, n2, NULL, NULL,
+                                              &n_new));
+  OK(cnp_array_free(&p2));
+}
+
+static void teardown(void)
+{
+  OK(cnp_migrate_plan_destroy(plan));
+  OK(cnp_migrate_plan_destroy(NULL));
+  OK(cnp_array_free(&fx));
+  OK(cnp_array_free(&fv));
+  OK(cnp_array_free(&fid));
+  OK(cnp_array_free(&ftag));
+  OK(cnp_array_free(&fdest));
+}
+
+int main(int argc, char **argv)
+{
+  t_init(&argc, &argv);
+  OK(cnp_comm_create_mpi(&comm, MPI_COMM_WORLD));
+  setup();
+  RUN(test_random_steps);
+  RUN(test_arrival_order);
+  RUN(test_overflow_leaves_data_intact);
+  RUN(test_errors_are_agreed);
+  RUN(test_domain);
+  teardown();
+  OK(cnp_comm_destroy(comm));
+  return t_finish("test_mpi_migrate");
+}
