@@ -5,6 +5,7 @@
 ** against the cached probe of backend_cuda.cu / backend_nocuda.c; the environment variable
 ** CNP_BACKEND=host|cuda overrides the caller's choice.
 */
+#define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
 #include <stdarg.h>

@@ -5,6 +5,7 @@
 ** complete when recorded. A host event's native object holds its record time, for
 ** CNP_EVENT_TIMING.
 */
+#define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
 #include <string.h>
