@@ -1,0 +1,931 @@
+/*
+** algo_host.c — host (OpenMP) implementations of the algorithms in cnp/algo.h.
+**
+** Arguments arrive validated by algo.c. Every routine splits rows into one contiguous chunk
+** per thread and combines per-thread results in thread order, so outputs never depend on
+** the number of threads:
+**   compaction   count live rows per chunk, then each chunk moves its rows to their final
+**                place in parallel; rows whose destination lies below the chunk (inside a
+**                chunk not yet read) go through the workspace first.
+**   sort         one scan gives min/max, the number of descents and the key_limit check.
+**                Sorted input stops there. A key range that fits the workspace histogram
+**                uses one counting pass (keys are regenerated from the histogram), else LSD
+**                radix passes of <= 11 bits over the range. Values are gathered through
+**                the permutation into the workspace and copied back.
+**   segments     a plan keeps a stable counting-sort permutation of the kept rows (or
+**                notes that the keys were sorted with none dropped), and sums each segment
+**                in row order, threads owning disjoint segment ranges.
+*/
+#include "algo_internal.h"
+
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+#define MAX_THREADS   256
+#define RADIX_BITS    11
+#define MIN_HIST      65536        /* counting-sort buckets always available */
+
+static int max_threads(void)
+{
+#ifdef _OPENMP
+  int t = omp_get_max_threads();
+  return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
+#else
+  return 1;
+#endif
+}
+
+static int team_size(void)
+{
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+/* Start of chunk t of T over n rows. */
+static inline int64_t chunk_start(int64_t n, int t, int T)
+{
+  return n * t / T;                            /* n <= 2^40, t <= 256: no overflow */
+}
+
+/* Threads worth using for n rows (tiny inputs stay on one thread). */
+static int threads_for(int64_t n, int cap)
+{
+  int t = max_threads();
+  if (t > cap) t = cap;
+  if (n < 32768) t = 1;
+  return t < 1 ? 1 : t;
+}
+
+/* ---- workspace ----------------------------------------------------------------------- */
+
+typedef struct host_ws {
+  int       nt;                        /* threads the histograms are sized for */
+  int64_t   hist_len;                  /* histogram entries per thread */
+  int64_t  *hist;                      /* nt * hist_len */
+  uint64_t *ukeys[2];                  /* radix ping-pong keys, capacity each */
+  int64_t  *idx[2];                    /* permutation ping-pong, capacity each */
+  char     *tmp;                       /* capacity * row_bytes */
+  size_t    tmp_bytes;
+} host_ws;
+
+static void host_ws_free(host_ws *h)
+{
+  if (h == NULL) return;
+  cnp__free(h->hist);
+  cnp__free(h->ukeys[0]);
+  cnp__free(h->ukeys[1]);
+  cnp__free(h->idx[0]);
+  cnp__free(h->idx[1]);
+  cnp__free(h->tmp);
+  cnp__free(h);
+}
+
+cnp_status cnp__host_workspace_create(cnp_workspace *ws)
+{
+  host_ws *h = cnp__calloc(1, sizeof *h);
+  if (h == NULL) return cnp__fail(CNP_ENOMEM, "cnp_workspace_create", "no memory");
+  size_t cap = (size_t)(ws->capacity > 0 ? ws->capacity : 1);
+  h->nt = max_threads();
+  h->hist_len = ws->key_limit > MIN_HIST ? ws->key_limit : MIN_HIST;
+  h->tmp_bytes = cap * ws->row_bytes;
+  h->hist = cnp__malloc((size_t)h->nt * (size_t)h->hist_len * sizeof(int64_t));
+  for (int i = 0; i < 2; i++) {
+    h->ukeys[i] = cnp__malloc(cap * sizeof(uint64_t));
+    h->idx[i] = cnp__malloc(cap * sizeof(int64_t));
+  }
+  h->tmp = cnp__malloc(h->tmp_bytes);
+  if (!h->hist || !h->ukeys[0] || !h->ukeys[1] || !h->idx[0] || !h->idx[1] || !h->tmp) {
+    host_ws_free(h);
+    return cnp__fail(CNP_ENOMEM, "cnp_workspace_create",
+                     "no memory for a workspace of %lld rows", (long long)ws->capacity);
+  }
+  ws->bytes = (size_t)h->nt * (size_t)h->hist_len * 8 + cap * 32 + h->tmp_bytes;
+  ws->impl = h;
+  return CNP_OK;
+}
+
+cnp_status cnp__host_workspace_destroy(cnp_workspace *ws)
+{
+  host_ws_free(ws->impl);
+  ws->impl = NULL;
+  return CNP_OK;
+}
+
+/* ---- row movers ---------------------------------------------------------------------- */
+
+static ALWAYS_INLINE void copy_row(char *dst, const char *src, size_t rb)
+{
+  switch (rb) {
+  case 1: *dst = *src; break;
+  case 2: memcpy(dst, src, 2); break;
+  case 4: memcpy(dst, src, 4); break;
+  case 8: memcpy(dst, src, 8); break;
+  case 16: memcpy(dst, src, 16); break;
+  default: memcpy(dst, src, rb); break;
+  }
+}
+
+/* dst[i] = src[perm[i]] for i in [a, b): `width` bytes at byte `col` of rows `rb` apart;
+** dst rows are `width` bytes apart. */
+static ALWAYS_INLINE void gather_w(char *dst, const char *src, const int64_t *perm, int64_t a,
+                                   int64_t b, size_t rb, size_t col, size_t width)
+{
+  for (int64_t i = a; i < b; i++)
+    copy_row(dst + (size_t)i * width, src + (size_t)perm[i] * rb + col, width);
+}
+
+static void gather(char *dst, const char *src, const int64_t *perm, int64_t a, int64_t b,
+                   size_t rb, size_t col, size_t width)
+{
+  switch (width) {
+  case 1: gather_w(dst, src, perm, a, b, rb, col, 1); break;
+  case 2: gather_w(dst, src, perm, a, b, rb, col, 2); break;
+  case 4: gather_w(dst, src, perm, a, b, rb, col, 4); break;
+  case 8: gather_w(dst, src, perm, a, b, rb, col, 8); break;
+  case 16: gather_w(dst, src, perm, a, b, rb, col, 16); break;
+  default: gather_w(dst, src, perm, a, b, rb, col, width); break;
+  }
+}
+
+/* Write back rows [a, b) of width bytes from tmp into byte col of rows rb apart. */
+static void scatter_back(char *base, const char *tmp, int64_t a, int64_t b, size_t rb,
+                         size_t col, size_t width)
+{
+  if (col == 0 && width == rb) {
+    memcpy(base + (size_t)a * rb, tmp + (size_t)a * rb, (size_t)(b - a) * rb);
+    return;
+  }
+  for (int64_t i = a; i < b; i++)
+    memcpy(base + (size_t)i * rb + col, tmp + (size_t)i * width, width);
+}
+
+/* Permute every block of `rows` by perm (n rows), through tmp. */
+static void permute_rows(const cnp__rows *r, const int64_t *perm, int64_t n, host_ws *h,
+                         size_t ws_row_bytes, int nt)
+{
+  for (int64_t blk = 0; blk < r->n_blocks; blk++) {
+    char *base = r->data + blk * r->block_stride;
+    for (size_t col = 0; col < r->row_bytes; col += ws_row_bytes) {
+      size_t width = r->row_bytes - col < ws_row_bytes ? r->row_bytes - col : ws_row_bytes;
+#pragma omp parallel num_threads(nt)
+      {
+        int T = team_size(), t = thread_id();
+        int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+        gather(h->tmp, base, perm, a, b, r->row_bytes, col, width);
+#pragma omp barrier
+        scatter_back(base, h->tmp, a, b, r->row_bytes, col, width);
+      }
+    }
+  }
+}
+
+/* ---- compaction ---------------------------------------------------------------------- */
+
+/* Compact rows [a, b) of one block: the first `spill` live rows go to tmp (rows rb apart),
+** the rest in place from row `dst`. */
+static ALWAYS_INLINE void compact_chunk_w(char *base, const unsigned char *m, int64_t a,
+                                          int64_t b, int64_t dst, int64_t spill, char *tmp,
+                                          size_t rb)
+{
+  int64_t i = a, j = 0;
+  for (; i < b && j < spill; i++)
+    if (m[i]) copy_row(tmp + (size_t)(j++) * rb, base + (size_t)i * rb, rb);
+  int64_t d = dst + j;
+  for (; i < b; i++) {
+    copy_row(base + (size_t)d * rb, base + (size_t)i * rb, rb);   /* d <= i */
+    d += m[i] != 0;
+  }
+}
+
+static void compact_chunk(char *base, const unsigned char *m, int64_t a, int64_t b,
+                          int64_t dst, int64_t spill, char *tmp, size_t rb)
+{
+  switch (rb) {
+  case 1: compact_chunk_w(base, m, a, b, dst, spill, tmp, 1); break;
+  case 2: compact_chunk_w(base, m, a, b, dst, spill, tmp, 2); break;
+  case 4: compact_chunk_w(base, m, a, b, dst, spill, tmp, 4); break;
+  case 8: compact_chunk_w(base, m, a, b, dst, spill, tmp, 8); break;
+  case 16: compact_chunk_w(base, m, a, b, dst, spill, tmp, 16); break;
+  default: compact_chunk_w(base, m, a, b, dst, spill, tmp, rb); break;
+  }
+}
+
+cnp_status cnp__host_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
+                                     int n_arrays, int64_t *n_out, cnp_workspace *ws)
+{
+  host_ws *h = ws->impl;
+  const unsigned char *m = mask->data;
+  int64_t n = mask->shape[0];
+  int nt = threads_for(n, h->nt);
+  int64_t cnt[MAX_THREADS + 1], pre[MAX_THREADS + 1], spill[MAX_THREADS + 1];
+  int used = 1;
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T), c = 0;
+    for (int64_t i = a; i < b; i++) c += m[i] != 0;
+    cnt[t] = c;
+    if (t == 0) used = T;
+  }
+  int64_t total = 0, spill_total = 0;
+  for (int t = 0; t < used; t++) {
+    int64_t a = chunk_start(n, t, used);
+    pre[t] = total;
+    int64_t gap = a - total;                   /* rows whose destination lies below a */
+    spill[t] = cnt[t] < gap ? cnt[t] : gap;
+    spill_total += spill[t];
+    total += cnt[t];
+  }
+  *n_out = total;
+  if (total == n) return CNP_OK;               /* nothing moves */
+  for (int j = 0; j < n_arrays; j++) {
+    cnp__rows r;
+    cnp_status st = cnp__algo_rows(&arrays[j], n, "cnp_compact_by_mask", "arrays", &r);
+    if (st != CNP_OK) return st;
+    int par = used > 1 && (size_t)spill_total * r.row_bytes <= h->tmp_bytes;
+    for (int64_t blk = 0; blk < r.n_blocks; blk++) {
+      char *base = r.data + blk * r.block_stride;
+      if (!par) {
+        compact_chunk(base, m, 0, n, 0, 0, h->tmp, r.row_bytes);
+        continue;
+      }
+#pragma omp parallel num_threads(used)
+      {
+        int T = team_size(), t = thread_id();
+        if (T == used) {
+          int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+          int64_t off = 0;
+          for (int u = 0; u < t; u++) off += spill[u];
+          char *tmp = h->tmp + (size_t)off * r.row_bytes;
+          compact_chunk(base, m, a, b, pre[t], spill[t], tmp, r.row_bytes);
+#pragma omp barrier
+          memcpy(base + (size_t)pre[t] * r.row_bytes, tmp, (size_t)spill[t] * r.row_bytes);
+        } else if (t == 0) {                   /* fewer threads than planned: serial */
+          compact_chunk(base, m, 0, n, 0, 0, h->tmp, r.row_bytes);
+        }
+      }
+    }
+  }
+  return CNP_OK;
+}
+
+/* ---- keys ---------------------------------------------------------------------------- */
+
+/* Keys as order-preserving unsigned values. */
+static ALWAYS_INLINE uint64_t key_ord(const void *k, int64_t i, cnp_dtype dt)
+{
+  switch (dt) {
+  case CNP_INT32: return (uint64_t)((uint32_t)((const int32_t *)k)[i] ^ 0x80000000u);
+  case CNP_INT64: return (uint64_t)((const int64_t *)k)[i] ^ (UINT64_C(1) << 63);
+  default: return ((const uint64_t *)k)[i];
+  }
+}
+
+static ALWAYS_INLINE void key_put(void *k, int64_t i, uint64_t u, cnp_dtype dt)
+{
+  switch (dt) {
+  case CNP_INT32: ((int32_t *)k)[i] = (int32_t)((uint32_t)u ^ 0x80000000u); break;
+  case CNP_INT64: ((int64_t *)k)[i] = (int64_t)(u ^ (UINT64_C(1) << 63)); break;
+  default: ((uint64_t *)k)[i] = u; break;
+  }
+}
+
+/* Ordered value of key 0 (the bottom of [0, key_limit)). */
+static uint64_t ord_zero(cnp_dtype dt)
+{
+  return dt == CNP_INT32 ? 0x80000000u : dt == CNP_INT64 ? (UINT64_C(1) << 63) : 0;
+}
+
+static long long key_value(const void *k, int64_t i, cnp_dtype dt)
+{
+  switch (dt) {
+  case CNP_INT32: return ((const int32_t *)k)[i];
+  case CNP_INT64: return (long long)((const int64_t *)k)[i];
+  default: return (long long)((const uint64_t *)k)[i];
+  }
+}
+
+typedef struct scan_res {
+  uint64_t lo, hi;                     /* ordered min / max */
+  int64_t  descents;                   /* i with key[i] < key[i-1] */
+  int64_t  bad;                        /* first index outside [0, limit), or -1 */
+} scan_res;
+
+static ALWAYS_INLINE void scan_chunk_t(const void *k, int64_t a, int64_t b, uint64_t zero,
+                                       uint64_t limit, cnp_dtype dt, scan_res *r)
+{
+  uint64_t lo = UINT64_MAX, hi = 0, prev = key_ord(k, a > 0 ? a - 1 : a, dt);
+  int64_t desc = 0, bad = -1;
+  for (int64_t i = a; i < b; i++) {
+    uint64_t u = key_ord(k, i, dt);
+    desc += u < prev;
+    prev = u;
+    lo = u < lo ? u : lo;
+    hi = u > hi ? u : hi;
+  }
+  if (limit) {
+    if (lo < zero || hi - zero >= limit)
+      for (int64_t i = a; i < b; i++)
+        if (key_ord(k, i, dt) - zero >= limit) {
+          bad = i;
+          break;
+        }
+  }
+  r->lo = lo;
+  r->hi = hi;
+  r->descents = desc;
+  r->bad = bad;
+}
+
+static void scan_chunk(const void *k, int64_t a, int64_t b, uint64_t zero, uint64_t limit,
+                       cnp_dtype dt, scan_res *r)
+{
+  switch (dt) {
+  case CNP_INT32: scan_chunk_t(k, a, b, zero, limit, CNP_INT32, r); break;
+  case CNP_INT64: scan_chunk_t(k, a, b, zero, limit, CNP_INT64, r); break;
+  default: scan_chunk_t(k, a, b, zero, limit, CNP_UINT64, r); break;
+  }
+}
+
+/* ---- sort: counting pass ------------------------------------------------------------- */
+
+static ALWAYS_INLINE void count_hist_t(const void *k, int64_t a, int64_t b, uint64_t lo,
+                                       int64_t *H, cnp_dtype dt)
+{
+  for (int64_t i = a; i < b; i++) H[key_ord(k, i, dt) - lo]++;
+}
+
+static ALWAYS_INLINE void count_scatter_t(const void *k, int64_t a, int64_t b, uint64_t lo,
+                                          int64_t *H, int64_t *idx, cnp_dtype dt)
+{
+  for (int64_t i = a; i < b; i++) idx[H[key_ord(k, i, dt) - lo]++] = i;
+}
+
+#define KEY_SWITCH(dt, call_)                                                    \
+  switch (dt) {                                                                  \
+  case CNP_INT32: { const cnp_dtype DT_ = CNP_INT32; call_; break; }             \
+  case CNP_INT64: { const cnp_dtype DT_ = CNP_INT64; call_; break; }             \
+  default: { const cnp_dtype DT_ = CNP_UINT64; call_; break; }                   \
+  }
+
+static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t range,
+                          int64_t *idx, host_ws *h, int nt)
+{
+  int64_t R = range;
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+    int64_t *H = h->hist + (size_t)t * (size_t)R;
+    memset(H, 0, (size_t)R * sizeof *H);
+    KEY_SWITCH(dt, count_hist_t(k, a, b, lo, H, DT_));
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t sum = 0;
+      for (int64_t v = 0; v < R; v++)
+        for (int u = 0; u < T; u++) {
+          int64_t c = h->hist[(size_t)u * (size_t)R + v];
+          h->hist[(size_t)u * (size_t)R + v] = sum;
+          sum += c;
+        }
+    }
+    KEY_SWITCH(dt, count_scatter_t(k, a, b, lo, H, idx, DT_));
+#pragma omp barrier
+    /* after the scatter, hist[T-1][v] is the end of bucket v: regenerate the keys */
+    const int64_t *end = h->hist + (size_t)(T - 1) * (size_t)R;
+    int64_t v0 = chunk_start(R, t, T), v1 = chunk_start(R, t + 1, T);
+    for (int64_t v = v0; v < v1; v++) {
+      int64_t s = v == 0 ? 0 : end[v - 1];
+      KEY_SWITCH(dt, for (int64_t i = s; i < end[v]; i++) key_put(k, i, lo + (uint64_t)v, DT_));
+    }
+  }
+}
+
+/* ---- sort: LSD radix ----------------------------------------------------------------- */
+
+static ALWAYS_INLINE uint64_t src_key(const void *k, const uint64_t *uk, int64_t i,
+                                      uint64_t lo, int first, cnp_dtype dt)
+{
+  return first ? key_ord(k, i, dt) - lo : uk[i];
+}
+
+static ALWAYS_INLINE void radix_pass_t(const void *k, const uint64_t *uk_in,
+                                       const int64_t *idx_in, uint64_t *uk_out,
+                                       void *k_out, int64_t *idx_out, int64_t a, int64_t b,
+                                       int shift, uint64_t mask, uint64_t lo, int first,
+                                       int last, int64_t *H, int phase, cnp_dtype dt)
+{
+  if (phase == 0) {
+    for (int64_t i = a; i < b; i++) H[(src_key(k, uk_in, i, lo, first, dt) >> shift) & mask]++;
+    return;
+  }
+  for (int64_t i = a; i < b; i++) {
+    uint64_t u = src_key(k, uk_in, i, lo, first, dt);
+    int64_t pos = H[(u >> shift) & mask]++;
+    if (last) key_put(k_out, pos, u + lo, dt);
+    else uk_out[pos] = u;
+    idx_out[pos] = first ? i : idx_in[i];
+  }
+}
+
+static void radix_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int bits,
+                       int64_t *final_idx, host_ws *h, int nt)
+{
+  int passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
+  int dbits = (bits + passes - 1) / passes;
+  int64_t R = (int64_t)1 << dbits;
+  uint64_t mask = (uint64_t)R - 1;
+  for (int p = 0; p < passes; p++) {
+    int first = p == 0, last = p == passes - 1;
+    const uint64_t *uk_in = first ? NULL : h->ukeys[(p - 1) & 1];
+    const int64_t *idx_in = first ? NULL : h->idx[(p - 1) & 1];
+    uint64_t *uk_out = last ? NULL : h->ukeys[p & 1];
+    int64_t *idx_out = last ? final_idx : h->idx[p & 1];
+    int shift = p * dbits;
+#pragma omp parallel num_threads(nt)
+    {
+      int T = team_size(), t = thread_id();
+      int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+      int64_t *H = h->hist + (size_t)t * (size_t)R;
+      memset(H, 0, (size_t)R * sizeof *H);
+      KEY_SWITCH(dt, radix_pass_t(k, uk_in, idx_in, uk_out, k, idx_out, a, b, shift, mask, lo,
+                                  first, last, H, 0, DT_));
+#pragma omp barrier
+#pragma omp single
+      {
+        int64_t sum = 0;
+        for (int64_t v = 0; v < R; v++)
+          for (int u = 0; u < T; u++) {
+            int64_t c = h->hist[(size_t)u * (size_t)R + v];
+            h->hist[(size_t)u * (size_t)R + v] = sum;
+            sum += c;
+          }
+      }
+      /* the last pass writes the keys in place: every thread must have read its
+      ** source first, which the first pass (reading the user keys) never overlaps with
+      ** because passes >= 2 */
+      KEY_SWITCH(dt, radix_pass_t(k, uk_in, idx_in, uk_out, k, idx_out, a, b, shift, mask, lo,
+                                  first, last, H, 1, DT_));
+    }
+  }
+}
+
+cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
+                                 int n_values, int64_t key_limit, cnp_workspace *ws)
+{
+  static const char op[] = "cnp_sort_by_key";
+  host_ws *h = ws->impl;
+  int64_t n = keys->shape[0];
+  if (n == 0) return CNP_OK;
+  cnp_dtype dt = keys->dtype;
+  void *k = keys->data;
+  int nt = threads_for(n, h->nt);
+  scan_res res[MAX_THREADS];
+  int used = 1;
+  uint64_t zero = ord_zero(dt);
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    if (t == 0) used = T;
+    scan_chunk(k, chunk_start(n, t, T), chunk_start(n, t + 1, T), zero, (uint64_t)key_limit,
+               dt, &res[t]);
+  }
+  uint64_t lo = UINT64_MAX, hi = 0;
+  int64_t desc = 0;
+  for (int t = 0; t < used; t++) {
+    if (res[t].bad >= 0)
+      return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld outside [0, key_limit %lld)",
+                       (long long)res[t].bad, key_value(k, res[t].bad, dt),
+                       (long long)key_limit);
+    lo = res[t].lo < lo ? res[t].lo : lo;
+    hi = res[t].hi > hi ? res[t].hi : hi;
+    desc += res[t].descents;
+  }
+  int64_t *perm = order ? (int64_t *)order->data : h->idx[0];
+  if (desc == 0) {                             /* already sorted */
+    if (order) {
+#pragma omp parallel for num_threads(nt) schedule(static)
+      for (int64_t i = 0; i < n; i++) perm[i] = i;
+    }
+    return CNP_OK;
+  }
+  uint64_t span = hi - lo;                     /* range - 1 */
+  if (span < (uint64_t)h->hist_len) {
+    counting_sort(k, dt, n, lo, (int64_t)span + 1, perm, h, nt);
+  } else {
+    int bits = 64 - __builtin_clzll(span);
+    if (!order) perm = h->idx[(((bits + RADIX_BITS - 1) / RADIX_BITS) - 1) & 1];
+    radix_sort(k, dt, n, lo, bits, perm, h, nt);
+  }
+  for (int j = 0; j < n_values; j++) {
+    cnp__rows r;
+    cnp_status st = cnp__algo_rows(&values[j], n, op, "values", &r);
+    if (st != CNP_OK) return st;
+    permute_rows(&r, perm, n, h, ws->row_bytes, nt);
+  }
+  return CNP_OK;
+}
+
+/* ---- cell offsets -------------------------------------------------------------------- */
+
+static ALWAYS_INLINE int64_t cell_at(const void *c, int64_t i, cnp_dtype dt)
+{
+  return dt == CNP_INT32 ? ((const int32_t *)c)[i] : ((const int64_t *)c)[i];
+}
+
+/* Offsets for rows [a, b): checks each row before writing. Returns the first bad index
+** (kind 1: range, 2: order) or -1. */
+static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b,
+                                             int64_t n_cells, int64_t *off, int *kind,
+                                             cnp_dtype dt)
+{
+  int64_t prev = a > 0 ? cell_at(c, a - 1, dt) : -1;
+  if (prev >= n_cells) prev = n_cells - 1;     /* reported by the chunk that owns it */
+  if (prev < -1) prev = -1;
+  for (int64_t i = a; i < b; i++) {
+    int64_t v = cell_at(c, i, dt);
+    if (v < 0 || v >= n_cells) {
+      *kind = 1;
+      return i;
+    }
+    if (v < prev) {
+      *kind = 2;
+      return i;
+    }
+    for (int64_t q = prev + 1; q <= v; q++) off[q] = i;
+    prev = v;
+  }
+  return -1;
+}
+
+cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
+                                  cnp_array *offsets)
+{
+  static const char op[] = "cnp_cell_offsets";
+  const void *c = sorted_cells->data;
+  cnp_dtype dt = sorted_cells->dtype;
+  int64_t n = sorted_cells->shape[0];
+  int64_t *off = offsets->data;
+  int nt = threads_for(n, MAX_THREADS);
+  int64_t bad[MAX_THREADS];
+  int kind[MAX_THREADS];
+  int used = 1;
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    if (t == 0) used = T;
+    int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+    kind[t] = 0;
+    if (dt == CNP_INT32) bad[t] = offsets_chunk_t(c, a, b, n_cells, off, &kind[t], CNP_INT32);
+    else bad[t] = offsets_chunk_t(c, a, b, n_cells, off, &kind[t], CNP_INT64);
+  }
+  for (int t = 0; t < used; t++) {
+    int64_t i = bad[t];
+    if (i < 0) continue;
+    if (kind[t] == 1)
+      return cnp__fail(CNP_ERANGE, op, "sorted_cells[%lld] = %lld outside [0, %lld)",
+                       (long long)i, (long long)cell_at(c, i, dt), (long long)n_cells);
+    return cnp__fail(CNP_EORDER, op, "sorted_cells not sorted at index %lld (%lld after %lld)",
+                     (long long)i, (long long)cell_at(c, i, dt),
+                     (long long)cell_at(c, i - 1, dt));
+  }
+  int64_t last = n > 0 ? cell_at(c, n - 1, dt) : -1;
+  for (int64_t q = last + 1; q <= n_cells; q++) off[q] = n;
+  return CNP_OK;
+}
+
+/* ---- segment boundaries -------------------------------------------------------------- */
+
+static ALWAYS_INLINE int64_t runs_count_t(const void *k, int64_t a, int64_t b, cnp_dtype dt)
+{
+  int64_t c = 0;
+  for (int64_t i = a; i < b; i++) c += i == 0 || key_ord(k, i, dt) != key_ord(k, i - 1, dt);
+  return c;
+}
+
+static ALWAYS_INLINE void runs_write_t(const void *k, int64_t a, int64_t b, int64_t j,
+                                       void *uk, int64_t *starts, int64_t *stops,
+                                       cnp_dtype dt)
+{
+  for (int64_t i = a; i < b; i++) {
+    if (i != 0 && key_ord(k, i, dt) == key_ord(k, i - 1, dt)) continue;
+    if (uk) key_put(uk, j, key_ord(k, i, dt), dt);
+    if (starts) starts[j] = i;
+    if (stops && j > 0) stops[j - 1] = i;
+    j++;
+  }
+}
+
+cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
+                                        cnp_array *unique_keys, cnp_array *starts,
+                                        cnp_array *stops, int64_t *count)
+{
+  const void *k = sorted_keys->data;
+  cnp_dtype dt = sorted_keys->dtype;
+  int64_t n = sorted_keys->shape[0];
+  void *uk = unique_keys ? unique_keys->data : NULL;
+  int64_t *st = starts ? (int64_t *)starts->data : NULL;
+  int64_t *sp = stops ? (int64_t *)stops->data : NULL;
+  int nt = threads_for(n, MAX_THREADS);
+  int64_t cnt[MAX_THREADS], total = 0;
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+    KEY_SWITCH(dt, cnt[t] = runs_count_t(k, a, b, DT_));
+#pragma omp barrier
+    int64_t j = 0;
+    for (int u = 0; u < t; u++) j += cnt[u];
+    if (t == T - 1) total = j + cnt[t];
+    KEY_SWITCH(dt, runs_write_t(k, a, b, j, uk, st, sp, DT_));
+  }
+  if (sp && total > 0) sp[total - 1] = n;
+  *count = total;
+  return CNP_OK;
+}
+
+/* ---- segment plans ------------------------------------------------------------------- */
+
+typedef struct host_plan {
+  int      nt;
+  int      identity;                   /* keys sorted, none dropped: perm[j] == j */
+  int64_t *perm;                       /* capacity: rows of each segment, in row order */
+  int64_t *offsets;                    /* n_segments + 1 */
+  int64_t *hist;                       /* nt * n_segments */
+} host_plan;
+
+static void host_plan_free(host_plan *p)
+{
+  if (p == NULL) return;
+  cnp__free(p->perm);
+  cnp__free(p->offsets);
+  cnp__free(p->hist);
+  cnp__free(p);
+}
+
+cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan)
+{
+  host_plan *p = cnp__calloc(1, sizeof *p);
+  if (p == NULL) return cnp__fail(CNP_ENOMEM, "cnp_segment_plan_create", "no memory");
+  p->nt = max_threads();
+  size_t cap = (size_t)(plan->capacity > 0 ? plan->capacity : 1);
+  size_t ns = (size_t)plan->n_segments;
+  p->perm = cnp__malloc(cap * sizeof(int64_t));
+  p->offsets = cnp__malloc((ns + 1) * sizeof(int64_t));
+  p->hist = cnp__malloc((size_t)p->nt * (ns > 0 ? ns : 1) * sizeof(int64_t));
+  if (!p->perm || !p->offsets || !p->hist) {
+    host_plan_free(p);
+    return cnp__fail(CNP_ENOMEM, "cnp_segment_plan_create",
+                     "no memory for a plan of %lld rows and %lld segments",
+                     (long long)plan->capacity, (long long)plan->n_segments);
+  }
+  plan->impl = p;
+  return CNP_OK;
+}
+
+cnp_status cnp__host_segment_plan_destroy(cnp_segment_plan *plan)
+{
+  host_plan_free(plan->impl);
+  plan->impl = NULL;
+  return CNP_OK;
+}
+
+typedef struct build_res {
+  int64_t bad, negatives, descents;
+} build_res;
+
+static ALWAYS_INLINE void build_scan_t(const void *k, int64_t a, int64_t b, int64_t ns,
+                                       build_res *r, cnp_dtype dt)
+{
+  int64_t bad = -1, neg = 0, desc = 0, prev = a > 0 ? cell_at(k, a - 1, dt) : INT64_MIN;
+  for (int64_t i = a; i < b; i++) {
+    int64_t v = cell_at(k, i, dt);
+    if (v >= ns && bad < 0) bad = i;
+    neg += v < 0;
+    desc += v < prev;
+    prev = v;
+  }
+  r->bad = bad;
+  r->negatives = neg;
+  r->descents = desc;
+}
+
+static ALWAYS_INLINE void build_hist_t(const void *k, int64_t a, int64_t b, int64_t *H,
+                                       cnp_dtype dt)
+{
+  for (int64_t i = a; i < b; i++) {
+    int64_t v = cell_at(k, i, dt);
+    if (v >= 0) H[v]++;
+  }
+}
+
+static ALWAYS_INLINE void build_scatter_t(const void *k, int64_t a, int64_t b, int64_t *H,
+                                          int64_t *perm, cnp_dtype dt)
+{
+  for (int64_t i = a; i < b; i++) {
+    int64_t v = cell_at(k, i, dt);
+    if (v >= 0) perm[H[v]++] = i;
+  }
+}
+
+cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys)
+{
+  static const char op[] = "cnp_segment_plan_build";
+  host_plan *p = plan->impl;
+  const void *k = keys->data;
+  cnp_dtype dt = keys->dtype;
+  int64_t n = keys->shape[0], ns = plan->n_segments;
+  int nt = threads_for(n, p->nt);
+  build_res res[MAX_THREADS];
+  int used = 1;
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    if (t == 0) used = T;
+    int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+    if (dt == CNP_INT32) build_scan_t(k, a, b, ns, &res[t], CNP_INT32);
+    else build_scan_t(k, a, b, ns, &res[t], CNP_INT64);
+  }
+  int64_t neg = 0, desc = 0;
+  for (int t = 0; t < used; t++) {
+    if (res[t].bad >= 0)
+      return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld >= n_segments %lld",
+                       (long long)res[t].bad, (long long)cell_at(k, res[t].bad, dt),
+                       (long long)ns);
+    neg += res[t].negatives;
+    desc += res[t].descents;
+  }
+  plan->n_rows = n;
+  plan->n_kept = n - neg;
+  int64_t *off = p->offsets;
+  if (neg == 0 && desc == 0) {
+    p->identity = 1;
+    int kind = 0;
+#pragma omp parallel num_threads(nt)
+    {
+      int T = team_size(), t = thread_id();
+      int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+      int kd = 0;
+      if (dt == CNP_INT32) offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT32);
+      else offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT64);
+      if (kd) kind = kd;                       /* cannot happen: checked above */
+    }
+    (void)kind;
+    int64_t last = n > 0 ? cell_at(k, n - 1, dt) : -1;
+    for (int64_t q = last + 1; q <= ns; q++) off[q] = n;
+    return CNP_OK;
+  }
+  p->identity = 0;
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+    int64_t *H = p->hist + (size_t)t * (size_t)ns;
+    memset(H, 0, (size_t)ns * sizeof *H);
+    if (dt == CNP_INT32) build_hist_t(k, a, b, H, CNP_INT32);
+    else build_hist_t(k, a, b, H, CNP_INT64);
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t sum = 0;
+      for (int64_t v = 0; v < ns; v++) {
+        off[v] = sum;
+        for (int u = 0; u < T; u++) {
+          int64_t c = p->hist[(size_t)u * (size_t)ns + v];
+          p->hist[(size_t)u * (size_t)ns + v] = sum;
+          sum += c;
+        }
+      }
+      off[ns] = sum;
+    }
+    if (dt == CNP_INT32) build_scatter_t(k, a, b, H, p->perm, CNP_INT32);
+    else build_scatter_t(k, a, b, H, p->perm, CNP_INT64);
+  }
+  return CNP_OK;
+}
+
+/* Per-segment sums. IN: element type; ACC: accumulator; kc scalars per row (complex
+** counts two). Segments [s0, s1). */
+#define SUM_GROUP 16
+#define DEFINE_SUM(name, IN, ACC, OUT, LOAD, STORE)                                     \
+  static void name(const host_plan *p, const void *vals, void *outp, int64_t kc,         \
+                   int64_t s0, int64_t s1)                                               \
+  {                                                                                      \
+    const IN *v = vals;                                                                  \
+    OUT *o = outp;                                                                       \
+    const int64_t *off = p->offsets, *perm = p->perm;                                    \
+    for (int64_t s = s0; s < s1; s++) {                                                  \
+      int64_t j0 = off[s], j1 = off[s + 1];                                              \
+      if (kc == 1) {                                                                     \
+        ACC acc = 0;                                                                     \
+        if (p->identity)                                                                 \
+          for (int64_t j = j0; j < j1; j++) acc += LOAD(v[j]);                           \
+        else                                                                             \
+          for (int64_t j = j0; j < j1; j++) acc += LOAD(v[perm[j]]);                     \
+        o[s] = STORE(acc);                                                               \
+        continue;                                                                        \
+      }                                                                                  \
+      for (int64_t c0 = 0; c0 < kc; c0 += SUM_GROUP) {                                   \
+        int64_t g = kc - c0 < SUM_GROUP ? kc - c0 : SUM_GROUP;                           \
+        ACC acc[SUM_GROUP] = {0};                                                        \
+        for (int64_t j = j0; j < j1; j++) {                                              \
+          const IN *row = v + (p->identity ? j : perm[j]) * kc + c0;                     \
+          for (int64_t c = 0; c < g; c++) acc[c] += LOAD(row[c]);                        \
+        }                                                                                \
+        for (int64_t c = 0; c < g; c++) o[s * kc + c0 + c] = STORE(acc[c]);              \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
+#define LOAD_ID(x) (x)
+#define LOAD_BOOL(x) ((x) != 0 ? 1.0 : 0.0)
+#define LOAD_DBL(x) ((double)(x))
+#define LOAD_HALF(x) cnp_half_to_float(x)
+#define STORE_ID(x) (x)
+#define STORE_HALF(x) cnp_float_to_half(x)
+
+DEFINE_SUM(sum_f64, double, double, double, LOAD_ID, STORE_ID)
+DEFINE_SUM(sum_f32, float, float, float, LOAD_ID, STORE_ID)
+DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, LOAD_HALF, STORE_HALF)
+DEFINE_SUM(sum_bool, unsigned char, double, double, LOAD_BOOL, STORE_ID)
+DEFINE_SUM(sum_i32, int32_t, double, double, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_i64, int64_t, double, double, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_u64, uint64_t, double, double, LOAD_DBL, STORE_ID)
+
+typedef void (*sum_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t);
+
+cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
+                                      cnp_array *out)
+{
+  host_plan *p = plan->impl;
+  int64_t n = plan->n_rows, ns = plan->n_segments;
+  int64_t kc = 1;
+  for (int d = 1; d < values->ndim; d++) kc *= values->shape[d];
+  sum_fn fn;
+  switch (values->dtype) {
+  case CNP_FLOAT64: fn = sum_f64; break;
+  case CNP_COMPLEX128: fn = sum_f64; kc *= 2; break;
+  case CNP_FLOAT32: fn = sum_f32; break;
+  case CNP_COMPLEX64: fn = sum_f32; kc *= 2; break;
+  case CNP_FLOAT16: fn = sum_f16; break;
+  case CNP_BOOL: fn = sum_bool; break;
+  case CNP_INT32: fn = sum_i32; break;
+  case CNP_INT64: fn = sum_i64; break;
+  default: fn = sum_u64; break;
+  }
+  if (ns == 0) return CNP_OK;
+  if (kc == 0) return CNP_OK;
+  int nt = threads_for(n > ns ? n : ns, p->nt);
+  const int64_t *off = p->offsets;
+  int64_t kept = off[ns];
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    /* thread t owns the segments whose first row falls in its share of the kept rows;
+    ** empty segments are split by index so they are written too */
+    int64_t s0, s1;
+    if (kept == 0) {
+      s0 = chunk_start(ns, t, T);
+      s1 = chunk_start(ns, t + 1, T);
+    } else {
+      int64_t r0 = chunk_start(kept, t, T), r1 = chunk_start(kept, t + 1, T);
+      /* first segment with off[s] >= r (lower bound) */
+      int64_t lo = 0, hi = ns;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (off[mid] < r0) lo = mid + 1; else hi = mid;
+      }
+      s0 = t == 0 ? 0 : lo;
+      lo = 0;
+      hi = ns;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (off[mid] < r1) lo = mid + 1; else hi = mid;
+      }
+      s1 = t == T - 1 ? ns : lo;
+    }
+    fn(p, values->data, out->data, kc, s0, s1);
+  }
+  return CNP_OK;
+}

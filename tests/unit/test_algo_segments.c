@@ -1,0 +1,525 @@
+/*
+** test_algo_segments.c — cnp_cell_offsets, cnp_segment_boundaries, segment plans and the
+** one-off cnp_segment_sum on the host backend, against brute-force references, plus the
+** float16 conversions and every error path with its exact status.
+*/
+#include "test_algo_util.h"
+
+#include <math.h>
+
+#include "cnp/algo.h"
+
+/* ---- float16 --------------------------------------------------------------------------- */
+
+Test(algo_half, known_values)
+{
+  cr_expect_eq(cnp_float_to_half(1.0f), 0x3c00);
+  cr_expect_eq(cnp_float_to_half(-2.0f), 0xc000);
+  cr_expect_eq(cnp_float_to_half(65504.0f), 0x7bff);
+  cr_expect_eq(cnp_float_to_half(65519.0f), 0x7bff);
+  cr_expect_eq(cnp_float_to_half(65520.0f), 0x7c00);            /* rounds to inf */
+  cr_expect_eq(cnp_float_to_half(INFINITY), 0x7c00);
+  cr_expect_eq(cnp_float_to_half(-INFINITY), 0xfc00);
+  cr_expect_eq(cnp_float_to_half(-0.0f), 0x8000);
+  cr_expect_eq(cnp_float_to_half(0x1p-24f), 0x0001);            /* smallest subnormal */
+  cr_expect_eq(cnp_float_to_half(0x1p-25f), 0x0000);            /* tie to even: 0 */
+  cr_expect_eq(cnp_float_to_half(0x3p-25f), 0x0002);            /* tie to even: 2 */
+  cr_expect_eq(cnp_float_to_half(0x1p-14f), 0x0400);            /* smallest normal */
+  cr_expect_eq(cnp_float_to_half(1.0f + 0x1p-11f), 0x3c00);     /* tie to even */
+  cr_expect_eq(cnp_float_to_half(1.0f + 0x3p-11f), 0x3c02);
+  cr_expect(isnan(cnp_half_to_float(cnp_float_to_half(NAN))));
+  cr_expect_eq(cnp_half_to_float(0x3555), 0x1.554p-2f);
+  cr_expect_eq(cnp_half_to_float(0x0001), 0x1p-24f);
+  cr_expect_eq(cnp_half_to_float(0x03ff), 0x1.ff8p-15f);
+  cr_expect(isinf(cnp_half_to_float(0x7c00)));
+}
+
+/* Every non-NaN half survives half -> float -> half; NaNs stay NaN. */
+Test(algo_half, round_trip_all)
+{
+  for (uint32_t h = 0; h < 0x10000u; h++) {
+    float f = cnp_half_to_float((uint16_t)h);
+    int nan = (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu);
+    if (nan) cr_assert(isnan(f));
+    else cr_assert_eq(cnp_float_to_half(f), h, "0x%04x", h);
+  }
+}
+
+#if defined(__FLT16_MAX__)
+/* The compiler's own conversion agrees on random floats across the half range. */
+Test(algo_half, matches_compiler_float16)
+{
+  uint64_t s = 7;
+  for (int i = 0; i < 200000; i++) {
+    uint32_t bits = (uint32_t)rng_next(&s);
+    bits = (bits & 0x80000000u) | (0x30000000u + bits % 0x18000000u);  /* ~2^-31..2^17 */
+    float f;
+    memcpy(&f, &bits, 4);
+    _Float16 h = (_Float16)f;
+    uint16_t hb;
+    memcpy(&hb, &h, 2);
+    cr_assert_eq(cnp_float_to_half(f), hb, "float 0x%08x", bits);
+    cr_assert_eq(cnp_half_to_float(hb), (float)h);
+  }
+}
+#endif
+
+/* ---- cell offsets ---------------------------------------------------------------------- */
+
+static void run_offsets(cnp_dtype dt, int64_t n, int64_t n_cells, uint64_t seed)
+{
+  cnp_array cells = host_vec(dt, n), off = host_vec(CNP_INT64, n_cells + 1);
+  int64_t *cnt = calloc((size_t)n_cells + 1, sizeof *cnt);
+  /* sorted ids: random counts per cell, some cells empty (also at both ends) */
+  int64_t c = n_cells > 2 ? 1 : 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (rng_unit(&seed) < 0.3 && c < n_cells - 1) c += 1 + (int64_t)(rng_next(&seed) % 2);
+    if (c >= n_cells) c = n_cells - 1;
+    if (dt == CNP_INT32) ((int32_t *)cells.data)[i] = (int32_t)c;
+    else ((int64_t *)cells.data)[i] = c;
+    cnt[c]++;
+  }
+  cr_assert_eq(cnp_cell_offsets(&cells, n_cells, &off, NULL, NULL), CNP_OK, "%s",
+               cnp_last_error());
+  const int64_t *o = off.data;
+  int64_t sum = 0;
+  for (int64_t k = 0; k <= n_cells; k++) {
+    cr_assert_eq(o[k], sum, "n=%lld n_cells=%lld: offsets[%lld] = %lld, expected %lld",
+                 (long long)n, (long long)n_cells, (long long)k, (long long)o[k],
+                 (long long)sum);
+    if (k < n_cells) sum += cnt[k];
+  }
+  free(cnt);
+  free(cells.data);
+  free(off.data);
+}
+
+Test(algo_segments, cell_offsets_property)
+{
+  for (int s = 0; s < ALGO_NSIZES; s++) {
+    int64_t n = ALGO_SIZES[s];
+    int64_t ncs[4] = {1, 7, n / 3 + 2, 1000};
+    for (int j = 0; j < 4; j++) {
+      if (n > 0 && ncs[j] == 1 && n > 1000) continue;
+      run_offsets(CNP_INT64, n, ncs[j], (uint64_t)(s * 10 + j));
+      run_offsets(CNP_INT32, n, ncs[j], (uint64_t)(s * 10 + j + 5));
+    }
+  }
+  /* workspace accepted but optional */
+  cnp_workspace *ws;
+  cr_assert_eq(cnp_workspace_create(&ws, CNP_BACKEND_HOST, 0, 0, 0, 0), CNP_OK);
+  cnp_array cells = host_vec(CNP_INT64, 3), off = host_vec(CNP_INT64, 5);
+  int64_t cv[3] = {1, 1, 3}, want[5] = {0, 0, 2, 2, 3};
+  memcpy(cells.data, cv, sizeof cv);
+  cr_assert_eq(cnp_cell_offsets(&cells, 4, &off, ws, NULL), CNP_OK, "%s", cnp_last_error());
+  cr_expect_arr_eq(off.data, want, sizeof want);
+  free(cells.data);
+  free(off.data);
+  cnp_workspace_destroy(ws);
+}
+
+Test(algo_segments, cell_offsets_errors)
+{
+  cnp_array cells = host_vec(CNP_INT64, 6), off = host_vec(CNP_INT64, 5);
+  int64_t *c = cells.data;
+  int64_t v1[6] = {0, 1, 3, 2, 3, 3};
+  memcpy(c, v1, sizeof v1);
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, &off, NULL, NULL), CNP_EORDER);
+  expect_msg("cnp_cell_offsets: sorted_cells not sorted at index 3 (2 after 3)");
+  int64_t v2[6] = {0, 1, 2, 4, 4, 4};
+  memcpy(c, v2, sizeof v2);
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, &off, NULL, NULL), CNP_ERANGE);
+  expect_msg("cnp_cell_offsets: sorted_cells[3] = 4 outside [0, 4)");
+  int64_t v3[6] = {-1, 0, 0, 0, 0, 0};
+  memcpy(c, v3, sizeof v3);
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, &off, NULL, NULL), CNP_ERANGE);
+  expect_msg("sorted_cells[0] = -1 outside [0, 4)");
+
+  cnp_array off4 = host_vec(CNP_INT64, 4), off32 = host_vec(CNP_INT32, 5);
+  cnp_array fcells = host_vec(CNP_FLOAT64, 6), u64 = host_vec(CNP_UINT64, 6);
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, &off4, NULL, NULL), CNP_ESHAPE);
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, &off32, NULL, NULL), CNP_EDTYPE);
+  cr_expect_eq(cnp_cell_offsets(&fcells, 4, &off, NULL, NULL), CNP_EDTYPE);
+  cr_expect_eq(cnp_cell_offsets(&u64, 4, &off, NULL, NULL), CNP_EDTYPE);
+  cr_expect_eq(cnp_cell_offsets(&cells, -1, &off, NULL, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_cell_offsets(NULL, 4, &off, NULL, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, NULL, NULL, NULL), CNP_EINVAL);
+  cnp_array alias = cells;
+  alias.shape[0] = 5;
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, &alias, NULL, NULL), CNP_EALIAS);
+  cnp_array fake = off;
+  fake.backend = CNP_BACKEND_CUDA;
+  cr_expect_eq(cnp_cell_offsets(&cells, 4, &fake, NULL, NULL), CNP_EDEVICE);
+  /* a host stream with CUDA arrays */
+  cnp_stream *s;
+  cr_assert_eq(cnp_stream_create(&s), CNP_OK);
+  cnp_array fc = cells;
+  fc.backend = CNP_BACKEND_CUDA;
+  cr_expect_eq(cnp_cell_offsets(&fc, 4, &fake, NULL, s), CNP_EDEVICE);
+  expect_msg("stream is on host");
+#ifndef CNP_HAVE_CUDA
+  /* a faked CUDA array in a build without CUDA */
+  cr_expect_eq(cnp_cell_offsets(&fc, 4, &fake, NULL, NULL), CNP_EUNSUPPORTED);
+#endif
+  cnp_stream_destroy(s);
+  free(cells.data); free(off.data); free(off4.data); free(off32.data); free(fcells.data);
+  free(u64.data);
+}
+
+/* The first error in index order wins, across thread chunks. */
+Test(algo_segments, cell_offsets_first_error_wins)
+{
+  int64_t n = 100000;
+  cnp_array cells = host_vec(CNP_INT32, n), off = host_vec(CNP_INT64, 1001);
+  int32_t *c = cells.data;
+  for (int64_t i = 0; i < n; i++) c[i] = (int32_t)(i / 100);
+  c[90000] = 5000;                                   /* range error, later */
+  c[60000] = 3;                                      /* order error, earlier */
+  cr_expect_eq(cnp_cell_offsets(&cells, 1000, &off, NULL, NULL), CNP_EORDER);
+  expect_msg("not sorted at index 60000 (3 after 599)");
+  c[60000] = 600;
+  cr_expect_eq(cnp_cell_offsets(&cells, 1000, &off, NULL, NULL), CNP_ERANGE);
+  expect_msg("sorted_cells[90000] = 5000 outside [0, 1000)");
+  free(cells.data);
+  free(off.data);
+}
+
+/* ---- segment boundaries ---------------------------------------------------------------- */
+
+static void run_bounds(cnp_dtype dt, int64_t n, int kind, uint64_t seed, cnp_workspace *ws)
+{
+  cnp_array keys = host_vec(dt, n), uk = host_vec(dt, n + 3);
+  cnp_array st = host_vec(CNP_INT64, n), sp = host_vec(CNP_INT64, n);
+  size_t isz = cnp_dtype_size(dt);
+  unsigned char *k = keys.data;
+  uint64_t cur = dt == CNP_UINT64 ? UINT64_MAX - 1000 : (uint64_t)(int64_t)-50;
+  if (kind == 2) cur = UINT64_C(0x8000000000000000) + 12345;   /* Morton-like */
+  for (int64_t i = 0; i < n; i++) {
+    if (kind == 1 && rng_unit(&seed) < 0.5) cur = rng_next(&seed) % 4;   /* unsorted runs */
+    else if (rng_unit(&seed) < 0.2) cur += 1 + rng_next(&seed) % 3;
+    if (dt == CNP_INT32) {
+      int32_t v = (int32_t)(int64_t)cur;
+      memcpy(k + (size_t)i * isz, &v, 4);
+    } else {
+      memcpy(k + (size_t)i * isz, &cur, 8);
+    }
+  }
+  int64_t count = -1;
+  cr_assert_eq(cnp_segment_boundaries(&keys, &uk, &st, &sp, &count, ws, NULL), CNP_OK, "%s",
+               cnp_last_error());
+  int64_t j = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (i > 0 && memcmp(k + (size_t)i * isz, k + (size_t)(i - 1) * isz, isz) == 0) continue;
+    cr_assert_lt(j, count);
+    cr_assert_eq(((int64_t *)st.data)[j], i);
+    cr_assert(memcmp((char *)uk.data + (size_t)j * isz, k + (size_t)i * isz, isz) == 0);
+    if (j > 0) cr_assert_eq(((int64_t *)sp.data)[j - 1], i);
+    j++;
+  }
+  cr_assert_eq(count, j, "%s n=%lld kind=%d: %lld runs, expected %lld", cnp_dtype_name(dt),
+               (long long)n, kind, (long long)count, (long long)j);
+  if (j > 0) cr_assert_eq(((int64_t *)sp.data)[j - 1], n);
+  /* outputs are optional */
+  int64_t count2 = -1;
+  cr_assert_eq(cnp_segment_boundaries(&keys, NULL, NULL, &sp, &count2, ws, NULL), CNP_OK);
+  cr_assert_eq(count2, count);
+  free(keys.data); free(uk.data); free(st.data); free(sp.data);
+}
+
+Test(algo_segments, boundaries_property)
+{
+  cnp_workspace *ws;
+  cr_assert_eq(cnp_workspace_create(&ws, CNP_BACKEND_HOST, 0, 100000, 0, 0), CNP_OK);
+  cnp_dtype types[3] = {CNP_INT32, CNP_INT64, CNP_UINT64};
+  for (int t = 0; t < 3; t++)
+    for (int s = 0; s < ALGO_NSIZES; s++)
+      for (int kind = 0; kind < 3; kind++)
+        run_bounds(types[t], ALGO_SIZES[s], kind, (uint64_t)(t * 100 + s * 10 + kind), ws);
+  /* all equal: one run */
+  cnp_array keys = host_vec(CNP_INT64, 1000), st = host_vec(CNP_INT64, 1000);
+  int64_t count;
+  cr_assert_eq(cnp_segment_boundaries(&keys, NULL, &st, NULL, &count, ws, NULL), CNP_OK);
+  cr_expect_eq(count, 1);
+  cr_expect_eq(((int64_t *)st.data)[0], 0);
+  free(keys.data);
+  free(st.data);
+  cnp_workspace_destroy(ws);
+}
+
+Test(algo_segments, boundaries_errors)
+{
+  cnp_workspace *ws;
+  cr_assert_eq(cnp_workspace_create(&ws, CNP_BACKEND_HOST, 0, 8, 0, 0), CNP_OK);
+  cnp_array keys = host_vec(CNP_INT64, 8), uk = host_vec(CNP_INT64, 8);
+  cnp_array uk32 = host_vec(CNP_INT32, 8), st7 = host_vec(CNP_INT64, 7);
+  cnp_array st = host_vec(CNP_INT64, 8), fk = host_vec(CNP_FLOAT32, 8);
+  int64_t count;
+  cr_expect_eq(cnp_segment_boundaries(&keys, &uk, &st, NULL, NULL, ws, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_boundaries(&keys, &uk, &st, NULL, &count, NULL, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_boundaries(&fk, NULL, NULL, NULL, &count, ws, NULL), CNP_EDTYPE);
+  cr_expect_eq(cnp_segment_boundaries(&keys, &uk32, NULL, NULL, &count, ws, NULL),
+               CNP_EDTYPE);
+  cr_expect_eq(cnp_segment_boundaries(&keys, NULL, &st7, NULL, &count, ws, NULL),
+               CNP_ESHAPE);
+  expect_msg("starts holds 7 entries, need capacity N = 8");
+  cr_expect_eq(cnp_segment_boundaries(&keys, NULL, &st, &st, &count, ws, NULL), CNP_EALIAS);
+  cr_expect_eq(cnp_segment_boundaries(&keys, &keys, NULL, NULL, &count, ws, NULL),
+               CNP_EALIAS);
+  cnp_array fake = st;
+  fake.backend = CNP_BACKEND_CUDA;
+  cr_expect_eq(cnp_segment_boundaries(&keys, NULL, &fake, NULL, &count, ws, NULL),
+               CNP_EDEVICE);
+  free(keys.data); free(uk.data); free(uk32.data); free(st7.data); free(st.data);
+  free(fk.data);
+  cnp_workspace_destroy(ws);
+}
+
+/* ---- segment plans --------------------------------------------------------------------- */
+
+/* Reference sums in row order with the documented accumulator, written as the out dtype. */
+static double ld_d(const cnp_array *v, int64_t e)
+{
+  const void *p = v->data;
+  switch (v->dtype) {
+  case CNP_BOOL: return ((const unsigned char *)p)[e] ? 1.0 : 0.0;
+  case CNP_INT32: return ((const int32_t *)p)[e];
+  case CNP_INT64: return (double)((const int64_t *)p)[e];
+  case CNP_UINT64: return (double)((const uint64_t *)p)[e];
+  default: return ((const double *)p)[e];      /* float64 / complex128 scalars */
+  }
+}
+
+static float ld_f(const cnp_array *v, int64_t e)
+{
+  if (v->dtype == CNP_FLOAT16) return cnp_half_to_float(((const uint16_t *)v->data)[e]);
+  return ((const float *)v->data)[e];           /* float32 / complex64 scalars */
+}
+
+static void *reference_sum(const cnp_array *v, const int64_t *keys, int64_t n, int64_t ns)
+{
+  int64_t kc = 1;
+  for (int d = 1; d < v->ndim; d++) kc *= v->shape[d];
+  int cplx = v->dtype == CNP_COMPLEX64 || v->dtype == CNP_COMPLEX128;
+  if (cplx) kc *= 2;
+  int single = v->dtype == CNP_FLOAT32 || v->dtype == CNP_COMPLEX64 || v->dtype == CNP_FLOAT16;
+  size_t osz = v->dtype == CNP_FLOAT16 ? 2 : single ? 4 : 8;
+  char *out = calloc((size_t)(ns * kc > 0 ? ns * kc : 1), osz);
+  for (int64_t s = 0; s < ns; s++)
+    for (int64_t c = 0; c < kc; c++) {
+      double ad = 0;
+      float af = 0;
+      for (int64_t i = 0; i < n; i++) {
+        if (keys[i] != s) continue;
+        if (single) af += ld_f(v, i * kc + c);
+        else ad += ld_d(v, i * kc + c);
+      }
+      size_t at = (size_t)(s * kc + c);
+      if (v->dtype == CNP_FLOAT16) ((uint16_t *)out)[at] = cnp_float_to_half(af);
+      else if (single) ((float *)out)[at] = af;
+      else ((double *)out)[at] = ad;
+    }
+  return out;
+}
+
+static void fill_values(cnp_array *v, uint64_t seed)
+{
+  int64_t e = numel(v);
+  if (v->dtype == CNP_COMPLEX64 || v->dtype == CNP_COMPLEX128) e *= 2;
+  for (int64_t i = 0; i < e; i++) {
+    double u = rng_unit(&seed) * 4 - 1;
+    switch (v->dtype) {
+    case CNP_BOOL: ((unsigned char *)v->data)[i] = (unsigned char)(u > 0.5 ? 1 + i % 3 : 0); break;
+    case CNP_INT32: ((int32_t *)v->data)[i] = (int32_t)(u * 1e6); break;
+    case CNP_INT64: ((int64_t *)v->data)[i] = (int64_t)(u * 1e15); break;
+    case CNP_UINT64: ((uint64_t *)v->data)[i] = (uint64_t)((u + 1) * 1e15); break;
+    case CNP_FLOAT16: ((uint16_t *)v->data)[i] = cnp_float_to_half((float)u); break;
+    case CNP_FLOAT32: case CNP_COMPLEX64: ((float *)v->data)[i] = (float)u; break;
+    default: ((double *)v->data)[i] = u; break;
+    }
+  }
+}
+
+typedef struct vcase { cnp_dtype dt; int ndim; int64_t k1, k2; } vcase;
+
+static const vcase VCASES[] = {
+    {CNP_FLOAT64, 1, 0, 0}, {CNP_FLOAT64, 2, 3, 0}, {CNP_FLOAT32, 3, 2, 2},
+    {CNP_FLOAT16, 1, 0, 0}, {CNP_FLOAT16, 2, 3, 0}, {CNP_COMPLEX64, 1, 0, 0},
+    {CNP_COMPLEX128, 2, 2, 0}, {CNP_INT32, 1, 0, 0}, {CNP_INT64, 2, 2, 0},
+    {CNP_UINT64, 1, 0, 0}, {CNP_BOOL, 2, 3, 0}, {CNP_FLOAT64, 2, 20, 0},
+};
+#define N_VCASES ((int)(sizeof VCASES / sizeof VCASES[0]))
+
+/* keys kinds: 0 random with negatives, 1 sorted (identity path), 2 sorted with negatives */
+static void run_plan(int64_t n, int64_t ns, int kind, cnp_dtype kdt, uint64_t seed)
+{
+  cnp_array keys = host_vec(kdt, n);
+  int64_t *k64 = malloc((size_t)(n > 0 ? n : 1) * sizeof *k64);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v;
+    if (kind == 0) v = (int64_t)(rng_next(&seed) % (uint64_t)(ns + 3)) - 3;
+    else v = ns > 0 ? i * ns / (n > 0 ? n : 1) : -1;
+    if (kind == 2 && i % 7 == 3) v = -1 - (int64_t)(i % 5);
+    if (ns == 0) v = -1;
+    k64[i] = v;
+    if (kdt == CNP_INT32) ((int32_t *)keys.data)[i] = (int32_t)v;
+    else ((int64_t *)keys.data)[i] = v;
+  }
+  cnp_segment_plan *plan;
+  cr_assert_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, n, ns), CNP_OK, "%s",
+               cnp_last_error());
+  cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK, "%s", cnp_last_error());
+  int64_t kept, rows, want_kept = 0;
+  for (int64_t i = 0; i < n; i++) want_kept += k64[i] >= 0;
+  cr_assert_eq(cnp_segment_plan_rows(plan, &kept, &rows), CNP_OK);
+  cr_assert_eq(rows, n);
+  cr_assert_eq(kept, want_kept);
+  for (int c = 0; c < N_VCASES; c++) {
+    const vcase *vc = &VCASES[c];
+    int64_t vs[3] = {n, vc->k1, vc->k2}, os[3] = {ns, vc->k1, vc->k2};
+    cnp_array v = host_array(vc->dt, vc->ndim, vs, 'C');
+    cnp_array o = host_array(cnp_segment_sum_dtype(vc->dt), vc->ndim, os, 'C');
+    fill_values(&v, seed + (uint64_t)c);
+    fill_random(&o, 1);                           /* sum overwrites */
+    cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o, NULL), CNP_OK, "%s", cnp_last_error());
+    void *ref = reference_sum(&v, k64, n, ns);
+    cr_assert(memcmp(o.data, ref, span_bytes(&o)) == 0, "n=%lld ns=%lld kind=%d case %d (%s)",
+              (long long)n, (long long)ns, kind, c, cnp_dtype_name(vc->dt));
+    /* the one-off call agrees */
+    fill_random(&o, 2);
+    cr_assert_eq(cnp_segment_sum(&v, &keys, ns, &o, NULL), CNP_OK, "%s", cnp_last_error());
+    cr_assert(memcmp(o.data, ref, span_bytes(&o)) == 0);
+    free(ref);
+    free(v.data);
+    free(o.data);
+  }
+  cr_assert_eq(cnp_segment_plan_destroy(plan), CNP_OK);
+  free(k64);
+  free(keys.data);
+}
+
+Test(algo_plan, property_all_sizes_dtypes)
+{
+  for (int s = 0; s < ALGO_NSIZES; s++) {
+    int64_t n = ALGO_SIZES[s];
+    if (n > 1000) continue;                       /* the brute-force reference is O(n * ns) */
+    int64_t nss[3] = {1, 5, n / 4 + 2};
+    for (int j = 0; j < 3; j++)
+      for (int kind = 0; kind < 3; kind++)
+        run_plan(n, nss[j], kind, (kind & 1) ? CNP_INT32 : CNP_INT64,
+                 (uint64_t)(s * 100 + j * 10 + kind));
+  }
+  run_plan(40, 0, 0, CNP_INT64, 9);               /* no segments at all */
+}
+
+/* Large inputs with several threads: segment-parallel sums equal one thread's, bit for bit,
+** and the sorted (identity) and unsorted plans agree with the reference counts. */
+Test(algo_plan, thread_count_independent)
+{
+  int64_t n = 100000, ns = 1563;
+  set_threads(3);
+  cnp_segment_plan *plan;
+  cr_assert_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, n, ns), CNP_OK);
+  cnp_array keys = host_vec(CNP_INT64, n);
+  uint64_t seed = 77;
+  for (int64_t i = 0; i < n; i++)
+    ((int64_t *)keys.data)[i] = (int64_t)(rng_next(&seed) % (uint64_t)(ns + 10)) - 10;
+  int64_t vs[2] = {n, 3}, os[2] = {ns, 3};
+  cnp_array v = host_array(CNP_FLOAT64, 2, vs, 'C');
+  cnp_array o1 = host_array(CNP_FLOAT64, 2, os, 'C'), o3 = host_array(CNP_FLOAT64, 2, os, 'C');
+  fill_values(&v, 3);
+  cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK);
+  cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o3, NULL), CNP_OK);
+  set_threads(1);
+  cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK);
+  cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o1, NULL), CNP_OK);
+  cr_assert(memcmp(o1.data, o3.data, span_bytes(&o1)) == 0);
+  /* against a direct row-order sum */
+  double *ref = calloc((size_t)(ns * 3), sizeof *ref);
+  const double *vd = v.data;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t kk = ((int64_t *)keys.data)[i];
+    if (kk < 0) continue;
+    for (int c = 0; c < 3; c++) ref[kk * 3 + c] += vd[i * 3 + c];
+  }
+  cr_assert(memcmp(o1.data, ref, (size_t)(ns * 3) * sizeof *ref) == 0);
+  free(ref); free(keys.data); free(v.data); free(o1.data); free(o3.data);
+  cnp_segment_plan_destroy(plan);
+}
+
+Test(algo_plan, errors)
+{
+  cnp_segment_plan *plan = NULL;
+  cr_expect_eq(cnp_segment_plan_create(NULL, CNP_BACKEND_HOST, 0, 8, 4), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, -8, 4), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, 8, -4), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 2, 8, 4), CNP_EDEVICE);
+#ifndef CNP_HAVE_CUDA
+  cr_expect_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_CUDA, 0, 8, 4), CNP_EUNSUPPORTED);
+#endif
+  cr_assert_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, 8, 4), CNP_OK);
+  cnp_array keys = host_vec(CNP_INT64, 8), k9 = host_vec(CNP_INT64, 9);
+  cnp_array fk = host_vec(CNP_FLOAT64, 8), uk = host_vec(CNP_UINT64, 8);
+  int64_t s83[2] = {8, 3}, s43[2] = {4, 3}, s42[2] = {4, 2}, s53[2] = {5, 3};
+  cnp_array v = host_array(CNP_FLOAT64, 2, s83, 'C'), o = host_array(CNP_FLOAT64, 2, s43, 'C');
+  cnp_array o32 = host_array(CNP_FLOAT32, 2, s43, 'C'), o42 = host_array(CNP_FLOAT64, 2, s42, 'C');
+  cnp_array v5 = host_array(CNP_FLOAT64, 2, s53, 'C');
+  cnp_array oF = host_array(CNP_FLOAT64, 2, s43, 'F');
+  cnp_array vi = host_array(CNP_INT32, 2, s83, 'C');
+
+  /* sum before build */
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v, &o, NULL), CNP_ESTATE);
+  expect_msg("has not been built");
+  /* build errors */
+  cr_expect_eq(cnp_segment_plan_build(NULL, &keys, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_plan_build(plan, NULL, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_plan_build(plan, &fk, NULL), CNP_EDTYPE);
+  cr_expect_eq(cnp_segment_plan_build(plan, &uk, NULL), CNP_EDTYPE);
+  cr_expect_eq(cnp_segment_plan_build(plan, &k9, NULL), CNP_EOVERFLOW);
+  int64_t *kk = keys.data;
+  int64_t kv[8] = {0, 1, -1, 3, 9, 2, 4, 0};
+  memcpy(kk, kv, sizeof kv);
+  cr_expect_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_ERANGE);
+  expect_msg("cnp_segment_plan_build: keys[4] = 9 >= n_segments 4");
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v, &o, NULL), CNP_ESTATE);   /* unbuilt now */
+  kk[4] = -7;
+  kk[6] = 3;
+  cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK, "%s", cnp_last_error());
+
+  /* sum errors */
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v, &o32, NULL), CNP_EDTYPE);
+  expect_msg("out is float32; the sum of float64 values is float64");
+  cr_expect_eq(cnp_segment_plan_sum(plan, &vi, &o32, NULL), CNP_EDTYPE);   /* int -> f64 */
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v, &o42, NULL), CNP_ESHAPE);
+  expect_msg("out must have shape (4, 3)");
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v5, &o, NULL), CNP_ESHAPE);
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v, &oF, NULL), CNP_ELAYOUT);
+  cnp_array vstr = v;                            /* every other row: not contiguous */
+  vstr.strides[0] *= 2;
+  cr_expect_eq(cnp_segment_plan_sum(plan, &vstr, &o, NULL), CNP_ELAYOUT);
+  cnp_array over = v;                            /* out inside values */
+  over.shape[0] = 4;
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v, &over, NULL), CNP_EALIAS);
+  cnp_array fake = o;
+  fake.backend = CNP_BACKEND_CUDA;
+  cr_expect_eq(cnp_segment_plan_sum(plan, &v, &fake, NULL), CNP_EDEVICE);
+  cr_expect_eq(cnp_segment_plan_sum(NULL, &v, &o, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_plan_sum(plan, NULL, &o, NULL), CNP_EINVAL);
+
+  /* it still works, and dropped the negative keys */
+  double *vd = v.data;
+  for (int i = 0; i < 24; i++) vd[i] = i;
+  cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o, NULL), CNP_OK, "%s", cnp_last_error());
+  /* keys {0, 1, -1, 3, -7, 2, 3, 0}: seg0 rows 0,7; seg1 row 1; seg2 row 5; seg3 rows 3,6 */
+  double want[12] = {0 + 21, 1 + 22, 2 + 23, 3, 4, 5, 15, 16, 17, 9 + 18, 10 + 19, 11 + 20};
+  cr_expect_arr_eq(o.data, want, sizeof want);
+
+  /* the one-off call reports the same errors */
+  cr_expect_eq(cnp_segment_sum(&v, &keys, 4, &o32, NULL), CNP_EDTYPE);
+  cr_expect_eq(cnp_segment_sum(&v, &keys, -1, &o, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_segment_sum(&v, &fk, 4, &o, NULL), CNP_EDTYPE);
+
+  cr_expect_eq(cnp_segment_plan_destroy(plan), CNP_OK);
+  cr_expect_eq(cnp_segment_plan_destroy(NULL), CNP_OK);
+  free(keys.data); free(k9.data); free(fk.data); free(uk.data); free(v.data); free(o.data);
+  free(o32.data); free(o42.data); free(v5.data); free(oF.data); free(vi.data);
+}
