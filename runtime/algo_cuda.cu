@@ -1,0 +1,943 @@
+/*
+** algo_cuda.cu — the algorithms of cnp/algo.h on CUDA (entry points of algo_internal.h).
+**
+** The front end (algo.c) has validated every argument's metadata; here we do the data
+** checks (key ranges, sortedness) with the same statuses and messages as algo_host.c.
+**
+** Building blocks: CUB's DeviceRadixSort (pairs, begin/end bits sized to the measured key
+** range) and DeviceScan, plus small kernels of our own for flags, scatters/gathers of rows
+** and per-segment sums. All temporary device memory belongs to the workspace or the plan
+** (allocated at create); per-call work allocates nothing.
+**
+** Synchronization (each is one cudaStreamSynchronize of the call's stream):
+**   compact_by_mask         once, for the count (after all its kernels are enqueued);
+**   sort_by_key             once, after the key statistics (range check, range, sortedness);
+**   cell_offsets            once, for the validation result;
+**   segment_boundaries      once, for the count;
+**   segment_plan_build      once, for validation, the kept-row count and sortedness;
+**   segment_plan_sum        never.
+*/
+#include "algo_internal.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <string.h>
+
+/* ---- errors and launch helpers -------------------------------------------------------- */
+
+static cnp_status cu_fail(cudaError_t e, const char *op, const char *what)
+{
+  (void)cudaGetLastError();
+  return cnp__fail(e == cudaErrorMemoryAllocation ? CNP_ENOMEM : CNP_EBACKEND, op,
+                   "%s failed: %s (%d): %s", what, cudaGetErrorName(e), (int)e,
+                   cudaGetErrorString(e));
+}
+
+#define CU(op, call)                                                                      \
+  do {                                                                                    \
+    cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) return cu_fail(e_, (op), #call);                               \
+  } while (0)
+
+/* After kernel launches (`what` documents the call site). */
+#define CU_LAUNCHED(op, what) CU(op, cudaGetLastError())
+
+static const int kThreads = 256;
+
+/* Blocks for n items with grid-stride loops (capped; at least 1). */
+static unsigned grid_for(int64_t n)
+{
+  int64_t b = (n + kThreads - 1) / kThreads;
+  if (b > 65536) b = 65536;
+  return b < 1 ? 1u : (unsigned)b;
+}
+
+/* Makes `device` current for the scope and restores the previous one. */
+struct DeviceScope {
+  int prev = -1;
+  cudaError_t err = cudaSuccess;
+  explicit DeviceScope(int device)
+  {
+    if ((err = cudaGetDevice(&prev)) == cudaSuccess && prev != device)
+      err = cudaSetDevice(device);
+  }
+  ~DeviceScope()
+  {
+    int cur = -1;
+    if (prev >= 0 && cudaGetDevice(&cur) == cudaSuccess && cur != prev) cudaSetDevice(prev);
+  }
+};
+
+#define DEVICE_SCOPE(op, dev)                                                             \
+  DeviceScope scope_(dev);                                                                \
+  if (scope_.err != cudaSuccess) return cu_fail(scope_.err, (op), "cudaSetDevice")
+
+static cudaStream_t native(cnp_stream *s) { return (cudaStream_t)cnp__native(s); }
+
+/* ---- device scalars ---------------------------------------------------------------------
+** Results the host reads back with the call's single synchronization. */
+struct Scalars {
+  unsigned long long lo;               /* min ordered key */
+  unsigned long long hi;               /* max ordered key */
+  unsigned long long bad;              /* first offending index (~0: none) */
+  unsigned long long descents;         /* count of i with key[i] < key[i-1] */
+  unsigned long long negatives;        /* count of negative keys */
+  unsigned long long count;            /* compaction / run count */
+};
+
+/* Scratch for cell_offsets called without a workspace (one per device context). */
+static __device__ Scalars g_scratch;
+
+__global__ void k_init_scalars(Scalars *s)
+{
+  s->lo = ~0ull;
+  s->hi = 0;
+  s->bad = ~0ull;
+  s->descents = 0;
+  s->negatives = 0;
+  s->count = 0;
+}
+
+/* ---- keys ------------------------------------------------------------------------------ */
+
+/* Order-preserving unsigned value of a key. */
+template <typename K> __device__ __forceinline__ unsigned long long ord(K k);
+template <> __device__ __forceinline__ unsigned long long ord<int32_t>(int32_t k)
+{
+  return (unsigned long long)((uint32_t)k ^ 0x80000000u);
+}
+template <> __device__ __forceinline__ unsigned long long ord<int64_t>(int64_t k)
+{
+  return (unsigned long long)k ^ 0x8000000000000000ull;
+}
+template <> __device__ __forceinline__ unsigned long long ord<uint64_t>(uint64_t k)
+{
+  return k;
+}
+template <typename K> __device__ __forceinline__ K unord(unsigned long long u);
+template <> __device__ __forceinline__ int32_t unord<int32_t>(unsigned long long u)
+{
+  return (int32_t)((uint32_t)u ^ 0x80000000u);
+}
+template <> __device__ __forceinline__ int64_t unord<int64_t>(unsigned long long u)
+{
+  return (int64_t)(u ^ 0x8000000000000000ull);
+}
+template <> __device__ __forceinline__ uint64_t unord<uint64_t>(unsigned long long u)
+{
+  return u;
+}
+
+template <typename K> __device__ __forceinline__ bool is_neg(K k) { return k < (K)0; }
+template <> __device__ __forceinline__ bool is_neg<uint64_t>(uint64_t) { return false; }
+
+/* Whether key k lies outside [0, limit) (limit > 0). */
+template <typename K> __device__ __forceinline__ bool out_of(K k, long long limit)
+{
+  return is_neg<K>(k) || (unsigned long long)k >= (unsigned long long)limit;
+}
+template <> __device__ __forceinline__ bool out_of<uint64_t>(uint64_t k, long long limit)
+{
+  return k >= (unsigned long long)limit;
+}
+
+__device__ __forceinline__ unsigned long long warp_min(unsigned long long v)
+{
+  for (int d = 16; d > 0; d >>= 1) {
+    unsigned long long o = __shfl_down_sync(0xffffffffu, v, d);
+    v = o < v ? o : v;
+  }
+  return v;
+}
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long v)
+{
+  for (int d = 16; d > 0; d >>= 1) {
+    unsigned long long o = __shfl_down_sync(0xffffffffu, v, d);
+    v = o > v ? o : v;
+  }
+  return v;
+}
+__device__ __forceinline__ unsigned long long warp_add(unsigned long long v)
+{
+  for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+  return v;
+}
+
+/* Key statistics: range, descents, negatives, and the first key outside [0, limit) when
+** limit > 0 (or, with seg_mode, the first key >= limit). Grid-stride; every thread of
+** every warp reaches the warp reductions. */
+template <typename K>
+__global__ void k_key_stats(const K *keys, int64_t n, long long limit, int seg_mode,
+                            Scalars *out)
+{
+  unsigned long long lo = ~0ull, hi = 0, bad = ~0ull, desc = 0, neg = 0;
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    K k = keys[i];
+    unsigned long long u = ord<K>(k);
+    lo = u < lo ? u : lo;
+    hi = u > hi ? u : hi;
+    if (i > 0 && k < keys[i - 1]) desc++;
+    if (is_neg<K>(k)) neg++;
+    bool b = seg_mode ? (!is_neg<K>(k) && (unsigned long long)k >= (unsigned long long)limit)
+                      : (limit > 0 && out_of<K>(k, limit));
+    if (b && (unsigned long long)i < bad) bad = (unsigned long long)i;
+  }
+  lo = warp_min(lo);
+  hi = warp_max(hi);
+  bad = warp_min(bad);
+  desc = warp_add(desc);
+  neg = warp_add(neg);
+  if ((threadIdx.x & 31) == 0) {
+    if (lo != ~0ull) atomicMin(&out->lo, lo);
+    if (hi) atomicMax(&out->hi, hi);
+    if (bad != ~0ull) atomicMin(&out->bad, bad);
+    if (desc) atomicAdd(&out->descents, desc);
+    if (neg) atomicAdd(&out->negatives, neg);
+  }
+}
+
+/* Radix input: rk[i] = ord(key[i]) - lo (or, in seg_mode, key >= 0 ? key : sentinel);
+** idx[i] = i. */
+template <typename K, typename R>
+__global__ void k_radix_in(const K *keys, int64_t n, unsigned long long lo, int seg_mode,
+                           unsigned long long sentinel, R *rk, int64_t *idx)
+{
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    K k = keys[i];
+    unsigned long long v = seg_mode ? (is_neg<K>(k) ? sentinel : (unsigned long long)k)
+                                    : ord<K>(k) - lo;
+    rk[i] = (R)v;
+    idx[i] = i;
+  }
+}
+
+/* keys[i] = unord(rk[i] + lo) after the sort. */
+template <typename K, typename R>
+__global__ void k_radix_out(K *keys, int64_t n, unsigned long long lo, const R *rk)
+{
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    keys[i] = unord<K>((unsigned long long)rk[i] + lo);
+}
+
+__global__ void k_iota(int64_t *p, int64_t n)
+{
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = i;
+}
+
+/* off[q] = first i with v[i] >= q, for q in [0, nq] (v sorted ascending, n entries). */
+template <typename V>
+__global__ void k_lower_bounds(const V *v, int64_t n, int64_t *off, int64_t nq)
+{
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q <= nq; q += stride) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if ((long long)v[mid] < (long long)q) lo = mid + 1; else hi = mid;
+    }
+    off[q] = lo;
+  }
+}
+
+/* cell_offsets validation: first i with cell outside [0, n_cells) or cell[i] < cell[i-1]. */
+template <typename C>
+__global__ void k_check_cells(const C *c, int64_t n, int64_t n_cells, Scalars *out)
+{
+  unsigned long long bad = ~0ull;
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    long long v = c[i];
+    if (v < 0 || v >= n_cells || (i > 0 && v < (long long)c[i - 1])) {
+      bad = (unsigned long long)i;
+      break;                           /* later i of this thread are larger */
+    }
+  }
+  bad = warp_min(bad);
+  if ((threadIdx.x & 31) == 0 && bad != ~0ull) atomicMin(&out->bad, bad);
+}
+
+/* ---- compaction / permutation of rows ---------------------------------------------------
+** A row block is base + b * block_stride; row i of it is `rb` bytes at i * rb. A chunk is
+** `w` bytes at byte `col` of every row, moved as words of type W. */
+
+__global__ void k_flags(const unsigned char *mask, int64_t n, int64_t *pos)
+{
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    pos[i] = mask[i] != 0;
+}
+
+/* After the exclusive scan: count = pos[n-1] + flag[n-1]. */
+__global__ void k_count(const unsigned char *mask, const int64_t *pos, int64_t n, Scalars *out)
+{
+  out->count = (unsigned long long)(pos[n - 1] + (mask[n - 1] != 0));
+}
+
+template <typename W>
+__global__ void k_compact_chunk(const W *src, int64_t rbw, int64_t colw, int64_t ww,
+                                const unsigned char *mask, const int64_t *pos, int64_t n,
+                                W *tmp)
+{
+  int64_t total = n * ww, stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+    int64_t i = t / ww, c = t - i * ww;
+    if (mask[i]) tmp[pos[i] * ww + c] = src[i * rbw + colw + c];
+  }
+}
+
+template <typename W>
+__global__ void k_gather_chunk(const W *src, int64_t rbw, int64_t colw, int64_t ww,
+                               const int64_t *perm, int64_t n, W *tmp)
+{
+  int64_t total = n * ww, stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+    int64_t i = t / ww, c = t - i * ww;
+    tmp[t] = src[perm[i] * rbw + colw + c];
+  }
+}
+
+/* Rows [0, count) of tmp back into the chunk; count = *d_count when d_count, else n. */
+template <typename W>
+__global__ void k_chunk_back(W *dst, int64_t rbw, int64_t colw, int64_t ww, const W *tmp,
+                             int64_t n, const unsigned long long *d_count)
+{
+  int64_t rows = d_count ? (int64_t)*d_count : n;
+  int64_t total = rows * ww, stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+    int64_t i = t / ww, c = t - i * ww;
+    dst[i * rbw + colw + c] = tmp[t];
+  }
+}
+
+/* ---- workspace --------------------------------------------------------------------------- */
+
+struct CudaWs {
+  int64_t        cap;
+  size_t         chunk;                /* bytes of a row chunk (>= 16, multiple of 8) */
+  unsigned long long *rk[2];           /* radix keys (uint64, or uint32 in the same space) */
+  int64_t       *idx[2];               /* permutation / scan buffers */
+  void          *rows;                 /* cap * chunk bytes */
+  void          *temp;                 /* CUB temporary storage */
+  size_t         temp_bytes;
+  Scalars       *scal;
+};
+
+/* CUB temporary storage for everything a workspace or plan of capacity n runs. */
+static cudaError_t cub_temp_bytes(int64_t n, size_t *out)
+{
+  size_t a = 0, b = 0, c = 0;
+  cudaError_t e;
+  e = cub::DeviceRadixSort::SortPairs((void *)NULL, a, (const uint64_t *)NULL,
+                                      (uint64_t *)NULL, (const int64_t *)NULL,
+                                      (int64_t *)NULL, n, 0, 64);
+  if (e != cudaSuccess) return e;
+  e = cub::DeviceRadixSort::SortPairs((void *)NULL, b, (const uint32_t *)NULL,
+                                      (uint32_t *)NULL, (const int64_t *)NULL,
+                                      (int64_t *)NULL, n, 0, 32);
+  if (e != cudaSuccess) return e;
+  e = cub::DeviceScan::ExclusiveSum((void *)NULL, c, (const int64_t *)NULL, (int64_t *)NULL,
+                                    n);
+  if (e != cudaSuccess) return e;
+  size_t m = a > b ? a : b;
+  *out = (m > c ? m : c) + 256;
+  return cudaSuccess;
+}
+
+static void ws_free(CudaWs *w)
+{
+  if (!w) return;
+  for (int i = 0; i < 2; i++) {
+    cudaFree(w->rk[i]);
+    cudaFree(w->idx[i]);
+  }
+  cudaFree(w->rows);
+  cudaFree(w->temp);
+  cudaFree(w->scal);
+  cnp__free(w);
+}
+
+static cnp_status ws_alloc(const char *op, int64_t cap, size_t chunk, CudaWs **out)
+{
+  CudaWs *w = (CudaWs *)cnp__calloc(1, sizeof *w);
+  if (!w) return cnp__fail(CNP_ENOMEM, op, "no memory");
+  size_t n = (size_t)(cap > 0 ? cap : 1);
+  w->cap = cap;
+  w->chunk = chunk;
+  cudaError_t e = cub_temp_bytes(cap, &w->temp_bytes);
+  for (int i = 0; e == cudaSuccess && i < 2; i++) {
+    if ((e = cudaMalloc((void **)&w->rk[i], n * sizeof(unsigned long long))) == cudaSuccess)
+      e = cudaMalloc((void **)&w->idx[i], n * sizeof(int64_t));
+  }
+  if (e == cudaSuccess && chunk) e = cudaMalloc(&w->rows, n * chunk);
+  if (e == cudaSuccess) e = cudaMalloc(&w->temp, w->temp_bytes);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&w->scal, sizeof(Scalars));
+  if (e != cudaSuccess) {
+    ws_free(w);
+    return cu_fail(e, op, "device workspace allocation");
+  }
+  *out = w;
+  return CNP_OK;
+}
+
+static size_t ws_bytes(const CudaWs *w)
+{
+  size_t n = (size_t)(w->cap > 0 ? w->cap : 1);
+  return n * (2 * sizeof(unsigned long long) + 2 * sizeof(int64_t) + w->chunk) +
+         w->temp_bytes + sizeof(Scalars);
+}
+
+extern "C" cnp_status cnp__cuda_workspace_create(cnp_workspace *ws)
+{
+  static const char op[] = "cnp_workspace_create";
+  DEVICE_SCOPE(op, ws->device);
+  CudaWs *w = NULL;
+  size_t chunk = (ws->row_bytes + 7) / 8 * 8;
+  cnp_status st = ws_alloc(op, ws->capacity, chunk, &w);
+  if (st != CNP_OK) return st;
+  ws->impl = w;
+  ws->bytes = ws_bytes(w);
+  return CNP_OK;
+}
+
+extern "C" cnp_status cnp__cuda_workspace_destroy(cnp_workspace *ws)
+{
+  DeviceScope scope(ws->device);
+  ws_free((CudaWs *)ws->impl);
+  ws->impl = NULL;
+  return CNP_OK;
+}
+
+/* Read the scalars back: the call's one synchronization. */
+static cnp_status read_scalars(const char *op, const Scalars *d, Scalars *h, cudaStream_t st)
+{
+  CU(op, cudaMemcpyAsync(h, d, sizeof *h, cudaMemcpyDeviceToHost, st));
+  CU(op, cudaStreamSynchronize(st));
+  return CNP_OK;
+}
+
+/* ---- moving rows ------------------------------------------------------------------------ */
+
+/* Largest word size (8, 4, 2, 1) dividing every value. */
+static size_t word_for(uintptr_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+{
+  uint64_t all = (uint64_t)a | b | c | d | e;
+  for (size_t w = 8; w > 1; w >>= 1)
+    if (all % w == 0) return w;
+  return 1;
+}
+
+enum MoveKind { MOVE_COMPACT, MOVE_GATHER };
+
+template <typename W>
+static void launch_move(MoveKind kind, char *block, size_t rb, size_t col, size_t w,
+                        const unsigned char *mask, const int64_t *pos_or_perm, int64_t n,
+                        void *tmp, const unsigned long long *d_count, cudaStream_t st)
+{
+  int64_t rbw = (int64_t)(rb / sizeof(W)), colw = (int64_t)(col / sizeof(W));
+  int64_t ww = (int64_t)(w / sizeof(W));
+  unsigned g = grid_for(n * ww);
+  if (kind == MOVE_COMPACT)
+    k_compact_chunk<W><<<g, kThreads, 0, st>>>((const W *)block, rbw, colw, ww, mask,
+                                               pos_or_perm, n, (W *)tmp);
+  else
+    k_gather_chunk<W><<<g, kThreads, 0, st>>>((const W *)block, rbw, colw, ww, pos_or_perm,
+                                              n, (W *)tmp);
+  k_chunk_back<W><<<g, kThreads, 0, st>>>((W *)block, rbw, colw, ww, (const W *)tmp, n,
+                                          d_count);
+}
+
+/* Compact (mask + exclusive positions) or gather (perm) every row block of `a`. */
+static cnp_status move_rows(const char *op, MoveKind kind, const cnp_array *a, int64_t n,
+                            const unsigned char *mask, const int64_t *pos_or_perm,
+                            const unsigned long long *d_count, CudaWs *w, cudaStream_t st)
+{
+  cnp__rows r;
+  cnp_status s = cnp__algo_rows(a, n, op, "arrays", &r);
+  if (s != CNP_OK) return s;
+  for (int64_t b = 0; b < r.n_blocks; b++) {
+    char *block = r.data + b * r.block_stride;
+    for (size_t col = 0; col < r.row_bytes; col += w->chunk) {
+      size_t width = r.row_bytes - col < w->chunk ? r.row_bytes - col : w->chunk;
+      size_t word = word_for((uintptr_t)block, r.row_bytes, col, width, w->chunk);
+      switch (word) {
+      case 8: launch_move<unsigned long long>(kind, block, r.row_bytes, col, width, mask,
+                                              pos_or_perm, n, w->rows, d_count, st); break;
+      case 4: launch_move<unsigned>(kind, block, r.row_bytes, col, width, mask, pos_or_perm,
+                                    n, w->rows, d_count, st); break;
+      case 2: launch_move<unsigned short>(kind, block, r.row_bytes, col, width, mask,
+                                          pos_or_perm, n, w->rows, d_count, st); break;
+      default: launch_move<unsigned char>(kind, block, r.row_bytes, col, width, mask,
+                                          pos_or_perm, n, w->rows, d_count, st); break;
+      }
+      CU_LAUNCHED(op, "row move");
+    }
+  }
+  return CNP_OK;
+}
+
+/* ---- compaction ------------------------------------------------------------------------- */
+
+extern "C" cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
+                                                int n_arrays, int64_t *n_out,
+                                                cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_compact_by_mask";
+  DEVICE_SCOPE(op, mask->device);
+  CudaWs *w = (CudaWs *)ws->impl;
+  cudaStream_t st = native(s);
+  int64_t n = mask->shape[0];
+  const unsigned char *m = (const unsigned char *)mask->data;
+  if (n == 0) {
+    *n_out = 0;
+    return CNP_OK;
+  }
+  int64_t *pos = w->idx[0];
+  size_t tb = w->temp_bytes;
+  k_init_scalars<<<1, 1, 0, st>>>(w->scal);
+  k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
+  CU_LAUNCHED(op, "flags");
+  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, pos, pos, n, st));
+  k_count<<<1, 1, 0, st>>>(m, pos, n, w->scal);
+  CU_LAUNCHED(op, "count");
+  for (int j = 0; j < n_arrays; j++) {
+    cnp_status r = move_rows(op, MOVE_COMPACT, &arrays[j], n, m, pos, &w->scal->count, w, st);
+    if (r != CNP_OK) return r;
+  }
+  Scalars h;
+  cnp_status r = read_scalars(op, w->scal, &h, st);
+  if (r != CNP_OK) return r;
+  *n_out = (int64_t)h.count;
+  return CNP_OK;
+}
+
+/* ---- sort by key -------------------------------------------------------------------------- */
+
+static int bits_for(unsigned long long span)
+{
+  int b = 0;
+  while (b < 64 && (span >> b) != 0) b++;
+  return b;
+}
+
+template <typename K>
+static cnp_status key_stats(const char *op, const K *k, int64_t n, long long limit,
+                            int seg_mode, CudaWs *w, cudaStream_t st, Scalars *h)
+{
+  k_init_scalars<<<1, 1, 0, st>>>(w->scal);
+  k_key_stats<K><<<grid_for(n), kThreads, 0, st>>>(k, n, limit, seg_mode, w->scal);
+  CU_LAUNCHED(op, "key statistics");
+  return read_scalars(op, w->scal, h, st);
+}
+
+/* Radix sort of rk[0] (keys as R) with idx[0] = iota into rk[1] and perm_out. */
+template <typename R>
+static cnp_status radix_pairs(const char *op, CudaWs *w, int64_t n, int bits,
+                              int64_t *perm_out, cudaStream_t st)
+{
+  size_t tb = w->temp_bytes;
+  CU(op, cub::DeviceRadixSort::SortPairs(w->temp, tb, (const R *)w->rk[0], (R *)w->rk[1],
+                                         (const int64_t *)w->idx[0], perm_out, n, 0,
+                                         bits > 0 ? bits : 1, st));
+  return CNP_OK;
+}
+
+template <typename K>
+static cnp_status sort_keys(const char *op, cnp_array *keys, int64_t *perm, int64_t key_limit,
+                            CudaWs *w, cudaStream_t st, bool *sorted)
+{
+  K *k = (K *)keys->data;
+  int64_t n = keys->shape[0];
+  Scalars h;
+  cnp_status r = key_stats<K>(op, k, n, key_limit, 0, w, st, &h);
+  if (r != CNP_OK) return r;
+  if (h.bad != ~0ull) {
+    K v;
+    CU(op, cudaMemcpy(&v, k + h.bad, sizeof v, cudaMemcpyDeviceToHost));
+    return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld outside [0, key_limit %lld)",
+                     (long long)h.bad, (long long)v, (long long)key_limit);
+  }
+  *sorted = h.descents == 0;
+  if (*sorted) return CNP_OK;
+  unsigned long long span = h.hi - h.lo;
+  int bits = bits_for(span);
+  if (bits <= 32) {
+    k_radix_in<K, uint32_t><<<grid_for(n), kThreads, 0, st>>>(k, n, h.lo, 0, 0,
+                                                              (uint32_t *)w->rk[0], w->idx[0]);
+    CU_LAUNCHED(op, "radix keys");
+    if ((r = radix_pairs<uint32_t>(op, w, n, bits, perm, st)) != CNP_OK) return r;
+    k_radix_out<K, uint32_t><<<grid_for(n), kThreads, 0, st>>>(k, n, h.lo,
+                                                               (const uint32_t *)w->rk[1]);
+  } else {
+    k_radix_in<K, uint64_t><<<grid_for(n), kThreads, 0, st>>>(k, n, h.lo, 0, 0,
+                                                              (uint64_t *)w->rk[0], w->idx[0]);
+    CU_LAUNCHED(op, "radix keys");
+    if ((r = radix_pairs<uint64_t>(op, w, n, bits, perm, st)) != CNP_OK) return r;
+    k_radix_out<K, uint64_t><<<grid_for(n), kThreads, 0, st>>>(k, n, h.lo,
+                                                               (const uint64_t *)w->rk[1]);
+  }
+  CU_LAUNCHED(op, "sorted keys");
+  return CNP_OK;
+}
+
+extern "C" cnp_status cnp__cuda_sort_by_key(cnp_array *keys, cnp_array *order,
+                                            const cnp_array *values, int n_values,
+                                            int64_t key_limit, cnp_workspace *ws,
+                                            cnp_stream *s)
+{
+  static const char op[] = "cnp_sort_by_key";
+  DEVICE_SCOPE(op, keys->device);
+  CudaWs *w = (CudaWs *)ws->impl;
+  cudaStream_t st = native(s);
+  int64_t n = keys->shape[0];
+  if (n == 0) return CNP_OK;
+  int64_t *perm = order ? (int64_t *)order->data : w->idx[1];
+  bool sorted = false;
+  cnp_status r;
+  switch (keys->dtype) {
+  case CNP_INT32: r = sort_keys<int32_t>(op, keys, perm, key_limit, w, st, &sorted); break;
+  case CNP_INT64: r = sort_keys<int64_t>(op, keys, perm, key_limit, w, st, &sorted); break;
+  default: r = sort_keys<uint64_t>(op, keys, perm, key_limit, w, st, &sorted); break;
+  }
+  if (r != CNP_OK) return r;
+  if (sorted) {
+    if (order) {
+      k_iota<<<grid_for(n), kThreads, 0, st>>>(perm, n);
+      CU_LAUNCHED(op, "iota");
+    }
+    return CNP_OK;
+  }
+  for (int j = 0; j < n_values; j++)
+    if ((r = move_rows(op, MOVE_GATHER, &values[j], n, NULL, perm, NULL, w, st)) != CNP_OK)
+      return r;
+  return CNP_OK;
+}
+
+/* ---- cell offsets ------------------------------------------------------------------------- */
+
+template <typename C>
+static cnp_status cell_offsets_t(const char *op, const cnp_array *cells, int64_t n_cells,
+                                 int64_t *off, Scalars *d_scal, cudaStream_t st)
+{
+  const C *c = (const C *)cells->data;
+  int64_t n = cells->shape[0];
+  k_init_scalars<<<1, 1, 0, st>>>(d_scal);
+  if (n > 0) k_check_cells<C><<<grid_for(n), kThreads, 0, st>>>(c, n, n_cells, d_scal);
+  k_lower_bounds<C><<<grid_for(n_cells + 1), kThreads, 0, st>>>(c, n, off, n_cells);
+  CU_LAUNCHED(op, "cell offsets");
+  Scalars h;
+  cnp_status r = read_scalars(op, d_scal, &h, st);
+  if (r != CNP_OK || h.bad == ~0ull) return r;
+  C v[2] = {0, 0};
+  int64_t i = (int64_t)h.bad;
+  CU(op, cudaMemcpy(v, c + (i > 0 ? i - 1 : 0), (i > 0 ? 2 : 1) * sizeof(C),
+                    cudaMemcpyDeviceToHost));
+  long long cur = i > 0 ? (long long)v[1] : (long long)v[0], prev = (long long)v[0];
+  if (cur < 0 || cur >= n_cells)
+    return cnp__fail(CNP_ERANGE, op, "sorted_cells[%lld] = %lld outside [0, %lld)",
+                     (long long)i, cur, (long long)n_cells);
+  return cnp__fail(CNP_EORDER, op, "sorted_cells not sorted at index %lld (%lld after %lld)",
+                   (long long)i, cur, prev);
+}
+
+extern "C" cnp_status cnp__cuda_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
+                                             cnp_array *offsets, cnp_workspace *ws,
+                                             cnp_stream *s)
+{
+  static const char op[] = "cnp_cell_offsets";
+  DEVICE_SCOPE(op, sorted_cells->device);
+  Scalars *d_scal = NULL;
+  if (ws) {
+    d_scal = ((CudaWs *)ws->impl)->scal;
+  } else {
+    CU(op, cudaGetSymbolAddress((void **)&d_scal, g_scratch));
+  }
+  int64_t *off = (int64_t *)offsets->data;
+  if (sorted_cells->dtype == CNP_INT32)
+    return cell_offsets_t<int32_t>(op, sorted_cells, n_cells, off, d_scal, native(s));
+  return cell_offsets_t<int64_t>(op, sorted_cells, n_cells, off, d_scal, native(s));
+}
+
+/* ---- segment boundaries ------------------------------------------------------------------- */
+
+template <typename K>
+__global__ void k_run_flags(const K *k, int64_t n, int64_t *flags)
+{
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    flags[i] = i == 0 || k[i] != k[i - 1];
+}
+
+/* pos: exclusive scan of the run flags. Writes run j's key, start and the previous stop. */
+template <typename K>
+__global__ void k_run_write(const K *k, int64_t n, const int64_t *pos, K *uk, int64_t *starts,
+                            int64_t *stops, Scalars *out)
+{
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    bool head = i == 0 || k[i] != k[i - 1];
+    int64_t j = pos[i];
+    if (head) {
+      if (uk) uk[j] = k[i];
+      if (starts) starts[j] = i;
+      if (stops && j > 0) stops[j - 1] = i;
+    }
+    if (i == n - 1) {
+      int64_t count = j + (head ? 1 : 0);
+      if (stops) stops[count - 1] = n;
+      out->count = (unsigned long long)count;
+    }
+  }
+}
+
+template <typename K>
+static cnp_status boundaries_t(const char *op, const cnp_array *keys, cnp_array *unique_keys,
+                               cnp_array *starts, cnp_array *stops, int64_t *count, CudaWs *w,
+                               cudaStream_t st)
+{
+  const K *k = (const K *)keys->data;
+  int64_t n = keys->shape[0];
+  if (n == 0) {
+    *count = 0;
+    return CNP_OK;
+  }
+  int64_t *pos = w->idx[0];
+  size_t tb = w->temp_bytes;
+  k_run_flags<K><<<grid_for(n), kThreads, 0, st>>>(k, n, pos);
+  CU_LAUNCHED(op, "run flags");
+  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, pos, pos, n, st));
+  k_run_write<K><<<grid_for(n), kThreads, 0, st>>>(
+      k, n, pos, unique_keys ? (K *)unique_keys->data : NULL,
+      starts ? (int64_t *)starts->data : NULL, stops ? (int64_t *)stops->data : NULL, w->scal);
+  CU_LAUNCHED(op, "runs");
+  Scalars h;
+  cnp_status r = read_scalars(op, w->scal, &h, st);
+  if (r == CNP_OK) *count = (int64_t)h.count;
+  return r;
+}
+
+extern "C" cnp_status cnp__cuda_segment_boundaries(const cnp_array *sorted_keys,
+                                                   cnp_array *unique_keys, cnp_array *starts,
+                                                   cnp_array *stops, int64_t *count,
+                                                   cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_segment_boundaries";
+  DEVICE_SCOPE(op, sorted_keys->device);
+  CudaWs *w = (CudaWs *)ws->impl;
+  switch (sorted_keys->dtype) {
+  case CNP_INT32:
+    return boundaries_t<int32_t>(op, sorted_keys, unique_keys, starts, stops, count, w,
+                                 native(s));
+  case CNP_INT64:
+    return boundaries_t<int64_t>(op, sorted_keys, unique_keys, starts, stops, count, w,
+                                 native(s));
+  default:
+    return boundaries_t<uint64_t>(op, sorted_keys, unique_keys, starts, stops, count, w,
+                                  native(s));
+  }
+}
+
+/* ---- segment plans ---------------------------------------------------------------------- */
+
+struct CudaPlan {
+  CudaWs  *w;                          /* sort buffers (no row chunk) */
+  int64_t *perm;                       /* kept rows in (segment, row) order */
+  int64_t *off;                        /* n_segments + 1 */
+  int      identity;                   /* keys sorted, none negative: perm unused */
+};
+
+extern "C" cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan)
+{
+  static const char op[] = "cnp_segment_plan_create";
+  DEVICE_SCOPE(op, plan->device);
+  CudaPlan *p = (CudaPlan *)cnp__calloc(1, sizeof *p);
+  if (!p) return cnp__fail(CNP_ENOMEM, op, "no memory");
+  cnp_status st = ws_alloc(op, plan->capacity, 0, &p->w);
+  cudaError_t e = cudaSuccess;
+  if (st == CNP_OK)
+    e = cudaMalloc((void **)&p->off, (size_t)(plan->n_segments + 1) * sizeof(int64_t));
+  if (st == CNP_OK && e == cudaSuccess)
+    e = cudaMalloc((void **)&p->perm, (size_t)(plan->capacity > 0 ? plan->capacity : 1) *
+                                          sizeof(int64_t));
+  if (st == CNP_OK && e != cudaSuccess) st = cu_fail(e, op, "device plan allocation");
+  if (st != CNP_OK) {
+    ws_free(p->w);
+    cudaFree(p->off);
+    cudaFree(p->perm);
+    cnp__free(p);
+    return st;
+  }
+  plan->impl = p;
+  return CNP_OK;
+}
+
+extern "C" cnp_status cnp__cuda_segment_plan_destroy(cnp_segment_plan *plan)
+{
+  DeviceScope scope(plan->device);
+  CudaPlan *p = (CudaPlan *)plan->impl;
+  if (p) {
+    ws_free(p->w);
+    cudaFree(p->off);
+    cudaFree(p->perm);
+    cnp__free(p);
+  }
+  plan->impl = NULL;
+  return CNP_OK;
+}
+
+template <typename K>
+static cnp_status plan_build_t(const char *op, cnp_segment_plan *plan, const cnp_array *keys,
+                               cudaStream_t st)
+{
+  CudaPlan *p = (CudaPlan *)plan->impl;
+  CudaWs *w = p->w;
+  const K *k = (const K *)keys->data;
+  int64_t n = keys->shape[0], ns = plan->n_segments;
+  Scalars h;
+  memset(&h, 0, sizeof h);
+  h.bad = ~0ull;
+  if (n > 0) {
+    cnp_status r = key_stats<K>(op, k, n, (long long)ns, 1, w, st, &h);
+    if (r != CNP_OK) return r;
+  }
+  if (h.bad != ~0ull) {
+    K v;
+    CU(op, cudaMemcpy(&v, k + h.bad, sizeof v, cudaMemcpyDeviceToHost));
+    return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld >= n_segments %lld",
+                     (long long)h.bad, (long long)v, (long long)ns);
+  }
+  plan->n_rows = n;
+  plan->n_kept = n - (int64_t)h.negatives;
+  p->identity = h.negatives == 0 && h.descents == 0;
+  if (p->identity) {
+    k_lower_bounds<K><<<grid_for(ns + 1), kThreads, 0, st>>>(k, n, p->off, ns);
+    CU_LAUNCHED(op, "segment offsets");
+    return CNP_OK;
+  }
+  /* Negative keys go to bucket ns (past every segment), then one stable radix sort. */
+  int bits = bits_for((unsigned long long)ns);
+  if (bits <= 32) {
+    k_radix_in<K, uint32_t><<<grid_for(n), kThreads, 0, st>>>(
+        k, n, 0, 1, (unsigned long long)ns, (uint32_t *)w->rk[0], w->idx[0]);
+    CU_LAUNCHED(op, "radix keys");
+    cnp_status r = radix_pairs<uint32_t>(op, w, n, bits, p->perm, st);
+    if (r != CNP_OK) return r;
+    k_lower_bounds<uint32_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+        (const uint32_t *)w->rk[1], n, p->off, ns);
+  } else {
+    k_radix_in<K, uint64_t><<<grid_for(n), kThreads, 0, st>>>(
+        k, n, 0, 1, (unsigned long long)ns, (uint64_t *)w->rk[0], w->idx[0]);
+    CU_LAUNCHED(op, "radix keys");
+    cnp_status r = radix_pairs<uint64_t>(op, w, n, bits, p->perm, st);
+    if (r != CNP_OK) return r;
+    k_lower_bounds<uint64_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+        (const uint64_t *)w->rk[1], n, p->off, ns);
+  }
+  CU_LAUNCHED(op, "segment offsets");
+  return CNP_OK;
+}
+
+extern "C" cnp_status cnp__cuda_segment_plan_build(cnp_segment_plan *plan,
+                                                   const cnp_array *keys, cnp_stream *s)
+{
+  static const char op[] = "cnp_segment_plan_build";
+  DEVICE_SCOPE(op, plan->device);
+  if (keys->dtype == CNP_INT32) return plan_build_t<int32_t>(op, plan, keys, native(s));
+  return plan_build_t<int64_t>(op, plan, keys, native(s));
+}
+
+/* Loads and stores of the sum kernel. */
+struct LoadId {
+  template <typename T> __device__ T operator()(T x) const { return x; }
+};
+struct LoadBool {
+  __device__ double operator()(unsigned char x) const { return x != 0 ? 1.0 : 0.0; }
+};
+struct LoadDbl {
+  template <typename T> __device__ double operator()(T x) const { return (double)x; }
+};
+struct LoadHalf {
+  __device__ float operator()(unsigned short x) const
+  {
+    return __half2float(__ushort_as_half(x));
+  }
+};
+struct StoreId {
+  template <typename T> __device__ T operator()(T x) const { return x; }
+};
+struct StoreHalf {
+  __device__ unsigned short operator()(float x) const
+  {
+    return __half_as_ushort(__float2half_rn(x));
+  }
+};
+
+/* One thread per (segment, scalar component): sums rows in row order (deterministic, the
+** same order as the host backend), one launch for every component. */
+template <typename IN, typename ACC, typename OUT, typename LOAD, typename STORE>
+__global__ void k_segment_sum(const IN *v, OUT *o, const int64_t *off, const int64_t *perm,
+                              int identity, int64_t ns, int64_t kc)
+{
+  LOAD load;
+  STORE store;
+  int64_t total = ns * kc, stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+    int64_t seg = t / kc, c = t - seg * kc;
+    int64_t j0 = off[seg], j1 = off[seg + 1];
+    ACC acc = 0;
+    if (identity)
+      for (int64_t j = j0; j < j1; j++) acc += load(v[j * kc + c]);
+    else
+      for (int64_t j = j0; j < j1; j++) acc += load(v[perm[j] * kc + c]);
+    o[t] = store(acc);
+  }
+}
+
+template <typename IN, typename ACC, typename OUT, typename LOAD, typename STORE>
+static void launch_sum(const CudaPlan *p, const void *v, void *o, int64_t ns, int64_t kc,
+                       cudaStream_t st)
+{
+  k_segment_sum<IN, ACC, OUT, LOAD, STORE><<<grid_for(ns * kc), kThreads, 0, st>>>(
+      (const IN *)v, (OUT *)o, p->off, p->perm, p->identity, ns, kc);
+}
+
+extern "C" cnp_status cnp__cuda_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
+                                                 cnp_array *out, cnp_stream *s)
+{
+  static const char op[] = "cnp_segment_plan_sum";
+  DEVICE_SCOPE(op, plan->device);
+  CudaPlan *p = (CudaPlan *)plan->impl;
+  cudaStream_t st = native(s);
+  int64_t ns = plan->n_segments, kc = 1;
+  for (int d = 1; d < values->ndim; d++) kc *= values->shape[d];
+  if (values->dtype == CNP_COMPLEX64 || values->dtype == CNP_COMPLEX128) kc *= 2;
+  if (ns == 0 || kc == 0) return CNP_OK;
+  const void *v = values->data;
+  void *o = out->data;
+  switch (values->dtype) {
+  case CNP_FLOAT64: case CNP_COMPLEX128:
+    launch_sum<double, double, double, LoadId, StoreId>(p, v, o, ns, kc, st); break;
+  case CNP_FLOAT32: case CNP_COMPLEX64:
+    launch_sum<float, float, float, LoadId, StoreId>(p, v, o, ns, kc, st); break;
+  case CNP_FLOAT16:
+    launch_sum<unsigned short, float, unsigned short, LoadHalf, StoreHalf>(p, v, o, ns, kc, st);
+    break;
+  case CNP_BOOL:
+    launch_sum<unsigned char, double, double, LoadBool, StoreId>(p, v, o, ns, kc, st); break;
+  case CNP_INT32:
+    launch_sum<int32_t, double, double, LoadDbl, StoreId>(p, v, o, ns, kc, st); break;
+  case CNP_INT64:
+    launch_sum<int64_t, double, double, LoadDbl, StoreId>(p, v, o, ns, kc, st); break;
+  default:
+    launch_sum<uint64_t, double, double, LoadDbl, StoreId>(p, v, o, ns, kc, st); break;
+  }
+  CU_LAUNCHED(op, "segment sum");
+  return CNP_OK;
+}
