@@ -46,16 +46,6 @@ char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf,
 
 /* ======================================================================== source locations */
 
-/* A loaded source file. Its text is NUL-terminated and lives in the arena. */
-struct CnpFile {
-  const char *path;       /* as given on the command line / resolved import path */
-  const char *src;        /* text, NUL-terminated */
-  size_t len;             /* bytes, without the NUL */
-  int id;                 /* 0 = main file, then in load order */
-  bool imported;          /* loaded through `import` */
-  CnpFile *next;          /* load order */
-};
-
 /* A span in a source file: 1-based line and column (bytes), length in bytes on that line. */
 typedef struct Loc {
   const CnpFile *file;
@@ -68,6 +58,17 @@ typedef struct Token {
   int n;
   int line, col;
 } Token;
+
+/* A loaded source file. Its text is NUL-terminated and lives in the arena. */
+struct CnpFile {
+  const char *path;       /* as given on the command line / resolved import path */
+  const char *src;        /* text, NUL-terminated */
+  size_t len;             /* bytes, without the NUL */
+  int id;                 /* 0 = main file, then in load order */
+  bool imported;          /* loaded through `import` */
+  Loc import_loc;         /* the (first) import that loaded it */
+  CnpFile *next;          /* load order */
+};
 
 /* ======================================================================== types */
 
@@ -213,6 +214,7 @@ struct Stmt {
   /* ST_MAP */
   Local *index;           /* the index variable (type i64) */
   Ref over;               /* the extent mapped over: a dim, or an integer setup param/const */
+  Expr *over_expr;        /* sema: `over` as an EX_NAME expression (typed i64) */
   Stmt *body;             /* ST_MAP body, ST_IF then-branch */
   Stmt *else_body;        /* ST_IF else-branch (NULL if none; an `else if` is one ST_IF) */
 
@@ -364,8 +366,8 @@ struct Cnp {
   int import_depth;
   const CnpFile **import_stack;  /* files being parsed, to detect cycles */
   bool parse_abort;         /* stack overflow / nesting too deep: stop feeding tokens */
-  int nest;                 /* current block nesting while parsing */
-  Decl *step_pending;       /* internal */
+  bool depth_reported;      /* 'expression nested too deeply' given once */
+  Loc tok_loc;              /* token being fed to the parser */
 };
 
 /* Create / destroy a compilation. `diag` receives diagnostics (stderr in the CLI). */
@@ -398,8 +400,15 @@ CnpFile *lex_load_file(Cnp *cc, const char *path, Loc from);
 CnpFile *lex_add_buffer(Cnp *cc, const char *name, const char *src, size_t len);
 /* Human name of a token code for messages ("';'", "identifier", "end of file"). */
 const char *lex_token_name(int code);
+/* `import "name";` at `at` in cc->cur_file: resolve, detect cycles, parse. */
+void lex_import(Cnp *cc, Loc at, const char *name);
 
 /* ======================================================================== ast.c */
+
+/* Growing lists used while parsing (arena-backed). */
+typedef struct ExprList { Expr **v; int n, cap; } ExprList;
+typedef struct RefVec { Ref *v; int n, cap; } RefVec;
+typedef struct StmtList { Stmt *head, *tail; } StmtList;
 
 /* Constructors called from the grammar actions (one call per action). */
 Loc   ast_loc(Cnp *cc, Token t);
@@ -412,17 +421,13 @@ Expr *ast_int(Cnp *cc, Token t);
 Expr *ast_float(Cnp *cc, Token t);
 Expr *ast_bool(Cnp *cc, Token t, bool v);
 Expr *ast_name(Cnp *cc, Token t);
-Expr *ast_index(Cnp *cc, Token name, Expr **idx, int n, Token close);
+Expr *ast_index(Cnp *cc, Token name, ExprList idx, Token close);
 Expr *ast_unary(Cnp *cc, Token optok, Op op, Expr *a);
 Expr *ast_binary(Cnp *cc, Op op, Expr *a, Expr *b);
-Expr *ast_call(Cnp *cc, Token name, Expr **args, int n, Token close);
+Expr *ast_call(Cnp *cc, Token name, ExprList args, Token close);
 Expr *ast_cast(Cnp *cc, Token type, Expr *a, Token close);
 Expr *ast_paren(Cnp *cc, Token open, Expr *a, Token close);
 
-/* Growing lists used while parsing (arena-backed). */
-typedef struct ExprList { Expr **v; int n, cap; } ExprList;
-typedef struct RefVec { Ref *v; int n, cap; } RefVec;
-typedef struct StmtList { Stmt *head, *tail; } StmtList;
 ExprList ast_exprs(Cnp *cc, ExprList l, Expr *e);   /* append (l may be empty {0}) */
 RefVec   ast_refs(Cnp *cc, RefVec l, Token t);
 StmtList ast_stmts(Cnp *cc, StmtList l, Stmt *s);  /* append (s may be NULL: error recovery) */
@@ -446,10 +451,9 @@ void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtLi
 void ast_host_step(Cnp *cc, Stmt *s);              /* top-level exchange / migrate */
 
 /* Statements. */
-Stmt *ast_map_begin(Cnp *cc, Token kw, Token index, Token over);
-Stmt *ast_map_end(Cnp *cc, Stmt *map, StmtList body);
+Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body);
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/wait/offsets/copy */
-Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token *a, RefVec list); /* compact/sort/migrate/sum */
+Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list); /* compact/sort/migrate */
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
 Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n);
 Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir);
@@ -459,7 +463,10 @@ Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
 Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value);
 Stmt *ast_if(Cnp *cc, Token kw, Expr *cond, StmtList then_body, Stmt *else_stmt);
 Stmt *ast_block_stmt(StmtList body);              /* else { ... } as a statement list head */
-void  ast_nest(Cnp *cc, Token open, int delta);   /* track block nesting depth */
+/* Parser callbacks: a syntax error at `tok` (expected: token codes the state accepts),
+** and a parser stack overflow (nesting too deep). */
+void  ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n_expected);
+void  ast_stack_overflow(Cnp *cc);
 
 /* ======================================================================== sema.c */
 

@@ -1,0 +1,560 @@
+/*
+** ast.c -- AST constructors called from the grammar actions (one call per action),
+** plus the small tables (dtypes, operators, builtins, declaration kinds).
+*/
+#include "cnpc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ tables */
+
+static const char *const dtype_names[DT__COUNT] = {
+  "void", "bool", "i32", "i64", "u64", "f16", "f32", "f64", "c64", "c128",
+};
+static const size_t dtype_sizes[DT__COUNT] = {0, 1, 4, 8, 8, 2, 4, 8, 8, 16};
+
+const char *dtype_name(DType t) { return t < DT__COUNT ? dtype_names[t] : "?"; }
+size_t dtype_size(DType t) { return t < DT__COUNT ? dtype_sizes[t] : 0; }
+bool dtype_is_int(DType t) { return t == DT_I32 || t == DT_I64 || t == DT_U64; }
+bool dtype_is_float(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_F64; }
+bool dtype_is_complex(DType t) { return t == DT_C64 || t == DT_C128; }
+
+DType dtype_sum_out(DType t) {
+  return (t == DT_BOOL || dtype_is_int(t)) ? DT_F64 : t;
+}
+DType dtype_sum_acc(DType t) {
+  return t == DT_F16 ? DT_F32 : dtype_sum_out(t);
+}
+
+const char *op_text(Op op) {
+  static const char *const t[] = {
+    [OP_NONE] = "?", [OP_NEG] = "-", [OP_NOT] = "!", [OP_ADD] = "+", [OP_SUB] = "-",
+    [OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%", [OP_EQ] = "==", [OP_NE] = "!=",
+    [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=", [OP_AND] = "&&",
+    [OP_OR] = "||",
+  };
+  return op <= OP_OR ? t[op] : "?";
+}
+
+static const struct { const char *name; int arity; } builtins[BI__COUNT] = {
+  [BI_NONE] = {"?", 0},    [BI_SQRT] = {"sqrt", 1}, [BI_EXP] = {"exp", 1},
+  [BI_LOG] = {"log", 1},   [BI_SIN] = {"sin", 1},   [BI_COS] = {"cos", 1},
+  [BI_FLOOR] = {"floor", 1}, [BI_CEIL] = {"ceil", 1}, [BI_FMOD] = {"fmod", 2},
+  [BI_POW] = {"pow", 2},   [BI_MIN] = {"min", 2},   [BI_MAX] = {"max", 2},
+  [BI_ABS] = {"abs", 1},   [BI_SELECT] = {"select", 3},
+};
+
+const char *builtin_name(Builtin b) { return b < BI__COUNT ? builtins[b].name : "?"; }
+int builtin_arity(Builtin b) { return b < BI__COUNT ? builtins[b].arity : 0; }
+
+Builtin builtin_lookup(const char *z, int n) {
+  for (int b = 1; b < BI__COUNT; b++)
+    if ((int)strlen(builtins[b].name) == n && memcmp(builtins[b].name, z, (size_t)n) == 0)
+      return (Builtin)b;
+  return BI_NONE;
+}
+
+const char *decl_kind_name(DeclKind k) {
+  static const char *const t[DECL__COUNT] = {
+    "pipeline", "import", "param", "const", "dim", "field", "stream", "event",
+    "snapshot", "mpi staging", "mirror", "plan", "kernel", "step",
+  };
+  return k < DECL__COUNT ? t[k] : "?";
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+Loc ast_loc(Cnp *cc, Token t) {
+  Loc l = {cc->cur_file, t.line, t.col, t.n > 0 ? t.n : 1};
+  return l;
+}
+
+/* From the start of a to the end of b when both are on one line, else a. */
+Loc ast_span(Loc a, Loc b) {
+  if (a.file == b.file && a.line == b.line && b.col + b.len > a.col) a.len = b.col + b.len - a.col;
+  return a;
+}
+
+char *ast_str(Cnp *cc, Token t) { return arena_strndup(&cc->arena, t.z, (size_t)t.n); }
+
+Ref ast_ref(Cnp *cc, Token t) {
+  Ref r = {ast_str(cc, t), ast_loc(cc, t), NULL, NULL};
+  return r;
+}
+
+DType ast_dtype(Cnp *cc, Token t) {
+  for (int d = DT_BOOL; d < DT__COUNT; d++)
+    if ((int)strlen(dtype_names[d]) == t.n && memcmp(dtype_names[d], t.z, (size_t)t.n) == 0)
+      return (DType)d;
+  diag_error(cc, ast_loc(cc, t), "unknown type '%.*s'", t.n, t.z);
+  return DT_F64;
+}
+
+static bool tok_is(Token t, const char *s) {
+  return (int)strlen(s) == t.n && memcmp(s, t.z, (size_t)t.n) == 0;
+}
+
+static Expr *new_expr(Cnp *cc, ExprKind k, Loc loc) {
+  Expr *e = arena_alloc(&cc->arena, sizeof *e);
+  e->kind = k;
+  e->loc = loc;
+  e->depth = 1;
+  return e;
+}
+
+/*
+** Give `e` its depth from its operands; past CNP_MAX_EXPR_DEPTH report once and cut the
+** tree (so later phases never recurse deeply).
+*/
+static Expr *finish_depth(Cnp *cc, Expr *e) {
+  int d = 0;
+  for (int i = 0; i < e->nargs; i++)
+    if (e->args[i] && e->args[i]->depth > d) d = e->args[i]->depth;
+  e->depth = d + 1;
+  if (e->depth > CNP_MAX_EXPR_DEPTH) {
+    if (!cc->depth_reported)
+      diag_error(cc, e->loc, "expression nested too deeply (more than %d levels)", CNP_MAX_EXPR_DEPTH);
+    cc->depth_reported = true;
+    Expr *z = new_expr(cc, EX_INT, e->loc);
+    return z;
+  }
+  return e;
+}
+
+/* ------------------------------------------------------------------ expressions */
+
+Expr *ast_int(Cnp *cc, Token t) {
+  Expr *e = new_expr(cc, EX_INT, ast_loc(cc, t));
+  uint64_t v = 0;
+  bool hex = t.n > 2 && t.z[0] == '0' && (t.z[1] == 'x' || t.z[1] == 'X');
+  bool over = false;
+  for (int i = hex ? 2 : 0; i < t.n; i++) {
+    char c = t.z[i];
+    unsigned d;
+    if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+    else if (hex && c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+    else if (hex && c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+    else break;   /* malformed number: already reported by the lexer */
+    unsigned base = hex ? 16 : 10;
+    if (v > (UINT64_MAX - d) / base) over = true;
+    v = v * base + d;
+  }
+  if (over) diag_error(cc, e->loc, "integer literal '%.*s' is too large", t.n, t.z);
+  e->uval = v;
+  e->ival = (int64_t)v;
+  return e;
+}
+
+Expr *ast_float(Cnp *cc, Token t) {
+  Expr *e = new_expr(cc, EX_FLOAT, ast_loc(cc, t));
+  char *s = ast_str(cc, t);
+  errno = 0;
+  e->fval = strtod(s, NULL);
+  if (errno == ERANGE && (e->fval > 1.0 || e->fval < -1.0))
+    diag_error(cc, e->loc, "floating literal '%s' is out of range", s);
+  return e;
+}
+
+Expr *ast_bool(Cnp *cc, Token t, bool v) {
+  Expr *e = new_expr(cc, EX_BOOL, ast_loc(cc, t));
+  e->ival = v;
+  return e;
+}
+
+Expr *ast_name(Cnp *cc, Token t) {
+  Expr *e = new_expr(cc, EX_NAME, ast_loc(cc, t));
+  e->ref = ast_ref(cc, t);
+  return e;
+}
+
+Expr *ast_index(Cnp *cc, Token name, ExprList idx, Token close) {
+  Expr *e = new_expr(cc, EX_INDEX, ast_span(ast_loc(cc, name), ast_loc(cc, close)));
+  e->ref = ast_ref(cc, name);
+  e->args = idx.v;
+  e->nargs = idx.n;
+  return finish_depth(cc, e);
+}
+
+Expr *ast_unary(Cnp *cc, Token optok, Op op, Expr *a) {
+  Expr *e = new_expr(cc, EX_UNARY, ast_span(ast_loc(cc, optok), a->loc));
+  e->op = op;
+  e->args = arena_alloc(&cc->arena, sizeof *e->args);
+  e->args[0] = a;
+  e->nargs = 1;
+  return finish_depth(cc, e);
+}
+
+Expr *ast_binary(Cnp *cc, Op op, Expr *a, Expr *b) {
+  Expr *e = new_expr(cc, EX_BINARY, ast_span(a->loc, b->loc));
+  e->op = op;
+  e->args = arena_alloc(&cc->arena, sizeof *e->args * 2);
+  e->args[0] = a;
+  e->args[1] = b;
+  e->nargs = 2;
+  return finish_depth(cc, e);
+}
+
+Expr *ast_call(Cnp *cc, Token name, ExprList args, Token close) {
+  Expr *e = new_expr(cc, EX_CALL, ast_span(ast_loc(cc, name), ast_loc(cc, close)));
+  e->ref = ast_ref(cc, name);
+  e->builtin = builtin_lookup(name.z, name.n);
+  e->args = args.v;
+  e->nargs = args.n;
+  return finish_depth(cc, e);
+}
+
+Expr *ast_cast(Cnp *cc, Token type, Expr *a, Token close) {
+  Expr *e = new_expr(cc, EX_CAST, ast_span(ast_loc(cc, type), ast_loc(cc, close)));
+  e->cast_to = ast_dtype(cc, type);
+  e->args = arena_alloc(&cc->arena, sizeof *e->args);
+  e->args[0] = a;
+  e->nargs = 1;
+  return finish_depth(cc, e);
+}
+
+Expr *ast_paren(Cnp *cc, Token open, Expr *a, Token close) {
+  a->loc = ast_span(ast_loc(cc, open), ast_loc(cc, close));
+  return a;
+}
+
+/* ------------------------------------------------------------------ lists */
+
+ExprList ast_exprs(Cnp *cc, ExprList l, Expr *e) {
+  if (!e) return l;
+  if (l.n == l.cap) {
+    int cap = l.cap ? 2 * l.cap : 4;
+    Expr **v = arena_alloc(&cc->arena, sizeof *v * (size_t)cap);
+    if (l.n) memcpy(v, l.v, sizeof *v * (size_t)l.n);
+    l.v = v;
+    l.cap = cap;
+  }
+  l.v[l.n++] = e;
+  return l;
+}
+
+RefVec ast_refs(Cnp *cc, RefVec l, Token t) {
+  if (!t.z) return l;
+  if (l.n == l.cap) {
+    int cap = l.cap ? 2 * l.cap : 4;
+    Ref *v = arena_alloc(&cc->arena, sizeof *v * (size_t)cap);
+    if (l.n) memcpy(v, l.v, sizeof *v * (size_t)l.n);
+    l.v = v;
+    l.cap = cap;
+  }
+  l.v[l.n++] = ast_ref(cc, t);
+  return l;
+}
+
+StmtList ast_stmts(Cnp *cc, StmtList l, Stmt *s) {
+  (void)cc;
+  if (!s) return l;
+  if (l.tail) l.tail->next = s;
+  else l.head = s;
+  l.tail = s;
+  return l;
+}
+
+RefList ast_reflist(RefVec v) {
+  RefList r = {v.v, v.n};
+  return r;
+}
+
+/* ------------------------------------------------------------------ declarations */
+
+static Decl *new_decl(Cnp *cc, DeclKind k, Token kw, Token *name) {
+  Decl *d = arena_alloc(&cc->arena, sizeof *d);
+  d->kind = k;
+  d->kw_loc = ast_loc(cc, kw);
+  d->loc = name ? ast_loc(cc, *name) : d->kw_loc;
+  d->name = name ? ast_str(cc, *name) : NULL;
+  d->file = cc->cur_file;
+  d->index = cc->n_decl[k]++;
+  *cc->decls_tail = d;
+  cc->decls_tail = &d->next;
+  return d;
+}
+
+void ast_pipeline(Cnp *cc, Token kw, Token name) { new_decl(cc, DECL_PIPELINE, kw, &name); }
+
+void ast_import(Cnp *cc, Token kw, Token path) {
+  Decl *d = new_decl(cc, DECL_IMPORT, kw, NULL);
+  d->loc = ast_loc(cc, path);
+  d->path = path.n >= 2 ? arena_strndup(&cc->arena, path.z + 1, (size_t)path.n - 2) : "";
+  lex_import(cc, d->loc, d->path);
+}
+
+void ast_param(Cnp *cc, Token kw, Token name, Token type, bool setup) {
+  Decl *d = new_decl(cc, DECL_PARAM, kw, &name);
+  d->dtype = ast_dtype(cc, type);
+  d->setup = setup;
+}
+
+void ast_const(Cnp *cc, Token kw, Token name, Token *type, Expr *value) {
+  Decl *d = new_decl(cc, DECL_CONST, kw, &name);
+  d->dtype = type ? ast_dtype(cc, *type) : DT_VOID;
+  d->value = value;
+}
+
+void ast_dim(Cnp *cc, Token kw, Token name) { new_decl(cc, DECL_DIM, kw, &name); }
+
+void ast_field(Cnp *cc, Token kw, Token name, Token type, ExprList ext) {
+  Decl *d = new_decl(cc, DECL_FIELD, kw, &name);
+  d->dtype = ast_dtype(cc, type);
+  d->shape.ext = ext.v;
+  d->shape.rank = ext.n;
+}
+
+void ast_streams(Cnp *cc, Token kw, RefVec names) {
+  for (int i = 0; i < names.n; i++) {
+    Decl *d = new_decl(cc, DECL_STREAM, kw, NULL);
+    d->name = names.v[i].name;
+    d->loc = names.v[i].loc;
+  }
+}
+
+void ast_events(Cnp *cc, Token kw, RefVec names) {
+  for (int i = 0; i < names.n; i++) {
+    Decl *d = new_decl(cc, DECL_EVENT, kw, NULL);
+    d->name = names.v[i].name;
+    d->loc = names.v[i].loc;
+  }
+}
+
+static void expect_func(Cnp *cc, Token func, const char *want) {
+  if (!tok_is(func, want))
+    diag_error(cc, ast_loc(cc, func), "expected '%s' here, not '%.*s'", want, func.n, func.z);
+}
+
+void ast_snapshot(Cnp *cc, Token kw, Token name, Token func, Token field, Expr *slots) {
+  Decl *d = new_decl(cc, DECL_SNAPSHOT, kw, &name);
+  expect_func(cc, func, "host_staging");
+  d->target = ast_ref(cc, field);
+  d->value = slots;
+  d->slots = 2;
+}
+
+void ast_mpi(Cnp *cc, Token kw, Token name, Token func, Token type, ExprList ext, Token aware) {
+  Decl *d = new_decl(cc, DECL_MPI, kw, &name);
+  expect_func(cc, func, "mpi_staging");
+  d->dtype = ast_dtype(cc, type);
+  d->shape.ext = ext.v;
+  d->shape.rank = ext.n;
+  if (!aware.z || tok_is(aware, "auto")) d->cuda_aware = CUDA_AWARE_AUTO;
+  else if (tok_is(aware, "on")) d->cuda_aware = CUDA_AWARE_ON;
+  else if (tok_is(aware, "off")) d->cuda_aware = CUDA_AWARE_OFF;
+  else diag_error(cc, ast_loc(cc, aware), "cuda_aware must be 'auto', 'on' or 'off', not '%.*s'", aware.n, aware.z);
+}
+
+void ast_mirror(Cnp *cc, Token kw, Token name, Token func, Token field) {
+  Decl *d = new_decl(cc, DECL_MIRROR, kw, &name);
+  expect_func(cc, func, "device_mirror");
+  d->target = ast_ref(cc, field);
+}
+
+void ast_plan(Cnp *cc, Token kw, Token name, Token func, Token key, Expr *n) {
+  Decl *d = new_decl(cc, DECL_PLAN, kw, &name);
+  expect_func(cc, func, "segments");
+  d->target = ast_ref(cc, key);
+  d->value = n;
+}
+
+static const char *unquote(Cnp *cc, Token s) {
+  return s.n >= 2 ? arena_strndup(&cc->arena, s.z + 1, (size_t)s.n - 2) : "";
+}
+
+void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host) {
+  Decl *d = new_decl(cc, DECL_KERNEL, kw, &name);
+  d->path = unquote(cc, file);
+  d->host_path = host ? unquote(cc, *host) : NULL;
+}
+
+void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtList body) {
+  Decl *d = new_decl(cc, DECL_STEP, kw, name);
+  d->stream = ast_ref(cc, stream);
+  d->after = ast_reflist(after);
+  d->body = body.head;
+}
+
+void ast_host_step(Cnp *cc, Stmt *s) {
+  if (!s) return;
+  Decl *d = arena_alloc(&cc->arena, sizeof *d);
+  d->kind = DECL_STEP;
+  d->kw_loc = d->loc = s->loc;
+  d->file = cc->cur_file;
+  d->index = cc->n_decl[DECL_STEP]++;
+  d->body = s;
+  *cc->decls_tail = d;
+  cc->decls_tail = &d->next;
+}
+
+/* ------------------------------------------------------------------ statements */
+
+static Stmt *new_stmt(Cnp *cc, StmtKind k, Loc loc) {
+  Stmt *s = arena_alloc(&cc->arena, sizeof *s);
+  s->kind = k;
+  s->loc = loc;
+  return s;
+}
+
+static Local *new_local(Cnp *cc, Token name, DType type, bool is_index) {
+  Local *l = arena_alloc(&cc->arena, sizeof *l);
+  l->name = ast_str(cc, name);
+  l->loc = ast_loc(cc, name);
+  l->type = type;
+  l->is_index = is_index;
+  l->id = cc->n_locals++;
+  return l;
+}
+
+Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_MAP, ast_loc(cc, kw));
+  s->index = new_local(cc, index, DT_I64, true);
+  s->index->map = s;
+  s->over = ast_ref(cc, over);
+  s->body = body.head;
+  return s;
+}
+
+Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b) {
+  Stmt *s = new_stmt(cc, k, ast_loc(cc, kw));
+  s->a = ast_ref(cc, a);
+  if (b) s->b = ast_ref(cc, *b);
+  return s;
+}
+
+Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list) {
+  Stmt *s = new_stmt(cc, k, ast_loc(cc, kw));
+  s->a = ast_ref(cc, a);
+  s->list = ast_reflist(list);
+  return s;
+}
+
+Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out) {
+  Stmt *s = new_stmt(cc, ST_SUM, ast_loc(cc, kw));
+  s->a = ast_ref(cc, plan);
+  s->list = ast_reflist(values);
+  s->b = ast_ref(cc, out);
+  return s;
+}
+
+Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n) {
+  Stmt *s = new_stmt(cc, ST_SEGMENTS, ast_loc(cc, plan));
+  expect_func(cc, func, "segments");
+  s->a = ast_ref(cc, plan);
+  s->b = ast_ref(cc, key);
+  s->value = n;
+  return s;
+}
+
+Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir) {
+  Stmt *s = new_stmt(cc, ST_REFRESH, ast_loc(cc, kw));
+  s->a = ast_ref(cc, mirror);
+  if (tok_is(dir, "to_device")) s->to_device = true;
+  else if (!tok_is(dir, "to_host"))
+    diag_error(cc, ast_loc(cc, dir), "expected 'to_host' or 'to_device', not '%.*s'", dir.n, dir.z);
+  return s;
+}
+
+Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *src) {
+  Stmt *s = new_stmt(cc, ST_EXCHANGE, ast_loc(cc, kw));
+  s->a = ast_ref(cc, mpi);
+  s->b = ast_ref(cc, field);
+  s->value = dest;
+  s->value2 = src;
+  return s;
+}
+
+Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
+  Stmt *s = new_stmt(cc, ST_CALL, ast_loc(cc, name));
+  s->a = ast_ref(cc, name);
+  s->args = args.v;
+  s->nargs = args.n;
+  s->value2 = over;
+  return s;
+}
+
+Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value) {
+  Stmt *s = new_stmt(cc, ST_LET, ast_loc(cc, kw));
+  s->let = new_local(cc, name, type ? ast_dtype(cc, *type) : DT_VOID, false);
+  s->value = value;
+  return s;
+}
+
+Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value) {
+  Stmt *s = new_stmt(cc, k, target->loc);
+  s->target = target;
+  s->value = value;
+  return s;
+}
+
+Stmt *ast_if(Cnp *cc, Token kw, Expr *cond, StmtList then_body, Stmt *else_stmt) {
+  Stmt *s = new_stmt(cc, ST_IF, ast_loc(cc, kw));
+  s->value = cond;
+  s->body = then_body.head;
+  s->else_body = else_stmt;
+  return s;
+}
+
+Stmt *ast_block_stmt(StmtList body) { return body.head; }
+
+/* ------------------------------------------------------------------ parser callbacks */
+
+void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
+  Loc loc = ast_loc(cc, tok);
+  char what[80];
+  if (major == 0) snprintf(what, sizeof what, "end of file");
+  else snprintf(what, sizeof what, "'%.*s'", tok.n > 40 ? 40 : tok.n, tok.z);
+  if (n >= 1 && n <= 3) {
+    char list[160] = "";
+    for (int i = 0; i < n; i++) {
+      if (i > 0) strcat(list, i == n - 1 ? " or " : ", ");
+      strcat(list, lex_token_name(expected[i]));
+    }
+    diag_error(cc, loc, "expected %s before %s", list, what);
+  } else {
+    diag_error(cc, loc, "unexpected %s", what);
+  }
+}
+
+void ast_stack_overflow(Cnp *cc) {
+  diag_error(cc, cc->tok_loc, "nesting too deep");
+  cc->parse_abort = true;
+}
+
+/* ------------------------------------------------------------------ the compilation */
+
+Cnp *cnp_new(const CnpOptions *opt, FILE *diag) {
+  Cnp *cc = calloc(1, sizeof *cc);
+  if (!cc) cnp_ice("out of memory");
+  arena_init(&cc->arena);
+  cc->opt = opt;
+  cc->diag_out = diag;
+  cc->color = false;
+  cc->files_tail = &cc->files;
+  cc->decls_tail = &cc->decls;
+  return cc;
+}
+
+void cnp_free(Cnp *cc) {
+  if (!cc) return;
+  arena_free(&cc->arena);
+  free(cc);
+}
+
+static int compile(Cnp *cc, CnpFile *f) {
+  if (!f) return cc->n_errors;
+  lex_parse_file(cc, f);
+  if (cc->n_errors == 0) sema_check(cc);
+  return cc->n_errors;
+}
+
+int cnp_compile_file(Cnp *cc, const char *path) {
+  Loc none = {0};
+  return compile(cc, lex_load_file(cc, path, none));
+}
+
+int cnp_compile_buffer(Cnp *cc, const char *name, const char *src, size_t len) {
+  return compile(cc, lex_add_buffer(cc, name, src, len));
+}

@@ -1,0 +1,126 @@
+/*
+** diag.c -- diagnostics: "file:line:col: error: message", the source line and a caret
+** (with ~~~ under the rest of the span), written to the compilation's FILE* sink.
+*/
+#include "cnpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define C_BOLD  "\033[1m"
+#define C_RED   "\033[1;31m"
+#define C_MAG   "\033[1;35m"
+#define C_CYAN  "\033[1;36m"
+#define C_GREEN "\033[1;32m"
+#define C_OFF   "\033[0m"
+
+/*
+** Print the source line of `loc` and a caret line under it. Tabs in the source are
+** repeated in the caret line so the caret stays aligned.
+*/
+static void show_source(Cnp *cc, Loc loc) {
+  const CnpFile *f = loc.file;
+  if (!f || loc.line <= 0) return;
+  const char *p = f->src, *end = f->src + f->len;
+  for (int ln = 1; ln < loc.line && p < end; p++)
+    if (*p == '\n') ln++;
+  const char *q = p;
+  while (q < end && *q != '\n') q++;
+  if (q > p && q[-1] == '\r') q--;
+  FILE *o = cc->diag_out;
+  fwrite(p, 1, (size_t)(q - p), o);
+  fputc('\n', o);
+  int width = (int)(q - p);
+  int col = loc.col < 1 ? 1 : loc.col;
+  for (int i = 1; i < col && i <= width; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', o);
+  if (cc->color) fputs(C_GREEN, o);
+  fputc('^', o);
+  for (int i = 1; i < loc.len && col + i <= width; i++) fputc('~', o);
+  if (cc->color) fputs(C_OFF, o);
+  fputc('\n', o);
+}
+
+static void emit(Cnp *cc, Loc loc, const char *kind, const char *color, const char *fmt, va_list ap) {
+  FILE *o = cc->diag_out;
+  if (!o) return;
+  if (cc->color) fputs(C_BOLD, o);
+  if (loc.file)
+    fprintf(o, "%s:%d:%d: ", loc.file->path, loc.line, loc.col);
+  else
+    fputs("cnpc: ", o);
+  if (cc->color) fprintf(o, "%s%s:" C_OFF C_BOLD " ", color, kind);
+  else fprintf(o, "%s: ", kind);
+  vfprintf(o, fmt, ap);
+  if (cc->color) fputs(C_OFF, o);
+  fputc('\n', o);
+  if (loc.file) show_source(cc, loc);
+}
+
+void diag_error(Cnp *cc, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cc->n_errors++;
+  emit(cc, loc, "error", C_RED, fmt, ap);
+  va_end(ap);
+}
+
+void diag_warning(Cnp *cc, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  bool as_error = cc->opt && cc->opt->werror;
+  if (as_error) cc->n_errors++;
+  else cc->n_warnings++;
+  emit(cc, loc, as_error ? "error" : "warning", as_error ? C_RED : C_MAG, fmt, ap);
+  va_end(ap);
+}
+
+void diag_note(Cnp *cc, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(cc, loc, "note", C_CYAN, fmt, ap);
+  va_end(ap);
+}
+
+void diag_plain(Cnp *cc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cc->n_errors++;
+  Loc none = {0};
+  emit(cc, none, "error", C_RED, fmt, ap);
+  va_end(ap);
+}
+
+_Noreturn void cnp_ice(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("cnpc: internal error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  abort();
+}
+
+/*
+** Levenshtein distance between a and b; returns cap+1 as soon as it must exceed cap.
+*/
+int diag_edit_distance(const char *a, const char *b, int cap) {
+  int la = (int)strlen(a), lb = (int)strlen(b);
+  if (la - lb > cap || lb - la > cap || lb > 63) return cap + 1;
+  int row[64];
+  for (int j = 0; j <= lb; j++) row[j] = j;
+  for (int i = 1; i <= la; i++) {
+    int prev = row[0], best;
+    row[0] = best = i;
+    for (int j = 1; j <= lb; j++) {
+      int cur = row[j];
+      int v = prev + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < v) v = row[j] + 1;
+      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+      row[j] = v;
+      prev = cur;
+      if (v < best) best = v;
+    }
+    if (best > cap) return cap + 1;
+  }
+  return row[lb];
+}

@@ -1,0 +1,143 @@
+/*
+** main.c -- the cnpc command line: parse options into CnpOptions, run the front end,
+** then dump the AST, stop (--check) or hand over to the code generator.
+** Exit codes: 0 success, 1 errors in the input, 2 usage errors.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "cnpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+  "usage: cnpc [options] FILE.cnp\n"
+  "\n"
+  "Checks a .cnp pipeline and generates NAME.h, NAME.c (host) and NAME.cu (CUDA).\n"
+  "\n"
+  "options:\n"
+  "  -o FILE              base name of the outputs (default: the pipeline name)\n"
+  "  --out-dir DIR        directory for the outputs (default: .)\n"
+  "  --emit=LIST          what to write: header,c,cuda,dot,manifest (default header,c,cuda)\n"
+  "  --no-line            no #line directives in the generated code\n"
+  "  --explain-fusion     report which maps were fused into which kernels\n"
+  "  -I DIR               search DIR for imported files\n"
+  "  -MD, -MF FILE, -MT TARGET, -MP\n"
+  "                       write a make depfile (as with gcc)\n"
+  "  -Werror              treat warnings as errors\n"
+  "  --check              run the front end only (parse and check)\n"
+  "  --dump-ast           print the checked AST and stop\n"
+  "  --color=WHEN         color diagnostics: never (default), always, auto\n"
+  "  --help, --version\n"
+  "\n"
+  "exit status: 0 success, 1 errors in the input, 2 usage error\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("cnpc: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs("\n(run 'cnpc --help' for the options)\n", stderr);
+  return 2;
+}
+
+/* --emit=header,c,... -> EMIT_* bits; 0 on an unknown name. */
+static unsigned parse_emit(const char *list) {
+  static const struct { const char *name; unsigned bit; } kinds[] = {
+    {"header", EMIT_HEADER}, {"c", EMIT_C}, {"cuda", EMIT_CUDA},
+    {"dot", EMIT_DOT}, {"manifest", EMIT_MANIFEST},
+  };
+  unsigned bits = 0;
+  const char *p = list;
+  while (*p) {
+    size_t n = strcspn(p, ",");
+    unsigned bit = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+      if (strlen(kinds[k].name) == n && strncmp(kinds[k].name, p, n) == 0) bit = kinds[k].bit;
+    if (!bit) return 0;
+    bits |= bit;
+    p += n;
+    if (*p == ',') p++;
+  }
+  return bits;
+}
+
+/*
+** Parse argv into *opt. Returns -1 to go on, else the exit code (help, version, usage).
+*/
+static int parse_args(int argc, char **argv, CnpOptions *opt) {
+  static const char *dirs[256];
+  opt->include_dirs = dirs;
+  opt->emit = EMIT_DEFAULT;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG() do { if (!next) return usage_error("option '%s' needs an argument", a); i++; } while (0)
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(usage_text, stdout);
+      return 0;
+    } else if (!strcmp(a, "--version")) {
+      printf("cnpc %s\n", CNPC_VERSION);
+      return 0;
+    } else if (!strcmp(a, "-o")) {
+      NEED_ARG(); opt->output = next;
+    } else if (!strcmp(a, "--out-dir")) {
+      NEED_ARG(); opt->out_dir = next;
+    } else if (!strncmp(a, "--out-dir=", 10)) {
+      opt->out_dir = a + 10;
+    } else if (!strncmp(a, "--emit=", 7)) {
+      if (!(opt->emit = parse_emit(a + 7)))
+        return usage_error("--emit takes a list of header,c,cuda,dot,manifest, not '%s'", a + 7);
+    } else if (!strcmp(a, "--no-line")) {
+      opt->no_line = true;
+    } else if (!strcmp(a, "--explain-fusion")) {
+      opt->explain_fusion = true;
+    } else if (!strcmp(a, "--dump-ast")) {
+      opt->dump_ast = true;
+    } else if (!strcmp(a, "--check")) {
+      opt->check_only = true;
+    } else if (!strcmp(a, "-Werror")) {
+      opt->werror = true;
+    } else if (!strcmp(a, "-I") || (!strncmp(a, "-I", 2) && a[2])) {
+      const char *d = a + 2;
+      if (!*d) { NEED_ARG(); d = next; }
+      if (opt->n_include_dirs >= 256) return usage_error("too many -I options%s", "");
+      dirs[opt->n_include_dirs++] = d;
+    } else if (!strcmp(a, "-MD")) {
+      opt->md = true;
+    } else if (!strcmp(a, "-MF")) {
+      NEED_ARG(); opt->mf = next;
+    } else if (!strcmp(a, "-MT")) {
+      NEED_ARG(); opt->mt = next;
+    } else if (!strcmp(a, "-MP")) {
+      opt->mp = true;
+    } else if (!strncmp(a, "--color=", 8)) {
+      const char *w = a + 8;
+      if (!strcmp(w, "never")) opt->color = COLOR_NEVER;
+      else if (!strcmp(w, "always")) opt->color = COLOR_ALWAYS;
+      else if (!strcmp(w, "auto")) opt->color = COLOR_AUTO;
+      else return usage_error("--color takes never, always or auto, not '%s'", w);
+    } else if (a[0] == '-' && a[1]) {
+      return usage_error("unknown option '%s'", a);
+    } else if (opt->input) {
+      return usage_error("more than one input file ('%s')", a);
+    } else {
+      opt->input = a;
+    }
+#undef NEED_ARG
+  }
+  if (!opt->input) return usage_error("no input file%s", "");
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  CnpOptions opt = {0};
+  int rc = parse_args(argc, argv, &opt);
+  if (rc >= 0) return rc;
+  Cnp *cc = cnp_new(&opt, stderr);
+  cc->color = opt.color == COLOR_ALWAYS || (opt.color == COLOR_AUTO && isatty(STDERR_FILENO));
+  rc = 0;
+  if (cnp_compile_file(cc, opt.input) > 0) rc = 1;
+  else if (opt.dump_ast) dump_ast(cc, stdout);
+  else if (!opt.check_only && gen_emit(cc, &opt) != 0) rc = 1;
+  cnp_free(cc);
+  return rc;
+}

@@ -1,0 +1,186 @@
+/*
+** parser.y -- the .cnp grammar (Lemon). Every action is one call into ast.c; the
+** grammar itself carries no logic. Syntax errors recover at ';' (statement or top level).
+*/
+%name CnpParse
+%token_prefix TK_
+%token_type {Token}
+%extra_argument {Cnp *cc}
+%stack_size 2000
+%start_symbol program
+
+%include {
+#include "cnpc.h"
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+static void parse_syntax_error(void *parser, int major, Token tok, Cnp *cc);
+}
+
+%token_destructor { (void)cc; (void)yypminor; }
+%syntax_error { parse_syntax_error(yypParser, yymajor, TOKEN, cc); }
+%stack_overflow { ast_stack_overflow(cc); }
+
+/* Tokens the grammar does not mention but the lexer produces nothing else: keep order. */
+%token PIPELINE IMPORT PARAM SETUP CONST DIM FIELD STREAM EVENT SNAPSHOT MPI MIRROR PLAN
+       KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
+       WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
+       TYPE IDENT INT FLOAT STRING.
+
+%left OROR.
+%left ANDAND.
+%left EQ NE.
+%left LT LE GT GE.
+%left PLUS MINUS.
+%left STAR SLASH PERCENT.
+%right NOT.
+
+%type expr {Expr *}
+%type lvalue {Expr *}
+%type exprs {ExprList}
+%type args {ExprList}
+%type names {RefVec}
+%type after_opt {RefVec}
+%type stmts {StmtList}
+%type mstmts {StmtList}
+%type stmt {Stmt *}
+%type mstmt {Stmt *}
+%type ifstmt {Stmt *}
+%type else_opt {Stmt *}
+%type exchange_stmt {Stmt *}
+%type migrate_stmt {Stmt *}
+%type setup_opt {int}
+%type aware {Token}
+
+program ::= items.
+items ::= .
+items ::= items item.
+
+/* ---- declarations ---- */
+item ::= PIPELINE(K) IDENT(N) SEMI.                         { ast_pipeline(cc, K, N); }
+item ::= IMPORT(K) STRING(S) SEMI.                          { ast_import(cc, K, S); }
+item ::= PARAM(K) IDENT(N) COLON TYPE(T) setup_opt(S) SEMI. { ast_param(cc, K, N, T, S); }
+setup_opt(A) ::= .                                          { A = 0; }
+setup_opt(A) ::= SETUP.                                     { A = 1; }
+item ::= CONST(K) IDENT(N) ASSIGN expr(E) SEMI.             { ast_const(cc, K, N, NULL, E); }
+item ::= CONST(K) IDENT(N) COLON TYPE(T) ASSIGN expr(E) SEMI. { ast_const(cc, K, N, &T, E); }
+item ::= DIM(K) IDENT(N) SEMI.                              { ast_dim(cc, K, N); }
+item ::= FIELD(K) IDENT(N) COLON TYPE(T) LB exprs(L) RB SEMI. { ast_field(cc, K, N, T, L); }
+item ::= STREAM(K) names(L) SEMI.                           { ast_streams(cc, K, L); }
+item ::= EVENT(K) names(L) SEMI.                            { ast_events(cc, K, L); }
+item ::= SNAPSHOT(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) RP SEMI.
+                                                            { ast_snapshot(cc, K, N, F, A, NULL); }
+item ::= SNAPSHOT(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) COMMA SLOTS ASSIGN expr(E) RP SEMI.
+                                                            { ast_snapshot(cc, K, N, F, A, E); }
+item ::= MPI(K) IDENT(N) ASSIGN IDENT(F) LP TYPE(T) LB exprs(L) RB RP SEMI.
+                                                            { ast_mpi(cc, K, N, F, T, L, (Token){0}); }
+item ::= MPI(K) IDENT(N) ASSIGN IDENT(F) LP TYPE(T) LB exprs(L) RB COMMA CUDA_AWARE ASSIGN aware(W) RP SEMI.
+                                                            { ast_mpi(cc, K, N, F, T, L, W); }
+aware(A) ::= IDENT(T).                                      { A = T; }
+aware(A) ::= ON(T).                                         { A = T; }
+item ::= MIRROR(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) RP SEMI. { ast_mirror(cc, K, N, F, A); }
+item ::= PLAN(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) COMMA expr(E) RP SEMI.
+                                                            { ast_plan(cc, K, N, F, A, E); }
+item ::= KERNEL(K) IDENT(N) FROM STRING(S) SEMI.            { ast_kernel(cc, K, N, S, NULL); }
+item ::= KERNEL(K) IDENT(N) FROM STRING(S) HOST STRING(H) SEMI. { ast_kernel(cc, K, N, S, &H); }
+item ::= STEP(K) IDENT(N) ON IDENT(S) after_opt(A) LBRACE stmts(B) RBRACE.
+                                                            { ast_step(cc, K, &N, S, A, B); }
+item ::= STEP(K) ON IDENT(S) after_opt(A) LBRACE stmts(B) RBRACE.
+                                                            { ast_step(cc, K, NULL, S, A, B); }
+item ::= exchange_stmt(S).                                  { ast_host_step(cc, S); }
+item ::= migrate_stmt(S).                                   { ast_host_step(cc, S); }
+item ::= error SEMI.
+
+after_opt(A) ::= .                                          { A = ast_refs(cc, (RefVec){0}, (Token){0}); }
+after_opt(A) ::= AFTER names(L).                            { A = L; }
+names(A) ::= IDENT(T).                                      { A = ast_refs(cc, (RefVec){0}, T); }
+names(A) ::= names(L) COMMA IDENT(T).                       { A = ast_refs(cc, L, T); }
+
+/* ---- step statements ---- */
+stmts(A) ::= .                                              { A = ast_stmts(cc, (StmtList){0}, NULL); }
+stmts(A) ::= stmts(L) stmt(S).                              { A = ast_stmts(cc, L, S); }
+stmt(A) ::= MAP(K) IDENT(I) IN IDENT(N) LBRACE mstmts(B) RBRACE. { A = ast_map(cc, K, I, N, B); }
+stmt(A) ::= COMPACT(K) IDENT(M) LP names(L) RP SEMI.        { A = ast_listop(cc, ST_COMPACT, K, M, L); }
+stmt(A) ::= SORT(K) IDENT(M) LP names(L) RP SEMI.           { A = ast_listop(cc, ST_SORT, K, M, L); }
+stmt(A) ::= OFFSETS(K) IDENT(X) ARROW IDENT(Y) SEMI.        { A = ast_named2(cc, ST_OFFSETS, K, X, &Y); }
+stmt(A) ::= IDENT(P) ASSIGN IDENT(F) LP IDENT(X) COMMA expr(E) RP SEMI. { A = ast_segments(cc, P, F, X, E); }
+stmt(A) ::= SUM(K) IDENT(P) LP names(L) RP ARROW IDENT(O) SEMI. { A = ast_sum(cc, K, P, L, O); }
+stmt(A) ::= RECORD(K) IDENT(E) SEMI.                        { A = ast_named2(cc, ST_RECORD, K, E, NULL); }
+stmt(A) ::= WAIT(K) IDENT(E) SEMI.                          { A = ast_named2(cc, ST_WAIT, K, E, NULL); }
+stmt(A) ::= COPY(K) IDENT(S) LARROW IDENT(F) SEMI.          { A = ast_named2(cc, ST_COPY, K, S, &F); }
+stmt(A) ::= REFRESH(K) IDENT(M) IDENT(D) SEMI.              { A = ast_refresh(cc, K, M, D); }
+stmt(A) ::= exchange_stmt(S).                               { A = S; }
+stmt(A) ::= migrate_stmt(S).                                { A = S; }
+stmt(A) ::= IDENT(N) LP args(L) RP SEMI.                    { A = ast_kcall(cc, N, L, NULL); }
+stmt(A) ::= IDENT(N) LP args(L) RP OVER expr(E) SEMI.       { A = ast_kcall(cc, N, L, E); }
+stmt(A) ::= error SEMI.                                     { A = NULL; }
+exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) LP IDENT(F) RP WITH expr(D) SEMI.
+                                                            { A = ast_exchange(cc, K, H, F, D, NULL); }
+exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) LP IDENT(F) RP WITH expr(D) FROM expr(S) SEMI.
+                                                            { A = ast_exchange(cc, K, H, F, D, S); }
+migrate_stmt(A) ::= MIGRATE(K) LP names(L) RP BY IDENT(D) SEMI. { A = ast_listop(cc, ST_MIGRATE, K, D, L); }
+args(A) ::= .                                               { A = ast_exprs(cc, (ExprList){0}, NULL); }
+args(A) ::= exprs(L).                                       { A = L; }
+
+/* ---- map statements ---- */
+mstmts(A) ::= .                                             { A = ast_stmts(cc, (StmtList){0}, NULL); }
+mstmts(A) ::= mstmts(L) mstmt(S).                           { A = ast_stmts(cc, L, S); }
+mstmt(A) ::= LET(K) IDENT(N) ASSIGN expr(E) SEMI.           { A = ast_let(cc, K, N, NULL, E); }
+mstmt(A) ::= LET(K) IDENT(N) COLON TYPE(T) ASSIGN expr(E) SEMI. { A = ast_let(cc, K, N, &T, E); }
+mstmt(A) ::= lvalue(T) ASSIGN expr(E) SEMI.                 { A = ast_assign(cc, ST_ASSIGN, T, E); }
+mstmt(A) ::= lvalue(T) PLUSEQ expr(E) SEMI.                 { A = ast_assign(cc, ST_ADD, T, E); }
+mstmt(A) ::= ifstmt(S).                                     { A = S; }
+mstmt(A) ::= error SEMI.                                    { A = NULL; }
+ifstmt(A) ::= IF(K) expr(C) LBRACE mstmts(B) RBRACE else_opt(E). { A = ast_if(cc, K, C, B, E); }
+else_opt(A) ::= .                                           { A = NULL; }
+else_opt(A) ::= ELSE LBRACE mstmts(B) RBRACE.               { A = ast_block_stmt(B); }
+else_opt(A) ::= ELSE ifstmt(S).                             { A = S; }
+lvalue(A) ::= IDENT(N).                                     { A = ast_name(cc, N); }
+lvalue(A) ::= IDENT(N) LB exprs(L) RB(R).                   { A = ast_index(cc, N, L, R); }
+
+/* ---- expressions ---- */
+expr(A) ::= expr(X) OROR expr(Y).                           { A = ast_binary(cc, OP_OR, X, Y); }
+expr(A) ::= expr(X) ANDAND expr(Y).                         { A = ast_binary(cc, OP_AND, X, Y); }
+expr(A) ::= expr(X) EQ expr(Y).                             { A = ast_binary(cc, OP_EQ, X, Y); }
+expr(A) ::= expr(X) NE expr(Y).                             { A = ast_binary(cc, OP_NE, X, Y); }
+expr(A) ::= expr(X) LT expr(Y).                             { A = ast_binary(cc, OP_LT, X, Y); }
+expr(A) ::= expr(X) LE expr(Y).                             { A = ast_binary(cc, OP_LE, X, Y); }
+expr(A) ::= expr(X) GT expr(Y).                             { A = ast_binary(cc, OP_GT, X, Y); }
+expr(A) ::= expr(X) GE expr(Y).                             { A = ast_binary(cc, OP_GE, X, Y); }
+expr(A) ::= expr(X) PLUS expr(Y).                           { A = ast_binary(cc, OP_ADD, X, Y); }
+expr(A) ::= expr(X) MINUS expr(Y).                          { A = ast_binary(cc, OP_SUB, X, Y); }
+expr(A) ::= expr(X) STAR expr(Y).                           { A = ast_binary(cc, OP_MUL, X, Y); }
+expr(A) ::= expr(X) SLASH expr(Y).                          { A = ast_binary(cc, OP_DIV, X, Y); }
+expr(A) ::= expr(X) PERCENT expr(Y).                        { A = ast_binary(cc, OP_MOD, X, Y); }
+expr(A) ::= MINUS(T) expr(X). [NOT]                         { A = ast_unary(cc, T, OP_NEG, X); }
+expr(A) ::= NOT(T) expr(X).                                 { A = ast_unary(cc, T, OP_NOT, X); }
+expr(A) ::= LP(O) expr(X) RP(C).                            { A = ast_paren(cc, O, X, C); }
+expr(A) ::= INT(T).                                         { A = ast_int(cc, T); }
+expr(A) ::= FLOAT(T).                                       { A = ast_float(cc, T); }
+expr(A) ::= TRUE(T).                                        { A = ast_bool(cc, T, true); }
+expr(A) ::= FALSE(T).                                       { A = ast_bool(cc, T, false); }
+expr(A) ::= IDENT(T).                                       { A = ast_name(cc, T); }
+expr(A) ::= IDENT(N) LB exprs(L) RB(R).                     { A = ast_index(cc, N, L, R); }
+expr(A) ::= IDENT(N) LP exprs(L) RP(R).                     { A = ast_call(cc, N, L, R); }
+expr(A) ::= TYPE(T) LP expr(X) RP(R).                       { A = ast_cast(cc, T, X, R); }
+exprs(A) ::= expr(E).                                       { A = ast_exprs(cc, (ExprList){0}, E); }
+exprs(A) ::= exprs(L) COMMA expr(E).                        { A = ast_exprs(cc, L, E); }
+
+%code {
+/*
+** Report a syntax error at `tok`: list the tokens the current state can shift when
+** there are few of them (or ';' when it is one of them), otherwise "unexpected X".
+*/
+static void parse_syntax_error(void *parser, int major, Token tok, Cnp *cc) {
+  yyParser *p = parser;
+  int ok[YYNTOKEN], n = 0, semi = 0;
+  for (int t = 1; t < YYNTOKEN; t++) {
+    YYACTIONTYPE act = yy_find_shift_action((YYCODETYPE)t, p->yytos->stateno);
+    if (act != YY_ERROR_ACTION && act != YY_NO_ACTION) {
+      ok[n++] = t;
+      if (t == TK_SEMI) semi = 1;
+    }
+  }
+  ast_syntax_error(cc, tok, major, semi ? &(int){TK_SEMI} : ok, semi ? 1 : n);
+}
+}

@@ -1,0 +1,1403 @@
+/*
+** sema.c -- semantic checks: names (defined once, before use, "did you mean"), types and
+** promotions, shapes and extents, map indexing rules, and the stream-hazard analysis of
+** the step graph. Fills Ref.decl/.local, Expr.type/.flags, Decl.ival/.fval/.slots and
+** Stmt.scatter.
+*/
+#include "cnpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define K(k) (1u << (k))
+#define K_VALUE (K(DECL_PARAM) | K(DECL_CONST) | K(DECL_DIM))
+
+/* Order of each declaration in the program (by Decl pointer, via a side table). */
+typedef struct Sema {
+  Cnp *cc;
+  int pos;                  /* position of the declaration being checked */
+  Decl *step;               /* step being checked */
+  Stmt *map;                /* map being checked (NULL outside) */
+  Local **scope;            /* map locals in scope (index + lets), innermost last */
+  int n_scope, cap_scope;
+  bool mpi_names;           /* `rank` and `size` are visible (exchange expressions) */
+  /* hazard ops, in program order */
+  struct HzOp *ops;
+  int n_ops, cap_ops;
+} Sema;
+
+typedef enum { HZ_READ, HZ_WRITE, HZ_RECORD, HZ_WAIT, HZ_STEP } HzKind;
+typedef struct HzOp {
+  HzKind kind;
+  Decl *obj;                /* field/plan/snapshot/mirror, or the event */
+  Decl *step;
+  Loc loc;
+} HzOp;
+
+/* ------------------------------------------------------------------ symbol table */
+
+static unsigned hash_str(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+typedef struct SymX {
+  const char *name;
+  Decl *decl;
+  int pos;
+  struct SymX *next;
+} SymX;
+
+static SymX **tab;
+static int tab_cap;
+
+static SymX *sym_find(const char *name) {
+  if (!tab) return NULL;
+  for (SymX *s = tab[hash_str(name) & (unsigned)(tab_cap - 1)]; s; s = s->next)
+    if (strcmp(s->name, name) == 0) return s;
+  return NULL;
+}
+
+static void sym_add(Cnp *cc, Decl *d, int pos) {
+  SymX *s = arena_alloc(&cc->arena, sizeof *s);
+  s->name = d->name;
+  s->decl = d;
+  s->pos = pos;
+  unsigned b = hash_str(d->name) & (unsigned)(tab_cap - 1);
+  s->next = tab[b];
+  tab[b] = s;
+}
+
+Decl *sema_lookup(Cnp *cc, const char *name) {
+  SymX **saved = tab;
+  int saved_cap = tab_cap;
+  tab = (SymX **)cc->symtab;
+  tab_cap = cc->symtab_cap;
+  SymX *s = sym_find(name);
+  tab = saved;
+  tab_cap = saved_cap;
+  return s ? s->decl : NULL;
+}
+
+/* ------------------------------------------------------------------ name resolution */
+
+static const char *kind_list(unsigned mask) {
+  if (mask == K(DECL_FIELD)) return "field";
+  if (mask == K(DECL_STREAM)) return "stream";
+  if (mask == K(DECL_EVENT)) return "event";
+  if (mask == K(DECL_SNAPSHOT)) return "snapshot";
+  if (mask == K(DECL_MPI)) return "mpi staging";
+  if (mask == K(DECL_MIRROR)) return "mirror";
+  if (mask == K(DECL_PLAN)) return "plan";
+  if (mask == K(DECL_KERNEL)) return "kernel";
+  if (mask == K(DECL_DIM)) return "dim";
+  return "name";
+}
+
+/*
+** The closest declared name (of the wanted kinds, and map locals in scope) within a
+** small edit distance, or NULL.
+*/
+static const char *suggest(Sema *S, const char *name, unsigned mask, bool locals) {
+  int cap = (int)strlen(name) / 3;
+  if (cap < 1) cap = 1;
+  if (cap > 3) cap = 3;
+  const char *best = NULL;
+  int best_d = cap + 1;
+  if (locals)
+    for (int i = S->n_scope - 1; i >= 0; i--) {
+      int d = diag_edit_distance(name, S->scope[i]->name, cap);
+      if (d < best_d) best_d = d, best = S->scope[i]->name;
+    }
+  for (Decl *d = S->cc->decls; d; d = d->next) {
+    if (!d->name || !(mask & K(d->kind))) continue;
+    int dist = diag_edit_distance(name, d->name, cap);
+    if (dist < best_d) best_d = dist, best = d->name;
+  }
+  if (S->mpi_names) {
+    static const char *const mpi[] = {"rank", "size"};
+    for (int i = 0; i < 2; i++) {
+      int d = diag_edit_distance(name, mpi[i], cap);
+      if (d < best_d) best_d = d, best = mpi[i];
+    }
+  }
+  return best;
+}
+
+static void unknown(Sema *S, Ref *r, unsigned mask, bool locals) {
+  const char *s = suggest(S, r->name, mask, locals);
+  if (s) diag_error(S->cc, r->loc, "unknown %s '%s'; did you mean '%s'?", kind_list(mask), r->name, s);
+  else diag_error(S->cc, r->loc, "unknown %s '%s'", kind_list(mask), r->name);
+}
+
+static const char *article(DeclKind k) {
+  return (k == DECL_EVENT || k == DECL_IMPORT || k == DECL_MPI) ? "an" : "a";
+}
+
+/*
+** Resolve a global reference that must be one of the kinds in `mask`. Reports unknown
+** names, names used before their definition, and names of the wrong kind.
+*/
+static Decl *resolve(Sema *S, Ref *r, unsigned mask) {
+  if (!r->name) return NULL;
+  SymX *s = sym_find(r->name);
+  if (!s) {
+    unknown(S, r, mask, false);
+    return NULL;
+  }
+  if (s->pos >= S->pos) {
+    diag_error(S->cc, r->loc, "'%s' is used before its definition", r->name);
+    diag_note(S->cc, s->decl->loc, "'%s' is defined here", r->name);
+    return NULL;
+  }
+  if (!(mask & K(s->decl->kind))) {
+    diag_error(S->cc, r->loc, "'%s' is %s %s, not %s %s", r->name, article(s->decl->kind),
+               decl_kind_name(s->decl->kind), mask == K_VALUE ? "a" : article(DECL_FIELD),
+               mask == K_VALUE ? "value" : kind_list(mask));
+    diag_note(S->cc, s->decl->loc, "'%s' is declared here", r->name);
+    return NULL;
+  }
+  r->decl = s->decl;
+  return s->decl;
+}
+
+static Local *find_local(Sema *S, const char *name) {
+  for (int i = S->n_scope - 1; i >= 0; i--)
+    if (strcmp(S->scope[i]->name, name) == 0) return S->scope[i];
+  return NULL;
+}
+
+static void push_local(Sema *S, Local *l) {
+  Local *prev = find_local(S, l->name);
+  if (prev) {
+    diag_error(S->cc, l->loc, "redefinition of '%s'", l->name);
+    diag_note(S->cc, prev->loc, "previous definition is here");
+  } else if (sym_find(l->name) && sym_find(l->name)->pos < S->pos) {
+    Decl *g = sym_find(l->name)->decl;
+    diag_error(S->cc, l->loc, "'%s' shadows %s %s", l->name, article(g->kind), decl_kind_name(g->kind));
+    diag_note(S->cc, g->loc, "'%s' is declared here", l->name);
+  }
+  if (S->n_scope == S->cap_scope) {
+    S->cap_scope = S->cap_scope ? 2 * S->cap_scope : 16;
+    Local **v = arena_alloc(&S->cc->arena, sizeof *v * (size_t)S->cap_scope);
+    if (S->n_scope) memcpy(v, S->scope, sizeof *v * (size_t)S->n_scope);
+    S->scope = v;
+  }
+  S->scope[S->n_scope++] = l;
+}
+
+/* ------------------------------------------------------------------ hazard ops */
+
+static void op(Sema *S, HzKind k, Decl *obj, Loc loc) {
+  if (!obj) return;
+  if (S->n_ops == S->cap_ops) {
+    S->cap_ops = S->cap_ops ? 2 * S->cap_ops : 256;
+    HzOp *v = realloc(S->ops, sizeof *v * (size_t)S->cap_ops);
+    if (!v) cnp_ice("out of memory");
+    S->ops = v;
+  }
+  S->ops[S->n_ops++] = (HzOp){k, obj, S->step, loc};
+}
+
+/* ------------------------------------------------------------------ types */
+
+static bool is_num(DType t) { return dtype_is_int(t) || dtype_is_float(t) || dtype_is_complex(t); }
+
+/* Promote two numeric operand types (literals adapt to the other side). */
+static DType promote(const Expr *a, const Expr *b) {
+  DType x = a->type, y = b->type;
+  bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub) {
+    if (x == DT_F64 && dtype_is_int(y)) return DT_F64;
+    return y;
+  }
+  if (ub && !ua) {
+    if (y == DT_F64 && dtype_is_int(x)) return DT_F64;
+    return x;
+  }
+  if ((x == DT_C64 && y == DT_F64) || (y == DT_C64 && x == DT_F64)) return DT_C128;
+  return x > y ? x : y;
+}
+
+/* May a value of type `from` (with flags) be stored into `to` without a cast? */
+static bool assignable(DType to, DType from, unsigned flags) {
+  if (to == from) return true;
+  if (to == DT_BOOL || from == DT_BOOL) return false;
+  if (flags & EXF_UNTYPED) {
+    if (dtype_is_int(from)) return true;
+    return !dtype_is_int(to);
+  }
+  if (dtype_is_int(from)) {
+    if (dtype_is_int(to)) return (from == DT_I32 && to == DT_I64);
+    return true;
+  }
+  if (dtype_is_float(from)) {
+    if (dtype_is_float(to)) return to > from;
+    if (dtype_is_complex(to)) return to == DT_C128 || from != DT_F64;
+    return false;
+  }
+  return from == DT_C64 && to == DT_C128;
+}
+
+static DType real_of(DType t) { return t == DT_C64 ? DT_F32 : t == DT_C128 ? DT_F64 : t; }
+
+static void check_assign_type(Sema *S, Loc loc, DType to, const Expr *v, const char *what) {
+  if (v->type == DT_VOID || to == DT_VOID) return;
+  if (!assignable(to, v->type, v->flags))
+    diag_error(S->cc, loc, "cannot store '%s' into %s of type '%s' without a cast (write %s(...))",
+               dtype_name(v->type), what, dtype_name(to), dtype_name(to));
+}
+
+static DType check_expr(Sema *S, Expr *e);
+
+static bool is_index_of_map(Sema *S, const Expr *e) {
+  return S->map && e->kind == EX_NAME && e->ref.local == S->map->index;
+}
+
+/* Two extents are the same when they name the same declaration or are equal constants. */
+static bool same_extent(const Expr *a, const Expr *b) {
+  if (a->kind == EX_NAME && b->kind == EX_NAME) {
+    if (a->ref.decl && a->ref.decl == b->ref.decl) return true;
+    if (a->ref.decl && b->ref.decl && a->ref.decl->kind == DECL_CONST && b->ref.decl->kind == DECL_CONST)
+      return a->ref.decl->ival == b->ref.decl->ival;
+  }
+  if (a->kind != b->kind || a->nargs != b->nargs || a->op != b->op) {
+    bool ca = a->kind == EX_INT || (a->kind == EX_NAME && a->ref.decl && a->ref.decl->kind == DECL_CONST);
+    bool cb = b->kind == EX_INT || (b->kind == EX_NAME && b->ref.decl && b->ref.decl->kind == DECL_CONST);
+    if (ca && cb) {
+      int64_t x = a->kind == EX_INT ? a->ival : a->ref.decl->ival;
+      int64_t y = b->kind == EX_INT ? b->ival : b->ref.decl->ival;
+      return x == y;
+    }
+    return false;
+  }
+  if (a->kind == EX_INT) return a->ival == b->ival;
+  if (a->kind == EX_BINARY) return same_extent(a->args[0], b->args[0]) && same_extent(a->args[1], b->args[1]);
+  return false;
+}
+
+/* Text of an extent for messages ("N", "n_cells + 1", "3"). */
+static void extent_text(char *buf, size_t n, const Expr *e) {
+  if (e->kind == EX_INT) snprintf(buf, n, "%lld", (long long)e->ival);
+  else if (e->kind == EX_NAME) snprintf(buf, n, "%s", e->ref.name);
+  else if (e->kind == EX_BINARY) {
+    size_t k;
+    extent_text(buf, n, e->args[0]);
+    k = strlen(buf);
+    if (k + 4 < n) {
+      snprintf(buf + k, n - k, " %s ", op_text(e->op));
+      k = strlen(buf);
+      extent_text(buf + k, n - k, e->args[1]);
+    }
+  } else snprintf(buf, n, "?");
+}
+
+static const Expr *last_extent(const Decl *f) {
+  return f && f->shape.rank > 0 ? f->shape.ext[f->shape.rank - 1] : NULL;
+}
+
+/*
+** Field element access F[a, ..., k]. `write` 0 read, 1 '=' store, 2 '+=' update.
+*/
+static DType check_index(Sema *S, Expr *e, int write) {
+  for (int i = 0; i < e->nargs; i++) {
+    DType t = check_expr(S, e->args[i]);
+    if (t != DT_VOID && !dtype_is_int(t))
+      diag_error(S->cc, e->args[i]->loc, "index must be an integer, not '%s'", dtype_name(t));
+  }
+  if (find_local(S, e->ref.name)) {
+    diag_error(S->cc, e->ref.loc, "'%s' is a local value and cannot be indexed", e->ref.name);
+    return DT_VOID;
+  }
+  Decl *f = resolve(S, &e->ref, K(DECL_FIELD));
+  if (!f) return DT_VOID;
+  e->type = f->dtype;
+  if (e->nargs != f->shape.rank) {
+    diag_error(S->cc, e->loc, "field '%s' has %d dimension%s but is indexed with %d",
+               f->name, f->shape.rank, f->shape.rank == 1 ? "" : "s", e->nargs);
+    diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+    return e->type;
+  }
+  Expr *last = e->args[e->nargs - 1];
+  if (is_index_of_map(S, last)) {
+    if (!same_extent(last_extent(f), S->map->over.decl ? S->map->over_expr : NULL)) {
+      char a[128];
+      extent_text(a, sizeof a, last_extent(f));
+      diag_error(S->cc, last->loc, "field '%s' has extent '%s', but '%s' runs over '%s'",
+                 f->name, a, last->ref.name, S->map->over.name);
+      diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+    }
+  } else {
+    e->flags |= EXF_GATHER;
+    if (write == 1)
+      diag_error(S->cc, last->loc, "a store must use the map index as the element index "
+                 "(use '+=' for a scatter-add)");
+  }
+  for (int i = 0; i + 1 < e->nargs; i++) {
+    Expr *x = e->args[i], *ext = f->shape.ext[i];
+    if (x->kind == EX_INT && ext->kind == EX_INT && (x->ival < 0 || x->ival >= ext->ival))
+      diag_error(S->cc, x->loc, "component index %lld is out of range for extent %lld of '%s'",
+                 (long long)x->ival, (long long)ext->ival, f->name);
+  }
+  if (S->step) op(S, write ? HZ_WRITE : HZ_READ, f, e->loc);
+  if (write == 2) op(S, HZ_READ, f, e->loc);
+  return e->type;
+}
+
+static DType check_name(Sema *S, Expr *e) {
+  Local *l = find_local(S, e->ref.name);
+  if (l) {
+    e->ref.local = l;
+    e->type = l->type;
+    return e->type;
+  }
+  if (S->mpi_names && (!strcmp(e->ref.name, "rank") || !strcmp(e->ref.name, "size")) && !sym_find(e->ref.name)) {
+    e->type = DT_I32;
+    return e->type;
+  }
+  SymX *s = sym_find(e->ref.name);
+  if (!s) {
+    unknown(S, &e->ref, K_VALUE | K(DECL_FIELD), S->map != NULL);
+    return DT_VOID;
+  }
+  if (s->decl->kind == DECL_FIELD && s->pos < S->pos) {
+    diag_error(S->cc, e->loc, "field '%s' must be indexed (for example '%s[i]')", e->ref.name, e->ref.name);
+    return DT_VOID;
+  }
+  Decl *d = resolve(S, &e->ref, K_VALUE);
+  if (!d) return DT_VOID;
+  switch (d->kind) {
+  case DECL_PARAM:
+    e->type = d->dtype;
+    if (d->setup) e->flags |= EXF_SETUP;
+    break;
+  case DECL_CONST:
+    e->type = d->dtype;
+    e->flags |= EXF_CONST | EXF_SETUP;
+    break;
+  default: /* DECL_DIM: its extent */
+    e->type = DT_I64;
+    e->flags |= EXF_SETUP;
+    break;
+  }
+  return e->type;
+}
+
+static DType check_call(Sema *S, Expr *e) {
+  for (int i = 0; i < e->nargs; i++) check_expr(S, e->args[i]);
+  if (e->builtin == BI_NONE) {
+    static const unsigned none = 0;
+    int cap = (int)strlen(e->ref.name) / 3 + 1;
+    const char *best = NULL;
+    int best_d = cap + 1;
+    for (int b = 1; b < BI__COUNT; b++) {
+      int d = diag_edit_distance(e->ref.name, builtin_name((Builtin)b), cap);
+      if (d < best_d) best_d = d, best = builtin_name((Builtin)b);
+    }
+    (void)none;
+    if (best) diag_error(S->cc, e->ref.loc, "unknown function '%s'; did you mean '%s'?", e->ref.name, best);
+    else diag_error(S->cc, e->ref.loc, "unknown function '%s'", e->ref.name);
+    return DT_VOID;
+  }
+  int want = builtin_arity(e->builtin);
+  if (e->nargs != want) {
+    diag_error(S->cc, e->loc, "'%s' takes %d argument%s, not %d", builtin_name(e->builtin), want,
+               want == 1 ? "" : "s", e->nargs);
+    return DT_VOID;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (e->args[i]->type == DT_VOID) return DT_VOID;
+  unsigned cf = EXF_CONST;
+  for (int i = 0; i < e->nargs; i++) cf &= e->args[i]->flags;
+  Expr *a = e->args[0];
+  switch (e->builtin) {
+  case BI_SELECT: {
+    Expr *x = e->args[1], *y = e->args[2];
+    if (a->type != DT_BOOL)
+      diag_error(S->cc, a->loc, "the condition of 'select' must be bool, not '%s'", dtype_name(a->type));
+    if ((x->type == DT_BOOL) != (y->type == DT_BOOL)) {
+      diag_error(S->cc, e->loc, "'select' mixes '%s' and '%s'", dtype_name(x->type), dtype_name(y->type));
+      return DT_VOID;
+    }
+    e->type = x->type == DT_BOOL ? DT_BOOL : promote(x, y);
+    if ((x->flags & EXF_UNTYPED) && (y->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
+    return e->type;
+  }
+  default:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!is_num(e->args[i]->type)) {
+      diag_error(S->cc, e->args[i]->loc, "'%s' needs a number, not '%s'", builtin_name(e->builtin),
+                 dtype_name(e->args[i]->type));
+      return DT_VOID;
+    }
+  DType t = e->nargs == 2 ? promote(a, e->args[1]) : a->type;
+  if (e->nargs == 1 && (a->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
+  switch (e->builtin) {
+  case BI_MIN: case BI_MAX: case BI_FLOOR: case BI_CEIL: case BI_FMOD:
+    if (dtype_is_complex(t)) {
+      diag_error(S->cc, e->loc, "'%s' is not defined for complex values", builtin_name(e->builtin));
+      return DT_VOID;
+    }
+    break;
+  default: break;
+  }
+  switch (e->builtin) {
+  case BI_MIN: case BI_MAX: e->type = t; break;
+  case BI_ABS: e->type = real_of(t); break;
+  default: e->type = dtype_is_int(t) ? DT_F64 : t; break;
+  }
+  (void)cf;
+  return e->type;
+}
+
+/*
+** Type an expression; sets e->type (DT_VOID after an error, which silences follow-ups).
+*/
+static DType check_expr(Sema *S, Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+    e->type = e->uval > (uint64_t)INT64_MAX ? DT_U64 : DT_I64;
+    e->flags |= EXF_CONST | EXF_SETUP | EXF_UNTYPED;
+    return e->type;
+  case EX_FLOAT:
+    e->type = DT_F64;
+    e->flags |= EXF_CONST | EXF_SETUP | EXF_UNTYPED;
+    return e->type;
+  case EX_BOOL:
+    e->type = DT_BOOL;
+    e->flags |= EXF_CONST | EXF_SETUP;
+    return e->type;
+  case EX_NAME:
+    return check_name(S, e);
+  case EX_INDEX:
+    if (!S->map) {
+      diag_error(S->cc, e->loc, "field elements can only be used inside a map");
+      return DT_VOID;
+    }
+    return check_index(S, e, 0);
+  case EX_CALL:
+    return check_call(S, e);
+  case EX_CAST: {
+    DType t = check_expr(S, e->args[0]);
+    e->flags |= e->args[0]->flags & (EXF_CONST | EXF_SETUP);
+    if (t != DT_VOID && dtype_is_complex(t) && !dtype_is_complex(e->cast_to)) {
+      diag_error(S->cc, e->loc, "cannot cast complex '%s' to '%s' (use abs())", dtype_name(t), dtype_name(e->cast_to));
+      return DT_VOID;
+    }
+    e->type = e->cast_to;
+    return e->type;
+  }
+  case EX_UNARY: {
+    Expr *a = e->args[0];
+    DType t = check_expr(S, a);
+    if (t == DT_VOID) return DT_VOID;
+    e->flags |= a->flags & (EXF_CONST | EXF_SETUP | EXF_UNTYPED);
+    if (e->op == OP_NOT) {
+      if (t != DT_BOOL) {
+        diag_error(S->cc, e->loc, "'!' needs a bool operand, not '%s'", dtype_name(t));
+        return DT_VOID;
+      }
+    } else if (!is_num(t)) {
+      diag_error(S->cc, e->loc, "'-' needs a number, not '%s'", dtype_name(t));
+      return DT_VOID;
+    } else if (t == DT_U64) {
+      diag_error(S->cc, e->loc, "cannot negate an unsigned value");
+      return DT_VOID;
+    }
+    e->type = t;
+    return t;
+  }
+  case EX_BINARY: {
+    Expr *a = e->args[0], *b = e->args[1];
+    DType x = check_expr(S, a), y = check_expr(S, b);
+    if (x == DT_VOID || y == DT_VOID) return DT_VOID;
+    e->flags |= a->flags & b->flags & (EXF_CONST | EXF_SETUP | EXF_UNTYPED);
+    switch (e->op) {
+    case OP_AND: case OP_OR:
+      if (x != DT_BOOL || y != DT_BOOL) {
+        diag_error(S->cc, e->loc, "'%s' needs bool operands, not '%s' and '%s'", op_text(e->op),
+                   dtype_name(x), dtype_name(y));
+        return DT_VOID;
+      }
+      e->type = DT_BOOL;
+      return e->type;
+    case OP_EQ: case OP_NE:
+      if ((x == DT_BOOL) != (y == DT_BOOL)) {
+        diag_error(S->cc, e->loc, "cannot compare '%s' with '%s'", dtype_name(x), dtype_name(y));
+        return DT_VOID;
+      }
+      e->flags &= ~(unsigned)EXF_UNTYPED;
+      e->type = DT_BOOL;
+      return e->type;
+    default:
+      break;
+    }
+    if (!is_num(x) || !is_num(y)) {
+      diag_error(S->cc, e->loc, "arithmetic on 'bool' ('%s' %s '%s'); use select() or a cast",
+                 dtype_name(x), op_text(e->op), dtype_name(y));
+      return DT_VOID;
+    }
+    DType t = promote(a, b);
+    if (e->op >= OP_LT && e->op <= OP_GE) {
+      if (dtype_is_complex(t)) {
+        diag_error(S->cc, e->loc, "complex values cannot be ordered with '%s'", op_text(e->op));
+        return DT_VOID;
+      }
+      e->flags &= ~(unsigned)EXF_UNTYPED;
+      e->type = DT_BOOL;
+      return e->type;
+    }
+    if (e->op == OP_MOD && !dtype_is_int(t)) {
+      diag_error(S->cc, e->loc, "'%%' needs integers, not '%s'; use fmod() for floating values", dtype_name(t));
+      return DT_VOID;
+    }
+    e->type = t;
+    return t;
+  }
+  }
+  return DT_VOID;
+}
+
+/* ------------------------------------------------------------------ constants and extents */
+
+/*
+** Fold a constant expression (literals, consts, + - * / %, unary -, casts).
+** Returns false (after reporting) when it is not constant.
+*/
+static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
+  switch (e->kind) {
+  case EX_INT: *is_float = false; *iv = e->ival; *fv = (double)e->ival; return true;
+  case EX_FLOAT: *is_float = true; *fv = e->fval; *iv = (int64_t)e->fval; return true;
+  case EX_NAME:
+    if (e->ref.decl && e->ref.decl->kind == DECL_CONST) {
+      *is_float = dtype_is_float(e->ref.decl->dtype);
+      *iv = e->ref.decl->ival;
+      *fv = e->ref.decl->fval;
+      return true;
+    }
+    diag_error(S->cc, e->loc, "'%s' is not a constant", e->ref.name);
+    return false;
+  case EX_CAST: {
+    if (!fold(S, e->args[0], is_float, iv, fv)) return false;
+    if (dtype_is_int(e->cast_to)) { *iv = *is_float ? (int64_t)*fv : *iv; *fv = (double)*iv; *is_float = false; }
+    else if (dtype_is_float(e->cast_to)) { *is_float = true; }
+    return true;
+  }
+  case EX_UNARY:
+    if (e->op != OP_NEG || !fold(S, e->args[0], is_float, iv, fv)) break;
+    *iv = (int64_t)(0 - (uint64_t)*iv);
+    *fv = -*fv;
+    return true;
+  case EX_BINARY: {
+    bool fa, fb;
+    int64_t ia, ib;
+    double da, db;
+    if (e->op > OP_MOD || !fold(S, e->args[0], &fa, &ia, &da) || !fold(S, e->args[1], &fb, &ib, &db)) break;
+    *is_float = fa || fb;
+    if (*is_float) {
+      switch (e->op) {
+      case OP_ADD: *fv = da + db; break;
+      case OP_SUB: *fv = da - db; break;
+      case OP_MUL: *fv = da * db; break;
+      case OP_DIV:
+        if (db == 0.0) { diag_error(S->cc, e->loc, "division by zero in a constant"); return false; }
+        *fv = da / db;
+        break;
+      default: diag_error(S->cc, e->loc, "'%%' needs integers; use fmod() for floating values"); return false;
+      }
+      *iv = (int64_t)*fv;
+      return true;
+    }
+    uint64_t ua = (uint64_t)ia, ub = (uint64_t)ib;
+    switch (e->op) {
+    case OP_ADD: *iv = (int64_t)(ua + ub); break;
+    case OP_SUB: *iv = (int64_t)(ua - ub); break;
+    case OP_MUL: *iv = (int64_t)(ua * ub); break;
+    default:
+      if (ib == 0) { diag_error(S->cc, e->loc, "division by zero in a constant"); return false; }
+      if (ia == INT64_MIN && ib == -1) *iv = e->op == OP_DIV ? INT64_MIN : 0;
+      else *iv = e->op == OP_DIV ? ia / ib : ia % ib;
+      break;
+    }
+    *fv = (double)*iv;
+    return true;
+  }
+  default:
+    break;
+  }
+  if (e->kind != EX_NAME) diag_error(S->cc, e->loc, "not a constant expression");
+  return false;
+}
+
+/*
+** An extent (of a field, staging buffer, plan or map): a setup-time integer built from
+** literals, consts, dims and integer setup params with + - *.
+*/
+static bool check_extent_expr(Sema *S, Expr *e, const char *what) {
+  switch (e->kind) {
+  case EX_INT:
+    e->type = DT_I64;
+    e->flags |= EXF_CONST | EXF_SETUP;
+    if (e->ival <= 0) {
+      diag_error(S->cc, e->loc, "%s must be positive", what);
+      return false;
+    }
+    return true;
+  case EX_NAME: {
+    Decl *d = resolve(S, &e->ref, K_VALUE);
+    if (!d) return false;
+    if ((d->kind == DECL_PARAM || d->kind == DECL_CONST) && !dtype_is_int(d->dtype)) {
+      diag_error(S->cc, e->loc, "%s must be an integer, but '%s' is '%s'", what, d->name, dtype_name(d->dtype));
+      return false;
+    }
+    if (d->kind == DECL_PARAM && !d->setup) {
+      diag_error(S->cc, e->loc, "%s must be known at setup, but '%s' is a per-step param", what, d->name);
+      diag_note(S->cc, d->loc, "declare it 'param %s : %s setup;'", d->name, dtype_name(d->dtype));
+      return false;
+    }
+    e->type = DT_I64;
+    e->flags |= EXF_SETUP | (d->kind == DECL_CONST ? EXF_CONST : 0);
+    return true;
+  }
+  case EX_BINARY:
+    if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
+      bool ok = check_extent_expr(S, e->args[0], what);
+      ok = check_extent_expr(S, e->args[1], what) && ok;
+      e->type = DT_I64;
+      e->flags |= EXF_SETUP | (e->args[0]->flags & e->args[1]->flags & EXF_CONST);
+      return ok;
+    }
+    break;
+  default:
+    break;
+  }
+  diag_error(S->cc, e->loc, "%s must be a dim, an integer setup param, a constant or a literal "
+             "(combined with + - *)", what);
+  return false;
+}
+
+static void check_shape(Sema *S, Shape *sh) {
+  for (int i = 0; i < sh->rank; i++) check_extent_expr(S, sh->ext[i], "an extent");
+}
+
+/* ------------------------------------------------------------------ declarations */
+
+static void check_const(Sema *S, Decl *d) {
+  DType t = check_expr(S, d->value);
+  if (t == DT_VOID) return;
+  bool f;
+  int64_t iv;
+  double fv;
+  if (!fold(S, d->value, &f, &iv, &fv)) return;
+  if (d->dtype == DT_VOID) d->dtype = f ? DT_F64 : DT_I64;
+  else if (f && !dtype_is_float(d->dtype)) {
+    diag_error(S->cc, d->value->loc, "constant '%s' of type '%s' has a floating value", d->name, dtype_name(d->dtype));
+    return;
+  } else if (!dtype_is_int(d->dtype) && !dtype_is_float(d->dtype)) {
+    diag_error(S->cc, d->loc, "constants must be integers or floats, not '%s'", dtype_name(d->dtype));
+    return;
+  }
+  if (dtype_is_int(d->dtype) && f) iv = (int64_t)fv;
+  d->ival = iv;
+  d->fval = dtype_is_int(d->dtype) ? (double)iv : fv;
+}
+
+static Decl *field_ref(Sema *S, Ref *r) { return resolve(S, r, K(DECL_FIELD)); }
+
+static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
+  if (!f) return false;
+  if (!dtype_is_int(f->dtype) || f->shape.rank != 1) {
+    diag_error(S->cc, at, "%s '%s' must be a one-dimensional integer field, not %s[%d dims]",
+               role, f->name, dtype_name(f->dtype), f->shape.rank);
+    diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+    return false;
+  }
+  return true;
+}
+
+static void check_decl(Sema *S, Decl *d) {
+  switch (d->kind) {
+  case DECL_PARAM: case DECL_DIM: case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
+    break;
+  case DECL_PIPELINE:
+    if (d->file->imported) diag_error(S->cc, d->kw_loc, "'pipeline' in an imported file");
+    else if (S->cc->pipeline) {
+      diag_error(S->cc, d->kw_loc, "second 'pipeline' declaration");
+      diag_note(S->cc, S->cc->pipeline->kw_loc, "the pipeline is named here");
+    } else S->cc->pipeline = d;
+    break;
+  case DECL_CONST:
+    check_const(S, d);
+    break;
+  case DECL_FIELD: case DECL_MPI:
+    check_shape(S, &d->shape);
+    break;
+  case DECL_SNAPSHOT:
+    field_ref(S, &d->target);
+    if (d->value) {
+      bool f;
+      int64_t iv;
+      double fv;
+      check_expr(S, d->value);
+      if (fold(S, d->value, &f, &iv, &fv)) {
+        if (f || iv < 1 || iv > 1024) diag_error(S->cc, d->value->loc, "slots must be an integer from 1 to 1024");
+        else d->slots = (int)iv;
+      }
+    }
+    break;
+  case DECL_MIRROR:
+    field_ref(S, &d->target);
+    break;
+  case DECL_PLAN:
+    int_field(S, field_ref(S, &d->target), d->target.loc, "the key");
+    check_extent_expr(S, d->value, "the number of segments");
+    break;
+  case DECL_STEP:
+  case DECL__COUNT:
+    break;
+  }
+}
+
+/* ------------------------------------------------------------------ statements */
+
+static void check_mstmts(Sema *S, Stmt *s);
+
+static void check_target(Sema *S, Stmt *s) {
+  Expr *t = s->target;
+  int mode = s->kind == ST_ASSIGN ? 1 : 2;
+  if (t->kind == EX_NAME) {
+    Local *l = find_local(S, t->ref.name);
+    if (l && !l->is_index) {
+      t->ref.local = l;
+      t->type = l->type;
+      return;
+    }
+    if (l) {
+      diag_error(S->cc, t->loc, "cannot assign to the map index '%s'", l->name);
+      return;
+    }
+    SymX *g = sym_find(t->ref.name);
+    if (!g) {
+      unknown(S, &t->ref, K(DECL_FIELD), true);
+      return;
+    }
+    if (g->decl->kind == DECL_FIELD)
+      diag_error(S->cc, t->loc, "field '%s' must be indexed (for example '%s[i]')", t->ref.name, t->ref.name);
+    else
+      diag_error(S->cc, t->loc, "cannot assign to %s %s '%s': only fields and lets can be assigned",
+                 article(g->decl->kind), decl_kind_name(g->decl->kind), t->ref.name);
+    return;
+  }
+  check_index(S, t, mode);
+  if (mode == 2 && (t->flags & EXF_GATHER)) s->scatter = true;
+  if (mode == 2 && t->type == DT_BOOL) {
+    diag_error(S->cc, s->loc, "'+=' needs a numeric field, not bool");
+    t->type = DT_VOID;
+  }
+}
+
+static void check_mstmt(Sema *S, Stmt *s) {
+  switch (s->kind) {
+  case ST_LET: {
+    DType t = check_expr(S, s->value);
+    Local *l = s->let;
+    if (l->type == DT_VOID) {
+      l->type = t;
+      if ((s->value->flags & EXF_UNTYPED) && t == DT_U64) l->type = DT_U64;
+    } else {
+      check_assign_type(S, s->value->loc, l->type, s->value, "a let");
+    }
+    l->map = S->map;
+    push_local(S, l);
+    break;
+  }
+  case ST_ASSIGN: case ST_ADD: {
+    DType v = check_expr(S, s->value);
+    check_target(S, s);
+    if (v == DT_VOID || s->target->type == DT_VOID) break;
+    if (s->kind == ST_ADD && !is_num(s->target->type)) {
+      diag_error(S->cc, s->loc, "'+=' needs a numeric target, not '%s'", dtype_name(s->target->type));
+      break;
+    }
+    check_assign_type(S, s->value->loc, s->target->type, s->value,
+                      s->target->kind == EX_NAME ? "a let" : "a field");
+    break;
+  }
+  case ST_IF: {
+    DType c = check_expr(S, s->value);
+    if (c != DT_VOID && c != DT_BOOL)
+      diag_error(S->cc, s->value->loc, "the condition of 'if' must be bool, not '%s'", dtype_name(c));
+    int mark = S->n_scope;
+    check_mstmts(S, s->body);
+    S->n_scope = mark;
+    check_mstmts(S, s->else_body);
+    S->n_scope = mark;
+    break;
+  }
+  default:
+    cnp_ice("unexpected statement in a map");
+  }
+}
+
+static void check_mstmts(Sema *S, Stmt *s) {
+  for (; s; s = s->next) check_mstmt(S, s);
+}
+
+static void check_map(Sema *S, Stmt *s) {
+  Decl *d = resolve(S, &s->over, K_VALUE);
+  if (d && d->kind != DECL_DIM) {
+    if (!dtype_is_int(d->dtype) || (d->kind == DECL_PARAM && !d->setup)) {
+      diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
+                 "'%s' is not one", d->name);
+      d = NULL;
+    }
+  }
+  if (d) {
+    Expr *x = arena_alloc(&S->cc->arena, sizeof *x);
+    x->kind = EX_NAME;
+    x->loc = s->over.loc;
+    x->ref = s->over;
+    x->type = DT_I64;
+    s->over_expr = x;
+  }
+  S->map = s;
+  int mark = S->n_scope;
+  s->index->map = s;
+  push_local(S, s->index);
+  if (d) check_mstmts(S, s->body);
+  S->n_scope = mark;
+  S->map = NULL;
+}
+
+/* Every array must share the extent of `ref` (the mask, key or destination). */
+static void same_extents(Sema *S, Decl *ref, RefList *list, const char *role) {
+  for (int i = 0; i < list->n; i++) {
+    Decl *f = field_ref(S, &list->v[i]);
+    if (!f || !ref) continue;
+    if (!same_extent(last_extent(f), last_extent(ref))) {
+      char a[128], b[128];
+      extent_text(a, sizeof a, last_extent(f));
+      extent_text(b, sizeof b, last_extent(ref));
+      diag_error(S->cc, list->v[i].loc, "array '%s' has extent '%s', but the %s '%s' has extent '%s'",
+                 f->name, a, role, ref->name, b);
+      diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+    }
+    for (int j = 0; j < i; j++)
+      if (list->v[j].decl == f) {
+        diag_error(S->cc, list->v[i].loc, "'%s' is listed twice", f->name);
+        break;
+      }
+    if (f == ref) diag_error(S->cc, list->v[i].loc, "the %s '%s' cannot also be one of the arrays", role, f->name);
+  }
+}
+
+static void rw_list(Sema *S, RefList *l, Loc at) {
+  for (int i = 0; i < l->n; i++) {
+    op(S, HZ_READ, l->v[i].decl, l->v[i].loc);
+    op(S, HZ_WRITE, l->v[i].decl, l->v[i].loc);
+  }
+  (void)at;
+}
+
+static void check_setup_int(Sema *S, Expr *e, const char *what) {
+  DType t = check_expr(S, e);
+  if (t != DT_VOID && !dtype_is_int(t)) diag_error(S->cc, e->loc, "%s must be an integer, not '%s'", what, dtype_name(t));
+}
+
+static void check_sum(Sema *S, Stmt *s) {
+  Decl *p = resolve(S, &s->a, K(DECL_PLAN));
+  Decl *out = field_ref(S, &s->b);
+  if (s->list.n != 1) {
+    diag_error(S->cc, s->list.v[s->list.n > 1 ? 1 : 0].loc, "'sum' takes exactly one value array");
+    return;
+  }
+  Decl *v = field_ref(S, &s->list.v[0]);
+  if (!p || !out || !v) return;
+  Decl *key = p->target.decl;
+  if (key && !same_extent(last_extent(v), last_extent(key))) {
+    char a[128], b[128];
+    extent_text(a, sizeof a, last_extent(v));
+    extent_text(b, sizeof b, last_extent(key));
+    diag_error(S->cc, s->list.v[0].loc, "values '%s' have extent '%s', but the plan's keys '%s' have extent '%s'",
+               v->name, a, key->name, b);
+  }
+  if (out == v) diag_error(S->cc, s->b.loc, "the output of 'sum' must not alias the values");
+  DType want = dtype_sum_out(v->dtype);
+  if (out->dtype != want) {
+    diag_error(S->cc, s->b.loc, "the output of 'sum' over %s values must be %s, but '%s' is %s",
+               dtype_name(v->dtype), dtype_name(want), out->name, dtype_name(out->dtype));
+    diag_note(S->cc, out->loc, "'%s' is declared here", out->name);
+  }
+  bool ok = out->shape.rank == v->shape.rank && p->value &&
+            same_extent(last_extent(out), p->value);
+  for (int i = 0; ok && i + 1 < v->shape.rank; i++)
+    ok = same_extent(out->shape.ext[i], v->shape.ext[i]);
+  if (!ok && p->value) {
+    char segs[128];
+    extent_text(segs, sizeof segs, p->value);
+    diag_error(S->cc, s->b.loc, "the output of 'sum' must have the values' components and the plan's "
+               "%s segments as its last extent", segs);
+    diag_note(S->cc, out->loc, "'%s' is declared here", out->name);
+  }
+  op(S, HZ_READ, p, s->a.loc);
+  op(S, HZ_READ, v, s->list.v[0].loc);
+  op(S, HZ_WRITE, out, s->b.loc);
+}
+
+static void check_stmt(Sema *S, Stmt *s) {
+  switch (s->kind) {
+  case ST_MAP:
+    check_map(S, s);
+    break;
+  case ST_COMPACT: {
+    Decl *m = field_ref(S, &s->a);
+    if (m && (m->dtype != DT_BOOL || m->shape.rank != 1)) {
+      diag_error(S->cc, s->a.loc, "the mask '%s' must be a one-dimensional bool field", m->name);
+      m = NULL;
+    }
+    if (m && !(last_extent(m)->kind == EX_NAME && last_extent(m)->ref.decl && last_extent(m)->ref.decl->kind == DECL_DIM))
+      diag_error(S->cc, s->a.loc, "compaction changes the extent of a dim, but '%s' is not over a dim", m->name);
+    same_extents(S, m, &s->list, "mask");
+    op(S, HZ_READ, m, s->a.loc);
+    rw_list(S, &s->list, s->loc);
+    break;
+  }
+  case ST_SORT: {
+    Decl *k = field_ref(S, &s->a);
+    if (!int_field(S, k, s->a.loc, "the key")) k = NULL;
+    same_extents(S, k, &s->list, "key");
+    op(S, HZ_READ, k, s->a.loc);
+    op(S, HZ_WRITE, k, s->a.loc);
+    rw_list(S, &s->list, s->loc);
+    break;
+  }
+  case ST_OFFSETS: {
+    Decl *k = field_ref(S, &s->a), *o = field_ref(S, &s->b);
+    int_field(S, k, s->a.loc, "the key");
+    int_field(S, o, s->b.loc, "the offsets");
+    if (k && o && k == o) diag_error(S->cc, s->b.loc, "the offsets must not alias the keys");
+    op(S, HZ_READ, k, s->a.loc);
+    op(S, HZ_WRITE, o, s->b.loc);
+    break;
+  }
+  case ST_SEGMENTS: {
+    Decl *p = resolve(S, &s->a, K(DECL_PLAN));
+    Decl *k = field_ref(S, &s->b);
+    int_field(S, k, s->b.loc, "the key");
+    check_extent_expr(S, s->value, "the number of segments");
+    if (p && p->value && !same_extent(p->value, s->value)) {
+      diag_error(S->cc, s->value->loc, "plan '%s' was declared with a different number of segments", p->name);
+      diag_note(S->cc, p->value->loc, "declared here");
+    }
+    op(S, HZ_READ, k, s->b.loc);
+    op(S, HZ_WRITE, p, s->a.loc);
+    break;
+  }
+  case ST_SUM:
+    check_sum(S, s);
+    break;
+  case ST_RECORD: case ST_WAIT: {
+    Decl *e = resolve(S, &s->a, K(DECL_EVENT));
+    op(S, s->kind == ST_RECORD ? HZ_RECORD : HZ_WAIT, e, s->a.loc);
+    break;
+  }
+  case ST_COPY: {
+    Decl *sn = resolve(S, &s->a, K(DECL_SNAPSHOT));
+    Decl *f = field_ref(S, &s->b);
+    if (sn && f && sn->target.decl && sn->target.decl != f) {
+      diag_error(S->cc, s->b.loc, "snapshot '%s' stages '%s', not '%s'", sn->name, sn->target.name, f->name);
+      diag_note(S->cc, sn->loc, "'%s' is declared here", sn->name);
+    }
+    op(S, HZ_READ, f, s->b.loc);
+    op(S, HZ_WRITE, sn, s->a.loc);
+    break;
+  }
+  case ST_REFRESH: {
+    Decl *m = resolve(S, &s->a, K(DECL_MIRROR));
+    if (m && m->target.decl) {
+      if (s->to_device) op(S, HZ_WRITE, m->target.decl, s->a.loc);
+      else op(S, HZ_READ, m->target.decl, s->a.loc);
+      op(S, HZ_WRITE, m, s->a.loc);
+    }
+    break;
+  }
+  case ST_EXCHANGE: {
+    Decl *h = resolve(S, &s->a, K(DECL_MPI));
+    Decl *f = field_ref(S, &s->b);
+    if (h && f) {
+      if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
+        diag_error(S->cc, s->b.loc, "field '%s' (%s, %d dims) does not match staging '%s' (%s, %d dims)",
+                   f->name, dtype_name(f->dtype), f->shape.rank, h->name, dtype_name(h->dtype), h->shape.rank);
+        diag_note(S->cc, h->loc, "'%s' is declared here", h->name);
+      } else {
+        for (int i = 0; i < f->shape.rank; i++) {
+          Expr *a = f->shape.ext[i], *b = h->shape.ext[i];
+          bool ca = (a->flags & EXF_CONST) && a->kind == EX_INT, cb = (b->flags & EXF_CONST) && b->kind == EX_INT;
+          if (ca && cb && a->ival > b->ival) {
+            diag_error(S->cc, s->b.loc, "field '%s' is larger than staging '%s' (extent %lld > %lld)",
+                       f->name, h->name, (long long)a->ival, (long long)b->ival);
+            break;
+          }
+        }
+      }
+    }
+    S->mpi_names = true;
+    check_setup_int(S, s->value, "the destination rank");
+    if (s->value2) check_setup_int(S, s->value2, "the source rank");
+    S->mpi_names = false;
+    op(S, HZ_READ, f, s->b.loc);
+    op(S, HZ_WRITE, f, s->b.loc);
+    op(S, HZ_WRITE, h, s->a.loc);
+    break;
+  }
+  case ST_MIGRATE: {
+    Decl *d = field_ref(S, &s->a);
+    if (!int_field(S, d, s->a.loc, "the destination")) d = NULL;
+    same_extents(S, d, &s->list, "destination");
+    op(S, HZ_READ, d, s->a.loc);
+    op(S, HZ_WRITE, d, s->a.loc);
+    rw_list(S, &s->list, s->loc);
+    break;
+  }
+  case ST_CALL: {
+    resolve(S, &s->a, K(DECL_KERNEL));
+    for (int i = 0; i < s->nargs; i++) {
+      Expr *a = s->args[i];
+      if (a->kind != EX_NAME) {
+        diag_error(S->cc, a->loc, "kernel arguments are names of fields, params, constants or dims");
+        continue;
+      }
+      SymX *g = sym_find(a->ref.name);
+      if (g && g->decl->kind == DECL_FIELD && g->pos < S->pos) {
+        a->ref.decl = g->decl;
+        a->type = g->decl->dtype;
+        op(S, HZ_READ, g->decl, a->loc);
+        op(S, HZ_WRITE, g->decl, a->loc);
+      } else {
+        check_expr(S, a);
+      }
+    }
+    if (s->value2) check_extent_expr(S, s->value2, "the extent of a kernel call");
+    break;
+  }
+  default:
+    diag_error(S->cc, s->loc, "this statement belongs inside a map");
+    break;
+  }
+}
+
+static void check_step(Sema *S, Decl *d) {
+  S->step = d;
+  if (d->stream.name) resolve(S, &d->stream, K(DECL_STREAM));
+  op(S, HZ_STEP, d, d->loc);
+  for (int i = 0; i < d->after.n; i++) {
+    Decl *e = resolve(S, &d->after.v[i], K(DECL_EVENT));
+    op(S, HZ_WAIT, e, d->after.v[i].loc);
+  }
+  for (Stmt *s = d->body; s; s = s->next) check_stmt(S, s);
+  S->step = NULL;
+}
+
+/* ------------------------------------------------------------------ stream hazards */
+
+typedef struct StepInfo {
+  Decl *d;
+  int stream;               /* stream index; n_streams for a host step */
+  int *succ, n_succ, cap_succ;
+  Loc *succ_loc;            /* where the successor waits */
+  int color;                /* DFS: 0 new, 1 on stack, 2 done */
+  int parent;
+  Loc parent_loc;
+} StepInfo;
+
+static void add_edge(StepInfo *a, int to, Loc at) {
+  if (a->n_succ == a->cap_succ) {
+    a->cap_succ = a->cap_succ ? 2 * a->cap_succ : 4;
+    a->succ = realloc(a->succ, sizeof *a->succ * (size_t)a->cap_succ);
+    a->succ_loc = realloc(a->succ_loc, sizeof *a->succ_loc * (size_t)a->cap_succ);
+    if (!a->succ || !a->succ_loc) cnp_ice("out of memory");
+  }
+  a->succ[a->n_succ] = to;
+  a->succ_loc[a->n_succ++] = at;
+}
+
+static const char *step_desc(Cnp *cc, const Decl *d) {
+  if (d->name) return arena_printf(&cc->arena, "step '%s'", d->name);
+  if (d->stream.name) return arena_printf(&cc->arena, "the step on '%s'", d->stream.name);
+  return "the host step";
+}
+
+/*
+** Cycles through `after`/`wait`: an edge goes from every step recording E to every step
+** waiting for E, and along each stream in program order. Returns true if one was found.
+*/
+static bool find_cycles(Sema *S, StepInfo *st, int n) {
+  int n_ev = S->cc->n_decl[DECL_EVENT];
+  int **rec = calloc((size_t)n_ev + 1, sizeof *rec);
+  int *n_rec = calloc((size_t)n_ev + 1, sizeof *n_rec);
+  if (!rec || !n_rec) cnp_ice("out of memory");
+  int cur = -1;
+  for (int i = 0; i < S->n_ops; i++) {
+    HzOp *o = &S->ops[i];
+    if (o->kind == HZ_STEP) { cur = o->obj->index; continue; }
+    if (o->kind != HZ_RECORD) continue;
+    int e = o->obj->index;
+    rec[e] = realloc(rec[e], sizeof **rec * (size_t)(n_rec[e] + 1));
+    if (!rec[e]) cnp_ice("out of memory");
+    rec[e][n_rec[e]++] = cur;
+  }
+  int *last_on = malloc(sizeof *last_on * (size_t)(S->cc->n_decl[DECL_STREAM] + 1));
+  if (!last_on) cnp_ice("out of memory");
+  for (int s = 0; s <= S->cc->n_decl[DECL_STREAM]; s++) last_on[s] = -1;
+  for (int i = 0; i < n; i++) {
+    int s = st[i].stream;
+    if (last_on[s] >= 0) add_edge(&st[last_on[s]], i, st[i].d->loc);
+    last_on[s] = i;
+  }
+  cur = -1;
+  for (int i = 0; i < S->n_ops; i++) {
+    HzOp *o = &S->ops[i];
+    if (o->kind == HZ_STEP) { cur = o->obj->index; continue; }
+    if (o->kind != HZ_WAIT) continue;
+    int e = o->obj->index;
+    for (int k = 0; k < n_rec[e]; k++)
+      if (rec[e][k] != cur) add_edge(&st[rec[e][k]], cur, o->loc);
+  }
+  bool found = false;
+  /* iterative DFS */
+  int *stack = malloc(sizeof *stack * (size_t)(n + 1)), *it = calloc((size_t)n + 1, sizeof *it);
+  if (!stack || !it) cnp_ice("out of memory");
+  for (int root = 0; root < n && !found; root++) {
+    if (st[root].color) continue;
+    int sp = 0;
+    stack[sp++] = root;
+    st[root].color = 1;
+    while (sp > 0 && !found) {
+      int v = stack[sp - 1];
+      if (it[v] < st[v].n_succ) {
+        int k = it[v]++, w = st[v].succ[k];
+        if (st[w].color == 0) {
+          st[w].color = 1;
+          st[w].parent = v;
+          st[w].parent_loc = st[v].succ_loc[k];
+          stack[sp++] = w;
+        } else if (st[w].color == 1) {
+          found = true;
+          diag_error(S->cc, st[v].succ_loc[k], "cycle in the step graph: %s waits for %s",
+                     step_desc(S->cc, st[w].d), step_desc(S->cc, st[v].d));
+          for (int x = v; x != w; x = st[x].parent)
+            diag_note(S->cc, st[x].parent_loc, "%s waits for %s here", step_desc(S->cc, st[x].d),
+                      step_desc(S->cc, st[st[x].parent].d));
+        }
+      } else {
+        st[v].color = 2;
+        sp--;
+      }
+    }
+  }
+  free(stack);
+  free(it);
+  free(last_on);
+  for (int e = 0; e <= n_ev; e++) free(rec[e]);
+  free(rec);
+  free(n_rec);
+  return found;
+}
+
+typedef struct Acc { int seq; Loc loc; bool valid; } Acc;
+
+/*
+** Vector clocks over the streams: an access b on stream t is ordered after an earlier
+** access a on stream s when a's position on s is covered by t's clock at b. A host step
+** joins every stream first (synchronize_for_mpi).
+*/
+static void check_hazards(Sema *S) {
+  Cnp *cc = S->cc;
+  int ns = cc->n_decl[DECL_STREAM] + 1;          /* + the host */
+  int nobj = 0;
+  for (Decl *d = cc->decls; d; d = d->next) nobj++;
+  int *objid = NULL;
+  (void)objid;
+  /* object ids: Decl.index is per kind; build a dense id per (kind, index) */
+  int base[DECL__COUNT + 1] = {0};
+  for (int k = 0; k < DECL__COUNT; k++) base[k + 1] = base[k] + cc->n_decl[k];
+  nobj = base[DECL__COUNT];
+  int *clock = calloc((size_t)ns * (size_t)ns, sizeof *clock);
+  int n_ev = cc->n_decl[DECL_EVENT];
+  int *evclk = calloc((size_t)(n_ev + 1) * (size_t)ns, sizeof *evclk);
+  bool *ev_rec = calloc((size_t)n_ev + 1, sizeof *ev_rec), *ev_waited = calloc((size_t)n_ev + 1, sizeof *ev_waited);
+  Loc *ev_loc = calloc((size_t)n_ev + 1, sizeof *ev_loc);
+  Acc *lw = calloc((size_t)nobj * (size_t)ns, sizeof *lw), *lr = calloc((size_t)nobj * (size_t)ns, sizeof *lr);
+  bool *reported = calloc((size_t)nobj + 1, sizeof *reported);
+  if (!clock || !evclk || !ev_rec || !ev_waited || !ev_loc || !lw || !lr || !reported) cnp_ice("out of memory");
+  /* where each event is first recorded, for "recorded later" notes */
+  Loc *first_rec = calloc((size_t)n_ev + 1, sizeof *first_rec);
+  bool *any_rec = calloc((size_t)n_ev + 1, sizeof *any_rec);
+  if (!first_rec || !any_rec) cnp_ice("out of memory");
+  for (int i = 0; i < S->n_ops; i++)
+    if (S->ops[i].kind == HZ_RECORD && !any_rec[S->ops[i].obj->index]) {
+      any_rec[S->ops[i].obj->index] = true;
+      first_rec[S->ops[i].obj->index] = S->ops[i].loc;
+    }
+  int t = ns - 1;
+  for (int i = 0; i < S->n_ops; i++) {
+    HzOp *o = &S->ops[i];
+    int *ct = &clock[(size_t)t * (size_t)ns];
+    switch (o->kind) {
+    case HZ_STEP:
+      t = o->obj->stream.decl ? o->obj->stream.decl->index : ns - 1;
+      if (!o->obj->stream.name) {          /* host step: join all streams */
+        for (int s = 0; s < ns; s++)
+          for (int u = 0; u < ns; u++) {
+            int v = clock[(size_t)u * (size_t)ns + (size_t)s];
+            for (int w = 0; w < ns; w++)
+              if (clock[(size_t)w * (size_t)ns + (size_t)s] < v) clock[(size_t)w * (size_t)ns + (size_t)s] = v;
+          }
+      }
+      break;
+    case HZ_RECORD: {
+      int e = o->obj->index;
+      if (ev_rec[e] && !ev_waited[e]) {
+        diag_error(cc, o->loc, "event '%s' is recorded again before anything waited for its previous recording",
+                   o->obj->name);
+        diag_note(cc, ev_loc[e], "previously recorded here");
+      }
+      ct[t]++;
+      memcpy(&evclk[(size_t)e * (size_t)ns], ct, sizeof *ct * (size_t)ns);
+      ev_rec[e] = true;
+      ev_waited[e] = false;
+      ev_loc[e] = o->loc;
+      break;
+    }
+    case HZ_WAIT: {
+      int e = o->obj->index;
+      if (!ev_rec[e]) {
+        if (any_rec[e]) {
+          diag_error(cc, o->loc, "event '%s' is waited for before it is recorded", o->obj->name);
+          diag_note(cc, first_rec[e], "'%s' is recorded here", o->obj->name);
+        } else {
+          diag_error(cc, o->loc, "event '%s' is never recorded", o->obj->name);
+        }
+        ev_rec[e] = true;   /* report once */
+        ev_waited[e] = true;
+        break;
+      }
+      ev_waited[e] = true;
+      for (int s = 0; s < ns; s++)
+        if (ct[s] < evclk[(size_t)e * (size_t)ns + (size_t)s]) ct[s] = evclk[(size_t)e * (size_t)ns + (size_t)s];
+      break;
+    }
+    case HZ_READ: case HZ_WRITE: {
+      int id = base[o->obj->kind] + o->obj->index;
+      ct[t]++;
+      bool w = o->kind == HZ_WRITE;
+      for (int s = 0; s < ns && !reported[id]; s++) {
+        if (s == t) continue;
+        Acc *a = &lw[(size_t)id * (size_t)ns + (size_t)s];
+        const char *what = "written";
+        if (!(a->valid && a->seq > ct[s]) && w) {
+          a = &lr[(size_t)id * (size_t)ns + (size_t)s];
+          what = "read";
+        }
+        if (a->valid && a->seq > ct[s]) {
+          Decl *sd = s < ns - 1 ? NULL : NULL;
+          for (Decl *d = cc->decls; d; d = d->next)
+            if (d->kind == DECL_STREAM && d->index == s) sd = d;
+          diag_error(cc, o->loc, "%s '%s' is %s on %s%s%s but %s on stream '%s' with no event ordering them",
+                     decl_kind_name(o->obj->kind), o->obj->name, w ? "written" : "read",
+                     sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
+                     what, o->step->stream.name ? o->step->stream.name : "host");
+          diag_note(cc, a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
+                    sd ? "'" : "");
+          reported[id] = true;
+        }
+      }
+      Acc *mine = w ? &lw[(size_t)id * (size_t)ns + (size_t)t] : &lr[(size_t)id * (size_t)ns + (size_t)t];
+      mine->valid = true;
+      mine->seq = ct[t];
+      mine->loc = o->loc;
+      break;
+    }
+    }
+  }
+  free(clock); free(evclk); free(ev_rec); free(ev_waited); free(ev_loc);
+  free(lw); free(lr); free(reported); free(first_rec); free(any_rec);
+}
+
+static void check_graph(Sema *S) {
+  Cnp *cc = S->cc;
+  int n = cc->n_decl[DECL_STEP];
+  StepInfo *st = calloc((size_t)n + 1, sizeof *st);
+  if (!st) cnp_ice("out of memory");
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_STEP) {
+      st[d->index].d = d;
+      st[d->index].stream = d->stream.decl ? d->stream.decl->index : cc->n_decl[DECL_STREAM];
+    }
+  bool cyc = find_cycles(S, st, n);
+  for (int i = 0; i < n; i++) {
+    free(st[i].succ);
+    free(st[i].succ_loc);
+  }
+  free(st);
+  if (!cyc) check_hazards(S);
+}
+
+/* ------------------------------------------------------------------ driver */
+
+int sema_check(Cnp *cc) {
+  Sema S = {0};
+  S.cc = cc;
+  int n = 0;
+  for (Decl *d = cc->decls; d; d = d->next) n++;
+  tab_cap = 64;
+  while (tab_cap < 2 * n) tab_cap *= 2;
+  tab = arena_alloc(&cc->arena, sizeof *tab * (size_t)tab_cap);
+  cc->symtab = (Sym **)tab;
+  cc->symtab_cap = tab_cap;
+  /* pass 1: every name, so that uses before definitions can be told apart */
+  int pos = 0;
+  for (Decl *d = cc->decls; d; d = d->next, pos++) {
+    if (!d->name || d->kind == DECL_STEP || d->kind == DECL_PIPELINE) continue;
+    SymX *prev = sym_find(d->name);
+    if (prev) {
+      diag_error(cc, d->loc, "redefinition of '%s'", d->name);
+      diag_note(cc, prev->decl->loc, "previous definition is here");
+      continue;
+    }
+    sym_add(cc, d, pos);
+  }
+  /* steps with the same name */
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP || !d->name) continue;
+    for (Decl *e = cc->decls; e != d; e = e->next)
+      if (e->kind == DECL_STEP && e->name && !strcmp(e->name, d->name)) {
+        diag_error(cc, d->loc, "redefinition of step '%s'", d->name);
+        diag_note(cc, e->loc, "previous definition is here");
+        break;
+      }
+    if (sym_find(d->name)) {
+      Decl *g = sym_find(d->name)->decl;
+      diag_error(cc, d->loc, "step name '%s' is already %s %s", d->name, article(g->kind), decl_kind_name(g->kind));
+      diag_note(cc, g->loc, "'%s' is declared here", d->name);
+    }
+  }
+  /* pass 2: check each declaration in order */
+  pos = 0;
+  for (Decl *d = cc->decls; d; d = d->next, pos++) {
+    S.pos = pos;
+    if (d->kind == DECL_STEP) check_step(&S, d);
+    else check_decl(&S, d);
+  }
+  if (!cc->pipeline && cc->n_errors == 0 && cc->files) {
+    Loc at = {cc->files, 1, 1, 1};
+    diag_error(cc, at, "missing 'pipeline NAME;' declaration");
+  }
+  if (cc->n_errors == 0) check_graph(&S);
+  free(S.ops);
+  tab = NULL;
+  return cc->n_errors;
+}
