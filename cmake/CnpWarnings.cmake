@@ -3,7 +3,7 @@ set(CNP_C_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
 set(CNP_SAN_FLAGS "")
 if(CNP_SANITIZE)
   set(CNP_SAN_FLAGS -fsanitize=${CNP_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
-  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:${CNP_SAN_FLAGS}>)
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${CNP_SAN_FLAGS}>")
   add_link_options(${CNP_SAN_FLAGS})
 endif()
 
