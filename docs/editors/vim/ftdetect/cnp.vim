@@ -1,0 +1,2 @@
+" Recognize .cnp files as cnp pipeline descriptions.
+autocmd BufRead,BufNewFile *.cnp setfiletype cnp
