@@ -63,6 +63,18 @@ static Loc here(Lexer *lx, const char *tok, int len) {
 }
 
 /*
+** The end of file is reported just after the last character of the last line.
+*/
+static void eof_position(Lexer *lx, Token *t) {
+  const char *src = lx->file->src;
+  if (lx->lim == src || lx->lim[-1] != '\n') return;
+  const char *end = lx->lim - 1, *p = end;
+  while (p > src && p[-1] != '\n') p--;
+  t->line = lx->line - 1;
+  t->col = (int)(end - p) + 1;
+}
+
+/*
 ** Scan one token into *t; returns its TK_ code, 0 at the end of the input.
 */
 static int lex_scan(Lexer *lx, Token *t) {
@@ -90,7 +102,12 @@ loop:
   exp = [eE] [+-]? dig+;
 
   "\x00" {
-    if (lx->cur - 1 >= lx->lim) { lx->cur = lx->lim; t->n = 0; return 0; }
+    if (lx->cur - 1 >= lx->lim) {
+      lx->cur = lx->lim;
+      t->n = 0;
+      eof_position(lx, t);
+      return 0;
+    }
     diag_error(lx->cc, here(lx, tok, 1), "stray NUL byte in the source");
     goto loop;
   }

@@ -100,9 +100,11 @@ static const char *kind_list(unsigned mask) {
 ** small edit distance, or NULL.
 */
 static const char *suggest(Sema *S, const char *name, unsigned mask, bool locals) {
-  int cap = (int)strlen(name) / 3;
-  if (cap < 1) cap = 1;
+  int len = (int)strlen(name);
+  int cap = (len + 2) / 3;
+  if (cap >= len) cap = len - 1;     /* never suggest replacing the whole name */
   if (cap > 3) cap = 3;
+  if (cap < 1) return NULL;
   const char *best = NULL;
   int best_d = cap + 1;
   if (locals)
@@ -295,6 +297,19 @@ static void extent_text(char *buf, size_t n, const Expr *e) {
 
 static const Expr *last_extent(const Decl *f) {
   return f && f->shape.rank > 0 ? f->shape.ext[f->shape.rank - 1] : NULL;
+}
+
+/* "f64[3, N]" for messages. */
+static const char *type_text(Cnp *cc, const Decl *f) {
+  char buf[256];
+  size_t k = (size_t)snprintf(buf, sizeof buf, "%s[", dtype_name(f->dtype));
+  for (int i = 0; i < f->shape.rank && k + 8 < sizeof buf; i++) {
+    if (i) k += (size_t)snprintf(buf + k, sizeof buf - k, ", ");
+    extent_text(buf + k, sizeof buf - k, f->shape.ext[i]);
+    k = strlen(buf);
+  }
+  if (k + 2 < sizeof buf) strcat(buf, "]");
+  return arena_strndup(&cc->arena, buf, strlen(buf));
 }
 
 /*
@@ -587,7 +602,8 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
     return true;
   }
   case EX_UNARY:
-    if (e->op != OP_NEG || !fold(S, e->args[0], is_float, iv, fv)) break;
+    if (e->op != OP_NEG) break;
+    if (!fold(S, e->args[0], is_float, iv, fv)) return false;
     *iv = (int64_t)(0 - (uint64_t)*iv);
     *fv = -*fv;
     return true;
@@ -595,7 +611,8 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
     bool fa, fb;
     int64_t ia, ib;
     double da, db;
-    if (e->op > OP_MOD || !fold(S, e->args[0], &fa, &ia, &da) || !fold(S, e->args[1], &fb, &ib, &db)) break;
+    if (e->op > OP_MOD) break;
+    if (!fold(S, e->args[0], &fa, &ia, &da) || !fold(S, e->args[1], &fb, &ib, &db)) return false;
     *is_float = fa || fb;
     if (*is_float) {
       switch (e->op) {
@@ -710,8 +727,8 @@ static Decl *field_ref(Sema *S, Ref *r) { return resolve(S, r, K(DECL_FIELD)); }
 static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
   if (!f) return false;
   if (!dtype_is_int(f->dtype) || f->shape.rank != 1) {
-    diag_error(S->cc, at, "%s '%s' must be a one-dimensional integer field, not %s[%d dims]",
-               role, f->name, dtype_name(f->dtype), f->shape.rank);
+    diag_error(S->cc, at, "%s '%s' must be a one-dimensional integer field, not %s",
+               role, f->name, type_text(S->cc, f));
     diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
     return false;
   }
@@ -936,10 +953,15 @@ static void check_sum(Sema *S, Stmt *s) {
   for (int i = 0; ok && i + 1 < v->shape.rank; i++)
     ok = same_extent(out->shape.ext[i], v->shape.ext[i]);
   if (!ok && p->value) {
-    char segs[128];
-    extent_text(segs, sizeof segs, p->value);
-    diag_error(S->cc, s->b.loc, "the output of 'sum' must have the values' components and the plan's "
-               "%s segments as its last extent", segs);
+    char want_s[256] = "[";
+    for (int i = 0; i + 1 < v->shape.rank; i++) {
+      extent_text(want_s + strlen(want_s), sizeof want_s - strlen(want_s), v->shape.ext[i]);
+      if (strlen(want_s) + 3 < sizeof want_s) strcat(want_s, ", ");
+    }
+    extent_text(want_s + strlen(want_s), sizeof want_s - strlen(want_s), p->value);
+    if (strlen(want_s) + 2 < sizeof want_s) strcat(want_s, "]");
+    diag_error(S->cc, s->b.loc, "the output of 'sum' must have shape %s (the values' components, "
+               "then the plan's segments), but '%s' is %s", want_s, out->name, type_text(S->cc, out));
     diag_note(S->cc, out->loc, "'%s' is declared here", out->name);
   }
   op(S, HZ_READ, p, s->a.loc);
@@ -1029,8 +1051,8 @@ static void check_stmt(Sema *S, Stmt *s) {
     Decl *f = field_ref(S, &s->b);
     if (h && f) {
       if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
-        diag_error(S->cc, s->b.loc, "field '%s' (%s, %d dims) does not match staging '%s' (%s, %d dims)",
-                   f->name, dtype_name(f->dtype), f->shape.rank, h->name, dtype_name(h->dtype), h->shape.rank);
+        diag_error(S->cc, s->b.loc, "field '%s' (%s) does not match the staging buffer '%s' (%s)",
+                   f->name, type_text(S->cc, f), h->name, type_text(S->cc, h));
         diag_note(S->cc, h->loc, "'%s' is declared here", h->name);
       } else {
         for (int i = 0; i < f->shape.rank; i++) {
@@ -1306,10 +1328,12 @@ static void check_hazards(Sema *S) {
           Decl *sd = s < ns - 1 ? NULL : NULL;
           for (Decl *d = cc->decls; d; d = d->next)
             if (d->kind == DECL_STREAM && d->index == s) sd = d;
-          diag_error(cc, o->loc, "%s '%s' is %s on %s%s%s but %s on stream '%s' with no event ordering them",
-                     decl_kind_name(o->obj->kind), o->obj->name, w ? "written" : "read",
+          const char *here_s = o->step->stream.name
+                                   ? arena_printf(&cc->arena, "stream '%s'", o->step->stream.name) : "the host";
+          diag_error(cc, o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
+                     decl_kind_name(o->obj->kind), o->obj->name, what,
                      sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
-                     what, o->step->stream.name ? o->step->stream.name : "host");
+                     w ? "written" : "read", here_s);
           diag_note(cc, a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
                     sd ? "'" : "");
           reported[id] = true;

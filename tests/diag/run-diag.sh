@@ -1,0 +1,42 @@
+#!/bin/sh
+# Runs cnpc --check on one invalid program and compares its diagnostics with the
+# expectations at the end of the file:
+#   # expect: LINE:COL: error: MESSAGE     -> FILE:LINE:COL: error: MESSAGE
+#   #|TEXT                                 -> TEXT (source and caret lines, verbatim)
+# Exit status must be 1. With CNP_UPDATE_DIAG=1 the expectation block is rewritten from
+# the actual output (review the diff before committing).
+#   usage: run-diag.sh CNPC FILE.cnp
+set -u
+cnpc=$1
+dir=$(dirname "$2")
+name=$(basename "$2")
+cd "$dir" || exit 2
+actual=$("$cnpc" --check "$name" 2>&1 >/dev/null)
+rc=$?
+if [ "${CNP_UPDATE_DIAG:-}" = 1 ]; then
+  body=$(grep -v -e '^# expect: ' -e '^#|' "$name")
+  {
+    printf '%s\n' "$body"
+    printf '%s\n' "$actual" | sed -e "s|^$name:\([0-9]*:[0-9]*: \)|# expect: \1|" -e t -e 's/^/#|/'
+  } > "$name.tmp" && mv "$name.tmp" "$name"
+  exit 0
+fi
+expected=$(sed -n -e "s|^# expect: |$name:|p" -e 's/^#|//p' "$name")
+status=0
+if [ "$rc" -ne 1 ]; then
+  echo "$name: cnpc exited with $rc, expected 1"
+  status=1
+fi
+if [ -z "$expected" ]; then
+  echo "$name: no '# expect:' lines"
+  status=1
+fi
+if [ "$expected" != "$actual" ]; then
+  echo "$name: diagnostics differ (--- expected, +++ actual):"
+  printf '%s\n' "$expected" > "/tmp/cnp-diag-exp.$$"
+  printf '%s\n' "$actual" > "/tmp/cnp-diag-act.$$"
+  diff -u "/tmp/cnp-diag-exp.$$" "/tmp/cnp-diag-act.$$" | tail -n +3
+  rm -f "/tmp/cnp-diag-exp.$$" "/tmp/cnp-diag-act.$$"
+  status=1
+fi
+exit $status
