@@ -3,7 +3,11 @@
 ** fusion report when asked, fills the templates and writes NAME.h / NAME.c / NAME.cu /
 ** NAME.dot (each only when its content changed).
 */
+#define _POSIX_C_SOURCE 200809L
 #include "gen.h"
+
+#include <errno.h>
+#include <sys/stat.h>
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -38,6 +42,24 @@ static void fix_line_markers(Buf *b, const char *file) {
   }
   buf_free(b);
   *b = out;
+}
+
+/* mkdir -p for --out-dir. */
+static int make_dirs(Cnp *cc, const char *dir) {
+  char *d = arena_strndup(&cc->arena, dir, strlen(dir));
+  for (char *q = d + 1; ; q++) {
+    if (*q == '/' || *q == '\0') {
+      char c = *q;
+      *q = '\0';
+      if (mkdir(d, 0777) != 0 && errno != EEXIST) {
+        diag_plain(cc, "cannot create directory '%s'", d);
+        return 1;
+      }
+      *q = c;
+      if (c == '\0') break;
+    }
+  }
+  return 0;
 }
 
 static int write_out(GenUnit *u, const char *base, const char *ext, Buf *b) {
@@ -120,6 +142,7 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     u.stem = stem_of(cc, u.src_path);
     base = opt->out_dir ? arena_printf(&cc->arena, "%s/%s", opt->out_dir, u.stem) : u.stem;
   }
+  if (!opt->output && opt->out_dir && make_dirs(cc, opt->out_dir)) return 1;
   if (lower_unit(&u)) {
     buf_free(&u.explain);
     return 1;

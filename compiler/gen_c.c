@@ -278,7 +278,7 @@ static void lin_index(KCtx *k, Buf *b, Expr *e) {
   for (int i = 0; i < r; i++) {
     Expr *a = e->args[i];
     if (i > 0) buf_printf(b, " * A.f_%s_e%d + ", f->name, i);
-    if (is_map_index(a)) {
+    if (is_map_index(a) || (a->flags & EXF_CONST)) {
       ex(k, b, a);
     } else {
       buf_puts(b, "CNP_G_IDX(");
@@ -811,6 +811,8 @@ static void gen_struct(GenUnit *u, Buf *b) {
 
 /* Setup checks on the configuration, with messages naming the declaration. */
 static void gen_setup_checks(GenUnit *u, Buf *b) {
+  const char *seen[256];
+  int n_seen = 0;
   b->indent = 2;
   for (Decl *d = u->cc->decls; d; d = d->next) {
     const char *file = base_name(d->loc.file->path);
@@ -826,6 +828,10 @@ static void gen_setup_checks(GenUnit *u, Buf *b) {
         Expr *e = d->kind == DECL_FIELD ? d->shape.ext[k] : d->value;
         if (e->kind == EX_INT) continue;
         const char *v = setup_str(u, e, "cfg->");
+        bool dup = false;
+        for (int i = 0; i < n_seen; i++) dup = dup || strcmp(seen[i], v) == 0;
+        if (dup || (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)) continue;
+        if (n_seen < 256) seen[n_seen++] = v;
         buf_line(b, "if (%s <= 0)", v);
         buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%d: %s %s: %s '%s' must be "
                     "> 0 (got %%lld)\",", file, d->loc.line, decl_kind_name(d->kind), d->name,
@@ -848,7 +854,6 @@ static void setup_try(Buf *b, Decl *d, const char *call) {
 static void gen_setup_body(GenUnit *u, Buf *b) {
   Arena *a = &u->cc->arena;
   int n_streams = 0;
-  buf_line(b, "  {");
   b->indent = 2;
   /* dims and setup params */
   for (Decl *d = u->cc->decls; d; d = d->next) {
@@ -856,8 +861,6 @@ static void gen_setup_body(GenUnit *u, Buf *b) {
     if (d->kind == DECL_PARAM && d->setup) buf_line(b, "p->P_%s = cfg->%s;", d->name, d->name);
   }
   /* fields; the largest element count sizes the workspace */
-  buf_line(b, "int64_t cap = 1;");
-  buf_line(b, "int64_t n_views = 1;");
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind != DECL_FIELD) continue;
     Buf shp = {0};
@@ -921,7 +924,6 @@ static void gen_setup_body(GenUnit *u, Buf *b) {
     }
   }
   b->indent = 0;
-  buf_line(b, "  }");
 }
 
 static void gen_teardown_body(GenUnit *u, Buf *b) {
