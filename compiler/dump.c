@@ -146,6 +146,7 @@ void dump_ast(Cnp *cc, FILE *o) {
     case DECL_CONST:
       fprintf(o, "const %s : %s = ", d->name, dtype_name(d->dtype));
       if (dtype_is_float(d->dtype)) fprintf(o, "%.17g\n", d->fval);
+      else if (d->dtype == DT_U64) fprintf(o, "%llu\n", (unsigned long long)d->ival);
       else fprintf(o, "%lld\n", (long long)d->ival);
       break;
     case DECL_DIM: fprintf(o, "dim %s\n", d->name); break;

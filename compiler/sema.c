@@ -709,7 +709,7 @@ static void check_const(Sema *S, Decl *d) {
   int64_t iv;
   double fv;
   if (!fold(S, d->value, &f, &iv, &fv)) return;
-  if (d->dtype == DT_VOID) d->dtype = f ? DT_F64 : DT_I64;
+  if (d->dtype == DT_VOID) d->dtype = f ? DT_F64 : t == DT_U64 ? DT_U64 : DT_I64;
   else if (f && !dtype_is_float(d->dtype)) {
     diag_error(S->cc, d->value->loc, "constant '%s' of type '%s' has a floating value", d->name, dtype_name(d->dtype));
     return;
@@ -1271,6 +1271,10 @@ static void check_hazards(Sema *S) {
     switch (o->kind) {
     case HZ_STEP:
       t = o->obj->stream.decl ? o->obj->stream.decl->index : ns - 1;
+      /* work enqueued after a host step is ordered after it (the CPU waited for it) */
+      ct = &clock[(size_t)t * (size_t)ns];
+      if (ct[ns - 1] < clock[(size_t)(ns - 1) * (size_t)ns + (size_t)(ns - 1)])
+        ct[ns - 1] = clock[(size_t)(ns - 1) * (size_t)ns + (size_t)(ns - 1)];
       if (!o->obj->stream.name) {          /* host step: join all streams */
         for (int s = 0; s < ns; s++)
           for (int u = 0; u < ns; u++) {
