@@ -41,6 +41,22 @@ cnp_status cnp__comm_check(const cnp_comm *c, const char *op)
   return cnp__mpi_ready(op);
 }
 
+MPI_Datatype cnp__mpi_type(cnp_dtype t)
+{
+  switch (t) {
+  case CNP_BOOL: return MPI_UINT8_T;
+  case CNP_INT32: return MPI_INT32_T;
+  case CNP_INT64: return MPI_INT64_T;
+  case CNP_UINT64: return MPI_UINT64_T;
+  case CNP_FLOAT16: return MPI_UINT16_T;
+  case CNP_FLOAT32: return MPI_FLOAT;
+  case CNP_FLOAT64: return MPI_DOUBLE;
+  case CNP_COMPLEX64: return MPI_C_FLOAT_COMPLEX;
+  case CNP_COMPLEX128: return MPI_C_DOUBLE_COMPLEX;
+  default: return MPI_DATATYPE_NULL;
+  }
+}
+
 /*
 ** cnp__mpi_cuda_aware_library: MPICH answers through MPIX_GPU_query_support, Open MPI
 ** through MPIX_Query_cuda_support (mpi-ext.h); other libraries count as not CUDA-aware.

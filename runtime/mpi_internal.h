@@ -27,6 +27,9 @@ cnp_status cnp__mpi_fail(int mpierr, const char *op, const char *what);
 cnp_status cnp__mpi_ready(const char *op);
 /* CNP_MPI_PROC_NULL -> MPI_PROC_NULL; other ranks unchanged. */
 static inline int cnp__mpi_rank(int r) { return r == CNP_MPI_PROC_NULL ? MPI_PROC_NULL : r; }
+/* The predefined MPI datatype moving one element of t (bool -> MPI_UINT8_T, float16 ->
+** MPI_UINT16_T: MPI only transports them). MPI_DATATYPE_NULL for an invalid dtype. */
+MPI_Datatype cnp__mpi_type(cnp_dtype t);
 /* 1 if the MPI library says it can take CUDA device pointers. */
 int cnp__mpi_cuda_aware_library(void);
 

@@ -98,11 +98,6 @@ static cnp_status field_shape(const cnp_array *a, int i, const char *op, int64_t
 
 static void plan_free(cnp_migrate_plan *p)
 {
-  int fin = 0;
-  MPI_Finalized(&fin);
-  if (p->fields && !fin)
-    for (int f = 0; f < p->n_fields; f++)
-      if (p->fields[f].elem != MPI_DATATYPE_NULL) MPI_Type_free(&p->fields[f].elem);
   cnp_workspace_destroy(p->ws);
   if (p->keys_host.data) cnp_array_free(&p->keys_host);
   if (p->keys_dev.data) cnp_array_free(&p->keys_dev);
@@ -220,19 +215,13 @@ cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
     plan_free(p);
     return cnp__fail(CNP_ENOMEM, op, "cannot allocate the plan");
   }
-  for (int f = 0; f < n_fields; f++) p->fields[f].elem = MPI_DATATYPE_NULL;
   for (int f = 0; f < n_fields; f++) {
     mig_field *m = &p->fields[f];
     m->dtype = fields[f].dtype;
     m->ndim = fields[f].ndim;
     m->ncomp = m->ndim == 2 ? fields[f].shape[0] : 1;
     m->item = cnp_dtype_size(m->dtype);
-    int rc = MPI_Type_contiguous((int)m->item, MPI_BYTE, &m->elem);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&m->elem);
-    if (rc != MPI_SUCCESS) {
-      plan_free(p);
-      return cnp__mpi_fail(rc, op, "MPI_Type_contiguous/commit");
-    }
+    m->elem = cnp__mpi_type(m->dtype);
   }
   if ((st = plan_alloc(p, op))) {
     plan_free(p);

@@ -46,7 +46,7 @@ struct cnp_mpi_stage {
   size_t         bytes;
   cnp_cuda_aware mode;
   int            aware;                /* resolved: device pointers go to MPI */
-  MPI_Datatype   elem;                 /* itemsize bytes, contiguous */
+  MPI_Datatype   elem;                 /* predefined type of one element */
   cnp_array      host;                 /* host buffer, C order (data NULL until needed) */
   cnp_array      dpack;                /* device packing buffer, C order */
   bool           busy;
@@ -205,13 +205,8 @@ cnp_status cnp_mpi_stage_create(cnp_mpi_stage **out, cnp_comm *comm, cnp_dtype d
   }
   cnp_mpi_stage *s = cnp__calloc(1, sizeof *s);
   if (!s) return cnp__fail(CNP_ENOMEM, op, "cannot allocate the staging object");
-  int rc = MPI_Type_contiguous((int)item, MPI_BYTE, &s->elem);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&s->elem);
-  if (rc != MPI_SUCCESS) {
-    cnp__free(s);
-    return cnp__mpi_fail(rc, op, "MPI_Type_contiguous/commit");
-  }
   s->magic = CNP__MAGIC_STAGE;
+  s->elem = cnp__mpi_type(dtype);
   s->comm = comm;
   s->dtype = dtype;
   s->ndim = ndim;
@@ -235,9 +230,6 @@ cnp_status cnp_mpi_stage_destroy(cnp_mpi_stage *s)
   cnp_status st = CNP_OK, st2;
   if (s->host.data && (st2 = cnp_array_free(&s->host)) && !st) st = st2;
   if (s->dpack.data && (st2 = cnp_array_free(&s->dpack)) && !st) st = st2;
-  int fin = 0;
-  MPI_Finalized(&fin);
-  if (!fin) MPI_Type_free(&s->elem);
   s->magic = CNP__MAGIC_DEAD;
   cnp__free(s);
   return st;
