@@ -1,15 +1,21 @@
 # cnp.mk — Make fragment for plain Makefiles. Usage:
 #   include $(shell pkg-config --variable=prefix cnp)/share/cnp/cnp.mk
-#   app: app.o pic.o ; $(CC) -o $@ $^ $(CNP_LIBS)
-# A pattern rule turns NAME.cnp into NAME.h + NAME.c with cnpc and includes the depfiles cnpc
-# writes, so editing an imported .cnp or a kernel file regenerates exactly what depends on it.
+#   app: main.o pic.o ; $(CC) -o $@ $^ $(CNP_LIBS)
+#   main.o: pic.h
+# A pattern rule turns NAME.cnp into NAME.h + NAME.c with cnpc. cnpc rewrites an output only
+# when its content changes, so the rule's real target is a stamp (NAME.cnp.stamp) and the
+# depfile cnpc writes (-MD) names every imported .cnp and kernel file: touching an import
+# reruns cnpc, and only changed outputs make their objects rebuild.
 CNP_PKG    ?= cnp
 CNPC       ?= $(shell pkg-config --variable=cnpc $(CNP_PKG))
 CNP_CFLAGS ?= $(shell pkg-config --cflags $(CNP_PKG))
 CNP_LIBS   ?= $(shell pkg-config --libs --static $(CNP_PKG))
 CNPC_FLAGS ?=
 
-%.c %.h: %.cnp
-	$(CNPC) $(CNPC_FLAGS) --emit=header,c --out-dir $(or $(patsubst %/,%,$(dir $@)),.) -MD -MF $*.cnp.d -MT $*.c -MP $<
+%.cnp.stamp: %.cnp
+	$(CNPC) $(CNPC_FLAGS) --emit=header,c --out-dir $(or $(patsubst %/,%,$(dir $@)),.) -MD -MF $*.cnp.d -MT $@ -MP $<
+	@touch $@
+
+%.c %.h: %.cnp.stamp ;
 
 -include $(wildcard *.cnp.d)

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, then builds and runs examples/make (plain
+# Makefile + pkg-config + cnp.mk) and examples/cmake (find_package(cnp) + cnp_add_pipeline)
+# against it, and checks incremental rebuilds: nothing rebuilds when nothing changed; touching
+# an imported .cnp reruns cnpc only; changing it rebuilds exactly what depends on the change.
+#   check-install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1; src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+fail() { echo "check-install: FAIL: $*" >&2; exit 1; }
+mt() { stat -c %Y.%y "$1"; }                     # mtime, for "was it rebuilt?"
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/cnpc include/cnp/cnp.h lib/libcnp.a lib/libcnp.so lib/pkgconfig/cnp.pc \
+         lib/cmake/cnp/cnpConfig.cmake share/cnp/cnp.mk; do
+  [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+"$prefix/bin/cnpc" --version >/dev/null || fail "installed cnpc does not run"
+
+# ---- plain Makefile ----------------------------------------------------------------------
+cp -r "$src/examples/make" "$tmp/make"
+cd "$tmp/make"
+make -s >/dev/null || fail "make: first build"
+./app || fail "make: app failed"
+make -q || fail "make: something would rebuild although nothing changed"
+sleep 1.1
+declare -A before
+for f in scale.c scale.h scale.o main.o app scale.cnp.stamp; do before[$f]=$(mt $f); done
+touch lib/common.cnp
+make -s >/dev/null
+[ "$(mt scale.cnp.stamp)" != "${before[scale.cnp.stamp]}" ] || fail "make: touching an import did not rerun cnpc"
+for f in scale.c scale.h scale.o main.o app; do
+  [ "$(mt $f)" = "${before[$f]}" ] || fail "make: $f rebuilt although its content did not change"
+done
+make -q || fail "make: not up to date after the rebuild"
+sleep 1.1
+for f in scale.c scale.h scale.o main.o app; do before[$f]=$(mt $f); done
+cp scale.h "$tmp/scale.h.old"
+echo "field y : f64[N];" >>lib/common.cnp       # a real change: one more field
+make -s >/dev/null
+[ "$(mt scale.c)" != "${before[scale.c]}" ] || fail "make: scale.c not regenerated after the import changed"
+[ "$(mt scale.o)" != "${before[scale.o]}" ] || fail "make: scale.o not rebuilt"
+[ "$(mt app)" != "${before[app]}" ] || fail "make: app not relinked"
+if cmp -s scale.h "$tmp/scale.h.old"; then
+  [ "$(mt main.o)" = "${before[main.o]}" ] || fail "make: main.o rebuilt although scale.h did not change"
+else
+  [ "$(mt main.o)" != "${before[main.o]}" ] || fail "make: main.o not rebuilt after scale.h changed"
+fi
+./app >/dev/null || fail "make: app failed after the rebuild"
+echo "check-install: make example ok"
+
+# ---- CMake package -----------------------------------------------------------------------
+cp -r "$src/examples/cmake" "$tmp/cmake"
+cd "$tmp/cmake"
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+cmake -S . -B b "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null || fail "cmake: configure"
+cmake --build b >/dev/null || fail "cmake: build"
+./b/app || fail "cmake: app failed"
+g=b/cnp_scale
+sleep 1.1
+declare -A cb
+objs=$(find b -name '*.o' | sort)
+for f in $g/scale.c $g/scale.h b/app $objs; do cb[$f]=$(mt $f); done
+cmake --build b >/dev/null
+for f in $g/scale.c b/app $objs; do
+  [ "$(mt $f)" = "${cb[$f]}" ] || fail "cmake: $f rebuilt although nothing changed"
+done
+echo "field y : f64[N];" >>lib/common.cnp
+cmake --build b >/dev/null || fail "cmake: rebuild"
+[ "$(mt $g/scale.c)" != "${cb[$g/scale.c]}" ] || fail "cmake: scale.c not regenerated after the import changed"
+[ "$(mt b/app)" != "${cb[b/app]}" ] || fail "cmake: app not relinked"
+./b/app >/dev/null || fail "cmake: app failed after the rebuild"
+echo "check-install: cmake example ok"
