@@ -43,7 +43,8 @@ struct cnp_migrate_plan {
   cnp_workspace *ws;
   cnp_array      keys_host;            /* int32 [cap] */
   cnp_array      keys_dev;             /* int32 [cap] on the device (device fields) */
-  cnp_array      dest_host;            /* int32 [cap]: dest brought to the host, or domain */
+  cnp_array      dest_host;            /* int64 [cap]: dest brought to the host (int32 or
+                                       ** int64), or the domain's int32 destinations */
   cnp_array     *values;               /* [n_values] views handed to the sort */
   cnp_array     *rbuf;                 /* [n_values] receive buffers, (cap,) each */
   cnp_array     *sbuf;                 /* [n_values] pinned send buffers (staged only) */
@@ -143,7 +144,7 @@ static cnp_status plan_alloc(cnp_migrate_plan *p, const char *op)
   if ((st = cnp_array_alloc_on(&p->keys_host, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
                                CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
     return st;
-  if ((st = cnp_array_alloc_on(&p->dest_host, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
+  if ((st = cnp_array_alloc_on(&p->dest_host, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &cap,
                                CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
     return st;
   if (dev && (st = cnp_array_alloc_on(&p->keys_dev, p->backend, p->device, CNP_INT32, 1, &cap,
@@ -284,30 +285,37 @@ static cnp_status check_step_args(cnp_migrate_plan *p, const cnp_array *fields, 
                      (long long)p->cap);
   cnp_status st = cnp__check_array(dest, op, "dest");
   if (st) return st;
-  if (dest->dtype != CNP_INT32 || dest->ndim != 1 || dest->shape[0] < n ||
-      !cnp_array_is_c_contiguous(dest))
-    return cnp__fail(CNP_EDTYPE, op, "dest must be a contiguous int32 (N,) array with at "
-                     "least n entries");
+  if ((dest->dtype != CNP_INT32 && dest->dtype != CNP_INT64) || dest->ndim != 1 ||
+      dest->shape[0] < n || !cnp_array_is_c_contiguous(dest))
+    return cnp__fail(CNP_EDTYPE, op, "dest must be a contiguous int32 or int64 (N,) array "
+                     "with at least n entries");
   if (dest->backend != p->backend || dest->device != p->device)
     return cnp__fail(CNP_EDEVICE, op, "dest is on another backend or device than the fields");
   return CNP_OK;
 }
 
 /* Validate destinations, count them and build the sort keys (host pass). */
-static cnp_status count_and_key(cnp_migrate_plan *p, const int32_t *dest, int64_t n,
+#define CNP__COUNT_AND_KEY(T)                                                         \
+  do {                                                                                \
+    const T *dv = dest;                                                               \
+    for (int64_t i = 0; i < n; i++) {                                                 \
+      T d = dv[i];                                                                    \
+      if (d < 0 || d >= size)                                                         \
+        return cnp__fail(CNP_ERANGE, op, "dest[%lld] = %lld outside [0, %d)",         \
+                         (long long)i, (long long)d, size);                           \
+      cnt[d]++;                                                                       \
+      key[i] = d == me ? 0 : (int32_t)d + 1;                                          \
+    }                                                                                 \
+  } while (0)
+
+static cnp_status count_and_key(cnp_migrate_plan *p, const void *dest, cnp_dtype t, int64_t n,
                                 const char *op)
 {
   int size = p->comm->size, me = p->comm->rank;
   int32_t *key = p->keys_host.data;
   int64_t *cnt = p->cnt_send;
-  for (int64_t i = 0; i < n; i++) {
-    int32_t d = dest[i];
-    if (d < 0 || d >= size)
-      return cnp__fail(CNP_ERANGE, op, "dest[%lld] = %d outside [0, %d)", (long long)i, d,
-                       size);
-    cnt[d]++;
-    key[i] = d == me ? 0 : d + 1;
-  }
+  if (t == CNP_INT32) CNP__COUNT_AND_KEY(int32_t);
+  else CNP__COUNT_AND_KEY(int64_t);
   return CNP_OK;
 }
 
@@ -346,16 +354,16 @@ static cnp_status migrate_impl(cnp_migrate_plan *p, cnp_array *fields, int n_fie
   if (!local && ps && pe)
     local = cnp__fail(CNP_EINVAL, op, "give one producer (a stream or an event), not both");
   if (!local) local = cnp_synchronize_for_mpi(dest, ps, pe);
-  const int32_t *dh = NULL;
+  const void *dh = NULL;
   if (!local && !dev) dh = dest->data;
   if (!local && dev) {
-    cnp_array hv = view1d(p->dest_host.data, CNP_INT32, n, CNP_BACKEND_HOST, 0);
-    cnp_array dv = view1d(dest->data, CNP_INT32, n, dest->backend, dest->device);
+    cnp_array hv = view1d(p->dest_host.data, dest->dtype, n, CNP_BACKEND_HOST, 0);
+    cnp_array dv = view1d(dest->data, dest->dtype, n, dest->backend, dest->device);
     local = cnp__copy(&hv, &dv, native, op);
     if (!local) local = cnp__backend_of(p->backend)->stream_sync(native);
     dh = p->dest_host.data;
   }
-  if (!local) local = count_and_key(p, dh, n, op);
+  if (!local) local = count_and_key(p, dh, dest->dtype, n, op);
   if (local) memset(p->cnt_send, 0, sizeof(int64_t) * (size_t)size);
   int64_t n_stay = local ? 0 : p->cnt_send[me];
   p->cnt_send[me] = 0;

@@ -153,8 +153,10 @@ typedef struct cnp_migrate_stats {
 } cnp_migrate_stats;
 cnp_status cnp_migrate_last_stats(const cnp_migrate_plan *p, cnp_migrate_stats *out);
 
-/* Collective over the plan's communicator. dest: int32 (N,) on the fields' backend, dest[i]
-** in [0, size) for i < n (the own rank means "stays"). On success *n_out is the new count.
+/* Collective over the plan's communicator. dest: int32 or int64 (N,), contiguous, on the
+** fields' backend, dest[i] in [0, size) for i < n (the own rank means "stays"). The
+** producer (one stream or event, or neither: the device is synchronized) covers dest and
+** the fields. On success *n_out is the new count.
 ** Errors (same status on every rank): CNP_ERANGE (a destination out of range on some rank),
 ** CNP_EOVERFLOW (some rank would hold more than N rows), CNP_EINVAL/ESHAPE/EDTYPE (bad
 ** arguments on some rank), CNP_EMPI. On error the fields and *n_out are left unchanged. */

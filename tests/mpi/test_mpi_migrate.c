@@ -155,6 +155,23 @@ static void test_arrival_order(void)
     ASSERT_EQ_I(t_rank * 10 + 3, ID()[1]);
   }
   check_rows(n_new);
+  /* int64 destinations: everything moves one rank to the right. */
+  int64_t cap = CAP;
+  cnp_array d64;
+  OK(cnp_array_alloc_on(&d64, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &cap, CNP_ORDER_C, 0));
+  n = 4;
+  for (int64_t i = 0; i < n; i++) {
+    set_row(i, (int64_t)t_rank * 10 + i);
+    ((int64_t *)d64.data)[i] = (t_rank + 1) % t_size;
+  }
+  OK(cnp_migrate(plan, fields, NF, n, &d64, NULL, NULL, &n_new));
+  ASSERT_EQ_I(4, n_new);
+  int left = (t_rank + t_size - 1) % t_size;
+  for (int64_t i = 0; i < 4; i++) ASSERT_EQ_I(left * 10 + i, ID()[i]);
+  check_rows(n_new);
+  ((int64_t *)d64.data)[2] = -1;
+  ASSERT_ST(CNP_ERANGE, cnp_migrate(plan, fields, NF, n, &d64, NULL, NULL, &n_new));
+  OK(cnp_array_free(&d64));
   /* n = 0 everywhere is a valid, empty step. */
   OK(cnp_migrate(plan, fields, NF, 0, &fdest, NULL, NULL, &n_new));
   ASSERT_EQ_I(0, n_new);
