@@ -179,14 +179,133 @@ static void scatter_back(char *base, const char *tmp, int64_t a, int64_t b, size
     memcpy(base + (size_t)i * rb + col, tmp + (size_t)i * width, width);
 }
 
-/* Permute every block of `rows` by perm (n rows), through tmp. */
+/* In-place permutation through a small ring ("windowed"), for permutations that move
+** rows only a little, such as a re-sort after a timestep. Threads own block-aligned
+** row ranges. Rows whose source lies in another thread's range ("foreign") are copied to a
+** side buffer first; then each thread gathers its blocks into a ring of WIN_RING blocks and
+** writes a block back as soon as no later output of the thread reads a source row in or
+** before it (suffix minimum of the sources per block). win_prepare decides once per sort
+** whether every thread's backlog fits the ring; if not, the plain gather path is used. */
+#define WIN_B    2048
+#define WIN_RING 8
+
+typedef struct win {
+  int      ok, T;
+  int64_t  nb;                         /* blocks */
+  int64_t  kb[MAX_THREADS + 1];        /* thread t owns blocks [kb[t], kb[t+1]) */
+  int64_t  nf[MAX_THREADS];            /* foreign rows of thread t */
+  int64_t  foff[MAX_THREADS + 1];      /* their offsets in the side buffer */
+  int64_t *sufmin;                     /* per block: min own source of this and later blocks */
+  int64_t *flist;                      /* foreign rows of thread t at flist[first row of t] */
+} win;
+
+static void win_prepare(win *w, const int64_t *perm, int64_t n, host_ws *h, int64_t *flist,
+                        int nt)
+{
+  w->ok = 0;
+  w->nb = (n + WIN_B - 1) / WIN_B;
+  if (w->nb > (int64_t)h->nt * h->hist_len || w->nb < 1) return;
+  w->sufmin = h->hist;
+  w->flist = flist;
+  int64_t maxlag[MAX_THREADS];
+  int used = 1;
+#pragma omp parallel num_threads(nt)
+  {
+    int T = team_size(), t = thread_id();
+    if (t == 0) used = T;
+    int64_t k0 = chunk_start(w->nb, t, T), k1 = chunk_start(w->nb, t + 1, T);
+    int64_t a = k0 * WIN_B, b = k1 * WIN_B < n ? k1 * WIN_B : n, f = 0;
+    w->kb[t] = k0;
+    if (t == T - 1) w->kb[T] = w->nb;
+    for (int64_t kk = k0; kk < k1; kk++) {
+      int64_t m = INT64_MAX, e = (kk + 1) * WIN_B < n ? (kk + 1) * WIN_B : n;
+      for (int64_t i = kk * WIN_B; i < e; i++) {
+        int64_t s = perm[i];
+        if (s >= a && s < b) m = s < m ? s : m;
+        else flist[a + f++] = i;
+      }
+      w->sufmin[kk] = m;
+    }
+    w->nf[t] = f;
+    int64_t run = INT64_MAX;
+    for (int64_t kk = k1 - 1; kk >= k0; kk--) {
+      run = w->sufmin[kk] < run ? w->sufmin[kk] : run;
+      w->sufmin[kk] = run;
+    }
+    int64_t rel = k0, lag = 0;
+    for (int64_t kk = k0; kk < k1; kk++) {
+      int64_t next = kk + 1 < k1 ? w->sufmin[kk + 1] : INT64_MAX;
+      while (rel <= kk && (rel + 1) * WIN_B <= next) rel++;
+      lag = kk + 1 - rel > lag ? kk + 1 - rel : lag;
+    }
+    maxlag[t] = lag;
+  }
+  w->T = used;
+  w->foff[0] = 0;
+  for (int t = 0; t < used; t++) {
+    if (maxlag[t] >= WIN_RING) return;
+    w->foff[t + 1] = w->foff[t] + w->nf[t];
+  }
+  w->ok = 1;
+}
+
+/* Windowed permutation of one block of rows (byte columns [col, col + width)). Returns 0
+** when the team or the workspace does not fit the plan (nothing was written then). */
+static int permute_windowed(char *base, const int64_t *perm, int64_t n, size_t rb, size_t col,
+                            size_t width, host_ws *h, const win *w)
+{
+  size_t ring_bytes = (size_t)WIN_RING * WIN_B * width;
+  if ((size_t)w->T * ring_bytes + (size_t)w->foff[w->T] * width > h->tmp_bytes) return 0;
+  int team_ok = 1;
+#pragma omp parallel num_threads(w->T)
+  {
+    int T = team_size(), t = thread_id();
+    if (T != w->T) {
+      team_ok = 0;                             /* every thread sees the same T */
+    } else {
+      int64_t k0 = w->kb[t], k1 = w->kb[t + 1];
+      int64_t a = k0 * WIN_B, b = k1 * WIN_B < n ? k1 * WIN_B : n;
+      char *ring = h->tmp + (size_t)t * ring_bytes;
+      char *side = h->tmp + (size_t)T * ring_bytes + (size_t)w->foff[t] * width;
+      const int64_t *fl = w->flist + a;
+      for (int64_t f = 0; f < w->nf[t]; f++)
+        memcpy(side + (size_t)f * width, base + (size_t)perm[fl[f]] * rb + col, width);
+#pragma omp barrier
+      int64_t rel = k0, fi = 0;
+      for (int64_t kk = k0; kk < k1; kk++) {
+        char *slot = ring + (size_t)(kk % WIN_RING) * WIN_B * width;
+        int64_t i0 = kk * WIN_B, e = i0 + WIN_B < n ? i0 + WIN_B : n;
+        for (int64_t i = i0; i < e; i++) {
+          int64_t s = perm[i];
+          const char *src = (s >= a && s < b) ? base + (size_t)s * rb + col
+                                              : side + (size_t)(fi++) * width;
+          copy_row(slot + (size_t)(i - i0) * width, src, width);
+        }
+        int64_t next = kk + 1 < k1 ? w->sufmin[kk + 1] : INT64_MAX;
+        for (; rel <= kk && ((rel + 1) * WIN_B <= next || kk + 1 == k1); rel++) {
+          int64_t r0 = rel * WIN_B, r1 = r0 + WIN_B < n ? r0 + WIN_B : n;
+          const char *from = ring + (size_t)(rel % WIN_RING) * WIN_B * width;
+          if (col == 0 && width == rb) memcpy(base + (size_t)r0 * rb, from, (size_t)(r1 - r0) * rb);
+          else
+            for (int64_t i = r0; i < r1; i++)
+              memcpy(base + (size_t)i * rb + col, from + (size_t)(i - r0) * width, width);
+        }
+      }
+    }
+  }
+  return team_ok;
+}
+
+/* Permute every block of `rows` by perm (n rows): windowed when w allows, else gathered
+** into tmp and copied back. */
 static void permute_rows(const cnp__rows *r, const int64_t *perm, int64_t n, host_ws *h,
-                         size_t ws_row_bytes, int nt)
+                         size_t ws_row_bytes, int nt, const win *w)
 {
   for (int64_t blk = 0; blk < r->n_blocks; blk++) {
     char *base = r->data + blk * r->block_stride;
     for (size_t col = 0; col < r->row_bytes; col += ws_row_bytes) {
       size_t width = r->row_bytes - col < ws_row_bytes ? r->row_bytes - col : ws_row_bytes;
+      if (w->ok && permute_windowed(base, perm, n, r->row_bytes, col, width, h, w)) continue;
 #pragma omp parallel num_threads(nt)
       {
         int T = team_size(), t = thread_id();
@@ -211,8 +330,9 @@ static ALWAYS_INLINE void compact_chunk_w(char *base, const unsigned char *m, in
   for (; i < b && j < spill; i++)
     if (m[i]) copy_row(tmp + (size_t)(j++) * rb, base + (size_t)i * rb, rb);
   int64_t d = dst + j;
-  for (; i < b; i++) {
-    copy_row(base + (size_t)d * rb, base + (size_t)i * rb, rb);   /* d <= i */
+  if (d < a) return;                           /* every live row was spilled */
+  for (; i < b; i++) {                         /* branch-free: d never passes i */
+    copy_row(base + (size_t)d * rb, base + (size_t)i * rb, rb);
     d += m[i] != 0;
   }
 }
@@ -331,11 +451,28 @@ typedef struct scan_res {
   int64_t  bad;                        /* first index outside [0, limit), or -1 */
 } scan_res;
 
+/* One pass over keys [a, b): ordered min/max, descents, and the first key outside
+** [0, limit) (limit 0: no check). With H, also the histogram of key - zero (limit buckets;
+** out-of-range keys are not counted). */
 static ALWAYS_INLINE void scan_chunk_t(const void *k, int64_t a, int64_t b, uint64_t zero,
-                                       uint64_t limit, cnp_dtype dt, scan_res *r)
+                                       uint64_t limit, int64_t *H, cnp_dtype dt, scan_res *r)
 {
   uint64_t lo = UINT64_MAX, hi = 0, prev = key_ord(k, a > 0 ? a - 1 : a, dt);
   int64_t desc = 0, bad = -1;
+  if (H) {
+    for (int64_t i = a; i < b; i++) {
+      uint64_t u = key_ord(k, i, dt);
+      desc += u < prev;
+      prev = u;
+      if (u - zero < limit) H[u - zero]++;
+      else if (bad < 0) bad = i;
+    }
+    r->lo = zero;
+    r->hi = zero + limit - 1;
+    r->descents = desc;
+    r->bad = bad;
+    return;
+  }
   for (int64_t i = a; i < b; i++) {
     uint64_t u = key_ord(k, i, dt);
     desc += u < prev;
@@ -343,14 +480,12 @@ static ALWAYS_INLINE void scan_chunk_t(const void *k, int64_t a, int64_t b, uint
     lo = u < lo ? u : lo;
     hi = u > hi ? u : hi;
   }
-  if (limit) {
-    if (lo < zero || hi - zero >= limit)
-      for (int64_t i = a; i < b; i++)
-        if (key_ord(k, i, dt) - zero >= limit) {
-          bad = i;
-          break;
-        }
-  }
+  if (limit && (lo < zero || hi - zero >= limit))
+    for (int64_t i = a; i < b; i++)
+      if (key_ord(k, i, dt) - zero >= limit) {
+        bad = i;
+        break;
+      }
   r->lo = lo;
   r->hi = hi;
   r->descents = desc;
@@ -358,12 +493,12 @@ static ALWAYS_INLINE void scan_chunk_t(const void *k, int64_t a, int64_t b, uint
 }
 
 static void scan_chunk(const void *k, int64_t a, int64_t b, uint64_t zero, uint64_t limit,
-                       cnp_dtype dt, scan_res *r)
+                       int64_t *H, cnp_dtype dt, scan_res *r)
 {
   switch (dt) {
-  case CNP_INT32: scan_chunk_t(k, a, b, zero, limit, CNP_INT32, r); break;
-  case CNP_INT64: scan_chunk_t(k, a, b, zero, limit, CNP_INT64, r); break;
-  default: scan_chunk_t(k, a, b, zero, limit, CNP_UINT64, r); break;
+  case CNP_INT32: scan_chunk_t(k, a, b, zero, limit, H, CNP_INT32, r); break;
+  case CNP_INT64: scan_chunk_t(k, a, b, zero, limit, H, CNP_INT64, r); break;
+  default: scan_chunk_t(k, a, b, zero, limit, H, CNP_UINT64, r); break;
   }
 }
 
@@ -388,8 +523,9 @@ static ALWAYS_INLINE void count_scatter_t(const void *k, int64_t a, int64_t b, u
   default: { const cnp_dtype DT_ = CNP_UINT64; call_; break; }                   \
   }
 
+/* hist_team > 0: the per-thread histograms were filled by a team of that size already. */
 static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t range,
-                          int64_t *idx, host_ws *h, int nt)
+                          int64_t *idx, host_ws *h, int nt, int hist_team)
 {
   int64_t R = range;
 #pragma omp parallel num_threads(nt)
@@ -397,8 +533,10 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
     int T = team_size(), t = thread_id();
     int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
     int64_t *H = h->hist + (size_t)t * (size_t)R;
-    memset(H, 0, (size_t)R * sizeof *H);
-    KEY_SWITCH(dt, count_hist_t(k, a, b, lo, H, DT_));
+    if (hist_team != T) {
+      memset(H, 0, (size_t)R * sizeof *H);
+      KEY_SWITCH(dt, count_hist_t(k, a, b, lo, H, DT_));
+    }
 #pragma omp barrier
 #pragma omp single
     {
@@ -504,12 +642,19 @@ cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_ar
   scan_res res[MAX_THREADS];
   int used = 1;
   uint64_t zero = ord_zero(dt);
+  /* a known key range that fits the histogram: count while scanning */
+  int fused = key_limit > 0 && key_limit <= h->hist_len;
 #pragma omp parallel num_threads(nt)
   {
     int T = team_size(), t = thread_id();
     if (t == 0) used = T;
+    int64_t *H = NULL;
+    if (fused) {
+      H = h->hist + (size_t)t * (size_t)key_limit;
+      memset(H, 0, (size_t)key_limit * sizeof *H);
+    }
     scan_chunk(k, chunk_start(n, t, T), chunk_start(n, t + 1, T), zero, (uint64_t)key_limit,
-               dt, &res[t]);
+               H, dt, &res[t]);
   }
   uint64_t lo = UINT64_MAX, hi = 0;
   int64_t desc = 0;
@@ -531,18 +676,23 @@ cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_ar
     return CNP_OK;
   }
   uint64_t span = hi - lo;                     /* range - 1 */
-  if (span < (uint64_t)h->hist_len) {
-    counting_sort(k, dt, n, lo, (int64_t)span + 1, perm, h, nt);
+  if (fused) {
+    counting_sort(k, dt, n, lo, key_limit, perm, h, nt, used);
+  } else if (span < (uint64_t)h->hist_len) {
+    counting_sort(k, dt, n, lo, (int64_t)span + 1, perm, h, nt, 0);
   } else {
     int bits = 64 - __builtin_clzll(span);
     if (!order) perm = h->idx[(((bits + RADIX_BITS - 1) / RADIX_BITS) - 1) & 1];
     radix_sort(k, dt, n, lo, bits, perm, h, nt);
   }
+  if (n_values == 0) return CNP_OK;
+  win w;
+  win_prepare(&w, perm, n, h, perm == h->idx[0] ? h->idx[1] : h->idx[0], nt);
   for (int j = 0; j < n_values; j++) {
     cnp__rows r;
     cnp_status st = cnp__algo_rows(&values[j], n, op, "values", &r);
     if (st != CNP_OK) return st;
-    permute_rows(&r, perm, n, h, ws->row_bytes, nt);
+    permute_rows(&r, perm, n, h, ws->row_bytes, nt, &w);
   }
   return CNP_OK;
 }
@@ -667,20 +817,23 @@ cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
 
 /* ---- segment plans ------------------------------------------------------------------- */
 
+#define HALF_GROUP 4                   /* float accumulators per segment for float16 */
+
 typedef struct host_plan {
   int      nt;
-  int      identity;                   /* keys sorted, none dropped: perm[j] == j */
-  int64_t *perm;                       /* capacity: rows of each segment, in row order */
-  int64_t *offsets;                    /* n_segments + 1 */
-  int64_t *hist;                       /* nt * n_segments */
+  int      identity;                   /* keys sorted, none dropped: offsets describe rows */
+  int      wide;                       /* skeys holds int64 (else int32) */
+  void    *skeys;                      /* capacity: snapshot of the keys (negatives < 0) */
+  int64_t *offsets;                    /* n_segments + 1 (identity plans) */
+  float   *facc;                       /* n_segments * HALF_GROUP (float16 sums) */
 } host_plan;
 
 static void host_plan_free(host_plan *p)
 {
   if (p == NULL) return;
-  cnp__free(p->perm);
+  cnp__free(p->skeys);
   cnp__free(p->offsets);
-  cnp__free(p->hist);
+  cnp__free(p->facc);
   cnp__free(p);
 }
 
@@ -691,10 +844,11 @@ cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan)
   p->nt = max_threads();
   size_t cap = (size_t)(plan->capacity > 0 ? plan->capacity : 1);
   size_t ns = (size_t)plan->n_segments;
-  p->perm = cnp__malloc(cap * sizeof(int64_t));
+  p->wide = plan->n_segments > INT32_MAX;
+  p->skeys = cnp__malloc(cap * (p->wide ? 8 : 4));
   p->offsets = cnp__malloc((ns + 1) * sizeof(int64_t));
-  p->hist = cnp__malloc((size_t)p->nt * (ns > 0 ? ns : 1) * sizeof(int64_t));
-  if (!p->perm || !p->offsets || !p->hist) {
+  p->facc = cnp__malloc((ns > 0 ? ns : 1) * HALF_GROUP * sizeof(float));
+  if (!p->skeys || !p->offsets || !p->facc) {
     host_plan_free(p);
     return cnp__fail(CNP_ENOMEM, "cnp_segment_plan_create",
                      "no memory for a plan of %lld rows and %lld segments",
@@ -731,21 +885,19 @@ static ALWAYS_INLINE void build_scan_t(const void *k, int64_t a, int64_t b, int6
   r->descents = desc;
 }
 
-static ALWAYS_INLINE void build_hist_t(const void *k, int64_t a, int64_t b, int64_t *H,
+/* Snapshot rows [a, b) of the keys; negative keys become -1. */
+static ALWAYS_INLINE void build_copy_t(const void *k, int64_t a, int64_t b, void *sk, int wide,
                                        cnp_dtype dt)
 {
-  for (int64_t i = a; i < b; i++) {
-    int64_t v = cell_at(k, i, dt);
-    if (v >= 0) H[v]++;
-  }
-}
-
-static ALWAYS_INLINE void build_scatter_t(const void *k, int64_t a, int64_t b, int64_t *H,
-                                          int64_t *perm, cnp_dtype dt)
-{
-  for (int64_t i = a; i < b; i++) {
-    int64_t v = cell_at(k, i, dt);
-    if (v >= 0) perm[H[v]++] = i;
+  if (wide) {
+    int64_t *o = sk;
+    for (int64_t i = a; i < b; i++) o[i] = cell_at(k, i, dt);
+  } else {
+    int32_t *o = sk;
+    for (int64_t i = a; i < b; i++) {
+      int64_t v = cell_at(k, i, dt);
+      o[i] = (int32_t)(v < 0 ? -1 : v);
+    }
   }
 }
 
@@ -778,71 +930,48 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
   }
   plan->n_rows = n;
   plan->n_kept = n - neg;
+  p->identity = neg == 0 && desc == 0;
   int64_t *off = p->offsets;
-  if (neg == 0 && desc == 0) {
-    p->identity = 1;
-    int kind = 0;
-#pragma omp parallel num_threads(nt)
-    {
-      int T = team_size(), t = thread_id();
-      int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
-      int kd = 0;
-      if (dt == CNP_INT32) offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT32);
-      else offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT64);
-      if (kd) kind = kd;                       /* cannot happen: checked above */
-    }
-    (void)kind;
-    int64_t last = n > 0 ? cell_at(k, n - 1, dt) : -1;
-    for (int64_t q = last + 1; q <= ns; q++) off[q] = n;
-    return CNP_OK;
-  }
-  p->identity = 0;
 #pragma omp parallel num_threads(nt)
   {
     int T = team_size(), t = thread_id();
     int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
-    int64_t *H = p->hist + (size_t)t * (size_t)ns;
-    memset(H, 0, (size_t)ns * sizeof *H);
-    if (dt == CNP_INT32) build_hist_t(k, a, b, H, CNP_INT32);
-    else build_hist_t(k, a, b, H, CNP_INT64);
-#pragma omp barrier
-#pragma omp single
-    {
-      int64_t sum = 0;
-      for (int64_t v = 0; v < ns; v++) {
-        off[v] = sum;
-        for (int u = 0; u < T; u++) {
-          int64_t c = p->hist[(size_t)u * (size_t)ns + v];
-          p->hist[(size_t)u * (size_t)ns + v] = sum;
-          sum += c;
-        }
-      }
-      off[ns] = sum;
+    int kd = 0;
+    if (p->identity) {                         /* validated above: no error possible */
+      if (dt == CNP_INT32) offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT32);
+      else offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT64);
+    } else if (dt == CNP_INT32) {
+      build_copy_t(k, a, b, p->skeys, p->wide, CNP_INT32);
+    } else {
+      build_copy_t(k, a, b, p->skeys, p->wide, CNP_INT64);
     }
-    if (dt == CNP_INT32) build_scatter_t(k, a, b, H, p->perm, CNP_INT32);
-    else build_scatter_t(k, a, b, H, p->perm, CNP_INT64);
+  }
+  if (p->identity) {
+    int64_t last = n > 0 ? cell_at(k, n - 1, dt) : -1;
+    for (int64_t q = last + 1; q <= ns; q++) off[q] = n;
   }
   return CNP_OK;
 }
 
-/* Per-segment sums. IN: element type; ACC: accumulator; kc scalars per row (complex
-** counts two). Segments [s0, s1). */
+/* Per-segment sums, IN element type, ACC accumulator (also the output type, except for
+** float16); kc scalars per row (complex counts two).
+**   _seg:  identity plans, segments [s0, s1) summed from their contiguous rows;
+**   _scan: any plan; the thread owns segments [s0, s1), scans every row and adds those
+**          whose key it owns, so each segment is still summed in row order. */
 #define SUM_GROUP 16
 #define DEFINE_SUM(name, IN, ACC, OUT, LOAD, STORE)                                     \
-  static void name(const host_plan *p, const void *vals, void *outp, int64_t kc,         \
-                   int64_t s0, int64_t s1)                                               \
+  static void name##_seg(const host_plan *p, const void *vals, void *outp, int64_t n,    \
+                         int64_t kc, int64_t s0, int64_t s1)                             \
   {                                                                                      \
     const IN *v = vals;                                                                  \
     OUT *o = outp;                                                                       \
-    const int64_t *off = p->offsets, *perm = p->perm;                                    \
+    const int64_t *off = p->offsets;                                                     \
+    (void)n;                                                                             \
     for (int64_t s = s0; s < s1; s++) {                                                  \
       int64_t j0 = off[s], j1 = off[s + 1];                                              \
       if (kc == 1) {                                                                     \
         ACC acc = 0;                                                                     \
-        if (p->identity)                                                                 \
-          for (int64_t j = j0; j < j1; j++) acc += LOAD(v[j]);                           \
-        else                                                                             \
-          for (int64_t j = j0; j < j1; j++) acc += LOAD(v[perm[j]]);                     \
+        for (int64_t j = j0; j < j1; j++) acc += LOAD(v[j]);                             \
         o[s] = STORE(acc);                                                               \
         continue;                                                                        \
       }                                                                                  \
@@ -850,12 +979,33 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
         int64_t g = kc - c0 < SUM_GROUP ? kc - c0 : SUM_GROUP;                           \
         ACC acc[SUM_GROUP] = {0};                                                        \
         for (int64_t j = j0; j < j1; j++) {                                              \
-          const IN *row = v + (p->identity ? j : perm[j]) * kc + c0;                     \
+          const IN *row = v + j * kc + c0;                                               \
           for (int64_t c = 0; c < g; c++) acc[c] += LOAD(row[c]);                        \
         }                                                                                \
         for (int64_t c = 0; c < g; c++) o[s * kc + c0 + c] = STORE(acc[c]);              \
       }                                                                                  \
     }                                                                                    \
+  }                                                                                      \
+  static ALWAYS_INLINE void name##_scan_t(const void *sk, int wide, const IN *v, OUT *o, \
+                                          int64_t n, int64_t kc, int64_t s0, int64_t s1) \
+  {                                                                                      \
+    uint64_t span = (uint64_t)(s1 - s0);                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                    \
+      int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
+      if ((uint64_t)(s - s0) >= span) continue;                                          \
+      const IN *row = v + i * kc;                                                        \
+      OUT *dst = o + s * kc;                                                             \
+      if (kc == 1) dst[0] += LOAD(row[0]);                                               \
+      else for (int64_t c = 0; c < kc; c++) dst[c] += LOAD(row[c]);                      \
+    }                                                                                    \
+  }                                                                                      \
+  static void name##_scan(const host_plan *p, const void *vals, void *outp, int64_t n,   \
+                          int64_t kc, int64_t s0, int64_t s1)                            \
+  {                                                                                      \
+    OUT *o = outp;                                                                       \
+    for (int64_t e = s0 * kc; e < s1 * kc; e++) o[e] = 0;                                \
+    if (p->wide) name##_scan_t(p->skeys, 1, vals, o, n, kc, s0, s1);                     \
+    else name##_scan_t(p->skeys, 0, vals, o, n, kc, s0, s1);                             \
   }
 
 #define LOAD_ID(x) (x)
@@ -867,13 +1017,39 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
 
 DEFINE_SUM(sum_f64, double, double, double, LOAD_ID, STORE_ID)
 DEFINE_SUM(sum_f32, float, float, float, LOAD_ID, STORE_ID)
-DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, LOAD_HALF, STORE_HALF)
 DEFINE_SUM(sum_bool, unsigned char, double, double, LOAD_BOOL, STORE_ID)
 DEFINE_SUM(sum_i32, int32_t, double, double, LOAD_DBL, STORE_ID)
 DEFINE_SUM(sum_i64, int64_t, double, double, LOAD_DBL, STORE_ID)
 DEFINE_SUM(sum_u64, uint64_t, double, double, LOAD_DBL, STORE_ID)
+/* float16 segments reuse the macro's _seg (float accumulators, float16 stores); its _scan
+** would accumulate in float16, so sum_f16_scan below replaces it. */
+DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, LOAD_HALF, STORE_HALF)
 
-typedef void (*sum_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t);
+/* float16, any plan: float accumulators in p->facc, HALF_GROUP components per scan. */
+static void sum_f16_scan_fl(const host_plan *p, const void *vals, void *outp, int64_t n,
+                            int64_t kc, int64_t s0, int64_t s1)
+{
+  const uint16_t *v = vals;
+  uint16_t *o = outp;
+  uint64_t span = (uint64_t)(s1 - s0);
+  for (int64_t c0 = 0; c0 < kc; c0 += HALF_GROUP) {
+    int64_t g = kc - c0 < HALF_GROUP ? kc - c0 : HALF_GROUP;
+    float *acc = p->facc;
+    for (int64_t e = s0 * HALF_GROUP; e < s1 * HALF_GROUP; e++) acc[e] = 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t s = p->wide ? ((const int64_t *)p->skeys)[i] : ((const int32_t *)p->skeys)[i];
+      if ((uint64_t)(s - s0) >= span) continue;
+      for (int64_t c = 0; c < g; c++)
+        acc[s * HALF_GROUP + c] += cnp_half_to_float(v[i * kc + c0 + c]);
+    }
+    for (int64_t s = s0; s < s1; s++)
+      for (int64_t c = 0; c < g; c++)
+        o[s * kc + c0 + c] = cnp_float_to_half(acc[s * HALF_GROUP + c]);
+  }
+}
+
+typedef void (*sum_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t,
+                       int64_t);
 
 cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
                                       cnp_array *out)
@@ -882,37 +1058,33 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   int64_t n = plan->n_rows, ns = plan->n_segments;
   int64_t kc = 1;
   for (int d = 1; d < values->ndim; d++) kc *= values->shape[d];
-  sum_fn fn;
+  sum_fn seg, scan;
   switch (values->dtype) {
-  case CNP_FLOAT64: fn = sum_f64; break;
-  case CNP_COMPLEX128: fn = sum_f64; kc *= 2; break;
-  case CNP_FLOAT32: fn = sum_f32; break;
-  case CNP_COMPLEX64: fn = sum_f32; kc *= 2; break;
-  case CNP_FLOAT16: fn = sum_f16; break;
-  case CNP_BOOL: fn = sum_bool; break;
-  case CNP_INT32: fn = sum_i32; break;
-  case CNP_INT64: fn = sum_i64; break;
-  default: fn = sum_u64; break;
+  case CNP_FLOAT64: seg = sum_f64_seg; scan = sum_f64_scan; break;
+  case CNP_COMPLEX128: seg = sum_f64_seg; scan = sum_f64_scan; kc *= 2; break;
+  case CNP_FLOAT32: seg = sum_f32_seg; scan = sum_f32_scan; break;
+  case CNP_COMPLEX64: seg = sum_f32_seg; scan = sum_f32_scan; kc *= 2; break;
+  case CNP_FLOAT16: seg = sum_f16_seg; scan = sum_f16_scan_fl; break;
+  case CNP_BOOL: seg = sum_bool_seg; scan = sum_bool_scan; break;
+  case CNP_INT32: seg = sum_i32_seg; scan = sum_i32_scan; break;
+  case CNP_INT64: seg = sum_i64_seg; scan = sum_i64_scan; break;
+  default: seg = sum_u64_seg; scan = sum_u64_scan; break;
   }
-  if (ns == 0) return CNP_OK;
-  if (kc == 0) return CNP_OK;
+  (void)sum_f16_scan;
+  if (ns == 0 || kc == 0) return CNP_OK;
   int nt = threads_for(n > ns ? n : ns, p->nt);
   const int64_t *off = p->offsets;
-  int64_t kept = off[ns];
 #pragma omp parallel num_threads(nt)
   {
     int T = team_size(), t = thread_id();
-    /* thread t owns the segments whose first row falls in its share of the kept rows;
-    ** empty segments are split by index so they are written too */
-    int64_t s0, s1;
-    if (kept == 0) {
-      s0 = chunk_start(ns, t, T);
-      s1 = chunk_start(ns, t + 1, T);
+    int64_t s0 = chunk_start(ns, t, T), s1 = chunk_start(ns, t + 1, T);
+    if (!p->identity) {
+      scan(p, values->data, out->data, n, kc, s0, s1);
     } else {
-      int64_t r0 = chunk_start(kept, t, T), r1 = chunk_start(kept, t + 1, T);
-      /* first segment with off[s] >= r (lower bound) */
+      /* balance by rows: thread t owns the segments starting in its share of the rows */
+      int64_t r0 = chunk_start(n, t, T), r1 = chunk_start(n, t + 1, T);
       int64_t lo = 0, hi = ns;
-      while (lo < hi) {
+      while (lo < hi) {                        /* first segment with off[s] >= r0 */
         int64_t mid = lo + (hi - lo) / 2;
         if (off[mid] < r0) lo = mid + 1; else hi = mid;
       }
@@ -924,8 +1096,8 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
         if (off[mid] < r1) lo = mid + 1; else hi = mid;
       }
       s1 = t == T - 1 ? ns : lo;
+      seg(p, values->data, out->data, n, kc, s0, s1);
     }
-    fn(p, values->data, out->data, kc, s0, s1);
   }
   return CNP_OK;
 }
