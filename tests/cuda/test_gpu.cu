@@ -25,6 +25,10 @@
 #include <vector>
 
 static int g_checks, g_fails;
+static int g_small;                    /* CNP_GPU_SMALL=1: smaller sizes (sanitizer runs) */
+
+/* A problem size, divided by 16 under CNP_GPU_SMALL=1. */
+static int64_t sz(int64_t n) { return g_small ? n / 16 + 1 : n; }
 
 #define CHECK(cond, ...)                                                                  \
   do {                                                                                    \
@@ -437,7 +441,7 @@ static void test_sort(cnp_dtype kt, int64_t n, int64_t key_limit, std::vector<K>
 
 static void test_sorts(void)
 {
-  const int64_t n = 70001;
+  const int64_t n = sz(70001);
   std::vector<int32_t> k32(n);
   std::vector<int64_t> k64(n), ksorted(n);
   std::vector<uint64_t> ku(n);
@@ -454,8 +458,8 @@ static void test_sorts(void)
   test_sort<int64_t>(CNP_INT64, n, 0, ksorted, "sort already sorted");
   test_sort<int32_t>(CNP_INT32, 1, 0, std::vector<int32_t>(1, 5), "sort one key");
   std::vector<int32_t> badk = k32;
-  badk[777] = 1000;
-  badk[900] = -1;
+  badk[n / 3] = 1000;
+  badk[n / 2] = -1;
   test_sort<int32_t>(CNP_INT32, n, 1000, badk, "sort key outside key_limit (ERANGE)");
 }
 
@@ -479,7 +483,7 @@ static void test_cells(cnp_dtype ct, std::vector<C> cells, int64_t n_cells, bool
 
 static void test_cell_offsets(void)
 {
-  const int64_t n = 50000, n_cells = 20000;
+  const int64_t n = sz(50000), n_cells = sz(20000) * 2;
   std::vector<int64_t> c(n);
   for (int64_t i = 0; i < n; i++) c[i] = (int64_t)(rnd() % (n_cells / 2)) * 2;  /* gaps */
   std::sort(c.begin(), c.end());
@@ -488,13 +492,13 @@ static void test_cell_offsets(void)
   test_cells<int32_t>(CNP_INT32, c32, n_cells, false, "cell_offsets int32 without workspace");
   test_cells<int64_t>(CNP_INT64, std::vector<int64_t>(), 5, true, "cell_offsets empty");
   std::vector<int64_t> bad = c;
-  bad[4321] = n_cells;
+  bad[n / 7] = n_cells;
   test_cells<int64_t>(CNP_INT64, bad, n_cells, true, "cell_offsets out of range");
   bad = c;
-  bad[1234] = -1;
+  bad[n / 9] = -1;
   test_cells<int64_t>(CNP_INT64, bad, n_cells, true, "cell_offsets negative");
   bad = c;
-  std::swap(bad[100], bad[30000]);
+  std::swap(bad[n / 50], bad[n / 2]);
   test_cells<int64_t>(CNP_INT64, bad, n_cells, false, "cell_offsets unsorted");
 }
 
@@ -526,7 +530,7 @@ static void test_runs(cnp_dtype kt, std::vector<K> keys, const char *what)
 
 static void test_boundaries(void)
 {
-  const int64_t n = 40000;
+  const int64_t n = sz(40000);
   std::vector<int64_t> k(n);
   std::vector<uint64_t> m(n);
   std::vector<int32_t> k32(n);
@@ -606,7 +610,7 @@ static void test_plan(cnp_dtype kt, std::vector<K> keys, int64_t ns, const char 
 
 static void test_plans(void)
 {
-  const int64_t n = 30000, ns = 777;
+  const int64_t n = sz(30000), ns = 777;
   std::vector<int64_t> k(n), ks(n);
   std::vector<int32_t> k32(n);
   for (int64_t i = 0; i < n; i++) {
@@ -619,7 +623,7 @@ static void test_plans(void)
   test_plan<int32_t>(CNP_INT32, k32, ns, "plan int32 keys");
   test_plan<int64_t>(CNP_INT64, std::vector<int64_t>(), ns, "plan empty");
   std::vector<int64_t> bad = k;
-  bad[2024] = ns;
+  bad[n / 5] = ns;
   test_plan<int64_t>(CNP_INT64, bad, ns, "plan key >= n_segments (ERANGE)");
 
   /* one-off segment_sum */
@@ -721,6 +725,8 @@ int main(void)
   int count = 0;
   const char *req = getenv("CNP_REQUIRE_CUDA");
   bool require = req && strcmp(req, "1") == 0;
+  const char *small = getenv("CNP_GPU_SMALL");
+  g_small = small && strcmp(small, "1") == 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
     if (require) {
       fprintf(stderr, "FAIL: CNP_REQUIRE_CUDA=1 but no CUDA device is usable\n");
@@ -735,7 +741,7 @@ int main(void)
   test_scans<float>("float");
   test_scans<double>("double");
   test_atomics();
-  test_compact(100003, 50);
+  test_compact(sz(100003), 50);
   test_compact(4097, 0);
   test_compact(4097, 100);
   test_compact(1, 100);
