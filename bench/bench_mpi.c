@@ -3,6 +3,7 @@
 ** plain MPI_Sendrecv of the same bytes measured in the same run.
 **
 **   mpiexec -n 2 build/bench/bench_mpi [--particles N] [--leave PERCENT] [--steps S]
+**                                      [--staging 0|1]
 **
 ** Host arrays (this is what a machine without a GPU can measure). Times are the slowest
 ** rank's, best of a few repetitions; rates are per rank.
@@ -63,7 +64,7 @@ static double time_ring(cnp_comm *comm, stage_kind kind, int64_t n_doubles, int 
     CHECK(cnp_mpi_stage_reserve(rs, &b));
   }
   double best = 1e30;
-  for (int rep = 0; rep < 3; rep++) {
+  for (int rep = 0; rep < 2; rep++) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int it = 0; it < iters; it++) {
@@ -99,7 +100,7 @@ static void bench_staging(cnp_comm *comm)
            "cnp strided");
   for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
     int64_t n = sizes[k];
-    int iters = (int)(64 * 1024 * 1024 / (n * 8)) + 4;
+    int iters = (int)(16 * 1024 * 1024 / (n * 8)) + 2;
     double tp = time_ring(comm, PLAIN, n, iters);
     double tc = time_ring(comm, CNP_CONTIG, n, iters);
     double ts = time_ring(comm, CNP_STRIDED, n, iters);
@@ -190,11 +191,12 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int64_t n = 1000000;
-  int leave = 10, steps = 10;
+  int leave = 10, steps = 10, staging = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--particles")) n = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--leave")) leave = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--steps")) steps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--staging")) staging = atoi(argv[i + 1]);
   }
   CHECK(cnp_backend_select(CNP_BACKEND_HOST, 0));
   cnp_comm *comm;
@@ -202,7 +204,7 @@ int main(int argc, char **argv)
   char ver[256];
   CHECK(cnp_mpi_library_version(ver, sizeof ver));
   if (rank == 0) printf("bench_mpi: %d ranks, %s, host arrays\n", size, ver);
-  bench_staging(comm);
+  if (staging) bench_staging(comm);
   bench_migration(comm, n, leave, steps);
   CHECK(cnp_comm_destroy(comm));
   MPI_Finalize();
