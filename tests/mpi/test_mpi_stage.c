@@ -195,7 +195,10 @@ static void test_overlap_rejected(void)
   ASSERT_ST(CNP_ESTATE, cnp_mpi_recv(c1, left, 1));
   ASSERT_ST(CNP_ESTATE, cnp_mpi_irecv(c1, left, 1));
   OK(cnp_mpi_isend(c1, right, 1));
+  OK(cnp_mpi_wait(c1));
+  OK(cnp_mpi_wait(c1));                /* nothing pending: a no-op */
   OK(cnp_mpi_end(c1));                 /* the first context still works and completes */
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_ctx_buffer(c1, NULL, NULL));
   ASSERT_ST(CNP_ESTATE, cnp_mpi_send(c1, right, 1));   /* closed */
   ASSERT_ST(CNP_ESTATE, cnp_mpi_end(c1));
   OK(cnp_mpi_recv_begin(s, &b, NULL, NULL, &c2));
@@ -305,6 +308,15 @@ static void test_mpi_errors(void)
 
 int main(int argc, char **argv)
 {
+  /* Before MPI_Init: a polite CNP_ESTATE, and the version needs no MPI. */
+  cnp_comm *early = NULL;
+  char version[64];
+  if (cnp_comm_create(&early, 0) != CNP_ESTATE || early != NULL ||
+      !strstr(cnp_last_error(), "MPI is not initialized") ||
+      cnp_mpi_library_version(version, sizeof version) != CNP_OK) {
+    fprintf(stderr, "before MPI_Init: unexpected answer (%s)\n", cnp_last_error());
+    return 1;
+  }
   t_init(&argc, &argv);
   right = (t_rank + 1) % t_size;
   left = (t_rank + t_size - 1) % t_size;
