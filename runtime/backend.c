@@ -139,7 +139,7 @@ static void jw_printf(jw *w, const char *fmt, ...)
 }
 
 /* Append s as a JSON string literal (quotes, escapes, control characters as \u00XX). */
-static void jw_string(jw *w, const char *s)
+static __attribute__((unused)) void jw_string(jw *w, const char *s)
 {
   jw_printf(w, "\"");
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
