@@ -13,7 +13,7 @@ struct ArenaBlock {
   _Alignas(16) unsigned char data[];
 };
 
-#define ARENA_BLOCK 65536
+#define ARENA_BLOCK (1u << 20)
 
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
 
@@ -28,14 +28,14 @@ void arena_free(Arena *a) {
 }
 
 /*
-** Zeroed memory, 16-byte aligned. Out of memory is fatal (an internal error).
+** Zeroed memory (blocks are calloc'd and never reused), 16-byte aligned. Out of memory is fatal (an internal error).
 */
 void *arena_alloc(Arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   ArenaBlock *b = a->head;
   if (!b || b->size - b->used < n) {
     size_t sz = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-    b = malloc(sizeof *b + sz);
+    b = calloc(1, sizeof *b + sz);   /* zeroed once (fresh pages from the OS are free) */
     if (!b) cnp_ice("out of memory");
     b->prev = a->head;
     b->size = sz;
@@ -45,7 +45,6 @@ void *arena_alloc(Arena *a, size_t n) {
   void *p = b->data + b->used;
   b->used += n;
   a->used_total += n;
-  memset(p, 0, n);
   return p;
 }
 

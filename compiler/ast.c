@@ -77,7 +77,36 @@ Loc ast_span(Loc a, Loc b) {
   return a;
 }
 
-char *ast_str(Cnp *cc, Token t) { return arena_strndup(&cc->arena, t.z, (size_t)t.n); }
+/*
+** Intern an identifier: one arena copy per distinct name, so the many references to a
+** name share it (and the front end's memory stays proportional to the distinct names).
+*/
+const char *ast_str(Cnp *cc, Token t) {
+  if (cc->intern_n * 2 >= cc->intern_cap) {
+    int cap = cc->intern_cap ? 2 * cc->intern_cap : 1024;
+    const char **v = arena_alloc(&cc->arena, sizeof *v * (size_t)cap);
+    for (int i = 0; i < cc->intern_cap; i++) {
+      const char *s = cc->intern[i];
+      if (!s) continue;
+      unsigned h = 2166136261u;
+      for (const char *p = s; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+      unsigned k = h & (unsigned)(cap - 1);
+      while (v[k]) k = (k + 1) & (unsigned)(cap - 1);
+      v[k] = s;
+    }
+    cc->intern = v;
+    cc->intern_cap = cap;
+  }
+  unsigned h = 2166136261u;
+  for (int i = 0; i < t.n; i++) h = (h ^ (unsigned char)t.z[i]) * 16777619u;
+  unsigned k = h & (unsigned)(cc->intern_cap - 1);
+  for (const char *s; (s = cc->intern[k]); k = (k + 1) & (unsigned)(cc->intern_cap - 1))
+    if (strncmp(s, t.z, (size_t)t.n) == 0 && s[t.n] == 0) return s;
+  char *s = arena_strndup(&cc->arena, t.z, (size_t)t.n);
+  cc->intern[k] = s;
+  cc->intern_n++;
+  return s;
+}
 
 Ref ast_ref(Cnp *cc, Token t) {
   Ref r = {ast_str(cc, t), ast_loc(cc, t), NULL, NULL};
@@ -149,7 +178,7 @@ Expr *ast_int(Cnp *cc, Token t) {
 
 Expr *ast_float(Cnp *cc, Token t) {
   Expr *e = new_expr(cc, EX_FLOAT, ast_loc(cc, t));
-  char *s = ast_str(cc, t);
+  char *s = arena_strndup(&cc->arena, t.z, (size_t)t.n);
   errno = 0;
   e->fval = strtod(s, NULL);
   if (errno == ERANGE && (e->fval > 1.0 || e->fval < -1.0))

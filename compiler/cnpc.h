@@ -368,6 +368,8 @@ struct Cnp {
   bool parse_abort;         /* stack overflow / nesting too deep: stop feeding tokens */
   bool depth_reported;      /* 'expression nested too deeply' given once */
   Loc tok_loc;              /* token being fed to the parser */
+  const char **intern;      /* interned identifiers (open addressing) */
+  int intern_cap, intern_n;
 };
 
 /* Create / destroy a compilation. `diag` receives diagnostics (stderr in the CLI). */
@@ -413,7 +415,7 @@ typedef struct StmtList { Stmt *head, *tail; } StmtList;
 /* Constructors called from the grammar actions (one call per action). */
 Loc   ast_loc(Cnp *cc, Token t);
 Loc   ast_span(Loc a, Loc b);                     /* from a to the end of b (same line) */
-char *ast_str(Cnp *cc, Token t);
+const char *ast_str(Cnp *cc, Token t);   /* interned: equal names share one pointer */
 Ref   ast_ref(Cnp *cc, Token t);
 DType ast_dtype(Cnp *cc, Token t);
 

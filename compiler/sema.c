@@ -1179,15 +1179,26 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
     if (last_on[s] >= 0) add_edge(&st[last_on[s]], i, st[i].d->loc);
     last_on[s] = i;
   }
+  /* a wait consumes the latest recording before it; with none before, it waits for the
+  ** recordings that come later (the only edges that can close a cycle) */
+  int *latest = malloc(sizeof *latest * (size_t)(n_ev + 1));
+  if (!latest) cnp_ice("out of memory");
+  for (int e = 0; e <= n_ev; e++) latest[e] = -1;
   cur = -1;
   for (int i = 0; i < S->n_ops; i++) {
     HzOp *o = &S->ops[i];
     if (o->kind == HZ_STEP) { cur = o->obj->index; continue; }
-    if (o->kind != HZ_WAIT) continue;
     int e = o->obj->index;
+    if (o->kind == HZ_RECORD) latest[e] = cur;
+    if (o->kind != HZ_WAIT) continue;
+    if (latest[e] >= 0) {
+      if (latest[e] != cur) add_edge(&st[latest[e]], cur, o->loc);
+      continue;
+    }
     for (int k = 0; k < n_rec[e]; k++)
       if (rec[e][k] != cur) add_edge(&st[rec[e][k]], cur, o->loc);
   }
+  free(latest);
   bool found = false;
   /* iterative DFS */
   int *stack = malloc(sizeof *stack * (size_t)(n + 1)), *it = calloc((size_t)n + 1, sizeof *it);
@@ -1398,15 +1409,20 @@ int sema_check(Cnp *cc) {
     }
     sym_add(cc, d, pos);
   }
-  /* steps with the same name */
+  /* steps with the same name (a separate table: step names are not values) */
+  SymX **gtab = tab;
+  SymX **stab = arena_alloc(&cc->arena, sizeof *stab * (size_t)tab_cap);
   for (Decl *d = cc->decls; d; d = d->next) {
     if (d->kind != DECL_STEP || !d->name) continue;
-    for (Decl *e = cc->decls; e != d; e = e->next)
-      if (e->kind == DECL_STEP && e->name && !strcmp(e->name, d->name)) {
-        diag_error(cc, d->loc, "redefinition of step '%s'", d->name);
-        diag_note(cc, e->loc, "previous definition is here");
-        break;
-      }
+    tab = stab;
+    SymX *prev = sym_find(d->name);
+    if (prev) {
+      diag_error(cc, d->loc, "redefinition of step '%s'", d->name);
+      diag_note(cc, prev->decl->loc, "previous definition is here");
+    } else {
+      sym_add(cc, d, 0);
+    }
+    tab = gtab;
     if (sym_find(d->name)) {
       Decl *g = sym_find(d->name)->decl;
       diag_error(cc, d->loc, "step name '%s' is already %s %s", d->name, article(g->kind), decl_kind_name(g->kind));
