@@ -259,6 +259,7 @@ static bool is_index_of_map(Sema *S, const Expr *e) {
 
 /* Two extents are the same when they name the same declaration or are equal constants. */
 static bool same_extent(const Expr *a, const Expr *b) {
+  if (!a || !b) return false;
   if (a->kind == EX_NAME && b->kind == EX_NAME) {
     if (a->ref.decl && a->ref.decl == b->ref.decl) return true;
     if (a->ref.decl && b->ref.decl && a->ref.decl->kind == DECL_CONST && b->ref.decl->kind == DECL_CONST)
