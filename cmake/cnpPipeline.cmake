@@ -18,6 +18,7 @@ function(cnp_add_pipeline tgt file)
     set(cnpc $<TARGET_FILE:cnp::cnpc>)
   elseif(TARGET cnpc)
     set(cnpc $<TARGET_FILE:cnpc>)
+    set(cnpc_dep cnpc)    # in-tree cnpc: regenerate when the compiler changes
   else()
     message(FATAL_ERROR "cnp_add_pipeline: no cnpc target")
   endif()
@@ -37,7 +38,7 @@ function(cnp_add_pipeline tgt file)
     OUTPUT ${P_OUTPUT_DIR}/${name}.h ${gen}
     COMMAND ${cnpc} --emit=${emit} --out-dir ${P_OUTPUT_DIR} ${incs} ${P_CNPC_FLAGS}
             -MD -MF ${P_OUTPUT_DIR}/${name}.d -MT ${gen} ${src}
-    DEPENDS ${src}
+    DEPENDS ${src} ${cnpc_dep}
     DEPFILE ${P_OUTPUT_DIR}/${name}.d
     COMMENT "cnpc ${file}"
     VERBATIM)

@@ -61,6 +61,11 @@ typedef struct GenOp {
   int n_maps;
   int kernel;             /* GOP_MAP: kernel number, 0.. in program order */
   Stmt *mask_of;          /* GOP_MAP: a following compaction whose mask this kernel writes */
+  /* GOP_MAP, host fast path "compact + sort by a bounded key" (see lower.c): the sort that
+  ** follows mask_of, the plan whose segments(KEY, RANGE) bounds its key. */
+  Stmt *fused_sort;
+  Decl *fused_plan;
+  bool seg_inline;        /* GOP_STMT segments(...) right after such a sort: offsets known */
 } GenOp;
 
 typedef struct GenStep {
@@ -84,6 +89,8 @@ typedef struct GenUnit {
 
 /* Build the ordered step list; 0 on success (else diagnostics were reported). */
 int lower_unit(GenUnit *u);
+/* The GOP_MAP whose compact + sort fast path computes the offsets of `plan`, or NULL. */
+GenOp *lower_plan_producer(GenUnit *u, Decl *plan);
 /* Could `b` join the fused group maps[0..n)? NULL if yes, else the reason (arena text). */
 const char *fuse_check(GenUnit *u, Stmt **maps, int n, Stmt *b);
 /* Does the expression / statement list read or write field `f`? */

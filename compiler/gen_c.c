@@ -537,6 +537,115 @@ static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   buf_puts(b, "\n");
 }
 
+/* The host kernel of the compact + sort fast path (lower.c, find_fast_path): one parallel
+** region; each thread runs the maps over its chunk and counts live keys, one thread turns
+** the counts into offsets, each thread scatters its live rows to their sorted places in
+** the double buffers, and the buffers are swapped. */
+static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
+  KCtx k = {u, false, NULL};
+  Stmt *c = op->mask_of;
+  Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
+  Decl *dim = op->stmt->over.decl;
+  int K = op->kernel;
+  buf_line(b, "/* Kernel %d on the host: %d map%s, then compact %s + sort %s as one counting "
+              "sort. */", K, op->n_maps, op->n_maps > 1 ? "s" : "", mask->name, key->name);
+  buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap, %s_h *p)", u->name, K, u->name, K,
+           u->name);
+  buf_line(b, "{");
+  b->indent = 2;
+  buf_line(b, "const %s_k%d_args A = *ap;", u->name, K);
+  buf_line(b, "int bad = 0, oob = 0;");
+  kernel_locals(b, use);
+  buf_line(b, "const int64_t R = %s;  /* keys in [0, R): plan %s */", setup_str(u, plan->value, "p->"),
+           plan->name);
+  buf_line(b, "const int64_t cap = p->cap_%s;", dim->name);
+  buf_line(b, "int64_t *const hist = p->hist_k%d;", K);
+  buf_line(b, "int64_t live = 0;");
+  for (int i = 0; i < c->list.n; i++) {
+    Decl *f = c->list.v[i].decl;
+    buf_line(b, "const %s *const src_%s = (const %s *)p->f_%s.data;", gen_ctype(f->dtype), f->name,
+             gen_ctype(f->dtype), f->name);
+    buf_line(b, "%s *const dst_%s = (%s *)p->g%d_%s.data;", gen_ctype(f->dtype), f->name,
+             gen_ctype(f->dtype), K, f->name);
+  }
+  buf_line(b, "memset(hist, 0, sizeof(int64_t) * (size_t)p->nthreads * (size_t)R);");
+  buf_line(b, "CNP_G_OMP(\"omp parallel num_threads(p->nthreads) reduction(|:bad)\")");
+  buf_line(b, "{");
+  b->indent = 4;
+  buf_line(b, "const int64_t t = CNP_G_TID(), T = CNP_G_NT();");
+  buf_line(b, "const int64_t lo = A.n * t / T, hi = A.n * (t + 1) / T;");
+  buf_line(b, "int64_t *const h = hist + t * R;");
+  buf_line(b, "for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
+  b->indent = 6;
+  group_body(&k, b, op);
+  buf_line(b, "if (f_%s[cnp_i]) {  /* live: count its key */", mask->name);
+  buf_line(b, "  const int64_t key = (int64_t)f_%s[cnp_i];", key->name);
+  buf_line(b, "  if (key >= 0 && key < R) {");
+  buf_line(b, "    h[key]++;");
+  buf_line(b, "  } else {");
+  buf_line(b, "    CNP_G_OMP(\"omp atomic write\")");
+  buf_line(b, "    oob = 1;");
+  buf_line(b, "  }");
+  buf_line(b, "}");
+  b->indent = 4;
+  buf_line(b, "}");
+  buf_line(b, "CNP_G_OMP(\"omp barrier\")");
+  buf_line(b, "CNP_G_OMP(\"omp single\")");
+  buf_line(b, "{");
+  buf_line(b, "  int oob_seen;");
+  buf_line(b, "  CNP_G_OMP(\"omp atomic read\")");
+  buf_line(b, "  oob_seen = oob;");
+  buf_line(b, "  if (!oob_seen) {  /* counts -> first position of each (key, thread) */");
+  buf_line(b, "    int64_t run = 0;");
+  buf_line(b, "    for (int64_t key = 0; key < R; key++) {");
+  buf_line(b, "      p->off_%s[key] = run;", plan->name);
+  buf_line(b, "      for (int64_t u = 0; u < T; u++) {");
+  buf_line(b, "        const int64_t n_u = hist[u * R + key];");
+  buf_line(b, "        hist[u * R + key] = run;");
+  buf_line(b, "        run += n_u;");
+  buf_line(b, "      }");
+  buf_line(b, "    }");
+  buf_line(b, "    p->off_%s[R] = run;", plan->name);
+  buf_line(b, "    live = run;");
+  buf_line(b, "  }");
+  buf_line(b, "}");
+  buf_line(b, "int oob_all;");
+  buf_line(b, "CNP_G_OMP(\"omp atomic read\")");
+  buf_line(b, "oob_all = oob;");
+  buf_line(b, "if (!oob_all) {  /* scatter live rows to their sorted places */");
+  buf_line(b, "  for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
+  buf_line(b, "    if (!f_%s[cnp_i]) continue;", mask->name);
+  buf_line(b, "    const int64_t j = h[(int64_t)f_%s[cnp_i]]++;", key->name);
+  for (int i = 0; i < c->list.n; i++) {
+    Decl *f = c->list.v[i].decl;
+    if (f->shape.rank == 1) {
+      buf_line(b, "    dst_%s[j] = src_%s[cnp_i];", f->name, f->name);
+    } else {
+      buf_line(b, "    for (int64_t c = 0; c < cnp_g_ncomp(&p->f_%s); c++)", f->name);
+      buf_line(b, "      dst_%s[c * cap + j] = src_%s[c * cap + cnp_i];", f->name, f->name);
+    }
+  }
+  buf_line(b, "  }");
+  buf_line(b, "}");
+  b->indent = 2;
+  buf_line(b, "} /* parallel */");
+  buf_line(b, "(void)cap;");
+  buf_line(b, "if (!oob) {  /* the double buffers become the fields */");
+  for (int i = 0; i < c->list.n; i++) {
+    Decl *f = c->list.v[i].decl;
+    buf_line(b, "  cnp_array t_%s = p->f_%s;", f->name, f->name);
+    buf_line(b, "  p->f_%s = p->g%d_%s;", f->name, K, f->name);
+    buf_line(b, "  p->g%d_%s = t_%s;", K, f->name, f->name);
+  }
+  buf_line(b, "  p->n_%s = live;", dim->name);
+  buf_line(b, "}");
+  buf_line(b, "p->fused_k%d = !oob;  /* else compact and sort run as runtime calls */", K);
+  buf_line(b, "return bad ? CNP_ERANGE : CNP_OK;");
+  b->indent = 0;
+  buf_line(b, "} /* kernel %d (host) */", K);
+  buf_puts(b, "\n");
+}
+
 static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   KCtx k = {u, true, NULL};
   buf_line(b, "/* Kernel %d on the device: one thread per element. */", op->kernel);
@@ -579,6 +688,7 @@ static void kernel_launch(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
   buf_line(b, "p->stats.launches++;");
   if (cuda) {
     buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) {");
+    if (op->fused_sort) buf_line(b, "  p->fused_k%d = 0;", op->kernel);
     buf_line(b, "  if (A.n > 0) {");
     buf_line(b, "    A.bad = (int *)p->bad.data;");
     buf_line(b, "    %s_k%d_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0,", u->name, op->kernel);
@@ -589,7 +699,8 @@ static void kernel_launch(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
     buf_line(b, "}");
   }
   buf_line(b, "(void)S;");
-  buf_line(b, "return %s_k%d_host(&A);", u->name, op->kernel);
+  if (op->fused_sort) buf_line(b, "return %s_k%d_host(&A, p);", u->name, op->kernel);
+  else buf_line(b, "return %s_k%d_host(&A);", u->name, op->kernel);
   b->indent = 0;
   buf_line(b, "}");
   buf_puts(b, "\n");
@@ -604,7 +715,8 @@ static void gen_kernels(GenUnit *u, Buf *b, bool cuda) {
       group_use(op, &use);
       buf_puts(b, "\n");
       kernel_args(u, b, op, &use);
-      kernel_host(u, b, op, &use);
+      if (op->fused_sort) kernel_host_fused(u, b, op, &use);
+      else kernel_host(u, b, op, &use);
       if (cuda) kernel_cuda(u, b, op, &use);
       kernel_launch(u, b, op, &use, cuda);
     }
@@ -656,10 +768,66 @@ static void list_views(GenUnit *u, Buf *b, RefList *l) {
   }
 }
 
+/* The fast-path kernel that replaces compact/sort statement s, or NULL. */
+static GenOp *fused_owner(GenUnit *u, Stmt *s) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      if (op->fused_sort && (op->fused_sort == s || op->mask_of == s)) return op;
+    }
+  return NULL;
+}
+
+static void inline_sum(GenUnit *u, Buf *b, Stmt *s) {
+  Decl *out = s->b.decl, *plan = s->a.decl;
+  DType od = out->dtype;
+  buf_line(b, "if (p->inl_%s) {  /* offsets from the counting sort of kernel %d */", plan->name,
+           lower_plan_producer(u, plan)->kernel);
+  b->indent += 2;
+  buf_line(b, "const int64_t R = p->f_%s.shape[%d];", out->name, out->shape.rank - 1);
+  buf_line(b, "const int64_t *const off = p->off_%s;", plan->name);
+  buf_line(b, "int64_t j = 0;");
+  for (int i = 0; i < s->list.n; i++) {
+    Decl *f = s->list.v[i].decl;
+    buf_line(b, "for (int64_t c = 0; c < cnp_g_ncomp(&p->f_%s); c++, j++) {", f->name);
+    buf_line(b, "  const %s *const src = (const %s *)p->f_%s.data + c * p->f_%s.shape[%d];",
+             gen_ctype(f->dtype), gen_ctype(f->dtype), f->name, f->name, f->shape.rank - 1);
+    buf_line(b, "  %s *const dst = (%s *)p->f_%s.data + j * R;", gen_ctype(od), gen_ctype(od),
+             out->name);
+    buf_line(b, "  CNP_G_OMP(\"omp parallel for schedule(static)\")");
+    buf_line(b, "  for (int64_t k = 0; k < R; k++) {");
+    buf_line(b, "    %s acc = 0;", gen_ctype(od));
+    buf_line(b, "    for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (%s)src[r];", gen_ctype(od));
+    buf_line(b, "    dst[k] = acc;");
+    buf_line(b, "  }");
+    buf_line(b, "  p->stats.launches++;");
+    buf_line(b, "}");
+  }
+  b->indent -= 2;
+  buf_line(b, "} else {");
+}
+
 static void step_stmt(GenUnit *u, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
   buf_puts(b, "\n");
   comment_loc(u, b, s->loc);
+  GenOp *owner = (s->kind == ST_COMPACT || s->kind == ST_SORT) ? fused_owner(u, s) : NULL;
+  bool sum_inline = s->kind == ST_SUM && lower_plan_producer(u, s->a.decl);
+  if (owner) {
+    buf_line(b, "if (!p->fused_k%d) {  /* else done by kernel %d */", owner->kernel, owner->kernel);
+    b->indent += 2;
+  }
+  if (op->seg_inline) {
+    buf_line(b, "p->inl_%s = p->fused_k%d;", s->a.decl->name,
+             lower_plan_producer(u, s->a.decl)->kernel);
+    buf_line(b, "if (!p->inl_%s) {  /* else the offsets came from kernel %d */", s->a.decl->name,
+             lower_plan_producer(u, s->a.decl)->kernel);
+    b->indent += 2;
+  } else if (s->kind == ST_SEGMENTS && lower_plan_producer(u, s->a.decl)) {
+    buf_line(b, "p->inl_%s = 0;", s->a.decl->name);
+  }
+  if (sum_inline) inline_sum(u, b, s);
+  if (owner || op->seg_inline || sum_inline) b->indent += sum_inline ? 2 : 0;
   line_dir(u, b, s->loc);
   switch (s->kind) {
   case ST_MAP:
@@ -753,6 +921,10 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op) {
   default: cnp_ice("step statement kind %d", (int)s->kind);
   }
   line_back(u, b);
+  for (int n = (owner != NULL) + op->seg_inline + sum_inline; n > 0; n--) {
+    b->indent -= 2;
+    buf_line(b, "}");
+  }
 }
 
 static void gen_step_body(GenUnit *u, Buf *b) {
@@ -804,6 +976,23 @@ static void gen_struct(GenUnit *u, Buf *b) {
     default: break;
     }
   }
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      if (!op->fused_sort) continue;
+      buf_line(b, "int fused_k%d;  /* last step: kernel %d did compact + sort itself */", op->kernel,
+               op->kernel);
+      buf_line(b, "int64_t *hist_k%d;  /* per-thread key counts of kernel %d */", op->kernel,
+               op->kernel);
+      for (int k = 0; k < op->mask_of->list.n; k++)
+        buf_line(b, "cnp_array g%d_%s;  /* double buffer of %s */", op->kernel,
+                 op->mask_of->list.v[k].decl->name, op->mask_of->list.v[k].decl->name);
+      buf_line(b, "int64_t *off_%s;  /* segment offsets of plan %s from kernel %d */",
+               op->fused_plan->name, op->fused_plan->name, op->kernel);
+      buf_line(b, "int inl_%s;  /* plan %s was built from those offsets */", op->fused_plan->name,
+               op->fused_plan->name);
+    }
+  buf_line(b, "int nthreads;                  /* host threads of the fused kernels */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
   buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
   b->indent = 0;
@@ -923,6 +1112,33 @@ static void gen_setup_body(GenUnit *u, Buf *b) {
     default: break;
     }
   }
+  buf_line(b, "p->nthreads = CNP_G_MAXT();");
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      if (!op->fused_sort) continue;
+      Decl *plan = op->fused_plan;
+      buf_line(b, "if (B == CNP_BACKEND_HOST) {  /* kernel %d: compact + sort on the host */",
+               op->kernel);
+      b->indent += 2;
+      const char *R = setup_str(u, plan->value, "p->");
+      buf_line(b, "p->hist_k%d = (int64_t *)calloc((size_t)p->nthreads * (size_t)%s, sizeof(int64_t));",
+               op->kernel, R);
+      buf_line(b, "p->off_%s = (int64_t *)calloc((size_t)%s + 1, sizeof(int64_t));", plan->name, R);
+      buf_line(b, "if (!p->hist_k%d || !p->off_%s) {", op->kernel, plan->name);
+      buf_line(b, "  st = CNP_ENOMEM;");
+      buf_line(b, "  where = \"%s_setup: counting sort of kernel %d\";", u->name, op->kernel);
+      buf_line(b, "  goto fail;");
+      buf_line(b, "}");
+      for (int k = 0; k < op->mask_of->list.n; k++) {
+        Decl *f = op->mask_of->list.v[k].decl;
+        setup_try(b, f, arena_printf(a, "cnp_array_alloc_on(&p->g%d_%s, B, p->device, %s, %d, "
+                                     "p->f_%s.shape, CNP_ORDER_C, 0)", op->kernel, f->name,
+                                     gen_cnp_dtype(f->dtype), f->shape.rank, f->name));
+      }
+      b->indent -= 2;
+      buf_line(b, "}");
+    }
   b->indent = 0;
 }
 
@@ -939,6 +1155,16 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
     default: break;
     }
   }
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      if (!op->fused_sort) continue;
+      buf_line(b, "free(p->hist_k%d);", op->kernel);
+      buf_line(b, "free(p->off_%s);", op->fused_plan->name);
+      for (int k = 0; k < op->mask_of->list.n; k++)
+        buf_line(b, "if (p->g%d_%s.data) cnp_array_free(&p->g%d_%s);", op->kernel,
+                 op->mask_of->list.v[k].decl->name, op->kernel, op->mask_of->list.v[k].decl->name);
+    }
   buf_line(b, "if (p->bad.data) cnp_array_free(&p->bad);");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
   b->indent = 0;

@@ -116,6 +116,62 @@ static void lower_step(GenUnit *u, GenStep *gs) {
   }
 }
 
+static bool in_list(RefList *l, Decl *d) {
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i].decl == d) return true;
+  return false;
+}
+
+/*
+** Host fast path: "map ...; compact M (L); sort K (L - K);" where the kernel writes M and
+** K, a plan `segments(K, R)` bounds K, and the kernel does not gather or scatter any array
+** of L. The kernel then counts live keys per thread while it runs, and one scatter pass
+** moves each live row straight to its sorted place (compaction and counting sort in one,
+** into double buffers); the plan's offsets fall out of the counts. Keys outside [0, R)
+** make the generated code fall back to the runtime's compact and sort.
+*/
+static void find_fast_path(GenUnit *u, GenStep *gs) {
+  for (int o = 0; o + 2 < gs->n_ops; o++) {
+    GenOp *op = &gs->ops[o];
+    Stmt *c = gs->ops[o + 1].stmt, *srt = gs->ops[o + 2].stmt;
+    if (op->kind != GOP_MAP || op->mask_of != c || srt->kind != ST_SORT) continue;
+    Decl *key = srt->a.decl, *dim = op->stmt->over.decl, *plan = NULL;
+    if (dim->kind != DECL_DIM || (key->dtype != DT_I64 && key->dtype != DT_I32)) continue;
+    for (Decl *d = u->cc->decls; d; d = d->next)
+      if (d->kind == DECL_PLAN && d->target.decl == key) plan = d;
+    if (!plan || lower_plan_producer(u, plan)) continue;
+    bool ok = in_list(&c->list, key) && c->list.n == srt->list.n + 1;
+    for (int i = 0; ok && i < srt->list.n; i++) ok = in_list(&c->list, srt->list.v[i].decl);
+    bool writes_key = false;
+    for (int i = 0; ok && i < c->list.n; i++) {
+      Decl *f = c->list.v[i].decl, *fd;
+      bool w = false, g = false;
+      ok = gen_decl_is_dim_extent(f, &fd) && fd == dim;
+      for (int m = 0; ok && m < op->n_maps; m++) {
+        gen_stmts_touch(op->maps[m]->body, f, &w, &g);
+        ok = !g;
+        if (f == key && w) writes_key = true;
+      }
+    }
+    if (!ok || !writes_key) continue;
+    op->fused_sort = srt;
+    op->fused_plan = plan;
+    if (o + 3 < gs->n_ops && gs->ops[o + 3].stmt->kind == ST_SEGMENTS &&
+        gs->ops[o + 3].stmt->a.decl == plan && gs->ops[o + 3].stmt->b.decl == key)
+      gs->ops[o + 3].seg_inline = true;
+    explain(u, srt->loc, "sort %s: compaction and counting sort done by kernel k%d and one "
+            "scatter pass on the host (keys bounded by plan %s)", key->name, op->kernel,
+            plan->name);
+  }
+}
+
+GenOp *lower_plan_producer(GenUnit *u, Decl *plan) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++)
+      if (u->steps[i].ops[o].fused_plan == plan) return &u->steps[i].ops[o];
+  return NULL;
+}
+
 int lower_unit(GenUnit *u) {
   Cnp *cc = u->cc;
   bool ok = check_decls(u);
@@ -132,6 +188,7 @@ int lower_unit(GenUnit *u) {
       GenStep *gs = &u->steps[u->n_steps++];
       gs->decl = d;
       lower_step(u, gs);
+      find_fast_path(u, gs);
     }
   return 0;
 }

@@ -1,0 +1,204 @@
+/*
+** pic_demo.c -- drives the pipeline cnpc generates from pic.cnp: a 1D two-stream plasma
+** in a box with absorbing walls. Each step the host solves for E from the charge snapshot
+** (the pipeline's `out` staging), uploads E, and enqueues pic_step().
+**
+**   pic_demo [--particles N] [--cells C] [--steps S] [--dt DT] [--backend host|cuda]
+**            [--out DIR]
+**
+** Prints a progress line, the time per step, transfer counts per step and a charge
+** conservation check; writes DIR/phase.png (phase space x-v at the end) and
+** DIR/density.png (charge per cell over time: one row per step).
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "pic.h"
+#include "png.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 0x853c49e6748fea9bULL;
+static double urand(void)
+{
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return (double)((rng * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Heat-map colour of t in [0, 1]. */
+static void colour(double t, uint8_t *px)
+{
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  px[0] = (uint8_t)(255 * fmin(1.0, 3 * t));
+  px[1] = (uint8_t)(255 * fmin(1.0, fmax(0.0, 3 * t - 1)));
+  px[2] = (uint8_t)(255 * fmin(1.0, fmax(0.0, 3 * t - 2)) * 0.8 + 40 * (1 - t));
+}
+
+static int die(const char *what, int st, pic *p)
+{
+  fprintf(stderr, "pic_demo: %s: %s (%s)\n", what, cnp_status_name((cnp_status)st),
+          p ? pic_error(p) : cnp_last_error());
+  return 1;
+}
+
+int main(int argc, char **argv)
+{
+  int64_t n = 1000000, nc = 256;
+  int steps = 300;
+  double dt = 0.01, v0 = 0.1;
+  const char *out = "out";
+  cnp_backend want = CNP_BACKEND_HOST;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--particles")) n = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--cells")) nc = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--steps")) steps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--dt")) dt = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+    else if (!strcmp(argv[i], "--backend"))
+      want = strcmp(argv[i + 1], "cuda") == 0 ? CNP_BACKEND_CUDA : CNP_BACKEND_HOST;
+    else {
+      fprintf(stderr, "usage: %s [--particles N] [--cells C] [--steps S] [--dt DT] "
+                      "[--backend host|cuda] [--out DIR]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (n <= 0 || nc <= 0 || steps <= 0) {
+    fprintf(stderr, "pic_demo: particles, cells and steps must be > 0\n");
+    return 2;
+  }
+
+  pic_config cfg = PIC_CONFIG_INIT;
+  cfg.backend = want;
+  cfg.strict = 0;                                  /* fall back to host without a GPU */
+  cfg.N = n;
+  cfg.n_cells = nc;
+  cfg.qm = -1.0;
+  pic *p = NULL;
+  char err[512];
+  int st = pic_setup(&p, &cfg, err, sizeof err);
+  if (st != CNP_OK) {
+    fprintf(stderr, "pic_demo: setup: %s\n", err);
+    return 1;
+  }
+  cnp_backend be = pic_backend(p);
+  printf("pic_demo: %lld particles, %lld cells, %d steps, backend %s%s\n", (long long)n,
+         (long long)nc, steps, cnp_backend_name(be),
+         want == CNP_BACKEND_CUDA && be != want ? " (CUDA unavailable: fell back)" : "");
+
+  /* Initial state, written on the host and copied into the pipeline's fields. */
+  const double w0 = 1.0 / (double)n;
+  double *hx = malloc(sizeof(double) * (size_t)n), *hv = calloc((size_t)(3 * n), sizeof(double));
+  double *hw = malloc(sizeof(double) * (size_t)n), *E = calloc((size_t)nc, sizeof(double));
+  double *hist = calloc((size_t)steps * (size_t)nc, sizeof(double));
+  if (!hx || !hv || !hw || !E || !hist) return die("out of memory", CNP_ENOMEM, NULL);
+  for (int64_t i = 0; i < n; i++) {
+    double x = urand();
+    hx[i] = fmod(x + 0.01 * sin(2 * 3.14159265358979323846 * 3 * x) + 1.0, 1.0);
+    hv[i] = ((i & 1) ? v0 : -v0) + 0.01 * (urand() - 0.5);          /* v[0, i] */
+    hv[n + i] = 0.02 * (urand() - 0.5);
+    hv[2 * n + i] = 0.02 * (urand() - 0.5);
+    hw[i] = w0;
+  }
+  cnp_array hxa, hva, hwa, Ea;
+  const int64_t s1[1] = {n}, s3[2] = {3, n}, sc[1] = {nc};
+  cnp_array_wrap(&hxa, hx, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, s1, NULL);
+  cnp_array_wrap(&hva, hv, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 2, s3, NULL);
+  cnp_array_wrap(&hwa, hw, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, s1, NULL);
+  cnp_array_wrap(&Ea, E, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, sc, NULL);
+  cnp_array fx = pic_field(p, "x"), fv = pic_field(p, "v"), fw = pic_field(p, "w");
+  if ((st = cnp_array_copy(&fx, &hxa, NULL)) || (st = cnp_array_copy(&fv, &hva, NULL)) ||
+      (st = cnp_array_copy(&fw, &hwa, NULL)))
+    return die("initial upload", st, p);
+
+  cnp_transfer_scope scope;
+  cnp_transfer_counts tc;
+  cnp_transfers_begin(&scope);
+  double t0 = now_s(), t_step = 0.0, worst = 0.0;
+  for (int s = 0; s < steps; s++) {
+    cnp_array fE = pic_field(p, "E");
+    if ((st = cnp_array_copy(&fE, &Ea, NULL)) != CNP_OK) return die("upload E", st, p);
+    double a = now_s();
+    if ((st = pic_step(p, dt)) != CNP_OK) return die("step", st, p);
+    if ((st = pic_sync(p)) != CNP_OK) return die("sync", st, p);
+    t_step += now_s() - a;
+    cnp_array rho;                                 /* host copy of rho (staging slot) */
+    if ((st = pic_snapshot(p, "out", &rho)) != CNP_OK) return die("snapshot", st, p);
+    const double *r = (const double *)rho.data;
+    double total = 0.0, mean, acc = 0.0;
+    for (int64_t k = 0; k < nc; k++) total += r[k];
+    int64_t live = pic_extent(p, "N");
+    double rel = fabs(total - (double)live * w0) / ((double)n * w0);
+    if (rel > worst) worst = rel;
+    mean = total / (double)nc;
+    for (int64_t k = 0; k < nc; k++) {             /* Gauss: dE/dx = rho - mean, E(0) = 0 */
+      acc += (r[k] - mean);
+      E[k] = -4.0 * acc;
+      hist[(size_t)s * (size_t)nc + (size_t)k] = r[k] / (w0 * (double)n / (double)nc);
+    }
+    if (s % 10 == 0 || s == steps - 1)
+      fprintf(stderr, "\rstep %4d/%d  live %9lld  %7.2f ms/step", s + 1, steps, (long long)live,
+              1e3 * t_step / (s + 1));
+  }
+  double wall = now_s() - t0;
+  cnp_transfers_end(&scope, &tc);
+  fprintf(stderr, "\n");
+  pic_stats ps;
+  pic_stats_get(p, &ps);
+  int64_t live = pic_extent(p, "N");
+  printf("time per step: %.3f ms (pipeline step + sync), %.3f ms with the host solver\n",
+         1e3 * t_step / steps, 1e3 * wall / steps);
+  printf("per step: %llu launches, %llu host syncs\n", (unsigned long long)ps.launches,
+         (unsigned long long)ps.host_syncs);
+  printf("transfers per step: h2d %.0f B (%.1f calls), d2h %.0f B (%.1f calls), "
+         "device-local %.0f B (%.1f calls)\n",
+         (double)tc.h2d_bytes / steps, (double)tc.h2d_calls / steps, (double)tc.d2h_bytes / steps,
+         (double)tc.d2h_calls / steps, (double)tc.d2d_bytes / steps, (double)tc.d2d_calls / steps);
+  printf("charge conservation: sum(rho) = live * w at every step, worst relative error %.2e "
+         "(%s); %lld particles absorbed by the walls\n", worst, worst < 1e-9 ? "ok" : "FAILED",
+         (long long)(n - live));
+
+  /* Pictures: density over time, and phase space (x, v0) at the end. */
+  char path[1024];
+  int W = 512, H = steps;
+  uint8_t *img = calloc((size_t)W * (size_t)(H > 256 ? H : 256) * 3, 1);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      colour(0.5 * hist[(size_t)y * (size_t)nc + (size_t)((int64_t)x * nc / W)], img + 3 * ((size_t)y * W + x));
+  snprintf(path, sizeof path, "%s/density.png", out);
+  int png_rc = png_write(path, W, H, img);
+  cnp_array lx, lv;
+  cnp_array_wrap(&lx, hx, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, (int64_t[1]){live}, NULL);
+  cnp_array_wrap(&lv, hv, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, (int64_t[1]){live}, NULL);
+  cnp_array fx1 = pic_field(p, "x"), fv1 = pic_field(p, "v"), fv0;
+  cnp_array_slice(&fv0, &fv1, 0, 0, 1);
+  fv0.ndim = 1;
+  fv0.shape[0] = fv1.shape[1];
+  fv0.strides[0] = fv1.strides[1];
+  if (live > 0 && ((st = cnp_array_copy(&lx, &fx1, NULL)) || (st = cnp_array_copy(&lv, &fv0, NULL))))
+    return die("download", st, p);
+  H = 256;
+  double *cnt = calloc((size_t)W * (size_t)H, sizeof(double)), cmax = 1;
+  for (int64_t i = 0; i < live; i++) {
+    int x = (int)(hx[i] * W), y = (int)((0.5 - hv[i] / (4 * v0)) * H);
+    if (x >= 0 && x < W && y >= 0 && y < H && ++cnt[(size_t)y * W + x] > cmax) cmax = cnt[(size_t)y * W + x];
+  }
+  for (int i = 0; i < W * H; i++) colour(log1p(cnt[i]) / log1p(cmax), img + 3 * i);
+  snprintf(path, sizeof path, "%s/phase.png", out);
+  png_rc |= png_write(path, W, H, img);
+  printf("wrote %s/density.png and %s/phase.png%s\n", out, out, png_rc ? " (FAILED)" : "");
+  pic_teardown(p);
+  free(hx); free(hv); free(hw); free(E); free(hist); free(img); free(cnt);
+  return worst < 1e-9 && png_rc == 0 ? 0 : 1;
+}
