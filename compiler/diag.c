@@ -28,7 +28,8 @@ static void show_source(Cnp *cc, Loc loc) {
   while (q < end && *q != '\n') q++;
   if (q > p && q[-1] == '\r') q--;
   FILE *o = cc->diag_out;
-  fwrite(p, 1, (size_t)(q - p), o);
+  for (const char *c = p; c < q; c++)   /* control bytes would garble the terminal */
+    fputc((unsigned char)*c < 0x20 && *c != '\t' ? '?' : *c == 0x7f ? '?' : *c, o);
   fputc('\n', o);
   int width = (int)(q - p);
   int col = loc.col < 1 ? 1 : loc.col;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 static void parse_syntax_error(void *parser, int major, Token tok, Cnp *cc);
+static Stmt *parse_recovered(void *parser);
 }
 
 %token_destructor { (void)cc; (void)yypminor; }
@@ -89,7 +90,7 @@ item ::= STEP(K) ON IDENT(S) after_opt(A) LBRACE stmts(B) RBRACE.
                                                             { ast_step(cc, K, NULL, S, A, B); }
 item ::= exchange_stmt(S).                                  { ast_host_step(cc, S); }
 item ::= migrate_stmt(S).                                   { ast_host_step(cc, S); }
-item ::= error SEMI.
+item ::= error SEMI.                                        { parse_recovered(yypParser); }
 
 after_opt(A) ::= .                                          { A = ast_refs(cc, (RefVec){0}, (Token){0}); }
 after_opt(A) ::= AFTER names(L).                            { A = L; }
@@ -113,7 +114,7 @@ stmt(A) ::= exchange_stmt(S).                               { A = S; }
 stmt(A) ::= migrate_stmt(S).                                { A = S; }
 stmt(A) ::= IDENT(N) LP args(L) RP SEMI.                    { A = ast_kcall(cc, N, L, NULL); }
 stmt(A) ::= IDENT(N) LP args(L) RP OVER expr(E) SEMI.       { A = ast_kcall(cc, N, L, E); }
-stmt(A) ::= error SEMI.                                     { A = NULL; }
+stmt(A) ::= error SEMI.                                     { A = parse_recovered(yypParser); }
 exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) LP IDENT(F) RP WITH expr(D) SEMI.
                                                             { A = ast_exchange(cc, K, H, F, D, NULL); }
 exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) LP IDENT(F) RP WITH expr(D) FROM expr(S) SEMI.
@@ -130,7 +131,7 @@ mstmt(A) ::= LET(K) IDENT(N) COLON TYPE(T) ASSIGN expr(E) SEMI. { A = ast_let(cc
 mstmt(A) ::= lvalue(T) ASSIGN expr(E) SEMI.                 { A = ast_assign(cc, ST_ASSIGN, T, E); }
 mstmt(A) ::= lvalue(T) PLUSEQ expr(E) SEMI.                 { A = ast_assign(cc, ST_ADD, T, E); }
 mstmt(A) ::= ifstmt(S).                                     { A = S; }
-mstmt(A) ::= error SEMI.                                    { A = NULL; }
+mstmt(A) ::= error SEMI.                                    { A = parse_recovered(yypParser); }
 ifstmt(A) ::= IF(K) expr(C) LBRACE mstmts(B) RBRACE else_opt(E). { A = ast_if(cc, K, C, B, E); }
 else_opt(A) ::= .                                           { A = NULL; }
 else_opt(A) ::= ELSE LBRACE mstmts(B) RBRACE.               { A = ast_block_stmt(B); }
@@ -167,6 +168,15 @@ exprs(A) ::= expr(E).                                       { A = ast_exprs(cc, 
 exprs(A) ::= exprs(L) COMMA expr(E).                        { A = ast_exprs(cc, L, E); }
 
 %code {
+/*
+** Resynchronized at a ';' after a syntax error: report the next error right away (Lemon
+** would otherwise stay silent until three more tokens were shifted).
+*/
+static Stmt *parse_recovered(void *parser) {
+  ((yyParser *)parser)->yyerrcnt = -1;
+  return NULL;
+}
+
 /*
 ** Report a syntax error at `tok`: list the tokens the current state can shift when
 ** there are few of them (or ';' when it is one of them), otherwise "unexpected X".

@@ -1363,6 +1363,15 @@ static void check_hazards(Sema *S) {
     }
     }
   }
+  /* an event nobody waits for orders nothing: probably a missing `after` */
+  bool *any_wait = calloc((size_t)n_ev + 1, sizeof *any_wait);
+  if (!any_wait) cnp_ice("out of memory");
+  for (int i = 0; i < S->n_ops; i++)
+    if (S->ops[i].kind == HZ_WAIT) any_wait[S->ops[i].obj->index] = true;
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_EVENT && any_rec[d->index] && !any_wait[d->index])
+      diag_warning(cc, first_rec[d->index], "event '%s' is recorded but nothing waits for it", d->name);
+  free(any_wait);
   free(clock); free(evclk); free(ev_rec); free(ev_waited); free(ev_loc);
   free(lw); free(lr); free(reported); free(first_rec); free(any_rec);
 }

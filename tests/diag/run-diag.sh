@@ -3,7 +3,7 @@
 # expectations at the end of the file:
 #   # expect: LINE:COL: error: MESSAGE     -> FILE:LINE:COL: error: MESSAGE
 #   #|TEXT                                 -> TEXT (source and caret lines, verbatim)
-# Exit status must be 1. With CNP_UPDATE_DIAG=1 the expectation block is rewritten from
+# A line '# flags: ...' adds cnpc options. Exit status must be 1. With CNP_UPDATE_DIAG=1 the expectation block is rewritten from
 # the actual output (review the diff before committing).
 #   usage: run-diag.sh CNPC FILE.cnp
 set -u
@@ -11,7 +11,9 @@ cnpc=$1
 dir=$(dirname "$2")
 name=$(basename "$2")
 cd "$dir" || exit 2
-actual=$("$cnpc" --check "$name" 2>&1 >/dev/null)
+flags=$(sed -n 's/^# flags: //p' "$name")
+# shellcheck disable=SC2086
+actual=$("$cnpc" --check $flags "$name" 2>&1 >/dev/null)
 rc=$?
 if [ "${CNP_UPDATE_DIAG:-}" = 1 ]; then
   body=$(grep -v -e '^# expect: ' -e '^#|' "$name")
