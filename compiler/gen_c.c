@@ -537,6 +537,19 @@ static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   buf_puts(b, "\n");
 }
 
+/* Number of components of a field: a literal when its leading extents are constants (so
+** the C compiler unrolls component loops), else computed from the array. */
+static const char *ncomp_str(GenUnit *u, Decl *f) {
+  int64_t n = 1;
+  for (int d = 0; d + 1 < f->shape.rank; d++) {
+    Expr *e = f->shape.ext[d];
+    if (e->kind == EX_INT) n *= e->ival;
+    else if (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_CONST) n *= e->ref.decl->ival;
+    else return arena_printf(&u->cc->arena, "cnp_g_ncomp(&p->f_%s)", f->name);
+  }
+  return arena_printf(&u->cc->arena, "%" PRId64, n);
+}
+
 /* The host kernel of the compact + sort fast path (lower.c, find_fast_path): one parallel
 ** region; each thread runs the maps over its chunk and counts live keys, one thread turns
 ** the counts into offsets, each thread scatters its live rows to their sorted places in
@@ -563,6 +576,7 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   buf_line(b, "int64_t live = 0;");
   for (int i = 0; i < c->list.n; i++) {
     Decl *f = c->list.v[i].decl;
+    if (f->shape.rank > 1) buf_line(b, "const int64_t nc_%s = %s;", f->name, ncomp_str(u, f));
     buf_line(b, "const %s *const src_%s = (const %s *)p->f_%s.data;", gen_ctype(f->dtype), f->name,
              gen_ctype(f->dtype), f->name);
     buf_line(b, "%s *const dst_%s = (%s *)p->g%d_%s.data;", gen_ctype(f->dtype), f->name,
@@ -621,7 +635,7 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
     if (f->shape.rank == 1) {
       buf_line(b, "    dst_%s[j] = src_%s[cnp_i];", f->name, f->name);
     } else {
-      buf_line(b, "    for (int64_t c = 0; c < cnp_g_ncomp(&p->f_%s); c++)", f->name);
+      buf_line(b, "    for (int64_t c = 0; c < nc_%s; c++)", f->name);
       buf_line(b, "      dst_%s[c * cap + j] = src_%s[c * cap + cnp_i];", f->name, f->name);
     }
   }
