@@ -239,15 +239,13 @@ cnp_status cnp_array_alloc_on(cnp_array *out, cnp_backend b, int device, cnp_dty
   reg_node *node = cnp__malloc(sizeof *node);
   if (!node) return cnp__fail(CNP_ENOMEM, op, "cannot allocate the registry entry");
   void *p = NULL;
-  if (pinned) st = cnp__backend_cuda()->host_alloc(&p, bytes, true);
-  else st = be->mem_alloc(&p, bytes, device, 0);
-  if (st == CNP_OK) st = be->memset_async(p, 0, bytes, NULL);
-  if (st == CNP_OK) st = be->stream_sync(NULL);
+  if (pinned) {
+    st = cnp__backend_cuda()->host_alloc(&p, bytes, true);
+    if (st == CNP_OK) memset(p, 0, bytes);
+  } else {
+    st = be->mem_alloc(&p, bytes, device, CNP__MEM_ZERO);
+  }
   if (st != CNP_OK) {
-    if (p) {
-      if (pinned) cnp__backend_cuda()->host_free(p, true);
-      else be->mem_free(p, device, 0);
-    }
     cnp__free(node);
     if (st == CNP_ENOMEM)
       return cnp__fail(CNP_ENOMEM, op, "cannot allocate %zu bytes on %s:%d", bytes, be->name,

@@ -63,6 +63,42 @@ extern "C" int cnp__cuda_probe(const char **reason)
   return probe_ok;
 }
 
+/* ---- device scoping ----------------------------------------------------------------------
+** Calls that create or free per-device objects make `device` current for the call and
+** restore the thread's previous device afterwards. */
+
+typedef struct dev_scope {
+  int prev;
+  bool switched;
+} dev_scope;
+
+static cnp_status dev_enter(dev_scope *sc, int device, const char *op)
+{
+  sc->switched = false;
+  CU_CHECK(op, cudaGetDevice(&sc->prev));
+  if (sc->prev != device) {
+    CU_CHECK(op, cudaSetDevice(device));
+    sc->switched = true;
+  }
+  return CNP_OK;
+}
+
+static void dev_leave(const dev_scope *sc)
+{
+  if (sc->switched) (void)cudaSetDevice(sc->prev);
+}
+
+/* Run `call` with `device` current; on error, restore and fail. */
+#define CU_ON_DEVICE(op, device, call)                                                  \
+  do {                                                                                  \
+    dev_scope sc_;                                                                      \
+    cnp_status st_ = dev_enter(&sc_, (device), (op));                                   \
+    if (st_ != CNP_OK) return st_;                                                      \
+    cudaError_t e_ = (call);                                                            \
+    dev_leave(&sc_);                                                                    \
+    if (e_ != cudaSuccess) return cu_fail(e_, (op), #call);                             \
+  } while (0)
+
 /* ---- memory -------------------------------------------------------------------------- */
 
 static cudaMemcpyKind kind_of(cnp_backend dst, cnp_backend src)
@@ -72,23 +108,33 @@ static cudaMemcpyKind kind_of(cnp_backend dst, cnp_backend src)
   return src == CNP_BACKEND_CUDA ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
 }
 
+/* cudaMalloc then, with CNP__MEM_ZERO, a synchronous cudaMemset on the same device. */
+static cudaError_t malloc_zeroed(void **p, size_t bytes, bool zero)
+{
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+  if (e != cudaSuccess || !zero) return e;
+  e = cudaMemset(*p, 0, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    (void)cudaFree(*p);
+    *p = NULL;
+  }
+  return e;
+}
+
 static cnp_status c_mem_alloc(void **p, size_t bytes, int device, uint32_t flags)
 {
-  (void)flags;
   static const char op[] = "cuda_mem_alloc";
   if (cnp__alloc_should_fail())
     return cnp__fail(CNP_ENOMEM, op, "cudaMalloc of %zu bytes failed (fault injection)", bytes);
-  CU_CHECK(op, cudaSetDevice(device));
-  CU_CHECK(op, cudaMalloc(p, bytes ? bytes : 1));
+  *p = NULL;
+  CU_ON_DEVICE(op, device, malloc_zeroed(p, bytes, (flags & CNP__MEM_ZERO) != 0));
   return CNP_OK;
 }
 
 static cnp_status c_mem_free(void *p, int device, uint32_t flags)
 {
   (void)flags;
-  static const char op[] = "cuda_mem_free";
-  CU_CHECK(op, cudaSetDevice(device));
-  CU_CHECK(op, cudaFree(p));
+  CU_ON_DEVICE("cuda_mem_free", device, cudaFree(p));
   return CNP_OK;
 }
 
@@ -158,8 +204,7 @@ static cnp_status c_stream_create(void **native, int device)
 {
   static const char op[] = "cnp_stream_create";
   cudaStream_t s = NULL;
-  CU_CHECK(op, cudaSetDevice(device));
-  CU_CHECK(op, cudaStreamCreate(&s));
+  CU_ON_DEVICE(op, device, cudaStreamCreate(&s));
   *native = (void *)s;
   return CNP_OK;
 }
@@ -201,8 +246,7 @@ static cnp_status c_event_create(void **native, unsigned flags, int device)
   static const char op[] = "cnp_event_create";
   cudaEvent_t e = NULL;
   unsigned cf = (flags & CNP_EVENT_TIMING) ? cudaEventDefault : cudaEventDisableTiming;
-  CU_CHECK(op, cudaSetDevice(device));
-  CU_CHECK(op, cudaEventCreateWithFlags(&e, cf));
+  CU_ON_DEVICE(op, device, cudaEventCreateWithFlags(&e, cf));
   *native = (void *)e;
   return CNP_OK;
 }
@@ -247,8 +291,7 @@ static cnp_status c_event_elapsed(void *start, void *stop, float *ms)
 static cnp_status c_device_sync(int device)
 {
   static const char op[] = "cnp_device_synchronize";
-  CU_CHECK(op, cudaSetDevice(device));
-  CU_CHECK(op, cudaDeviceSynchronize());
+  CU_ON_DEVICE(op, device, cudaDeviceSynchronize());
   return CNP_OK;
 }
 

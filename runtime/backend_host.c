@@ -18,10 +18,9 @@ typedef struct host_event {
 
 static cnp_status h_mem_alloc(void **p, size_t bytes, int device, uint32_t flags)
 {
-  (void)flags;
   if (device != 0)
     return cnp__fail(CNP_EDEVICE, "host_mem_alloc", "host device must be 0, got %d", device);
-  *p = cnp__malloc(bytes);
+  *p = (flags & CNP__MEM_ZERO) ? cnp__calloc(1, bytes) : cnp__malloc(bytes);
   if (!*p) return cnp__fail(CNP_ENOMEM, "host_mem_alloc", "cannot allocate %zu bytes", bytes);
   return CNP_OK;
 }

@@ -175,6 +175,12 @@ Test(core_copy, rejections)
   cnp_stream *hs;
   ASSERT_OK(cnp_stream_create(&hs));
   EXPECT_ST(cnp_array_copy(&dev, &d, hs), CNP_EDEVICE, "a host stream cannot order work on cuda");
+  cnp_array dev1 = dev;
+  dev1.device = 1;
+  EXPECT_ST(cnp_array_copy(&dev1, &d, &fake), CNP_EDEVICE,
+            "stream is on device 0 but the array on device 1");
+  EXPECT_ST(cnp_array_fill_zero(&dev1, &fake), CNP_EDEVICE, "stream is on device 0");
+  EXPECT_ST(cnp_array_fill_zero(&d, hs), CNP_OK, "");
   cnp_stream_destroy(hs);
   cnp__handle_unregister(&fake);
   ASSERT_OK(cnp_array_free(&a));

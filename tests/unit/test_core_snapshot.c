@@ -165,6 +165,8 @@ Test(core_snapshot, binding_and_argument_rejections)
   EXPECT_ST(cnp_snapshot_destroy(NULL), CNP_EINVAL, "snapshot is NULL");
   cr_expect_eq(cnp_snapshot_slots(s), -1);
   cr_expect_eq(cnp_snapshot_slots(NULL), -1);
+  if (!cnp_cuda_available(NULL))
+    EXPECT_ST(cnp_snapshot_create(&s, &dev, 2), CNP_EUNAVAILABLE, "field is on cuda, which is unavailable");
   /* a freed template */
   cnp_array_free(&g);
   EXPECT_ST(cnp_snapshot_create(&s, &g, 2), CNP_ESTATE, "like has no storage");
