@@ -142,11 +142,14 @@ int main(int argc, char **argv)
     double rel = fabs(total - (double)live * w0) / ((double)n * w0);
     if (rel > worst) worst = rel;
     mean = total / (double)nc;
-    for (int64_t k = 0; k < nc; k++) {             /* Gauss: dE/dx = rho - mean, E(0) = 0 */
+    double emean = 0.0;
+    for (int64_t k = 0; k < nc; k++) {             /* Gauss: dE/dx = rho - mean */
       acc += (r[k] - mean);
       E[k] = -4.0 * acc;
+      emean += E[k] / (double)nc;
       hist[(size_t)s * (size_t)nc + (size_t)k] = r[k] / (w0 * (double)n / (double)nc);
     }
+    for (int64_t k = 0; k < nc; k++) E[k] -= emean; /* no net force on the plasma */
     if (s % 10 == 0 || s == steps - 1)
       fprintf(stderr, "\rstep %4d/%d  live %9lld  %7.2f ms/step", s + 1, steps, (long long)live,
               1e3 * t_step / (s + 1));

@@ -18,9 +18,16 @@
 #include <string.h>
 
 #ifdef _OPENMP
+#include <omp.h>
 #define CNP_G_OMP(x) _Pragma(x)
+#define CNP_G_TID() ((int64_t)omp_get_thread_num())
+#define CNP_G_NT() ((int64_t)omp_get_num_threads())
+#define CNP_G_MAXT() omp_get_max_threads()
 #else
 #define CNP_G_OMP(x)
+#define CNP_G_TID() ((int64_t)0)
+#define CNP_G_NT() ((int64_t)1)
+#define CNP_G_MAXT() 1
 #endif
 #ifdef __cplusplus
 #define CNP_G_RESTRICT __restrict__
@@ -121,6 +128,7 @@ struct fuse_h {
   cnp_array f_keep;  /* field keep : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
   cnp_array f_m;  /* field m : field m : i32[M]; */
   cnp_stream *s_s;
+  int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
@@ -172,7 +180,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 176 "input.c"
+#line 184 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -180,7 +188,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
-#line 184 "input.c"
+#line 192 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -225,7 +233,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 229 "input.c"
+#line 237 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -354,6 +362,7 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
     where = "input.cnp:10: stream s";
     goto fail;
   }
+  p->nthreads = CNP_G_MAXT();
   cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
@@ -381,13 +390,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 385 "input.c"
+#line 394 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 391 "input.c"
+#line 400 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -404,7 +413,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 408 "input.c"
+#line 417 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -22,9 +22,16 @@
 #include <string.h>
 
 #ifdef _OPENMP
+#include <omp.h>
 #define CNP_G_OMP(x) _Pragma(x)
+#define CNP_G_TID() ((int64_t)omp_get_thread_num())
+#define CNP_G_NT() ((int64_t)omp_get_num_threads())
+#define CNP_G_MAXT() omp_get_max_threads()
 #else
 #define CNP_G_OMP(x)
+#define CNP_G_TID() ((int64_t)0)
+#define CNP_G_NT() ((int64_t)1)
+#define CNP_G_MAXT() 1
 #endif
 #ifdef __cplusplus
 #define CNP_G_RESTRICT __restrict__
@@ -144,6 +151,7 @@ struct fuse_h {
   cnp_array f_keep;  /* field keep : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
   cnp_array f_m;  /* field m : field m : i32[M]; */
   cnp_stream *s_s;
+  int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
@@ -195,7 +203,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 199 "input.cu"
+#line 207 "input.cu"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -203,7 +211,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
-#line 207 "input.cu"
+#line 215 "input.cu"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -226,7 +234,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
     f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 230 "input.cu"
+#line 238 "input.cu"
   } /* map i */
   { /* input.cnp:16: map j in N */
     const int64_t l_j = cnp_i;
@@ -234,7 +242,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
     f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
-#line 238 "input.cu"
+#line 246 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -287,7 +295,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 291 "input.cu"
+#line 299 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -304,7 +312,7 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
     f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 308 "input.cu"
+#line 316 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -445,6 +453,7 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
     where = "input.cnp:10: stream s";
     goto fail;
   }
+  p->nthreads = CNP_G_MAXT();
   cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
@@ -472,13 +481,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 476 "input.cu"
+#line 485 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 482 "input.cu"
+#line 491 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -495,7 +504,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 499 "input.cu"
+#line 508 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

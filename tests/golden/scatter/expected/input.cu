@@ -22,9 +22,16 @@
 #include <string.h>
 
 #ifdef _OPENMP
+#include <omp.h>
 #define CNP_G_OMP(x) _Pragma(x)
+#define CNP_G_TID() ((int64_t)omp_get_thread_num())
+#define CNP_G_NT() ((int64_t)omp_get_num_threads())
+#define CNP_G_MAXT() omp_get_max_threads()
 #else
 #define CNP_G_OMP(x)
+#define CNP_G_TID() ((int64_t)0)
+#define CNP_G_NT() ((int64_t)1)
+#define CNP_G_MAXT() 1
 #endif
 #ifdef __cplusplus
 #define CNP_G_RESTRICT __restrict__
@@ -145,6 +152,7 @@ struct scatter_h {
   cnp_array f_force;  /* field force : field E : f64[n_cells]; field rho : f64[n_cells]; field force : f64[2, N]; */
   cnp_array f_hits;  /* field hits : field hits : i64[n_cells]; */
   cnp_stream *s_s;
+  int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
@@ -225,7 +233,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
       CNP_G_OMP("omp atomic")
       f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 229 "input.cu"
+#line 237 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -267,7 +275,7 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
     cnp_g_atomic_add(&f_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)], (double)f_q[l_i]);
 #line 21 "input.cnp"
     cnp_g_atomic_add(&f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)], (int64_t)1);
-#line 271 "input.cu"
+#line 279 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -451,6 +459,7 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
     where = "input.cnp:8: stream s";
     goto fail;
   }
+  p->nthreads = CNP_G_MAXT();
   cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
@@ -477,7 +486,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
   CNP_G_TRY(scatter_k0(p, S),
             "input.cnp:10: map i in N");
-#line 481 "input.cu"
+#line 490 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

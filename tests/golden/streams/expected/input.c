@@ -18,9 +18,16 @@
 #include <string.h>
 
 #ifdef _OPENMP
+#include <omp.h>
 #define CNP_G_OMP(x) _Pragma(x)
+#define CNP_G_TID() ((int64_t)omp_get_thread_num())
+#define CNP_G_NT() ((int64_t)omp_get_num_threads())
+#define CNP_G_MAXT() omp_get_max_threads()
 #else
 #define CNP_G_OMP(x)
+#define CNP_G_TID() ((int64_t)0)
+#define CNP_G_NT() ((int64_t)1)
+#define CNP_G_MAXT() 1
 #endif
 #ifdef __cplusplus
 #define CNP_G_RESTRICT __restrict__
@@ -127,6 +134,7 @@ struct streams_h {
   cnp_snapshot_handle h_snap;  /* latest copy */
   int has_snap;
   cnp_segment_plan *plan_p;
+  int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
@@ -298,6 +306,7 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
     where = "input.cnp:11: plan p";
     goto fail;
   }
+  p->nthreads = CNP_G_MAXT();
   cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
@@ -332,7 +341,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 336 "input.c"
+#line 345 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -343,7 +352,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 347 "input.c"
+#line 356 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -353,7 +362,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 357 "input.c"
+#line 366 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -369,7 +378,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 373 "input.c"
+#line 382 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -385,27 +394,27 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 389 "input.c"
+#line 398 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 395 "input.c"
+#line 404 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 402 "input.c"
+#line 411 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 409 "input.c"
+#line 418 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -22,9 +22,16 @@
 #include <string.h>
 
 #ifdef _OPENMP
+#include <omp.h>
 #define CNP_G_OMP(x) _Pragma(x)
+#define CNP_G_TID() ((int64_t)omp_get_thread_num())
+#define CNP_G_NT() ((int64_t)omp_get_num_threads())
+#define CNP_G_MAXT() omp_get_max_threads()
 #else
 #define CNP_G_OMP(x)
+#define CNP_G_TID() ((int64_t)0)
+#define CNP_G_NT() ((int64_t)1)
+#define CNP_G_MAXT() 1
 #endif
 #ifdef __cplusplus
 #define CNP_G_RESTRICT __restrict__
@@ -150,6 +157,7 @@ struct streams_h {
   cnp_snapshot_handle h_snap;  /* latest copy */
   int has_snap;
   cnp_segment_plan *plan_p;
+  int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
@@ -325,6 +333,7 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
     where = "input.cnp:11: plan p";
     goto fail;
   }
+  p->nthreads = CNP_G_MAXT();
   cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
@@ -359,7 +368,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 363 "input.cu"
+#line 372 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -370,7 +379,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 374 "input.cu"
+#line 383 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -380,7 +389,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 384 "input.cu"
+#line 393 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -396,7 +405,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 400 "input.cu"
+#line 409 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -412,27 +421,27 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 416 "input.cu"
+#line 425 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 422 "input.cu"
+#line 431 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 429 "input.cu"
+#line 438 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 436 "input.cu"
+#line 445 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
