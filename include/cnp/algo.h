@@ -42,8 +42,8 @@ extern "C" {
 **   row_bytes  largest row size in bytes of any value or compacted array (k * itemsize for
 **              an (N, k) array; itemsize for component-major). 0 means 16. Bigger rows still
 **              work, a component at a time.
-** The workspace binds to (backend, device). Host: about capacity * (16 + row_bytes) bytes
-** plus the histograms.
+** The workspace binds to (backend, device). Host: about capacity * (32 + row_bytes) bytes
+** plus the histograms (max(key_limit, 65536) int64 per thread).
 */
 typedef struct cnp_workspace cnp_workspace;
 
@@ -115,7 +115,8 @@ cnp_status cnp_segment_boundaries(const cnp_array *sorted_keys, cnp_array *uniqu
 **   build   snapshots and validates keys (int32 or int64 [N], 1-D contiguous, N <=
 **           capacity, need not be sorted): rows with a negative key are dropped, a key >=
 **           n_segments is CNP_ERANGE (message: index and value; the plan is then unbuilt).
-**           Sorted keys make sum a sequential pass; unsorted ones a gather.
+**           Sorted keys with none dropped make sum one sequential pass over values; else
+**           each host thread scans the key snapshot for the segments it owns.
 **   sum     values: [N, k...] (N = rows at build; trailing component dims, C-contiguous).
 **           Overwrites out: [n_segments, k...] C-contiguous, reducing all components in one
 **           pass. Output dtype: float32/float64/complex64/complex128 as the input; bool and

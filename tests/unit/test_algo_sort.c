@@ -228,6 +228,13 @@ Test(algo_sort, key_limit_violation_leaves_data)
     expect_msg(KEY_TYPES[t] == CNP_UINT64 ? "keys[60001] = 100 outside [0, key_limit 100)"
                                           : "keys[60001] = -3 outside [0, key_limit 100)");
     cr_expect(memcmp(before, keys.data, span_bytes(&keys)) == 0);
+    /* a limit beyond the histogram: checked by the min/max scan instead */
+    put_key(keys.data, KEY_TYPES[t], bad_at, 3);
+    put_key(keys.data, KEY_TYPES[t], 70000, 2000000);
+    memcpy(before, keys.data, span_bytes(&keys));
+    cr_expect_eq(cnp_sort_by_key(&keys, &order, NULL, 0, 1000000, ws, NULL), CNP_ERANGE);
+    expect_msg("keys[70000] = 2000000 outside [0, key_limit 1000000)");
+    cr_expect(memcmp(before, keys.data, span_bytes(&keys)) == 0);
     free(before);
     free(keys.data);
     free(order.data);
