@@ -83,7 +83,7 @@ static void lower_step(GenUnit *u, GenStep *gs) {
                   s->over.name);
           continue;
         }
-        explain(u, s->loc, "map %s: not fused: %s", s->index->name, why);
+        explain(u, s->loc, "map %s in %s: not fused: %s", s->index->name, s->over.name, why);
       }
       GenOp *op = &gs->ops[gs->n_ops++];
       op->kind = GOP_MAP;
