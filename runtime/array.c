@@ -208,8 +208,9 @@ static cnp_status make_layout(cnp_array *v, const char *op, cnp_dtype t, int ndi
     if (!strides && !mul_ok(stride, shape[d] ? shape[d] : 1, &stride))
       return cnp__fail(CNP_EOVERFLOW, op, "array size overflows");
   }
+  int64_t bytes;
   if (cnp_array_numel(v) < 0 || extent_bytes(v) < 0 ||
-      (int64_t)cnp_array_nbytes(v) != cnp_array_numel(v) * (int64_t)cnp_dtype_size(t))
+      !mul_ok(cnp_array_numel(v), (int64_t)cnp_dtype_size(t), &bytes))
     return cnp__fail(CNP_EOVERFLOW, op, "array size overflows");
   return CNP_OK;
 }

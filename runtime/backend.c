@@ -191,11 +191,9 @@ static void device_json(jw *w)
   int dev = cnp_backend_device();
   if (cnp_backend_current() == CNP_BACKEND_CUDA) {
     size_t used = 0;
+    jw_printf(w, "\"device\":");
     char *dst = w->pos < w->len ? w->buf + w->pos : NULL;
     size_t room = w->pos < w->len ? w->len - w->pos : 0;
-    jw_printf(w, "\"device\":");
-    dst = w->pos < w->len ? w->buf + w->pos : NULL;
-    room = w->pos < w->len ? w->len - w->pos : 0;
     if (cnp__cuda_device_json(dev, dst, room, &used) == CNP_OK) {
       w->pos += used;
       return;

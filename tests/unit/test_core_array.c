@@ -263,3 +263,15 @@ Test(core_array, contiguity_with_unit_dims)
   cr_expect(cnp_array_is_c_contiguous(&w));
   cr_expect(cnp_array_is_f_contiguous(&w));
 }
+
+Test(core_array, wrap_overflow_with_explicit_strides)
+{
+  double buf[1];
+  int64_t shp[1] = {INT64_MAX / 4}, st[1] = {8};
+  cnp_array w;
+  EXPECT_ST(cnp_array_wrap(&w, buf, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, shp, st), CNP_EOVERFLOW,
+            "overflows");
+  int64_t shp2[2] = {INT64_MAX / 2, 3}, st2[2] = {0, 8};
+  EXPECT_ST(cnp_array_wrap(&w, buf, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 2, shp2, st2),
+            CNP_EOVERFLOW, "overflows");
+}
