@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- dtypes --------------------------------------------------------------------------- */
@@ -248,9 +249,12 @@ cnp_status cnp_array_alloc_on(cnp_array *out, cnp_backend b, int device, cnp_dty
   }
   if (st != CNP_OK) {
     cnp__free(node);
-    if (st == CNP_ENOMEM)
-      return cnp__fail(CNP_ENOMEM, op, "cannot allocate %zu bytes on %s:%d", bytes, be->name,
-                       device);
+    if (st == CNP_ENOMEM) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", cnp_last_error());
+      return cnp__fail(CNP_ENOMEM, op, "cannot allocate %zu bytes on %s:%d (%s)", bytes,
+                       be->name, device, why);
+    }
     return st;
   }
   v.data = p;
