@@ -16,6 +16,13 @@ CNPC_FLAGS ?=
 	$(CNPC) $(CNPC_FLAGS) --emit=header,c --out-dir $(or $(patsubst %/,%,$(dir $@)),.) -MD -MF $*.cnp.d -MT $@ -MP $<
 	@touch $@
 
-%.c %.h: %.cnp.stamp ;
+# A do-nothing recipe, not an empty one: GNU make re-reads the mtimes after running a recipe,
+# so objects rebuild exactly when cnpc really rewrote a file.
+%.c %.h: %.cnp.stamp
+	@:
+.PRECIOUS: %.cnp.stamp
 
+# The depfiles name targets; keep them from becoming the Makefile's default goal.
+cnp__goal := $(.DEFAULT_GOAL)
 -include $(wildcard *.cnp.d)
+.DEFAULT_GOAL := $(cnp__goal)

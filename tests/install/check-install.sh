@@ -26,17 +26,27 @@ cp -r "$src/examples/make" "$tmp/make"
 cd "$tmp/make"
 make -s >/dev/null || fail "make: first build"
 ./app || fail "make: app failed"
-make -q || fail "make: something would rebuild although nothing changed"
-sleep 1.1
+# (make -q cannot judge this: the outputs of the empty-recipe rule are older than the
+# stamp by design, since cnpc leaves unchanged files alone. Mtimes tell what really ran.)
+files="scale.c scale.h scale.o main.o app scale.cnp.stamp"
 declare -A before
-for f in scale.c scale.h scale.o main.o app scale.cnp.stamp; do before[$f]=$(mt $f); done
+sleep 1.1
+for f in $files; do before[$f]=$(mt $f); done
+make -s >/dev/null
+for f in $files; do
+  [ "$(mt $f)" = "${before[$f]}" ] || fail "make: $f rebuilt although nothing changed"
+done
 touch lib/common.cnp
 make -s >/dev/null
 [ "$(mt scale.cnp.stamp)" != "${before[scale.cnp.stamp]}" ] || fail "make: touching an import did not rerun cnpc"
 for f in scale.c scale.h scale.o main.o app; do
   [ "$(mt $f)" = "${before[$f]}" ] || fail "make: $f rebuilt although its content did not change"
 done
-make -q || fail "make: not up to date after the rebuild"
+for f in $files; do before[$f]=$(mt $f); done
+make -s >/dev/null
+for f in $files; do
+  [ "$(mt $f)" = "${before[$f]}" ] || fail "make: $f rebuilt by a second make after the import was touched"
+done
 sleep 1.1
 for f in scale.c scale.h scale.o main.o app; do before[$f]=$(mt $f); done
 cp scale.h "$tmp/scale.h.old"
