@@ -167,6 +167,16 @@ static void test_fortran_exchange(void)
   /* No partner at all: nothing changes. */
   OK(cnp_mpi_exchange(s5, &c, CNP_MPI_PROC_NULL, CNP_MPI_PROC_NULL, 4, NULL, NULL));
   for (int i = 0; i < 5; i++) ASSERT_EQ_I(right * 10 + i, ((int64_t *)c.data)[i]);
+  /* A 0-d array (one value). */
+  cnp_array z;
+  OK(cnp_array_alloc_on(&z, CNP_BACKEND_HOST, 0, CNP_COMPLEX128, 0, NULL, CNP_ORDER_C, 0));
+  ((double *)z.data)[0] = t_rank, ((double *)z.data)[1] = -t_rank;
+  cnp_mpi_stage *s0;
+  OK(cnp_mpi_stage_create(&s0, comm, CNP_COMPLEX128, 0, NULL, CNP_CUDA_AWARE_OFF));
+  OK(cnp_mpi_exchange(s0, &z, right, left, 5, NULL, NULL));
+  ASSERT(((double *)z.data)[0] == left && ((double *)z.data)[1] == -left);
+  OK(cnp_mpi_stage_destroy(s0));
+  OK(cnp_array_free(&z));
   OK(cnp_mpi_stage_destroy(s5));
   OK(cnp_mpi_stage_destroy(s));
   OK(cnp_array_free(&c));
@@ -241,6 +251,14 @@ static void test_producers_and_arguments(void)
   OK(cnp_mpi_stage_create(&r, comm, CNP_FLOAT64, 1, &n, CNP_CUDA_AWARE_ON));
   ASSERT_EQ_I(1, cnp_mpi_stage_cuda_aware(r));
   ASSERT_EQ_I(0, cnp_mpi_stage_cuda_aware(s));
+  cnp_mpi_stage *au;                   /* auto: what the library says */
+  OK(cnp_mpi_stage_create(&au, comm, CNP_FLOAT64, 1, &n, CNP_CUDA_AWARE_AUTO));
+  int lib_cuda = 0;
+#ifdef MPIX_GPU_SUPPORT_CUDA
+  MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &lib_cuda);
+#endif
+  ASSERT_EQ_I(lib_cuda != 0, cnp_mpi_stage_cuda_aware(au));
+  OK(cnp_mpi_stage_destroy(au));
   OK(cnp_mpi_send_begin(s, &a, st, NULL, &c));
   cnp_array b;
   OK(cnp_array_alloc_on(&b, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, &n, CNP_ORDER_C, 0));
@@ -284,6 +302,7 @@ static void test_mpi_errors(void)
   ASSERT_ST(CNP_EMPI, cnp_mpi_send(c, right, -5));  /* invalid tag: MPI_ERR_TAG */
   ASSERT_DETAIL("MPI_Send failed");
   ASSERT_DETAIL("tag");
+  if (t_rank == 0 && getenv("CNP_TEST_VERBOSE")) printf("  detail: %s\n", cnp_last_error());
   OK(cnp_mpi_end(c));
   /* Rank r sends 3 elements to the right; the right neighbour expects 4. */
   cnp_mpi_ctx *sc, *rc;
