@@ -13,15 +13,17 @@ lines=${2:-100000}
 tmp=${CNP_BENCH_TMP:-$(mktemp -d)}
 [ -n "${CNP_BENCH_TMP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 
-now() { date +%s.%N; }
-best_of_3() {  # prints the best wall time of "$@" in seconds
-  local best="" t0 t1 d
+# best_of_3 CMD...: runs CMD three times; sets WALL and CPU (user+sys) to the best times (s)
+best_of_3() {
+  local r u sy c TIMEFORMAT='%R %U %S'
+  WALL="" CPU=""
   for _ in 1 2 3; do
-    t0=$(now); "$@" >/dev/null 2>&1 || { echo "command failed: $*" >&2; return 1; }; t1=$(now)
-    d=$(echo "$t1 - $t0" | bc -l)
-    if [ -z "$best" ] || [ "$(echo "$d < $best" | bc -l)" = 1 ]; then best=$d; fi
+    { time "$@" >/dev/null 2>&1 || { echo "command failed: $*" >&2; exit 1; }; } 2> "$tmp/time"
+    read -r r u sy < "$tmp/time"
+    c=$(echo "$u + $sy" | bc -l)
+    if [ -z "$WALL" ] || [ "$(echo "$r < $WALL" | bc -l)" = 1 ]; then WALL=$r; fi
+    if [ -z "$CPU" ] || [ "$(echo "$c < $CPU" | bc -l)" = 1 ]; then CPU=$c; fi
   done
-  echo "$best"
 }
 
 awk -v want="$lines" 'BEGIN {
@@ -63,8 +65,9 @@ awk -v want="$lines" 'BEGIN {
   while (n < want) { print "# padding"; n++ }
 }' > "$tmp/big.cnp"
 n=$(wc -l < "$tmp/big.cnp")
-t=$(best_of_3 "$cnpc" --check "$tmp/big.cnp")
-printf 'front end: %d lines in %.3f s = %.0f lines/s (cnpc --check, best of 3)\n' "$n" "$t" "$(echo "$n / $t" | bc -l)"
+best_of_3 "$cnpc" --check "$tmp/big.cnp"
+printf 'front end: %d lines, cnpc --check best of 3: %.3f s CPU (%.0f lines/s), %.3f s wall (%.0f lines/s)\n' \
+  "$n" "$CPU" "$(echo "$n / $CPU" | bc -l)" "$WALL" "$(echo "$n / $WALL" | bc -l)"
 
 for f in "$root"/examples/*/*.cnp; do
   name=$(basename "$f" .cnp)
@@ -75,10 +78,12 @@ for f in "$root"/examples/*/*.cnp; do
     echo "$f: cnpc did not generate code (skipped)"
     continue
   fi
-  tc=$(best_of_3 "$cnpc" "${inc[@]}" --out-dir "$out" "$f")
+  best_of_3 "$cnpc" "${inc[@]}" --out-dir "$out" "$f"
+  tc=$CPU
   cfile=$(ls "$out"/*.c 2>/dev/null | head -1)
   if [ -z "$cfile" ]; then echo "$f: no C output (skipped)"; continue; fi
-  tg=$(best_of_3 gcc -std=c11 -O2 -c -I "$root/include" -I "$out" "$cfile" -o "$out/x.o")
-  printf '%s: cnpc %.4f s, gcc -O2 -c %s %.4f s (%.0fx)\n' "$(basename "$f")" "$tc" "$(basename "$cfile")" "$tg" \
-    "$(echo "$tg / $tc" | bc -l)"
+  best_of_3 gcc -std=c11 -O2 -c -I "$root/include" -I "$out" "$cfile" -o "$out/x.o"
+  tg=$CPU
+  printf '%s: cnpc %.4f s, gcc -O2 -c %s %.4f s (CPU, best of 3; gcc/cnpc = %.0f)\n' "$(basename "$f")" "$tc" \
+    "$(basename "$cfile")" "$tg" "$(echo "$tg / ($tc + 0.0001)" | bc -l)"
 done

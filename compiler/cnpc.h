@@ -164,19 +164,21 @@ int builtin_arity(Builtin b);
 
 struct Expr {
   ExprKind kind;
-  Loc loc;                /* whole expression span (first line) */
   DType type;             /* sema: result type */
   unsigned flags;         /* sema: EXF_* */
   int depth;              /* tree depth, capped by the parser (CNP_MAX_EXPR_DEPTH) */
   Op op;
   Builtin builtin;
   DType cast_to;
-  Ref ref;                /* EX_NAME, EX_INDEX */
-  Expr **args;            /* operands / indices / call arguments */
   int nargs;
-  int64_t ival;
-  uint64_t uval;          /* EX_INT: the literal's value as written (ival = (int64_t)uval) */
-  double fval;
+  Loc loc;                /* whole expression span (first line) */
+  Ref ref;                /* EX_NAME, EX_INDEX, EX_CALL (the function name) */
+  Expr **args;            /* operands / indices / call arguments */
+  union {
+    int64_t ival;         /* EX_INT, EX_BOOL (0/1) */
+    uint64_t uval;        /* EX_INT: the literal's value as written (same bits as ival) */
+    double fval;          /* EX_FLOAT */
+  };
 };
 
 #define CNP_MAX_EXPR_DEPTH 200
