@@ -357,6 +357,45 @@ static void test_domain(void)
   OK(cnp_array_free(&p2));
 }
 
+/* libcnp's fault-injection switch (runtime/internal.h): the k-th allocation fails. */
+void cnp__fail_alloc_after(long k);
+
+/* Every allocation failure during plan creation is CNP_ENOMEM and leaks nothing (the
+** sanitizer build checks the leaks); creation succeeds once k passes the last one. */
+static void test_create_under_allocation_failures(void)
+{
+  int succeeded = 0;
+  for (long k = 1; k <= 200 && !succeeded; k++) {
+    cnp_migrate_plan *p = NULL;
+    cnp__fail_alloc_after(k);
+    cnp_status st = cnp_migrate_plan_create(&p, comm, fields, NF, CNP_CUDA_AWARE_OFF);
+    cnp__fail_alloc_after(0);
+    if (st == CNP_OK) {
+      succeeded = 1;
+      ASSERT(k > 5);
+      OK(cnp_migrate_plan_destroy(p));
+    } else {
+      ASSERT_ST(CNP_ENOMEM, st);
+      ASSERT(p == NULL);
+    }
+  }
+  ASSERT(succeeded);
+  /* A staging object's lazy buffer: the failing context leaves the stage usable. */
+  int64_t shape[2] = {4, 6}, strides[2] = {96, 16};
+  double buf[4][12];
+  cnp_array a;
+  OK(cnp_array_wrap(&a, buf, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 2, shape, strides));
+  cnp_mpi_stage *s;
+  OK(cnp_mpi_stage_create(&s, comm, CNP_FLOAT64, 2, shape, CNP_CUDA_AWARE_OFF));
+  cnp_mpi_ctx *c = NULL;
+  cnp__fail_alloc_after(1);
+  ASSERT_ST(CNP_ENOMEM, cnp_mpi_send_begin(s, &a, NULL, NULL, &c));
+  cnp__fail_alloc_after(0);
+  OK(cnp_mpi_send_begin(s, &a, NULL, NULL, &c));
+  OK(cnp_mpi_end(c));
+  OK(cnp_mpi_stage_destroy(s));
+}
+
 static void teardown(void)
 {
   OK(cnp_migrate_plan_destroy(plan));
@@ -378,6 +417,7 @@ int main(int argc, char **argv)
   RUN(test_overflow_leaves_data_intact);
   RUN(test_errors_are_agreed);
   RUN(test_domain);
+  RUN(test_create_under_allocation_failures);
   teardown();
   OK(cnp_comm_destroy(comm));
   return t_finish("test_mpi_migrate");
