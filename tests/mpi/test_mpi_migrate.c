@@ -396,6 +396,50 @@ static void test_create_under_allocation_failures(void)
   OK(cnp_mpi_stage_destroy(s));
 }
 
+/* Steps allocate nothing: with the next allocation armed to fail, a migration step and
+** staging contexts still succeed, and the armed failure is still pending afterwards. */
+static void test_steps_do_not_allocate(void)
+{
+  int64_t n = 64, shape[2] = {4, 6}, strides[2] = {96, 16};
+  fill_initial(n);
+  for (int64_t i = 0; i < n; i++) DEST()[i] = (int32_t)(i % t_size);
+  double sbuf[4][12] = {{0}}, rbuf[4][12] = {{0}};
+  cnp_array a, b;
+  OK(cnp_array_wrap(&a, sbuf, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 2, shape, strides));
+  OK(cnp_array_wrap(&b, rbuf, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 2, shape, strides));
+  cnp_mpi_stage *ss, *rs;
+  OK(cnp_mpi_stage_create(&ss, comm, CNP_FLOAT64, 2, shape, CNP_CUDA_AWARE_OFF));
+  OK(cnp_mpi_stage_create(&rs, comm, CNP_FLOAT64, 2, shape, CNP_CUDA_AWARE_OFF));
+  OK(cnp_mpi_stage_reserve(ss, &a));
+  OK(cnp_mpi_stage_reserve(rs, &b));
+  int right = (t_rank + 1) % t_size, left = (t_rank + t_size - 1) % t_size;
+  cnp__fail_alloc_after(1);
+  int64_t n_new = 0;
+  cnp_status st1 = cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new);
+  cnp_mpi_ctx *sc = NULL, *rc = NULL;
+  cnp_status st2 = cnp_mpi_send_begin(ss, &a, NULL, NULL, &sc);
+  cnp_status st3 = cnp_mpi_recv_begin(rs, &b, NULL, NULL, &rc);
+  cnp_status st4 = cnp_mpi_sendrecv(sc, right, 8, rc, left, 8);
+  cnp_status st5 = cnp_mpi_end(sc), st6 = cnp_mpi_end(rc);
+  cnp_status st7 = cnp_mpi_exchange(ss, &a, right, left, 9, NULL, NULL);
+  cnp_array probe;
+  int64_t one = 1;
+  cnp_status armed = cnp_array_alloc_on(&probe, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &one,
+                                        CNP_ORDER_C, 0);
+  cnp__fail_alloc_after(0);
+  OK(st1);
+  OK(st2);
+  OK(st3);
+  OK(st4);
+  OK(st5);
+  OK(st6);
+  OK(st7);
+  ASSERT_ST(CNP_ENOMEM, armed);
+  check_rows(n_new);
+  OK(cnp_mpi_stage_destroy(ss));
+  OK(cnp_mpi_stage_destroy(rs));
+}
+
 static void teardown(void)
 {
   OK(cnp_migrate_plan_destroy(plan));
@@ -418,6 +462,7 @@ int main(int argc, char **argv)
   RUN(test_errors_are_agreed);
   RUN(test_domain);
   RUN(test_create_under_allocation_failures);
+  RUN(test_steps_do_not_allocate);
   teardown();
   OK(cnp_comm_destroy(comm));
   return t_finish("test_mpi_migrate");
