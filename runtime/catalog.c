@@ -701,7 +701,7 @@ cnp_status cnp_catalog_launch(cnp_catalog *cat, const char *name, cnp_dim3 grid,
 {
   static const char *op = "cnp_catalog_launch";
   cnp__kernel *k = NULL;
-  int dev = 0, arch = 0;
+  int dev = 0;
   const char *reason = NULL;
   cnp_status st = lookup(cat, op, name, &k);
   if (st != CNP_OK) return st;
@@ -710,7 +710,7 @@ cnp_status cnp_catalog_launch(cnp_catalog *cat, const char *name, cnp_dim3 grid,
     if (s->backend != CNP_BACKEND_CUDA)
       return cnp__fail(CNP_EDEVICE, op, "kernel '%s': stream is on the host backend", name);
   }
-  if ((st = cnp__kc_device(&dev, &arch, &reason)) != CNP_OK)
+  if ((st = cnp__kc_current(&dev, &reason)) != CNP_OK)
     return cnp__fail(st, op, "kernel '%s': %s", name, reason);
   if (dev < 0 || dev >= CNP__KC_DEVICES)
     return cnp__fail(CNP_EDEVICE, op, "device %d beyond the catalog's %d", dev,
@@ -719,6 +719,7 @@ cnp_status cnp_catalog_launch(cnp_catalog *cat, const char *name, cnp_dim3 grid,
     if ((st = cnp_device_limits_query(dev, &cat->limits[dev])) != CNP_OK) return st;
     cat->have_limits[dev] = true;
   }
+  int arch = cat->limits[dev].arch;
   cnp__kimage *im = runnable_image(k, arch);
   if (!im)
     return cnp__fail(CNP_ESTATE, op,

@@ -123,6 +123,17 @@ cnp_status cnp__kc_device(int *device, int *arch, const char **reason)
   return CNP_OK;
 }
 
+cnp_status cnp__kc_current(int *device, const char **reason)
+{
+  cudaError_t e = cudaGetDevice(device);
+  if (e != cudaSuccess) {
+    *reason = cudaGetErrorString(e);
+    (void)cudaGetLastError();
+    return CNP_EUNAVAILABLE;
+  }
+  return CNP_OK;
+}
+
 static cnp_status cuda_fail(const char *op, const cnp__kernel *k, cudaError_t e,
                             const char *what)
 {

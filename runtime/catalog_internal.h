@@ -71,6 +71,8 @@ cnp_status cnp__kc_compile(const char *op, const cnp__kernel *k, const char *con
 /* Current device and its architecture, without recording an error; on failure returns
 ** CNP_EUNAVAILABLE / CNP_EUNSUPPORTED and sets *reason. */
 cnp_status cnp__kc_device(int *device, int *arch, const char **reason);
+/* Current device ordinal only (cheap, for launches); same failure contract. */
+cnp_status cnp__kc_current(int *device, const char **reason);
 /* Load an image on the devices (cudaLibraryLoadData) and fill library, kernel,
 ** static_smem and max_threads. */
 cnp_status cnp__kc_load(const char *op, const cnp__kernel *k, cnp__kimage *im);

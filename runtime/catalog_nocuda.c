@@ -26,6 +26,13 @@ cnp_status cnp__kc_device(int *device, int *arch, const char **reason)
   return CNP_EUNSUPPORTED;
 }
 
+cnp_status cnp__kc_current(int *device, const char **reason)
+{
+  *device = 0;
+  *reason = CNP__NO_CUDA;
+  return CNP_EUNSUPPORTED;
+}
+
 cnp_status cnp__kc_load(const char *op, const cnp__kernel *k, cnp__kimage *im)
 {
   (void)im;
