@@ -66,6 +66,7 @@ typedef struct GenOp {
   Stmt *fused_sort;
   Decl *fused_plan;
   bool seg_inline;        /* GOP_STMT segments(...) right after such a sort: offsets known */
+  int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
 } GenOp;
 
 typedef struct GenStep {
@@ -85,6 +86,7 @@ typedef struct GenUnit {
   int n_steps;
   int n_kernels;
   Buf explain;            /* --explain-fusion text */
+  bool uses_mpi;          /* mpi staging, exchange or migrate: the pipeline needs a comm */
 } GenUnit;
 
 /* Build the ordered step list; 0 on success (else diagnostics were reported). */

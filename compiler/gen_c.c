@@ -146,6 +146,10 @@ static void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   case EX_INT: fmt_int(b, e->ival, DT_I64); return;
   case EX_NAME: {
     Decl *d = e->ref.decl;
+    if (!d && !e->ref.local && (!strcmp(e->ref.name, "rank") || !strcmp(e->ref.name, "size"))) {
+      buf_printf(b, "(int64_t)p->%s", e->ref.name);   /* exchange ranks: after the comm */
+      return;
+    }
     if (!d) break;
     if (d->kind == DECL_CONST) {
       fmt_int(b, d->ival, DT_I64);
@@ -932,6 +936,31 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op) {
              s->a.decl->name, s->b.decl->name, s->a.decl->name);
     buf_line(b, "p->has_%s = 1;", s->a.decl->name);
     break;
+  case ST_EXCHANGE:
+    try_call(u, b, s->loc, "cnp_mpi_exchange(p->mpi_%s, &p->f_%s, p->xdst_%d, p->xsrc_%d, %d, S, NULL)",
+             s->a.decl->name, s->b.decl->name, op->mpi_id, op->mpi_id, 100 + op->mpi_id);
+    buf_line(b, "p->stats.host_syncs++;");
+    break;
+  case ST_MIGRATE: {
+    Decl *d = s->a.decl, *dim;
+    gen_decl_is_dim_extent(s->list.v[0].decl, &dim);
+    Buf fl = {0};
+    for (int k = 0; k < s->list.n; k++) buf_printf(&fl, "%sp->f_%s", k ? ", " : "", s->list.v[k].decl->name);
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "cnp_array fields[%d] = {%s};", s->list.n, buf_str(&fl));
+    buf_line(b, "int64_t n_after = 0;");
+    try_call(u, b, s->loc, "cnp_migrate(p->mig_%d, fields, %d, %s, &p->f_%s, S, NULL, &n_after)",
+             op->mpi_id, s->list.n, live_extent(u, s->list.v[0].decl), d->name);
+    if (dim) buf_line(b, "p->n_%s = n_after;", dim->name);
+    else buf_line(b, "(void)n_after;");
+    buf_line(b, "p->stats.launches++;");
+    buf_line(b, "p->stats.host_syncs++;");
+    b->indent -= 2;
+    buf_line(b, "}");
+    buf_free(&fl);
+    break;
+  }
   default: cnp_ice("step statement kind %d", (int)s->kind);
   }
   line_back(u, b);
@@ -951,7 +980,8 @@ static void gen_step_body(GenUnit *u, Buf *b) {
     buf_puts(b, "\n");
     buf_line(b, "/* ---- %s:%d: %s ---- */", base_name(d->loc.file->path), d->kw_loc.line,
              src_line(u, d->kw_loc));
-    buf_line(b, "S = p->s_%s;", d->stream.decl->name);
+    if (d->stream.decl) buf_line(b, "S = p->s_%s;", d->stream.decl->name);
+    else buf_line(b, "S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */");
     for (int e = 0; e < d->after.n; e++) {
       line_dir(u, b, d->kw_loc);
       try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
@@ -1006,6 +1036,22 @@ static void gen_struct(GenUnit *u, Buf *b) {
       buf_line(b, "int inl_%s;  /* plan %s was built from those offsets */", op->fused_plan->name,
                op->fused_plan->name);
     }
+  if (u->uses_mpi) {
+    buf_line(b, "cnp_comm *comm;                /* cnp's duplicate of cfg.mpi_fcomm */");
+    buf_line(b, "int rank, size;");
+  }
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_MPI) buf_line(b, "cnp_mpi_stage *mpi_%s;  /* mpi staging %s */", d->name, d->name);
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      if (op->stmt->kind == ST_EXCHANGE)
+        buf_line(b, "int xdst_%d, xsrc_%d;  /* ranks of the exchange at line %d */", op->mpi_id,
+                 op->mpi_id, op->stmt->loc.line);
+      if (op->stmt->kind == ST_MIGRATE)
+        buf_line(b, "cnp_migrate_plan *mig_%d;  /* the migration at line %d */", op->mpi_id,
+                 op->stmt->loc.line);
+    }
   buf_line(b, "int nthreads;                  /* host threads of the fused kernels */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
   buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
@@ -1052,6 +1098,79 @@ static void setup_try(Buf *b, Decl *d, const char *call) {
            decl_kind_name(d->kind), d->name);
   buf_line(b, "  goto fail;");
   buf_line(b, "}");
+}
+
+/* Communicator, staging objects, exchange partners and migration plans. */
+static void gen_setup_mpi(GenUnit *u, Buf *b) {
+  Arena *a = &u->cc->arena;
+  buf_line(b, "if (cfg->mpi_fcomm == 0) {");
+  buf_line(b, "  st = CNP_EINVAL;");
+  buf_line(b, "  where = \"%s_setup: the pipeline uses MPI: set cfg.mpi_fcomm = "
+              "MPI_Comm_c2f(comm)\";", u->name);
+  buf_line(b, "  goto fail;");
+  buf_line(b, "}");
+  buf_line(b, "if ((st = cnp_comm_create(&p->comm, cfg->mpi_fcomm)) != CNP_OK) {");
+  buf_line(b, "  where = \"%s_setup: communicator\";", u->name);
+  buf_line(b, "  goto fail;");
+  buf_line(b, "}");
+  buf_line(b, "p->rank = cnp_comm_rank(p->comm);");
+  buf_line(b, "p->size = cnp_comm_size(p->comm);");
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind != DECL_MPI) continue;
+    Buf shp = {0};
+    for (int k = 0; k < d->shape.rank; k++) {
+      if (k) buf_puts(&shp, ", ");
+      setup_expr(u, &shp, d->shape.ext[k], "p->");
+    }
+    static const char *modes[] = {"CNP_CUDA_AWARE_AUTO", "CNP_CUDA_AWARE_ON", "CNP_CUDA_AWARE_OFF"};
+    buf_line(b, "{");
+    b->indent += 2;
+    buf_line(b, "const int64_t shape[%d] = {%s};", d->shape.rank, buf_str(&shp));
+    setup_try(b, d, arena_printf(a, "cnp_mpi_stage_create(&p->mpi_%s, p->comm, %s, %d, shape, %s)",
+                                 d->name, gen_cnp_dtype(d->dtype), d->shape.rank,
+                                 modes[d->cuda_aware]));
+    b->indent -= 2;
+    buf_line(b, "}");
+    buf_free(&shp);
+  }
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      Stmt *s = op->stmt;
+      const char *file = base_name(s->loc.file->path);
+      if (s->kind == ST_EXCHANGE) {
+        Decl *h = s->a.decl, *f = s->b.decl;
+        buf_line(b, "p->xdst_%d = (int)(%s);", op->mpi_id, setup_str(u, s->value, "p->"));
+        buf_line(b, "p->xsrc_%d = (int)(%s);", op->mpi_id,
+                 setup_str(u, s->value2 ? s->value2 : s->value, "p->"));
+        buf_line(b, "if (p->xdst_%d < 0 || p->xdst_%d >= p->size || p->xsrc_%d < 0 || p->xsrc_%d >= p->size) {",
+                 op->mpi_id, op->mpi_id, op->mpi_id, op->mpi_id);
+        buf_line(b, "  st = CNP_ERANGE;");
+        buf_line(b, "  where = \"%s:%d: exchange %s: a partner rank is outside [0, size)\";", file,
+                 s->loc.line, h->name);
+        buf_line(b, "  goto fail;");
+        buf_line(b, "}");
+        buf_line(b, "if ((st = cnp_mpi_stage_reserve(p->mpi_%s, &p->f_%s)) != CNP_OK) {", h->name, f->name);
+        buf_line(b, "  where = \"%s:%d: exchange %s (%s): the field must have the staging shape\";",
+                 file, s->loc.line, h->name, f->name);
+        buf_line(b, "  goto fail;");
+        buf_line(b, "}");
+      } else if (s->kind == ST_MIGRATE) {
+        Buf fl = {0};
+        for (int k = 0; k < s->list.n; k++) buf_printf(&fl, "%sp->f_%s", k ? ", " : "", s->list.v[k].decl->name);
+        buf_line(b, "{");
+        b->indent += 2;
+        buf_line(b, "const cnp_array fields[%d] = {%s};", s->list.n, buf_str(&fl));
+        buf_line(b, "if ((st = cnp_migrate_plan_create(&p->mig_%d, p->comm, fields, %d, "
+                    "CNP_CUDA_AWARE_AUTO)) != CNP_OK) {", op->mpi_id, s->list.n);
+        buf_line(b, "  where = \"%s:%d: migrate\";", file, s->loc.line);
+        buf_line(b, "  goto fail;");
+        buf_line(b, "}");
+        b->indent -= 2;
+        buf_line(b, "}");
+        buf_free(&fl);
+      }
+    }
 }
 
 static void gen_setup_body(GenUnit *u, Buf *b) {
@@ -1127,6 +1246,7 @@ static void gen_setup_body(GenUnit *u, Buf *b) {
     }
   }
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
+  if (u->uses_mpi) gen_setup_mpi(u, b);
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       GenOp *op = &u->steps[i].ops[o];
@@ -1179,6 +1299,14 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
         buf_line(b, "if (p->g%d_%s.data) cnp_array_free(&p->g%d_%s);", op->kernel,
                  op->mask_of->list.v[k].decl->name, op->kernel, op->mask_of->list.v[k].decl->name);
     }
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++)
+      if (u->steps[i].ops[o].stmt->kind == ST_MIGRATE)
+        buf_line(b, "if (p->mig_%d) cnp_migrate_plan_destroy(p->mig_%d);", u->steps[i].ops[o].mpi_id,
+                 u->steps[i].ops[o].mpi_id);
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_MPI) buf_line(b, "if (p->mpi_%s) cnp_mpi_stage_destroy(p->mpi_%s);", d->name, d->name);
+  if (u->uses_mpi) buf_line(b, "if (p->comm) cnp_comm_destroy(p->comm);");
   buf_line(b, "if (p->bad.data) cnp_array_free(&p->bad);");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
   b->indent = 0;

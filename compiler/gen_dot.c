@@ -30,6 +30,8 @@ static void op_label(Buf *b, GenOp *op) {
   case ST_RECORD: buf_printf(b, "record %s", s->a.name); break;
   case ST_WAIT: buf_printf(b, "wait %s", s->a.name); break;
   case ST_COPY: buf_printf(b, "copy %s <- %s", s->a.name, s->b.name); break;
+  case ST_EXCHANGE: buf_printf(b, "exchange %s (%s)", s->a.name, s->b.name); break;
+  case ST_MIGRATE: buf_printf(b, "migrate by %s", s->a.name); break;
   default: buf_puts(b, "?"); break;
   }
   buf_printf(b, "\\n%s:%d", base_name(s->loc.file->path), s->loc.line);
@@ -41,10 +43,17 @@ void gen_dot(GenUnit *u, Buf *b) {
   buf_printf(b, "digraph \"%s\" {\n", u->name);
   buf_puts(b, "  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n");
   buf_puts(b, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
-  for (Decl *st = cc->decls; st; st = st->next) {
-    if (st->kind != DECL_STREAM) continue;
-    buf_printf(b, "  subgraph \"cluster_%s\" {\n    label=\"stream %s\";\n    style=rounded;\n",
-               st->name, st->name);
+  bool host_lane = false;
+  for (int i = 0; i < u->n_steps; i++) host_lane = host_lane || !u->steps[i].decl->stream.decl;
+  for (Decl *st = cc->decls; ; st = st->next) {
+    if (!st && !host_lane) break;
+    if (st && st->kind != DECL_STREAM) continue;
+    if (st)
+      buf_printf(b, "  subgraph \"cluster_%s\" {\n    label=\"stream %s\";\n    style=rounded;\n",
+                 st->name, st->name);
+    else
+      buf_puts(b, "  subgraph \"cluster_host\" {\n    label=\"host (after all streams)\";\n"
+                  "    style=dashed;\n");
     const char *prev = NULL;
     for (int i = 0; i < u->n_steps; i++) {
       GenStep *gs = &u->steps[i];
@@ -60,6 +69,14 @@ void gen_dot(GenUnit *u, Buf *b) {
       }
     }
     buf_puts(b, "  }\n");
+    if (!st) break;
+  }
+  /* host steps run after all earlier work and before later work: dotted "sync" edges */
+  for (int i = 1; i < u->n_steps; i++) {
+    GenStep *a = &u->steps[i - 1], *c = &u->steps[i];
+    if ((a->decl->stream.decl && c->decl->stream.decl) || !a->n_ops || !c->n_ops) continue;
+    buf_printf(b, "  \"s%d_o%d\" -> \"s%d_o0\" [style=dotted, label=\"sync\"];\n", i - 1,
+               a->n_ops - 1, i);
   }
   /* event edges: from each record E to the first op of a later waiter */
   for (int i = 0; i < u->n_steps; i++) {

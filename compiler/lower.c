@@ -23,8 +23,6 @@ static bool unsupported(GenUnit *u, Loc loc, const char *what) {
 static bool check_stmt(GenUnit *u, Stmt *s) {
   switch (s->kind) {
   case ST_REFRESH: return unsupported(u, s->loc, "'refresh' (device mirrors)");
-  case ST_EXCHANGE: return unsupported(u, s->loc, "'exchange'");
-  case ST_MIGRATE: return unsupported(u, s->loc, "'migrate'");
   case ST_CALL: return unsupported(u, s->loc, "hand-written kernel calls");
   default: return true;
   }
@@ -34,7 +32,6 @@ static bool check_decls(GenUnit *u) {
   bool ok = true;
   for (Decl *d = u->cc->decls; d; d = d->next) {
     switch (d->kind) {
-    case DECL_MPI: ok = unsupported(u, d->loc, "'mpi' staging") && ok; break;
     case DECL_MIRROR: ok = unsupported(u, d->loc, "device mirrors") && ok; break;
     case DECL_KERNEL: ok = unsupported(u, d->loc, "hand-written kernels") && ok; break;
     case DECL_FIELD:
@@ -44,9 +41,6 @@ static bool check_decls(GenUnit *u) {
                    dtype_name(d->dtype));
         ok = false;
       }
-      break;
-    case DECL_STEP:
-      if (!d->stream.name) ok = unsupported(u, d->loc, "host steps (top-level exchange/migrate)") && ok;
       break;
     default: break;
     }
@@ -183,12 +177,22 @@ int lower_unit(GenUnit *u) {
     }
   if (!ok) return 1;
   u->steps = arena_alloc(&cc->arena, sizeof(GenStep) * (size_t)(n ? n : 1));
+  int n_mpi = 0;
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_STEP) {
       GenStep *gs = &u->steps[u->n_steps++];
       gs->decl = d;
       lower_step(u, gs);
       find_fast_path(u, gs);
+      for (int o = 0; o < gs->n_ops; o++) {
+        StmtKind k = gs->ops[o].stmt->kind;
+        if (k == ST_EXCHANGE || k == ST_MIGRATE) {
+          gs->ops[o].mpi_id = n_mpi++;
+          u->uses_mpi = true;
+        }
+      }
     }
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_MPI) u->uses_mpi = true;
   return 0;
 }

@@ -30,13 +30,13 @@ typedef struct csort csort;
 typedef struct csort_config {
   cnp_backend backend;          /* CNP_BACKEND_HOST or CNP_BACKEND_CUDA */
   int         strict;           /* 1: fail if the backend cannot be used; 0: fall back to host */
-  void       *mpi_comm;         /* MPI_Comm * (NULL: MPI_COMM_WORLD where MPI is used) */
+  int         mpi_fcomm;        /* MPI_Comm_c2f(comm) for exchange/migrate (MPI pipelines) */
   void       *cuda_streams[CSORT_NUM_STREAMS + 1]; /* user cudaStream_t per stream, or NULL */
   int64_t nb;  /* param nb (input.cnp:4), known at setup */
   int64_t N;  /* dim N (input.cnp:5): capacity, > 0 */
 } csort_config;
 
-#define CSORT_CONFIG_INIT {CNP_BACKEND_HOST, 0, NULL, {NULL}, 0, 0}
+#define CSORT_CONFIG_INIT {CNP_BACKEND_HOST, 0, 0, {NULL}, 0, 0}
 
 /* Counters of the last step and totals since setup. */
 typedef struct csort_stats {

@@ -30,14 +30,14 @@ typedef struct fuse fuse;
 typedef struct fuse_config {
   cnp_backend backend;          /* CNP_BACKEND_HOST or CNP_BACKEND_CUDA */
   int         strict;           /* 1: fail if the backend cannot be used; 0: fall back to host */
-  void       *mpi_comm;         /* MPI_Comm * (NULL: MPI_COMM_WORLD where MPI is used) */
+  int         mpi_fcomm;        /* MPI_Comm_c2f(comm) for exchange/migrate (MPI pipelines) */
   void       *cuda_streams[FUSE_NUM_STREAMS + 1]; /* user cudaStream_t per stream, or NULL */
   float k;  /* param k (input.cnp:5), known at setup */
   int64_t N;  /* dim N (input.cnp:6): capacity, > 0 */
   int64_t M;  /* dim M (input.cnp:7): capacity, > 0 */
 } fuse_config;
 
-#define FUSE_CONFIG_INIT {CNP_BACKEND_HOST, 0, NULL, {NULL}, 0, 0, 0}
+#define FUSE_CONFIG_INIT {CNP_BACKEND_HOST, 0, 0, {NULL}, 0, 0, 0}
 
 /* Counters of the last step and totals since setup. */
 typedef struct fuse_stats {

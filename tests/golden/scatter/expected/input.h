@@ -30,13 +30,13 @@ typedef struct scatter scatter;
 typedef struct scatter_config {
   cnp_backend backend;          /* CNP_BACKEND_HOST or CNP_BACKEND_CUDA */
   int         strict;           /* 1: fail if the backend cannot be used; 0: fall back to host */
-  void       *mpi_comm;         /* MPI_Comm * (NULL: MPI_COMM_WORLD where MPI is used) */
+  int         mpi_fcomm;        /* MPI_Comm_c2f(comm) for exchange/migrate (MPI pipelines) */
   void       *cuda_streams[SCATTER_NUM_STREAMS + 1]; /* user cudaStream_t per stream, or NULL */
   int64_t n_cells;  /* param n_cells (input.cnp:3), known at setup */
   int64_t N;  /* dim N (input.cnp:4): capacity, > 0 */
 } scatter_config;
 
-#define SCATTER_CONFIG_INIT {CNP_BACKEND_HOST, 0, NULL, {NULL}, 0, 0}
+#define SCATTER_CONFIG_INIT {CNP_BACKEND_HOST, 0, 0, {NULL}, 0, 0}
 
 /* Counters of the last step and totals since setup. */
 typedef struct scatter_stats {
