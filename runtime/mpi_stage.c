@@ -128,15 +128,18 @@ static void *path_buffer(cnp_mpi_stage *s, stage_path path, const cnp_array *a)
 }
 
 /*
-** order_after_producer: the CPU waits for the one named producer (or, with neither, for
-** every stream of a's device). Returns the native stream later copies go on.
+** order_after_producer: order what comes next after the one named producer. A staged path
+** with a producer stream needs no CPU wait: its copies are enqueued on that stream (and
+** the stream is synchronized after them). Otherwise the CPU waits for the producer event,
+** or with neither, for every stream of a's device. *native receives the stream the copies
+** go on.
 */
-static cnp_status order_after_producer(const cnp_array *a, cnp_stream *ps, cnp_event *pe,
-                                       void **native)
+static cnp_status order_after_producer(const cnp_array *a, stage_path path, cnp_stream *ps,
+                                       cnp_event *pe, void **native)
 {
-  cnp_status st = cnp_synchronize_for_mpi(a, ps, pe);
   *native = cnp__native(ps);
-  return st;
+  if (ps && path != PATH_PASS && path != PATH_HOST_PACK) return CNP_OK;
+  return cnp_synchronize_for_mpi(a, ps, pe);
 }
 
 /* Copy a -> MPI buffer for the path, then wait for the copy. */
@@ -285,7 +288,7 @@ static cnp_status ctx_begin(cnp_mpi_stage *s, ctx_kind kind, cnp_array *a, cnp_s
   ** orders its copy back at cnp_mpi_end instead. */
   if (kind != CTX_RECV || path == PATH_PASS) {
     void *native = NULL;
-    st = order_after_producer(a, ps, pe, &native);
+    st = order_after_producer(a, path, ps, pe, &native);
     if (!st && kind != CTX_RECV) st = stage_out(s, path, a, native, op);
     if (st) {
       c->kind = CTX_NONE;
@@ -476,8 +479,8 @@ cnp_status cnp_mpi_end(cnp_mpi_ctx *ctx)
   st = wait_all(ctx, op);
   if (!st && ctx->kind != CTX_SEND && ctx->path != PATH_PASS) {
     void *native = cnp__native(ctx->stream);
-    if (ctx->kind == CTX_RECV) st = order_after_producer(&ctx->target, ctx->stream, ctx->event,
-                                                        &native);
+    if (ctx->kind == CTX_RECV)
+      st = order_after_producer(&ctx->target, ctx->path, ctx->stream, ctx->event, &native);
     if (!st) st = stage_in(s, ctx->path, &ctx->target, native, op);
   }
   ctx->kind = CTX_NONE;
