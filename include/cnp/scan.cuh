@@ -2,7 +2,8 @@
 ** cnp/scan.cuh — warp and block prefix sums for CUDA kernels (nvcc and NVRTC).
 **
 ** \brief Inclusive / exclusive sums and totals over a warp or a whole thread block, for
-** int, unsigned, long, unsigned long, long long, unsigned long long, float and double.
+** int, unsigned, long, unsigned long, long long, unsigned long long, float and double
+** (and bool, summed as int 0/1, for compaction flags).
 **
 ** Thread numbering. Threads are numbered linearly with x fastest:
 **   cnp_block_thread()  = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
@@ -194,5 +195,23 @@ CNP__SCAN_OVERLOADS(float)
 CNP__SCAN_OVERLOADS(double)
 
 #undef CNP__SCAN_OVERLOADS
+
+/* bool (compaction flags) counts as int 0 / 1. */
+static __device__ __forceinline__ int cnp_warp_inclusive_sum_mask(unsigned mask, bool x)
+{ return cnp_warp_inclusive_sum_mask(mask, (int)x); }
+static __device__ __forceinline__ int cnp_warp_exclusive_sum_mask(unsigned mask, bool x)
+{ return cnp_warp_exclusive_sum_mask(mask, (int)x); }
+static __device__ __forceinline__ int cnp_warp_sum_mask(unsigned mask, bool x)
+{ return cnp_warp_sum_mask(mask, (int)x); }
+static __device__ __forceinline__ int cnp_warp_inclusive_sum(bool x)
+{ return cnp_warp_inclusive_sum((int)x); }
+static __device__ __forceinline__ int cnp_warp_exclusive_sum(bool x)
+{ return cnp_warp_exclusive_sum((int)x); }
+static __device__ __forceinline__ int cnp_warp_sum(bool x) { return cnp_warp_sum((int)x); }
+static __device__ __forceinline__ int cnp_block_inclusive_sum(bool x, int *total = 0)
+{ return cnp_block_inclusive_sum((int)x, total); }
+static __device__ __forceinline__ int cnp_block_exclusive_sum(bool x, int *total = 0)
+{ return cnp_block_exclusive_sum((int)x, total); }
+static __device__ __forceinline__ int cnp_block_sum(bool x) { return cnp_block_sum((int)x); }
 
 #endif /* CNP_SCAN_CUH */

@@ -233,8 +233,9 @@ static const char *k_headers =
     "  int block_total;\n"
     "  int pos = cnp_block_exclusive_sum(flag, &block_total);\n"
     "  unsigned lanes = cnp_warp_sum_mask(0x55555555u, 1u);\n"
+    "  int alive_in_block = cnp_block_sum(flag != 0);          /* bool overload */\n"
     "  double s = cnp_warp_inclusive_sum((double)flag);\n"
-    "  if (i < n) offset[i] = pos + (int)lanes * 0;\n"
+    "  if (i < n) offset[i] = pos + ((int)lanes + alive_in_block) * 0;\n"
     "  if (cnp_block_thread() == 0) cnp_atomic_add(total, (long long)block_total);\n"
     "  if (i < n) cnp_atomic_add_2d(w, 4, 1, i % 4, s);\n"
     "}\n";
