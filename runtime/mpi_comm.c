@@ -75,6 +75,58 @@ int cnp__mpi_cuda_aware_library(void)
 }
 
 /*
+** Error handlers of the communicators an error may be raised on while cnp_comm_create looks
+** at a caller's handle: MPI_COMM_WORLD and MPI_COMM_SELF (errors without a valid
+** communicator) and the caller's communicator (MPI_Comm_dup's own errors). They switch to
+** MPI_ERRORS_RETURN for the duration of the call, so that a bad handle is a status instead
+** of the default MPI_ERRORS_ARE_FATAL abort, and are restored afterwards.
+*/
+typedef struct saved_handlers {
+  MPI_Errhandler world, self;
+} saved_handlers;
+
+static void handlers_return(saved_handlers *h)
+{
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h->world);
+  MPI_Comm_get_errhandler(MPI_COMM_SELF, &h->self);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+
+static void handlers_restore(saved_handlers *h)
+{
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, h->world);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, h->self);
+  MPI_Errhandler_free(&h->world);
+  MPI_Errhandler_free(&h->self);
+}
+
+/* Duplicate `user` with errors returned; CNP_EINVAL if it is not a valid handle. */
+static cnp_status dup_checked(MPI_Comm user, MPI_Comm *out, const char *op)
+{
+  saved_handlers h;
+  handlers_return(&h);
+  MPI_Errhandler mine = MPI_ERRHANDLER_NULL;
+  int rc = MPI_Comm_get_errhandler(user, &mine);
+  if (rc != MPI_SUCCESS) {
+    handlers_restore(&h);
+    char text[MPI_MAX_ERROR_STRING + 1];
+    int len = 0, klass = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
+    text[len] = '\0';
+    MPI_Error_class(rc, &klass);
+    return cnp__fail(CNP_EINVAL, op, "not a valid communicator handle (pass "
+                     "MPI_Comm_c2f(comm)): %s (MPI error class %d)", text, klass);
+  }
+  MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+  rc = MPI_Comm_dup(user, out);
+  MPI_Comm_set_errhandler(user, mine);
+  MPI_Errhandler_free(&mine);
+  handlers_restore(&h);
+  return rc == MPI_SUCCESS ? CNP_OK : cnp__mpi_fail(rc, op, "MPI_Comm_dup");
+}
+
+/*
 ** cnp_comm_create: duplicate the caller's communicator (collective) with MPI_ERRORS_RETURN.
 */
 cnp_status cnp_comm_create(cnp_comm **out, int fcomm)
@@ -88,12 +140,11 @@ cnp_status cnp_comm_create(cnp_comm **out, int fcomm)
   if (user == MPI_COMM_NULL) return cnp__fail(CNP_EINVAL, op, "communicator is MPI_COMM_NULL");
   cnp_comm *c = cnp__calloc(1, sizeof *c);
   if (!c) return cnp__fail(CNP_ENOMEM, op, "cannot allocate the communicator handle");
-  int rc = MPI_Comm_dup(user, &c->comm);
-  if (rc != MPI_SUCCESS) {
+  if ((st = dup_checked(user, &c->comm, op))) {
     cnp__free(c);
-    return cnp__mpi_fail(rc, op, "MPI_Comm_dup");
+    return st;
   }
-  rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  int rc = MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(c->comm, &c->rank);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(c->comm, &c->size);
   if (rc != MPI_SUCCESS) {

@@ -36,6 +36,20 @@ static void test_comm(void)
   ASSERT_ST(CNP_EOVERFLOW, cnp_mpi_library_version(v, 4));
   ASSERT_EQ_I(3, (long long)strlen(v));
   ASSERT_ST(CNP_EINVAL, cnp_comm_create(NULL, 0));
+  /* Bad handles are statuses, not MPI_ERRORS_ARE_FATAL aborts, and the caller's error
+  ** handlers are left as they were. */
+  cnp_comm *bad = (cnp_comm *)&bad;
+  ASSERT_ST(CNP_EINVAL, cnp_comm_create(&bad, 12345));
+  ASSERT(bad == NULL);
+  ASSERT_DETAIL("not a valid communicator handle");
+  ASSERT_ST(CNP_EINVAL, cnp_comm_create_mpi(&bad, MPI_COMM_NULL));
+  MPI_Errhandler eh;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
+  ASSERT(eh == MPI_ERRORS_ARE_FATAL);
+  MPI_Errhandler_free(&eh);
+  MPI_Comm_get_errhandler(MPI_COMM_SELF, &eh);
+  ASSERT(eh == MPI_ERRORS_ARE_FATAL);
+  MPI_Errhandler_free(&eh);
   ASSERT_EQ_I(-1, cnp_comm_rank(NULL));
 }
 
