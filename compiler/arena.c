@@ -34,7 +34,10 @@ void *arena_alloc(Arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   ArenaBlock *b = a->head;
   if (!b || b->size - b->used < n) {
-    size_t sz = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+    /* blocks grow from 64 KiB to ARENA_BLOCK: small inputs stay cheap */
+    size_t sz = b ? 2 * b->size : 65536;
+    if (sz > ARENA_BLOCK) sz = ARENA_BLOCK;
+    if (sz < n) sz = n;
     b = calloc(1, sizeof *b + sz);   /* zeroed once (fresh pages from the OS are free) */
     if (!b) cnp_ice("out of memory");
     b->prev = a->head;

@@ -284,7 +284,7 @@ struct Decl {
   DType dtype;            /* PARAM, CONST, FIELD, MPI */
   bool setup;             /* PARAM: known at setup (specializes kernels) */
   Shape shape;            /* FIELD, MPI */
-  Expr *value;            /* CONST value; PLAN n_segments */
+  Expr *value;            /* CONST value; PLAN n_segments; SNAPSHOT slots as written (or NULL) */
   int64_t ival;           /* sema: CONST value when integer */
   double fval;            /* sema: CONST value when floating (also set for integers) */
 

@@ -1168,8 +1168,10 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
     if (o->kind == HZ_STEP) { cur = o->obj->index; continue; }
     if (o->kind != HZ_RECORD) continue;
     int e = o->obj->index;
-    rec[e] = realloc(rec[e], sizeof **rec * (size_t)(n_rec[e] + 1));
-    if (!rec[e]) cnp_ice("out of memory");
+    if ((n_rec[e] & (n_rec[e] - 1)) == 0) {   /* 0, 1, 2, 4, ...: grow by doubling */
+      rec[e] = realloc(rec[e], sizeof **rec * (size_t)(n_rec[e] ? 2 * n_rec[e] : 1));
+      if (!rec[e]) cnp_ice("out of memory");
+    }
     rec[e][n_rec[e]++] = cur;
   }
   int *last_on = malloc(sizeof *last_on * (size_t)(S->cc->n_decl[DECL_STREAM] + 1));
