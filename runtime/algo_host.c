@@ -249,13 +249,59 @@ static void win_prepare(win *w, const int64_t *perm, int64_t n, host_ws *h, int6
   w->ok = 1;
 }
 
-/* Windowed permutation of one block of rows (byte columns [col, col + width)). Returns 0
-** when the team or the workspace does not fit the plan (nothing was written then). */
-static int permute_windowed(char *base, const int64_t *perm, int64_t n, size_t rb, size_t col,
-                            size_t width, host_ws *h, const win *w)
+/* One byte-column range [col, col + width) of one block of rows rb bytes apart: the unit
+** the permutation moves. */
+typedef struct ptarget {
+  char  *base;
+  size_t rb, col, width;
+} ptarget;
+
+#define GROUP_MAX   16                 /* targets permuted in one sweep over perm */
+#define GROUP_BYTES 64                 /* their summed widths */
+
+/* slot[i - i0] = source row of output i, for outputs [i0, e): own rows from base, foreign
+** ones from side (in order, starting at fi). Returns the next fi. */
+static ALWAYS_INLINE int64_t win_fill_w(char *slot, const char *base, const int64_t *perm,
+                                        int64_t i0, int64_t e, int64_t a, int64_t b,
+                                        size_t rb, size_t col, const char *side, int64_t fi,
+                                        size_t width)
 {
-  size_t ring_bytes = (size_t)WIN_RING * WIN_B * width;
-  if ((size_t)w->T * ring_bytes + (size_t)w->foff[w->T] * width > h->tmp_bytes) return 0;
+  for (int64_t i = i0; i < e; i++) {
+    int64_t s = perm[i];
+    const char *src = (s >= a && s < b) ? base + (size_t)s * rb + col
+                                        : side + (size_t)(fi++) * width;
+    copy_row(slot + (size_t)(i - i0) * width, src, width);
+  }
+  return fi;
+}
+
+static int64_t win_fill(char *slot, const char *base, const int64_t *perm, int64_t i0,
+                        int64_t e, int64_t a, int64_t b, size_t rb, size_t col,
+                        const char *side, int64_t fi, size_t width)
+{
+  switch (width) {
+  case 1: return win_fill_w(slot, base, perm, i0, e, a, b, rb, col, side, fi, 1);
+  case 2: return win_fill_w(slot, base, perm, i0, e, a, b, rb, col, side, fi, 2);
+  case 4: return win_fill_w(slot, base, perm, i0, e, a, b, rb, col, side, fi, 4);
+  case 8: return win_fill_w(slot, base, perm, i0, e, a, b, rb, col, side, fi, 8);
+  case 16: return win_fill_w(slot, base, perm, i0, e, a, b, rb, col, side, fi, 16);
+  default: return win_fill_w(slot, base, perm, i0, e, a, b, rb, col, side, fi, width);
+  }
+}
+
+/* Windowed permutation of up to GROUP_MAX targets in one sweep over perm. Returns 0 when
+** the team or the workspace does not fit the plan (nothing was written then). */
+static int permute_windowed(const ptarget *tg, int ntg, const int64_t *perm, int64_t n,
+                            host_ws *h, const win *w)
+{
+  size_t W = 0, woff[GROUP_MAX];
+  for (int j = 0; j < ntg; j++) {
+    woff[j] = W;
+    W += tg[j].width;
+  }
+  size_t ring_bytes = (size_t)WIN_RING * WIN_B * W;
+  size_t nfor = (size_t)w->foff[w->T];
+  if ((size_t)w->T * ring_bytes + nfor * W > h->tmp_bytes) return 0;
   int team_ok = 1;
 #pragma omp parallel num_threads(w->T)
   {
@@ -266,29 +312,38 @@ static int permute_windowed(char *base, const int64_t *perm, int64_t n, size_t r
       int64_t k0 = w->kb[t], k1 = w->kb[t + 1];
       int64_t a = k0 * WIN_B, b = k1 * WIN_B < n ? k1 * WIN_B : n;
       char *ring = h->tmp + (size_t)t * ring_bytes;
-      char *side = h->tmp + (size_t)T * ring_bytes + (size_t)w->foff[t] * width;
+      char *side[GROUP_MAX];
+      for (int j = 0; j < ntg; j++)
+        side[j] = h->tmp + (size_t)T * ring_bytes + nfor * woff[j] +
+                  (size_t)w->foff[t] * tg[j].width;
       const int64_t *fl = w->flist + a;
       for (int64_t f = 0; f < w->nf[t]; f++)
-        memcpy(side + (size_t)f * width, base + (size_t)perm[fl[f]] * rb + col, width);
+        for (int j = 0; j < ntg; j++)
+          memcpy(side[j] + (size_t)f * tg[j].width,
+                 tg[j].base + (size_t)perm[fl[f]] * tg[j].rb + tg[j].col, tg[j].width);
 #pragma omp barrier
       int64_t rel = k0, fi = 0;
       for (int64_t kk = k0; kk < k1; kk++) {
-        char *slot = ring + (size_t)(kk % WIN_RING) * WIN_B * width;
-        int64_t i0 = kk * WIN_B, e = i0 + WIN_B < n ? i0 + WIN_B : n;
-        for (int64_t i = i0; i < e; i++) {
-          int64_t s = perm[i];
-          const char *src = (s >= a && s < b) ? base + (size_t)s * rb + col
-                                              : side + (size_t)(fi++) * width;
-          copy_row(slot + (size_t)(i - i0) * width, src, width);
-        }
+        char *slot = ring + (size_t)(kk % WIN_RING) * WIN_B * W;
+        int64_t i0 = kk * WIN_B, e = i0 + WIN_B < n ? i0 + WIN_B : n, fnext = fi;
+        for (int j = 0; j < ntg; j++)
+          fnext = win_fill(slot + WIN_B * woff[j], tg[j].base, perm, i0, e, a, b, tg[j].rb,
+                           tg[j].col, side[j], fi, tg[j].width);
+        fi = fnext;
         int64_t next = kk + 1 < k1 ? w->sufmin[kk + 1] : INT64_MAX;
         for (; rel <= kk && ((rel + 1) * WIN_B <= next || kk + 1 == k1); rel++) {
           int64_t r0 = rel * WIN_B, r1 = r0 + WIN_B < n ? r0 + WIN_B : n;
-          const char *from = ring + (size_t)(rel % WIN_RING) * WIN_B * width;
-          if (col == 0 && width == rb) memcpy(base + (size_t)r0 * rb, from, (size_t)(r1 - r0) * rb);
-          else
-            for (int64_t i = r0; i < r1; i++)
-              memcpy(base + (size_t)i * rb + col, from + (size_t)(i - r0) * width, width);
+          const char *from = ring + (size_t)(rel % WIN_RING) * WIN_B * W;
+          for (int j = 0; j < ntg; j++) {
+            const char *fj = from + WIN_B * woff[j];
+            size_t rb = tg[j].rb, col = tg[j].col, wd = tg[j].width;
+            if (col == 0 && wd == rb) {
+              memcpy(tg[j].base + (size_t)r0 * rb, fj, (size_t)(r1 - r0) * rb);
+            } else {
+              for (int64_t i = r0; i < r1; i++)
+                memcpy(tg[j].base + (size_t)i * rb + col, fj + (size_t)(i - r0) * wd, wd);
+            }
+          }
         }
       }
     }
@@ -296,24 +351,20 @@ static int permute_windowed(char *base, const int64_t *perm, int64_t n, size_t r
   return team_ok;
 }
 
-/* Permute every block of `rows` by perm (n rows): windowed when w allows, else gathered
-** into tmp and copied back. */
-static void permute_rows(const cnp__rows *r, const int64_t *perm, int64_t n, host_ws *h,
-                         size_t ws_row_bytes, int nt, const win *w)
+/* Permute a group of targets by perm (n rows): windowed when w allows, else each target is
+** gathered into tmp and copied back. */
+static void permute_group(const ptarget *tg, int ntg, const int64_t *perm, int64_t n,
+                          host_ws *h, int nt, const win *w)
 {
-  for (int64_t blk = 0; blk < r->n_blocks; blk++) {
-    char *base = r->data + blk * r->block_stride;
-    for (size_t col = 0; col < r->row_bytes; col += ws_row_bytes) {
-      size_t width = r->row_bytes - col < ws_row_bytes ? r->row_bytes - col : ws_row_bytes;
-      if (w->ok && permute_windowed(base, perm, n, r->row_bytes, col, width, h, w)) continue;
+  if (ntg == 0 || (w->ok && permute_windowed(tg, ntg, perm, n, h, w))) return;
+  for (int j = 0; j < ntg; j++) {
 #pragma omp parallel num_threads(nt)
-      {
-        int T = team_size(), t = thread_id();
-        int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
-        gather(h->tmp, base, perm, a, b, r->row_bytes, col, width);
+    {
+      int T = team_size(), t = thread_id();
+      int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+      gather(h->tmp, tg[j].base, perm, a, b, tg[j].rb, tg[j].col, tg[j].width);
 #pragma omp barrier
-        scatter_back(base, h->tmp, a, b, r->row_bytes, col, width);
-      }
+      scatter_back(tg[j].base, h->tmp, a, b, tg[j].rb, tg[j].col, tg[j].width);
     }
   }
 }
@@ -688,12 +739,31 @@ cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_ar
   if (n_values == 0) return CNP_OK;
   win w;
   win_prepare(&w, perm, n, h, perm == h->idx[0] ? h->idx[1] : h->idx[0], nt);
+  /* every (array, block, column range) is a target; targets go in groups, one sweep each */
+  ptarget grp[GROUP_MAX];
+  int ng = 0;
+  size_t gw = 0;
   for (int j = 0; j < n_values; j++) {
     cnp__rows r;
     cnp_status st = cnp__algo_rows(&values[j], n, op, "values", &r);
     if (st != CNP_OK) return st;
-    permute_rows(&r, perm, n, h, ws->row_bytes, nt, &w);
+    for (int64_t blk = 0; blk < r.n_blocks; blk++)
+      for (size_t col = 0; col < r.row_bytes; col += ws->row_bytes) {
+        size_t width = r.row_bytes - col < ws->row_bytes ? r.row_bytes - col : ws->row_bytes;
+        if (ng == GROUP_MAX || (ng > 0 && gw + width > GROUP_BYTES)) {
+          permute_group(grp, ng, perm, n, h, nt, &w);
+          ng = 0;
+          gw = 0;
+        }
+        grp[ng].base = r.data + blk * r.block_stride;
+        grp[ng].rb = r.row_bytes;
+        grp[ng].col = col;
+        grp[ng].width = width;
+        gw += width;
+        ng++;
+      }
   }
+  permute_group(grp, ng, perm, n, h, nt, &w);
   return CNP_OK;
 }
 
