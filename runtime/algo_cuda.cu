@@ -423,6 +423,20 @@ static cnp_status read_scalars(const char *op, const Scalars *d, Scalars *h, cud
   return CNP_OK;
 }
 
+/* In-place exclusive sum of p[0, n) in the workspace's temporary storage. */
+static cnp_status exclusive_sum(const char *op, CudaWs *w, int64_t *p, int64_t n,
+                                cudaStream_t st)
+{
+  size_t tb = 0;
+  CU(op, cub::DeviceScan::ExclusiveSum(NULL, tb, p, p, n, st));
+  if (tb > w->temp_bytes)
+    return cnp__fail(CNP_EOVERFLOW, op, "scan needs %zu bytes of temporary storage, the "
+                     "workspace holds %zu", tb, w->temp_bytes);
+  tb = w->temp_bytes;
+  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, p, p, n, st));
+  return CNP_OK;
+}
+
 /* ---- moving rows ------------------------------------------------------------------------ */
 
 /* Largest word size (8, 4, 2, 1) dividing every value. */
@@ -500,19 +514,19 @@ extern "C" cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp
     return CNP_OK;
   }
   int64_t *pos = w->idx[0];
-  size_t tb = w->temp_bytes;
   k_init_scalars<<<1, 1, 0, st>>>(w->scal);
   k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
   CU_LAUNCHED(op, "flags");
-  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, pos, pos, n, st));
+  cnp_status r = exclusive_sum(op, w, pos, n, st);
+  if (r != CNP_OK) return r;
   k_count<<<1, 1, 0, st>>>(m, pos, n, w->scal);
   CU_LAUNCHED(op, "count");
   for (int j = 0; j < n_arrays; j++) {
-    cnp_status r = move_rows(op, MOVE_COMPACT, &arrays[j], n, m, pos, &w->scal->count, w, st);
+    r = move_rows(op, MOVE_COMPACT, &arrays[j], n, m, pos, &w->scal->count, w, st);
     if (r != CNP_OK) return r;
   }
   Scalars h;
-  cnp_status r = read_scalars(op, w->scal, &h, st);
+  r = read_scalars(op, w->scal, &h, st);
   if (r != CNP_OK) return r;
   *n_out = (int64_t)h.count;
   return CNP_OK;
@@ -542,7 +556,14 @@ template <typename R>
 static cnp_status radix_pairs(const char *op, CudaWs *w, int64_t n, int bits,
                               int64_t *perm_out, cudaStream_t st)
 {
-  size_t tb = w->temp_bytes;
+  size_t tb = 0;
+  CU(op, cub::DeviceRadixSort::SortPairs(NULL, tb, (const R *)w->rk[0], (R *)w->rk[1],
+                                         (const int64_t *)w->idx[0], perm_out, n, 0,
+                                         bits > 0 ? bits : 1, st));
+  if (tb > w->temp_bytes)
+    return cnp__fail(CNP_EOVERFLOW, op, "radix sort needs %zu bytes of temporary storage, "
+                     "the workspace holds %zu", tb, w->temp_bytes);
+  tb = w->temp_bytes;
   CU(op, cub::DeviceRadixSort::SortPairs(w->temp, tb, (const R *)w->rk[0], (R *)w->rk[1],
                                          (const int64_t *)w->idx[0], perm_out, n, 0,
                                          bits > 0 ? bits : 1, st));
@@ -709,16 +730,16 @@ static cnp_status boundaries_t(const char *op, const cnp_array *keys, cnp_array 
     return CNP_OK;
   }
   int64_t *pos = w->idx[0];
-  size_t tb = w->temp_bytes;
   k_run_flags<K><<<grid_for(n), kThreads, 0, st>>>(k, n, pos);
   CU_LAUNCHED(op, "run flags");
-  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, pos, pos, n, st));
+  cnp_status r = exclusive_sum(op, w, pos, n, st);
+  if (r != CNP_OK) return r;
   k_run_write<K><<<grid_for(n), kThreads, 0, st>>>(
       k, n, pos, unique_keys ? (K *)unique_keys->data : NULL,
       starts ? (int64_t *)starts->data : NULL, stops ? (int64_t *)stops->data : NULL, w->scal);
   CU_LAUNCHED(op, "runs");
   Scalars h;
-  cnp_status r = read_scalars(op, w->scal, &h, st);
+  r = read_scalars(op, w->scal, &h, st);
   if (r == CNP_OK) *count = (int64_t)h.count;
   return r;
 }
