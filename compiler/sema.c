@@ -21,6 +21,8 @@ typedef struct Sema {
   Local **scope;            /* map locals in scope (index + lets), innermost last */
   int n_scope, cap_scope;
   bool mpi_names;           /* `rank` and `size` are visible (exchange expressions) */
+  struct MapAcc *macc;      /* field accesses of the current map, one per (field, kind) */
+  int n_macc, cap_macc;
   /* hazard ops, in program order */
   struct HzOp *ops;
   int n_ops, cap_ops;
@@ -202,6 +204,51 @@ static void op(Sema *S, HzKind k, Decl *obj, Loc loc) {
   S->ops[S->n_ops++] = (HzOp){k, obj, S->step, loc};
 }
 
+/* ------------------------------------------------------------------ races inside a map */
+
+/* How a map touches a field element. */
+enum { MA_READ, MA_GATHER, MA_STORE, MA_ADD, MA_SCATTER, MA__COUNT };
+typedef struct MapAcc {
+  Decl *f;
+  int kind;
+  Loc loc;
+} MapAcc;
+
+static const char *const macc_what[MA__COUNT] = {
+  "read", "gathered", "written", "updated", "scatter-added",
+};
+
+/*
+** Two accesses of one field in one map race when one touches other elements than its own
+** (a gather or a scatter-add) while the other writes, or reads while scatter-adds happen.
+*/
+static bool macc_conflict(int a, int b) {
+  if (a > b) { int t = a; a = b; b = t; }
+  if (b == MA_SCATTER) return a != MA_SCATTER;
+  return a == MA_GATHER && (b == MA_STORE || b == MA_ADD);
+}
+
+static void map_access(Sema *S, Decl *f, int kind, Loc loc) {
+  for (int i = 0; i < S->n_macc; i++) {
+    MapAcc *m = &S->macc[i];
+    if (m->f != f) continue;
+    if (m->kind == kind) return;
+    if (macc_conflict(m->kind, kind)) {
+      diag_error(S->cc, loc, "field '%s' is %s here and %s elsewhere in the same map: the result "
+                 "would depend on the order of elements", f->name, macc_what[kind], macc_what[m->kind]);
+      diag_note(S->cc, m->loc, "'%s' is %s here", f->name, macc_what[m->kind]);
+      return;
+    }
+  }
+  if (S->n_macc == S->cap_macc) {
+    S->cap_macc = S->cap_macc ? 2 * S->cap_macc : 16;
+    MapAcc *v = arena_alloc(&S->cc->arena, sizeof *v * (size_t)S->cap_macc);
+    if (S->n_macc) memcpy(v, S->macc, sizeof *v * (size_t)S->n_macc);
+    S->macc = v;
+  }
+  S->macc[S->n_macc++] = (MapAcc){f, kind, loc};
+}
+
 /* ------------------------------------------------------------------ types */
 
 static bool is_num(DType t) { return dtype_is_int(t) || dtype_is_float(t) || dtype_is_complex(t); }
@@ -357,6 +404,9 @@ static DType check_index(Sema *S, Expr *e, int write) {
                  (long long)x->ival, (long long)ext->ival, f->name);
   }
   if (S->step) op(S, write ? HZ_WRITE : HZ_READ, f, e->loc);
+  bool gather = e->flags & EXF_GATHER;
+  map_access(S, f, write == 0 ? (gather ? MA_GATHER : MA_READ)
+                   : write == 1 ? MA_STORE : (gather ? MA_SCATTER : MA_ADD), e->loc);
   if (write == 2) op(S, HZ_READ, f, e->loc);
   return e->type;
 }
@@ -882,6 +932,7 @@ static void check_map(Sema *S, Stmt *s) {
     s->over_expr = x;
   }
   S->map = s;
+  S->n_macc = 0;
   int mark = S->n_scope;
   s->index->map = s;
   push_local(S, s->index);
