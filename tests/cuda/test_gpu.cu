@@ -713,9 +713,9 @@ static void test_catalog(void)
   CHECK(st.compiles == 1 && st.loads == 1 && st.launches == 1,
         "stats compiles %llu loads %llu launches %llu", (unsigned long long)st.compiles,
         (unsigned long long)st.loads, (unsigned long long)st.launches);
-  const void *img = NULL;
+  const char *img = NULL;
   int is_ptx = 1;
-  CHECK(cnp_catalog_image(cat, "offsets", 0, (const char **)&img, NULL, &is_ptx) == CNP_OK &&
+  CHECK(cnp_catalog_image(cat, "offsets", 0, &img, NULL, &is_ptx) == CNP_OK && img &&
             is_ptx == 0, "device image should be a CUBIN: %s", cnp_last_error());
   CHECK(cnp_catalog_destroy(cat) == CNP_OK, "%s", cnp_last_error());
 }
