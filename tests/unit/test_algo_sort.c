@@ -314,3 +314,50 @@ Test(algo_sort, host_stream)
   cnp_workspace_destroy(ws);
   cnp_stream_destroy(s);
 }
+
+/* Rotated sorted keys: outputs read sources a fixed distance back (and the first ones from
+** the far end, another thread's rows), or a fixed distance ahead. Reading back, the in-place
+** window backs up by about shift / 2048 blocks: below, at and beyond what the ring holds. */
+Test(algo_sort, rotated_keys_window_depths)
+{
+  int64_t n = 100000, shifts[5] = {1000, 6 * 2048 + 5, 7 * 2048 + 5, 9 * 2048, 40000};
+  for (int threads = 2; threads <= 3; threads++) {
+    set_threads(threads);
+    cnp_workspace *ws;
+    cr_assert_eq(cnp_workspace_create(&ws, CNP_BACKEND_HOST, 0, n, n, 0), CNP_OK);
+    for (int s = 0; s < 10; s++) {
+      int64_t shift = (s & 1) ? shifts[s / 2] : n - shifts[s / 2];   /* back or ahead */
+      cnp_array keys = host_vec(CNP_INT64, n), order = host_vec(CNP_INT64, n);
+      int64_t s_n[1] = {n}, s_2n[2] = {2, n};
+      cnp_array v[2] = {host_array(CNP_FLOAT64, 1, s_n, 'C'),
+                        host_array(CNP_INT32, 2, s_2n, 'C')};
+      int64_t *k = keys.data;
+      for (int64_t i = 0; i < n; i++) k[i] = ((i + shift) % n) / 2;
+      void *orig[2];
+      for (int j = 0; j < 2; j++) {
+        fill_random(&v[j], (uint64_t)(s * 2 + j));
+        orig[j] = dup_bytes(&v[j]);
+      }
+      int64_t *ref = malloc((size_t)n * sizeof *ref);
+      for (int64_t i = 0; i < n; i++) ref[i] = i;
+      void *okeys = dup_bytes(&keys);
+      g_cmp_dtype = CNP_INT64;
+      g_cmp_keys = okeys;
+      qsort(ref, (size_t)n, sizeof *ref, cmp_key);
+      cr_assert_eq(cnp_sort_by_key(&keys, &order, v, 2, n, ws, NULL), CNP_OK, "%s",
+                   cnp_last_error());
+      cr_assert_arr_eq(order.data, ref, (size_t)n * sizeof *ref, "shift %lld threads %d",
+                       (long long)shift, threads);
+      for (int j = 0; j < 2; j++) {
+        check_rows(&v[j], orig[j], n, ref, n, "rotated");
+        free(orig[j]);
+        free(v[j].data);
+      }
+      free(ref);
+      free(okeys);
+      free(keys.data);
+      free(order.data);
+    }
+    cnp_workspace_destroy(ws);
+  }
+}
