@@ -145,7 +145,8 @@ void dump_ast(Cnp *cc, FILE *o) {
     case DECL_PARAM: fprintf(o, "param %s : %s%s\n", d->name, dtype_name(d->dtype), d->setup ? " setup" : ""); break;
     case DECL_CONST:
       fprintf(o, "const %s : %s = ", d->name, dtype_name(d->dtype));
-      if (dtype_is_float(d->dtype)) fprintf(o, "%.17g\n", d->fval);
+      if (d->dtype == DT_BOOL) fprintf(o, "%s\n", d->ival ? "true" : "false");
+      else if (dtype_is_float(d->dtype)) fprintf(o, "%.17g\n", d->fval);
       else if (d->dtype == DT_U64) fprintf(o, "%llu\n", (unsigned long long)d->ival);
       else fprintf(o, "%lld\n", (long long)d->ival);
       break;

@@ -756,6 +756,16 @@ static void check_shape(Sema *S, Shape *sh) {
 static void check_const(Sema *S, Decl *d) {
   DType t = check_expr(S, d->value);
   if (t == DT_VOID) return;
+  if (t == DT_BOOL || d->dtype == DT_BOOL) {   /* const FLAG = true; */
+    if (d->value->kind != EX_BOOL || (d->dtype != DT_VOID && d->dtype != DT_BOOL)) {
+      diag_error(S->cc, d->value->loc, "a bool constant is 'true' or 'false'");
+      return;
+    }
+    d->dtype = DT_BOOL;
+    d->ival = d->value->ival;
+    d->fval = (double)d->ival;
+    return;
+  }
   bool f;
   int64_t iv;
   double fv;
@@ -765,7 +775,7 @@ static void check_const(Sema *S, Decl *d) {
     diag_error(S->cc, d->value->loc, "constant '%s' of type '%s' has a floating value", d->name, dtype_name(d->dtype));
     return;
   } else if (!dtype_is_int(d->dtype) && !dtype_is_float(d->dtype)) {
-    diag_error(S->cc, d->loc, "constants must be integers or floats, not '%s'", dtype_name(d->dtype));
+    diag_error(S->cc, d->loc, "constants must be bool, integers or floats, not '%s'", dtype_name(d->dtype));
     return;
   }
   if (dtype_is_int(d->dtype) && f) iv = (int64_t)fv;
