@@ -16,6 +16,7 @@ flags=$(sed -n 's/^# flags: //p' "$name")
 actual=$("$cnpc" --check $flags "$name" 2>&1 >/dev/null)
 rc=$?
 if [ "${CNP_UPDATE_DIAG:-}" = 1 ]; then
+  if head -n 1 "$name" | grep -q '^# expect: '; then echo "$name: expectations at the top, edit by hand"; exit 1; fi
   body=$(grep -v -e '^# expect: ' -e '^#|' "$name")
   {
     printf '%s\n' "$body"
