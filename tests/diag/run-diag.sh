@@ -3,8 +3,10 @@
 # expectations at the end of the file:
 #   # expect: LINE:COL: error: MESSAGE     -> FILE:LINE:COL: error: MESSAGE
 #   #|TEXT                                 -> TEXT (source and caret lines, verbatim)
-# A line '# flags: ...' adds cnpc options. Exit status must be 1. With CNP_UPDATE_DIAG=1 the expectation block is rewritten from
-# the actual output (review the diff before committing).
+# A line '# flags: ...' adds cnpc options. cnpc must exit with status 1.
+# CNP_UPDATE_DIAG=1 rewrites the expectation block at the end of the file from the actual
+# output (review the diff before committing). Cases whose error is at the end of the file
+# keep their expectations at the top and are edited by hand (syn_unclosed_brace.cnp).
 #   usage: run-diag.sh CNPC FILE.cnp
 set -u
 cnpc=$1
