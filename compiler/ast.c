@@ -530,11 +530,53 @@ Stmt *ast_block_stmt(StmtList body) { return body.head; }
 
 /* ------------------------------------------------------------------ parser callbacks */
 
+static bool same_letters(const char *a, const char *b) {
+  int count[256] = {0};
+  for (; *a; a++) count[(unsigned char)*a]++;
+  for (; *b; b++) count[(unsigned char)*b]--;
+  for (int i = 0; i < 256; i++)
+    if (count[i]) return false;
+  return true;
+}
+
+/*
+** For a misspelt keyword or type name ("feild", "f46"): the closest one, or NULL.
+*/
+static const char *keyword_hint(Cnp *cc, Token tok) {
+  static const char *const types[] = {"bool", "i32", "i64", "u64", "f16", "f32", "f64", "c64", "c128"};
+  char name[64];
+  if (tok.n <= 1 || tok.n >= (int)sizeof name) return NULL;
+  memcpy(name, tok.z, (size_t)tok.n);
+  name[tok.n] = 0;
+  int cap = tok.n <= 3 ? 1 : 2, best_d = cap + 1;
+  const char *best = NULL;
+  for (int code = 1; code < 128; code++) {
+    const char *k = lex_token_name(code);   /* "'field'" for keywords */
+    size_t kl = strlen(k);
+    if (kl < 3 || k[0] != '\'' || !((k[1] >= 'a' && k[1] <= 'z') || k[1] == '_')) continue;
+    char kw[32];
+    if (kl - 2 >= sizeof kw) continue;
+    memcpy(kw, k + 1, kl - 2);
+    kw[kl - 2] = 0;
+    int d = diag_edit_distance(name, kw, cap);
+    if (d < best_d) best_d = d, best = arena_strndup(&cc->arena, kw, strlen(kw));
+  }
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    int d = diag_edit_distance(name, types[i], cap);
+    /* on a tie prefer the anagram: "f46" is "f64" with two letters swapped */
+    if (d < best_d || (d == best_d && best && !same_letters(name, best) && same_letters(name, types[i])))
+      best_d = d, best = types[i];
+  }
+  return best_d == 0 ? NULL : best;   /* 0: the token is a keyword itself */
+}
+
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
   Loc loc = ast_loc(cc, tok);
-  char what[80];
+  char what[160];
   if (major == 0) snprintf(what, sizeof what, "end of file");
   else snprintf(what, sizeof what, "'%.*s'", tok.n > 40 ? 40 : tok.n, tok.z);
+  const char *hint = major != 0 && tok.n > 0 && (tok.z[0] == '_' || (tok.z[0] | 0x20) >= 'a') ? keyword_hint(cc, tok) : NULL;
+  if (hint) snprintf(what + strlen(what), sizeof what - strlen(what), "; did you mean '%s'?", hint);
   if (n >= 1 && n <= 3) {
     char list[160] = "";
     for (int i = 0; i < n; i++) {

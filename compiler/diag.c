@@ -102,26 +102,31 @@ _Noreturn void cnp_ice(const char *fmt, ...) {
 }
 
 /*
-** Levenshtein distance between a and b; returns cap+1 as soon as it must exceed cap.
+** Edit distance between a and b (insertions, deletions, substitutions and transpositions of
+** neighbours: "f46" is one edit from "f64"); returns cap+1 as soon as it must exceed cap.
 */
 int diag_edit_distance(const char *a, const char *b, int cap) {
   int la = (int)strlen(a), lb = (int)strlen(b);
-  if (la - lb > cap || lb - la > cap || lb > 63) return cap + 1;
-  int row[64];
-  for (int j = 0; j <= lb; j++) row[j] = j;
+  if (la - lb > cap || lb - la > cap || lb > 63 || la > 63) return cap + 1;
+  int r0[64], r1[64], r2[64];     /* rows i-2, i-1, i */
+  int *pp = r0, *p = r1, *c = r2;
+  for (int j = 0; j <= lb; j++) p[j] = j;
   for (int i = 1; i <= la; i++) {
-    int prev = row[0], best;
-    row[0] = best = i;
+    int best = c[0] = i;
     for (int j = 1; j <= lb; j++) {
-      int cur = row[j];
-      int v = prev + (a[i - 1] != b[j - 1]);
-      if (row[j] + 1 < v) v = row[j] + 1;
-      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-      row[j] = v;
-      prev = cur;
+      int v = p[j - 1] + (a[i - 1] != b[j - 1]);
+      if (p[j] + 1 < v) v = p[j] + 1;
+      if (c[j - 1] + 1 < v) v = c[j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+        v = pp[j - 2] + 1;
+      c[j] = v;
       if (v < best) best = v;
     }
     if (best > cap) return cap + 1;
+    int *t = pp;
+    pp = p;
+    p = c;
+    c = t;
   }
-  return row[lb];
+  return p[lb];
 }
