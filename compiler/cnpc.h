@@ -370,6 +370,7 @@ struct Cnp {
   bool parse_abort;         /* stack overflow / nesting too deep: stop feeding tokens */
   bool depth_reported;      /* 'expression nested too deeply' given once */
   Loc tok_loc;              /* token being fed to the parser */
+  bool muted;               /* CNP_MAX_ERRORS reached: further diagnostics are not shown */
   const char **intern;      /* interned identifiers (open addressing) */
   int intern_cap, intern_n;
 };
@@ -384,9 +385,12 @@ int cnp_compile_buffer(Cnp *cc, const char *name, const char *src, size_t len);
 
 /* ======================================================================== diag.c */
 
+#define CNP_MAX_ERRORS 100   /* errors shown; later ones are counted, not shown */
 void diag_error(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_warning(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Stop showing diagnostics (prints one note the first time). */
+void diag_too_many(Cnp *cc);
 /* An error without a source location ("cnpc: error: ..."). */
 void diag_plain(Cnp *cc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Internal compiler error: prints and aborts (compiler bugs only). */

@@ -57,10 +57,17 @@ static void emit(Cnp *cc, Loc loc, const char *kind, const char *color, const ch
   if (loc.file) show_source(cc, loc);
 }
 
+void diag_too_many(Cnp *cc) {
+  if (cc->muted) return;
+  cc->muted = true;
+  if (cc->diag_out) fprintf(cc->diag_out, "cnpc: note: too many errors (%d); the rest are not shown\n", CNP_MAX_ERRORS);
+}
+
 void diag_error(Cnp *cc, Loc loc, const char *fmt, ...) {
   va_list ap;
+  if (cc->n_errors++ >= CNP_MAX_ERRORS) diag_too_many(cc);
+  if (cc->muted) return;
   va_start(ap, fmt);
-  cc->n_errors++;
   emit(cc, loc, "error", C_RED, fmt, ap);
   va_end(ap);
 }
@@ -69,14 +76,19 @@ void diag_warning(Cnp *cc, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   bool as_error = cc->opt && cc->opt->werror;
-  if (as_error) cc->n_errors++;
-  else cc->n_warnings++;
+  if (as_error && cc->n_errors++ >= CNP_MAX_ERRORS) diag_too_many(cc);
+  if (!as_error) cc->n_warnings++;
+  if (cc->muted) {
+    va_end(ap);
+    return;
+  }
   emit(cc, loc, as_error ? "error" : "warning", as_error ? C_RED : C_MAG, fmt, ap);
   va_end(ap);
 }
 
 void diag_note(Cnp *cc, Loc loc, const char *fmt, ...) {
   va_list ap;
+  if (cc->muted) return;
   va_start(ap, fmt);
   emit(cc, loc, "note", C_CYAN, fmt, ap);
   va_end(ap);
@@ -84,8 +96,9 @@ void diag_note(Cnp *cc, Loc loc, const char *fmt, ...) {
 
 void diag_plain(Cnp *cc, const char *fmt, ...) {
   va_list ap;
+  if (cc->n_errors++ >= CNP_MAX_ERRORS) diag_too_many(cc);
+  if (cc->muted) return;
   va_start(ap, fmt);
-  cc->n_errors++;
   Loc none = {0};
   emit(cc, none, "error", C_RED, fmt, ap);
   va_end(ap);

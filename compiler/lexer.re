@@ -18,7 +18,6 @@ void CnpParse(void *p, int code, Token tok, Cnp *cc);
 
 #define MAX_FILE_SIZE (256u << 20)
 #define MAX_IMPORT_DEPTH 64
-#define MAX_ERRORS 100
 
 typedef struct Lexer {
   const char *cur, *mar, *lim, *line_start;
@@ -320,8 +319,8 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     CnpParse(parser, code, t, cc);
     if (code == 0 || cc->parse_abort) break;
-    if (cc->n_errors >= MAX_ERRORS) {
-      diag_note(cc, (Loc){f, t.line, t.col, t.n}, "too many errors, stopping here");
+    if (cc->n_errors >= CNP_MAX_ERRORS) {   /* no point parsing on */
+      diag_too_many(cc);
       cc->parse_abort = true;
       break;
     }
