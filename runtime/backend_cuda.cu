@@ -310,6 +310,17 @@ static cnp_status c_device_count(int *n)
   return CNP_OK;
 }
 
+static cnp_status c_stream_device(void *native, int *device)
+{
+  static const char op[] = "cnp_stream_wrap";
+  if (!native) {
+    CU_CHECK(op, cudaGetDevice(device));
+    return CNP_OK;
+  }
+  CU_CHECK(op, cudaStreamGetDevice((cudaStream_t)native, device));
+  return CNP_OK;
+}
+
 static cnp__backend make_cuda_backend(void)
 {
   cnp__backend b;
@@ -337,6 +348,7 @@ static cnp__backend make_cuda_backend(void)
   b.memcpy2d_async = c_memcpy2d;
   b.memset2d_async = c_memset2d;
   b.device_count = c_device_count;
+  b.stream_device = c_stream_device;
   return b;
 }
 

@@ -174,6 +174,13 @@ static cnp_status h_device_count(int *n)
   return CNP_OK;
 }
 
+static cnp_status h_stream_device(void *native, int *device)
+{
+  (void)native;
+  *device = 0;
+  return CNP_OK;
+}
+
 const cnp__backend cnp__backend_host = {
   .name = "host",
   .mem_alloc = h_mem_alloc,
@@ -198,4 +205,5 @@ const cnp__backend cnp__backend_host = {
   .memcpy2d_async = h_memcpy2d,
   .memset2d_async = h_memset2d,
   .device_count = h_device_count,
+  .stream_device = h_stream_device,
 };

@@ -86,6 +86,8 @@ typedef struct cnp__backend {
                                size_t height, void *native_stream);
   /* Number of devices (host: 1). */
   cnp_status (*device_count)(int *n);
+  /* Device of a native stream (NULL: the current device); host: 0. */
+  cnp_status (*stream_device)(void *native, int *device);
 } cnp__backend;
 
 extern const cnp__backend cnp__backend_host;

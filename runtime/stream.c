@@ -28,6 +28,12 @@ static cnp_status stream_new(cnp_stream **out, void *native, bool wrap, const ch
       cnp__free(s);
       return st;
     }
+  } else {
+    cnp_status st = be->stream_device(native, &dev);   /* a user stream keeps its device */
+    if (st != CNP_OK) {
+      cnp__free(s);
+      return st;
+    }
   }
   s->magic = CNP__MAGIC_STREAM;
   s->backend = b;
