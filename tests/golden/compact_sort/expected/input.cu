@@ -336,6 +336,20 @@ static int csort_k0(csort_h *p, cnp_stream *S)
       csort_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0,
           (cudaStream_t)cnp_stream_native(S)>>>(A);
       if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  #ifdef CNP_DEBUG_BOUNDS
+      {  /* index checks: read the flag back (one host synchronization) */
+        int flag = 0;
+        cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+        if (cudaMemcpyAsync(&flag, A.bad, sizeof flag, cudaMemcpyDeviceToHost, cs) != cudaSuccess ||
+            cudaStreamSynchronize(cs) != cudaSuccess)
+          return CNP_EBACKEND;
+        p->stats.host_syncs++;
+        if (flag) {
+          cudaMemsetAsync(A.bad, 0, sizeof flag, cs);
+          return CNP_ERANGE;
+        }
+      }
+  #endif
     }
     return CNP_OK;
   }
@@ -525,7 +539,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 529 "input.cu"
+#line 543 "input.cu"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -544,7 +558,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 548 "input.cu"
+#line 562 "input.cu"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -560,7 +574,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 564 "input.cu"
+#line 578 "input.cu"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -573,7 +587,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 577 "input.cu"
+#line 591 "input.cu"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -606,7 +620,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 610 "input.cu"
+#line 624 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -267,6 +267,20 @@ static int fuse_k0(fuse_h *p, cnp_stream *S)
       fuse_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0,
           (cudaStream_t)cnp_stream_native(S)>>>(A);
       if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  #ifdef CNP_DEBUG_BOUNDS
+      {  /* index checks: read the flag back (one host synchronization) */
+        int flag = 0;
+        cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+        if (cudaMemcpyAsync(&flag, A.bad, sizeof flag, cudaMemcpyDeviceToHost, cs) != cudaSuccess ||
+            cudaStreamSynchronize(cs) != cudaSuccess)
+          return CNP_EBACKEND;
+        p->stats.host_syncs++;
+        if (flag) {
+          cudaMemsetAsync(A.bad, 0, sizeof flag, cs);
+          return CNP_ERANGE;
+        }
+      }
+  #endif
     }
     return CNP_OK;
   }
@@ -295,7 +309,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 299 "input.cu"
+#line 313 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -312,7 +326,7 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
     f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 316 "input.cu"
+#line 330 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -331,6 +345,20 @@ static int fuse_k1(fuse_h *p, cnp_stream *S)
       fuse_k1_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0,
           (cudaStream_t)cnp_stream_native(S)>>>(A);
       if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  #ifdef CNP_DEBUG_BOUNDS
+      {  /* index checks: read the flag back (one host synchronization) */
+        int flag = 0;
+        cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+        if (cudaMemcpyAsync(&flag, A.bad, sizeof flag, cudaMemcpyDeviceToHost, cs) != cudaSuccess ||
+            cudaStreamSynchronize(cs) != cudaSuccess)
+          return CNP_EBACKEND;
+        p->stats.host_syncs++;
+        if (flag) {
+          cudaMemsetAsync(A.bad, 0, sizeof flag, cs);
+          return CNP_ERANGE;
+        }
+      }
+  #endif
     }
     return CNP_OK;
   }
@@ -481,13 +509,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 485 "input.cu"
+#line 513 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 491 "input.cu"
+#line 519 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -504,7 +532,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 508 "input.cu"
+#line 536 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

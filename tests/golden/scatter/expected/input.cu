@@ -308,6 +308,20 @@ static int scatter_k0(scatter_h *p, cnp_stream *S)
       scatter_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0,
           (cudaStream_t)cnp_stream_native(S)>>>(A);
       if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  #ifdef CNP_DEBUG_BOUNDS
+      {  /* index checks: read the flag back (one host synchronization) */
+        int flag = 0;
+        cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+        if (cudaMemcpyAsync(&flag, A.bad, sizeof flag, cudaMemcpyDeviceToHost, cs) != cudaSuccess ||
+            cudaStreamSynchronize(cs) != cudaSuccess)
+          return CNP_EBACKEND;
+        p->stats.host_syncs++;
+        if (flag) {
+          cudaMemsetAsync(A.bad, 0, sizeof flag, cs);
+          return CNP_ERANGE;
+        }
+      }
+  #endif
     }
     return CNP_OK;
   }
@@ -486,7 +500,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
   CNP_G_TRY(scatter_k0(p, S),
             "input.cnp:10: map i in N");
-#line 490 "input.cu"
+#line 504 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
