@@ -712,6 +712,9 @@ cnp_status cnp_catalog_launch(cnp_catalog *cat, const char *name, cnp_dim3 grid,
   }
   if ((st = cnp__kc_current(&dev, &reason)) != CNP_OK)
     return cnp__fail(st, op, "kernel '%s': %s", name, reason);
+  if (s && s->device != dev)
+    return cnp__fail(CNP_EDEVICE, op, "kernel '%s': stream is on device %d but device %d is "
+                     "current", name, s->device, dev);
   if (dev < 0 || dev >= CNP__KC_DEVICES)
     return cnp__fail(CNP_EDEVICE, op, "device %d beyond the catalog's %d", dev,
                      CNP__KC_DEVICES);

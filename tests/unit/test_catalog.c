@@ -277,6 +277,21 @@ Test(catalog, nvrtc_compiles_headers_to_ptx_for_sm80_and_sm90)
   cnp_catalog_destroy(cat);
 }
 
+Test(catalog, nvrtc_headers_compile_as_cxx11_and_device_default)
+{
+  const char *opts[] = {"--std=c++11", "--device-as-default-execution-space"};
+  cnp_catalog_config cfg = CNP_CATALOG_CONFIG_INIT;
+  cnp_catalog *cat = NULL;
+  cfg.arch = 90;
+  cfg.cache_dir = "";
+  cfg.options = opts;
+  cfg.n_options = 2;
+  cr_assert_eq(cnp_catalog_create(&cat, &cfg), CNP_OK);
+  cr_assert_eq(cnp_catalog_add_source(cat, "count_alive", k_headers, NULL, NULL, 0), CNP_OK);
+  cr_expect_eq(cnp_catalog_setup(cat), CNP_OK, "%s", cnp_last_error());
+  cnp_catalog_destroy(cat);
+}
+
 Test(catalog, nvrtc_syntax_error_reports_log_at_setup)
 {
   cnp_catalog *cat = make(90, NULL);
