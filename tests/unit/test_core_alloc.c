@@ -88,3 +88,37 @@ Test(core_alloc, registry_grows_and_shrinks)
   }
   cr_expect(!cnp__handle_live(NULL));
 }
+
+#include <pthread.h>
+
+static void *churn(void *arg)
+{
+  (void)arg;
+  for (int i = 0; i < 300; i++) {
+    cnp_stream *s;
+    cnp_event *e;
+    cnp_array a;
+    int64_t n = 1 + i % 7;
+    if (cnp_stream_create(&s) != CNP_OK || cnp_event_create(&e, 0) != CNP_OK ||
+        cnp_array_alloc(&a, CNP_INT32, 1, &n, CNP_ORDER_C) != CNP_OK)
+      return (void *)1;
+    if (cnp_event_record(e, s) != CNP_OK || cnp_array_validate(&a, "a") != CNP_OK)
+      return (void *)2;
+    if (cnp_array_free(&a) != CNP_OK || cnp_event_destroy(e) != CNP_OK ||
+        cnp_stream_destroy(s) != CNP_OK)
+      return (void *)3;
+  }
+  return NULL;
+}
+
+Test(core_alloc, registries_are_thread_safe)
+{
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) cr_assert_eq(pthread_create(&t[i], NULL, churn, NULL), 0);
+  for (int i = 0; i < 4; i++) {
+    void *r = (void *)99;
+    pthread_join(t[i], &r);
+    cr_expect_null(r, "thread %d failed at stage %ld: %s", i, (long)(intptr_t)r,
+                   cnp_last_error());
+  }
+}
