@@ -1060,13 +1060,27 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
                                           int64_t n, int64_t kc, int64_t s0, int64_t s1) \
   {                                                                                      \
     uint64_t span = (uint64_t)(s1 - s0);                                                 \
-    for (int64_t i = 0; i < n; i++) {                                                    \
-      int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
-      if ((uint64_t)(s - s0) >= span) continue;                                          \
-      const IN *row = v + i * kc;                                                        \
-      OUT *dst = o + s * kc;                                                             \
-      if (kc == 1) dst[0] += LOAD(row[0]);                                               \
-      else for (int64_t c = 0; c < kc; c++) dst[c] += LOAD(row[c]);                      \
+    OUT sink[SUM_GROUP] = {0};         /* rows of other threads add here: no branch */   \
+    if (kc == 1) {                                                                       \
+      for (int64_t i = 0; i < n; i++) {                                                  \
+        int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];          \
+        OUT *dst = (uint64_t)(s - s0) < span ? o + s : sink;                             \
+        *dst += LOAD(v[i]);                                                              \
+      }                                                                                  \
+    } else if (kc <= SUM_GROUP) {                                                        \
+      for (int64_t i = 0; i < n; i++) {                                                  \
+        int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];          \
+        OUT *dst = (uint64_t)(s - s0) < span ? o + s * kc : sink;                        \
+        const IN *row = v + i * kc;                                                      \
+        for (int64_t c = 0; c < kc; c++) dst[c] += LOAD(row[c]);                         \
+      }                                                                                  \
+    } else {                                                                             \
+      for (int64_t i = 0; i < n; i++) {                                                  \
+        int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];          \
+        if ((uint64_t)(s - s0) >= span) continue;                                        \
+        const IN *row = v + i * kc;                                                      \
+        for (int64_t c = 0; c < kc; c++) o[s * kc + c] += LOAD(row[c]);                  \
+      }                                                                                  \
     }                                                                                    \
   }                                                                                      \
   static void name##_scan(const host_plan *p, const void *vals, void *outp, int64_t n,   \
