@@ -49,8 +49,8 @@ bool  cnp__alloc_should_fail(void);
 
 /* ---- backend vtable (backend.c + one file per backend) ----------------------------------
 ** The front-end files (array.c, stream.c, event.c, snapshot.c, mirror.c, algo*.c) call
-** through this; only backend_*.c know CUDA. */
-/* mem_alloc flag: the backend zero-fills the new storage before returning. */
+** through this; only backend_*.c know CUDA.
+** mem_alloc flag CNP__MEM_ZERO: the backend zero-fills the new storage before returning. */
 #define CNP__MEM_ZERO 0x100u
 
 typedef struct cnp__backend {
