@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cnp/cnp.h"
@@ -188,6 +189,51 @@ Test(catalog, cache_keys_differ_by_arch_and_options)
   cr_expect_str_eq(k80, k80b);
   cr_expect_str_neq(k80, kother);
   cnp_catalog_destroy(cat);
+}
+
+static void write_text(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+Test(catalog, cache_key_covers_cnp_headers_and_include_dir)
+{
+  char dir[64], sub[96], path[128];
+  snprintf(dir, sizeof dir, "/tmp/cnp-test-inc-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(sub, sizeof sub, "%s/cnp", dir);
+  cr_assert_eq(mkdir(sub, 0700), 0);
+  snprintf(path, sizeof path, "%s/scan.cuh", sub);
+  write_text(path, "/* version 1 */\n");
+  cnp_catalog_config cfg = CNP_CATALOG_CONFIG_INIT;
+  const char *opt[] = {"-DVALUE=1"};
+  char k1[17], k2[17], k3[17];
+  cnp_catalog *cat = NULL;
+  cfg.arch = 90;
+  cfg.cache_dir = "";
+  cfg.include_dir = dir;
+  cr_assert_eq(cnp_catalog_create(&cat, &cfg), CNP_OK);
+  cr_assert_eq(cnp_catalog_add_source(cat, "simple", k_simple, NULL, opt, 1), CNP_OK);
+  cr_assert_eq(cnp_catalog_cache_key(cat, "simple", 90, k1), CNP_OK);
+  cnp_catalog_destroy(cat);
+  write_text(path, "/* version 2 */\n");
+  cr_assert_eq(cnp_catalog_create(&cat, &cfg), CNP_OK);
+  cr_assert_eq(cnp_catalog_add_source(cat, "simple", k_simple, NULL, opt, 1), CNP_OK);
+  cr_assert_eq(cnp_catalog_cache_key(cat, "simple", 90, k2), CNP_OK);
+  cnp_catalog_destroy(cat);
+  cr_expect_str_neq(k1, k2);                 /* a changed cnp header is a new key */
+  cfg.include_dir = "/nonexistent/include";
+  cr_assert_eq(cnp_catalog_create(&cat, &cfg), CNP_OK);
+  cr_assert_eq(cnp_catalog_add_source(cat, "simple", k_simple, NULL, opt, 1), CNP_OK);
+  cr_assert_eq(cnp_catalog_cache_key(cat, "simple", 90, k3), CNP_OK);
+  cnp_catalog_destroy(cat);
+  cr_expect_str_neq(k2, k3);                 /* so is another include dir */
+  remove(path);
+  rmdir(sub);
+  rmdir(dir);
 }
 
 #ifndef CNP_HAVE_CUDA
