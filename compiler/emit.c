@@ -6,10 +6,14 @@
 ** a (name, value) table; a placeholder without a value or a value that no placeholder uses
 ** is an internal compiler error, so templates and generators cannot drift apart silently.
 */
+#define _POSIX_C_SOURCE 200809L
 #include "gen.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
 ** Buffers.
@@ -123,16 +127,39 @@ int emit_write(Cnp *cc, const char *path, Buf *b) {
     fclose(f);
     if (same) return 0;
   }
-  f = fopen(path, "wb");
+  /* Never a partial file: write a temporary in the same directory, then rename it over
+  ** the target (atomic on POSIX), so a full disk or a crash leaves the old output intact. */
+  size_t plen = strlen(path);
+  char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
+  if (!tmp) cnp_ice("out of memory");
+  memcpy(tmp, path, plen);
+  memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    diag_plain(cc, "cannot write '%s': %s", path, strerror(errno));
+    free(tmp);
+    return 1;
+  }
+  mode_t mask = umask(0);              /* the mode fopen() would have given: 0666 & ~umask */
+  umask(mask);
+  bool ok = fchmod(fd, 0666 & ~mask) == 0;
+  f = fdopen(fd, "wb");
   if (!f) {
-    diag_plain(cc, "cannot write '%s'", path);
-    return 1;
+    close(fd);
+    ok = false;
+  } else {
+    ok = fwrite(text, 1, n, f) == n && ok;
+    ok = (fclose(f) == 0) && ok;
   }
-  bool ok = fwrite(text, 1, n, f) == n;
-  ok = (fclose(f) == 0) && ok;
+  int err = errno;
+  if (ok && rename(tmp, path) != 0) {
+    ok = false;
+    err = errno;
+  }
   if (!ok) {
-    diag_plain(cc, "error writing '%s'", path);
-    return 1;
+    unlink(tmp);
+    diag_plain(cc, "error writing '%s': %s", path, strerror(err));
   }
-  return 0;
+  free(tmp);
+  return ok ? 0 : 1;
 }
