@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# cnpc_write.sh CNPC SRCDIR WORKDIR -- cnpc never leaves a partial or missing output file:
+# it writes a temporary in the output directory and renames it over the target. Into a full
+# disk (simulated with RLIMIT_FSIZE) or a read-only directory it exits 1 with a message, the
+# previous outputs stay byte-identical and no temporary is left behind.
+set -euo pipefail
+cnpc=$1 src=$2 work=$3
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rm -rf "$work"; mkdir -p "$work/out"
+cp "$src/examples/pic/pic.cnp" "$work/pic.cnp"
+"$cnpc" --emit=header,c,dot --out-dir "$work/out" "$work/pic.cnp"
+cp -r "$work/out" "$work/orig"
+# a changed program, so every output would be rewritten
+sed -i 's/^param  dt      : f64;/param  dt : f64; param dt2 : f64;/' "$work/pic.cnp"
+grep -q 'param dt2' "$work/pic.cnp" || fail "test edit did not apply"
+
+check_intact() {  # $1: what was simulated
+  for f in pic.h pic.c pic.dot; do
+    [ -f "$work/out/$f" ] || fail "$1: $f missing"
+  done
+  cmp -s "$work/out/pic.c" "$work/orig/pic.c" || fail "$1: pic.c changed"
+  if ls "$work/out" | grep -q '\.tmp\.'; then fail "$1: temporary left: $(ls "$work/out")"; fi
+}
+
+# full disk: writes beyond 8 KiB fail with EFBIG (SIGXFSZ ignored, as write(2) then fails)
+set +e
+msg=$( (trap '' XFSZ; ulimit -f 8; exec "$cnpc" --emit=header,c,dot --out-dir "$work/out" "$work/pic.cnp") 2>&1)
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "full disk: exit $rc, expected 1 ($msg)"
+echo "$msg" | grep -q "error writing '.*pic.c': File too large" || fail "full disk: message: $msg"
+check_intact "full disk"
+
+# read-only directory (as an unprivileged user when running as root, who ignores modes)
+rm -rf "$work/before"; cp -r "$work/out" "$work/before"   # pic.h (small) may be new already
+chmod 555 "$work/out"
+run=("$cnpc")
+if [ "$(id -u)" = 0 ]; then
+  if command -v setpriv >/dev/null; then
+    chmod 755 "$work"; chmod o+r "$work/pic.cnp"
+    run=(setpriv --reuid=65534 --regid=65534 --clear-groups "$cnpc")
+  else
+    echo "read-only directory: skipped (root without setpriv)"; chmod 755 "$work/out"
+    run=()
+  fi
+fi
+if [ ${#run[@]} -gt 0 ]; then
+  set +e
+  msg=$("${run[@]}" --emit=header,c,dot --out-dir "$work/out" "$work/pic.cnp" 2>&1)
+  rc=$?
+  set -e
+  chmod 755 "$work/out"
+  [ "$rc" = 1 ] || fail "read-only: exit $rc, expected 1 ($msg)"
+  echo "$msg" | grep -q "cannot write '.*pic\.[ch]': Permission denied" || fail "read-only: message: $msg"
+  for f in pic.h pic.c pic.dot; do cmp -s "$work/out/$f" "$work/before/$f" || fail "read-only: $f changed"; done
+  check_intact "read-only"
+fi
+
+# and with room, the new outputs replace the old ones, with the usual file mode
+"$cnpc" --emit=header,c,dot --out-dir "$work/out" "$work/pic.cnp"
+grep -q 'dt2' "$work/out/pic.h" || fail "rewrite after the failures"
+mode=$(stat -c %a "$work/out/pic.c")
+[ "$mode" = "$(printf '%o' $((0666 & ~$(umask))))" ] || fail "mode $mode"
+echo "cnpc_write: full disk and read-only directory leave the old outputs intact (exit 1)"
