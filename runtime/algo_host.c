@@ -510,13 +510,22 @@ static ALWAYS_INLINE void scan_chunk_t(const void *k, int64_t a, int64_t b, uint
 {
   uint64_t lo = UINT64_MAX, hi = 0, prev = key_ord(k, a > 0 ? a - 1 : a, dt);
   int64_t desc = 0, bad = -1;
-  if (H) {
-    for (int64_t i = a; i < b; i++) {
-      uint64_t u = key_ord(k, i, dt);
-      desc += u < prev;
-      prev = u;
-      if (u - zero < limit) H[u - zero]++;
-      else if (bad < 0) bad = i;
+  if (H) {                                     /* runs of equal keys count in a register */
+    uint64_t cur = a < b ? key_ord(k, a, dt) : 0;
+    int64_t start = a;
+    for (int64_t i = a; i <= b; i++) {
+      uint64_t u = i < b ? key_ord(k, i, dt) : ~cur;
+      if (i < b) {
+        desc += u < prev;
+        prev = u;
+      }
+      if (u == cur) continue;
+      if (i > start) {
+        if (cur - zero < limit) H[cur - zero] += i - start;
+        else if (bad < 0) bad = start;
+      }
+      cur = u;
+      start = i;
     }
     r->lo = zero;
     r->hi = zero + limit - 1;
@@ -555,16 +564,32 @@ static void scan_chunk(const void *k, int64_t a, int64_t b, uint64_t zero, uint6
 
 /* ---- sort: counting pass ------------------------------------------------------------- */
 
+/* Both loops treat a run of equal keys at once: a nearly sorted input has long runs, and
+** bumping one counter per row would chain every row through memory. */
 static ALWAYS_INLINE void count_hist_t(const void *k, int64_t a, int64_t b, uint64_t lo,
                                        int64_t *H, cnp_dtype dt)
 {
-  for (int64_t i = a; i < b; i++) H[key_ord(k, i, dt) - lo]++;
+  for (int64_t i = a; i < b;) {
+    uint64_t u = key_ord(k, i, dt);
+    int64_t j = i + 1;
+    while (j < b && key_ord(k, j, dt) == u) j++;
+    H[u - lo] += j - i;
+    i = j;
+  }
 }
 
 static ALWAYS_INLINE void count_scatter_t(const void *k, int64_t a, int64_t b, uint64_t lo,
                                           int64_t *H, int64_t *idx, cnp_dtype dt)
 {
-  for (int64_t i = a; i < b; i++) idx[H[key_ord(k, i, dt) - lo]++] = i;
+  for (int64_t i = a; i < b;) {
+    uint64_t u = key_ord(k, i, dt);
+    int64_t j = i + 1;
+    while (j < b && key_ord(k, j, dt) == u) j++;
+    int64_t pos = H[u - lo];
+    H[u - lo] = pos + (j - i);
+    for (int64_t q = i; q < j; q++) idx[pos + (q - i)] = q;
+    i = j;
+  }
 }
 
 #define KEY_SWITCH(dt, call_)                                                    \
@@ -605,8 +630,8 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
     const int64_t *end = h->hist + (size_t)(T - 1) * (size_t)R;
     int64_t v0 = chunk_start(R, t, T), v1 = chunk_start(R, t + 1, T);
     for (int64_t v = v0; v < v1; v++) {
-      int64_t s = v == 0 ? 0 : end[v - 1];
-      KEY_SWITCH(dt, for (int64_t i = s; i < end[v]; i++) key_put(k, i, lo + (uint64_t)v, DT_));
+      int64_t s = v == 0 ? 0 : end[v - 1], e = end[v];
+      KEY_SWITCH(dt, for (int64_t i = s; i < e; i++) key_put(k, i, lo + (uint64_t)v, DT_));
     }
   }
 }
