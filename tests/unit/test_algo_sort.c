@@ -239,6 +239,13 @@ Test(algo_sort, key_limit_violation_leaves_data)
     free(keys.data);
     free(order.data);
   }
+  /* a run of equal bad keys is reported at its first row */
+  cnp_array keys = host_vec(CNP_INT32, 9);
+  int32_t kv[9] = {4, 4, 4, 250, 250, 250, 1, 1, 0};
+  memcpy(keys.data, kv, sizeof kv);
+  cr_expect_eq(cnp_sort_by_key(&keys, NULL, NULL, 0, 100, ws, NULL), CNP_ERANGE);
+  expect_msg("keys[3] = 250 outside [0, key_limit 100)");
+  free(keys.data);
   cnp_workspace_destroy(ws);
 }
 
