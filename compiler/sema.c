@@ -57,7 +57,7 @@ static int tab_cap;
 static SymX *sym_find(const char *name) {
   if (!tab) return NULL;
   for (SymX *s = tab[hash_str(name) & (unsigned)(tab_cap - 1)]; s; s = s->next)
-    if (strcmp(s->name, name) == 0) return s;
+    if (s->name == name || strcmp(s->name, name) == 0) return s;   /* names are interned */
   return NULL;
 }
 
