@@ -577,6 +577,11 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
   else snprintf(what, sizeof what, "'%.*s'", tok.n > 40 ? 40 : tok.n, tok.z);
   const char *hint = major != 0 && tok.n > 0 && (tok.z[0] == '_' || (tok.z[0] | 0x20) >= 'a') ? keyword_hint(cc, tok) : NULL;
   if (hint) snprintf(what + strlen(what), sizeof what - strlen(what), "; did you mean '%s'?", hint);
+  /* "mapp i in N": the misspelt keyword is the identifier before the error */
+  const char *prev = !hint && cc->prev_ident.z ? keyword_hint(cc, cc->prev_ident) : NULL;
+  if (prev)
+    snprintf(what + strlen(what), sizeof what - strlen(what), " (did you mean '%s' instead of '%.*s'?)", prev,
+             cc->prev_ident.n > 40 ? 40 : cc->prev_ident.n, cc->prev_ident.z);
   if (n >= 1 && n <= 3) {
     char list[160] = "";
     for (int i = 0; i < n; i++) {

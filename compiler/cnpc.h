@@ -371,6 +371,7 @@ struct Cnp {
   bool depth_reported;      /* 'expression nested too deeply' given once */
   Loc tok_loc;              /* token being fed to the parser */
   bool muted;               /* CNP_MAX_ERRORS reached: further diagnostics are not shown */
+  Token prev_ident;         /* the token before the current one, if an identifier (else .z NULL) */
   const char **intern;      /* interned identifiers (open addressing) */
   int intern_cap, intern_n;
 };

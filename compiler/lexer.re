@@ -318,6 +318,7 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
     }
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     CnpParse(parser, code, t, cc);
+    cc->prev_ident = code == TK_IDENT ? t : (Token){0};
     if (code == 0 || cc->parse_abort) break;
     if (cc->n_errors >= CNP_MAX_ERRORS) {   /* no point parsing on */
       diag_too_many(cc);
