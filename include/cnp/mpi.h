@@ -138,9 +138,11 @@ cnp_status cnp_synchronize_for_mpi(const cnp_array *a, cnp_stream *producer_stre
 */
 typedef struct cnp_migrate_plan cnp_migrate_plan;
 
-/* Fields describe dtype/shape/backend of the arrays the steps will pass (same order).
-** Allocates scratch for the sort (same backend as the fields), the key/order arrays and, for
-** device fields without CUDA-aware MPI, pinned host send/receive buffers. */
+/* Fields describe dtype/shape/backend of the arrays the steps will pass (same order); the
+** capacity N is their common last extent. Allocates everything a step needs: the sort
+** workspace (on the fields' backend), sort keys, a destination buffer, one receive buffer
+** of N rows per field component and, for device fields without CUDA-aware MPI, pinned host
+** send/receive buffers. Local (no communication); mode as for staging objects. */
 cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
                                    const cnp_array *fields, int n_fields,
                                    cnp_cuda_aware mode);
