@@ -205,6 +205,10 @@ static cnp_status make_layout(cnp_array *v, const char *op, cnp_dtype t, int ndi
   }
   for (int i = 0; i < ndim; i++) {
     int d = order == CNP_ORDER_C ? ndim - 1 - i : i;
+    if (strides && (strides[d] < 0 || strides[d] % (int64_t)cnp_dtype_size(t) != 0))
+      return cnp__fail(CNP_ELAYOUT, op,
+                       "stride %lld in dimension %d is not a non-negative multiple of the "
+                       "%zu-byte item", (long long)strides[d], d, cnp_dtype_size(t));
     v->strides[d] = strides ? strides[d] : stride;
     if (!strides && !mul_ok(stride, shape[d] ? shape[d] : 1, &stride))
       return cnp__fail(CNP_EOVERFLOW, op, "array size overflows");
