@@ -184,7 +184,7 @@ cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
     return cnp__fail(CNP_EINVAL, op, "invalid cuda_aware mode %d", (int)mode);
   int64_t cap = -1, n_values = 0;
   for (int f = 0; f < n_fields; f++) {
-    int64_t k, c;
+    int64_t k = 0, c = 0;
     if ((st = field_shape(&fields[f], f, op, &k, &c))) return st;
     if (cap < 0) cap = c;
     if (c != cap)
@@ -268,7 +268,7 @@ static cnp_status check_step_args(cnp_migrate_plan *p, const cnp_array *fields, 
                      p->n_fields);
   if (n_fields > 0 && !fields) return cnp__fail(CNP_EINVAL, op, "fields is NULL");
   for (int f = 0; f < n_fields; f++) {
-    int64_t k, c;
+    int64_t k = 0, c = 0;
     cnp_status st = field_shape(&fields[f], f, op, &k, &c);
     if (st) return st;
     if (fields[f].dtype != p->fields[f].dtype)
