@@ -21,6 +21,8 @@
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"   /* serial build: omp pragmas unused */
 #endif
 
 #if defined(__GNUC__)
@@ -408,6 +410,7 @@ cnp_status cnp__host_compact_by_mask(const cnp_array *mask, const cnp_array *arr
   const unsigned char *m = mask->data;
   int64_t n = mask->shape[0];
   int nt = threads_for(n, h->nt);
+  (void)nt;                                    /* unused in a serial build */
   int64_t cnt[MAX_THREADS + 1], pre[MAX_THREADS + 1], spill[MAX_THREADS + 1];
   int used = 1;
 #pragma omp parallel num_threads(nt)
@@ -715,6 +718,7 @@ cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_ar
   cnp_dtype dt = keys->dtype;
   void *k = keys->data;
   int nt = threads_for(n, h->nt);
+  (void)nt;                                    /* unused in a serial build */
   scan_res res[MAX_THREADS];
   int used = 1;
   uint64_t zero = ord_zero(dt);
@@ -833,6 +837,7 @@ cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells
   int64_t n = sorted_cells->shape[0];
   int64_t *off = offsets->data;
   int nt = threads_for(n, MAX_THREADS);
+  (void)nt;                                    /* unused in a serial build */
   int64_t bad[MAX_THREADS];
   int kind[MAX_THREADS];
   int used = 1;
@@ -893,6 +898,7 @@ cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
   int64_t *st = starts ? (int64_t *)starts->data : NULL;
   int64_t *sp = stops ? (int64_t *)stops->data : NULL;
   int nt = threads_for(n, MAX_THREADS);
+  (void)nt;                                    /* unused in a serial build */
   int64_t cnt[MAX_THREADS], total = 0;
 #pragma omp parallel num_threads(nt)
   {
@@ -1004,6 +1010,7 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
   cnp_dtype dt = keys->dtype;
   int64_t n = keys->shape[0], ns = plan->n_segments;
   int nt = threads_for(n, p->nt);
+  (void)nt;                                    /* unused in a serial build */
   build_res res[MAX_THREADS];
   int used = 1;
 #pragma omp parallel num_threads(nt)
@@ -1182,6 +1189,7 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   (void)sum_f16_scan;
   if (ns == 0 || kc == 0) return CNP_OK;
   int nt = threads_for(n > ns ? n : ns, p->nt);
+  (void)nt;                                    /* unused in a serial build */
   const int64_t *off = p->offsets;
 #pragma omp parallel num_threads(nt)
   {
