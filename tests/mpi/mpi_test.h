@@ -60,7 +60,7 @@ static int t_rank, t_size, t_checks;
       T_FAIL("detail lacks \"%s\"", (needle));                                       \
   } while (0)
 
-static void t_init(int *argc, char ***argv)
+static inline void t_init(int *argc, char ***argv)
 {
   MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
@@ -79,7 +79,7 @@ static void t_init(int *argc, char ***argv)
     if (t_rank == 0) printf("ok %s\n", #fn);                                         \
   } while (0)
 
-static int t_finish(const char *name)
+static inline int t_finish(const char *name)
 {
   long long mine = t_checks, all = 0;
   MPI_Reduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
