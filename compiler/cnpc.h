@@ -182,7 +182,6 @@ struct Expr {
 };
 
 #define CNP_MAX_EXPR_DEPTH 200
-#define CNP_MAX_NEST 64     /* nested blocks (map/if) */
 
 /* ======================================================================== AST: statements */
 
