@@ -8,9 +8,11 @@
 ** -> gen_emit() (gen.c and friends, owned by the code generator).
 **
 ** Codegen contract: after cnp_compile_*() returns 0 errors, every Ref has .decl (or .local)
-** set, every Expr has .type, every map has .over and .index, every field has its shape,
-** and cc->decls lists all top-level declarations in source order (imports first, in the
-** order they were imported). Steps are Decls of kind DECL_STEP, in program order.
+** set -- except the names `rank` and `size` (i32) in exchange expressions, which have
+** neither -- every Expr has .type, every map has .over/.over_expr and .index, every field
+** has its shape, and cc->decls lists all top-level declarations in program order (an
+** imported file's declarations right after its DECL_IMPORT). Steps are Decls of kind
+** DECL_STEP, in program order; a top-level exchange/migrate is a step without a stream.
 */
 #ifndef CNPC_H
 #define CNPC_H
