@@ -1,0 +1,382 @@
+/*
+** fuzz_runtime.c -- libFuzzer target for the runtime's validation entry points.
+**
+** The input is a small program: a header allocates up to four owned host arrays (dtype and
+** size from the input, contents from the input), then each following op byte picks a call
+** and its arguments: views derived from the owned arrays with fuzzed dtype, ndim, shape,
+** strides, data offset, backend and device (the alloc_id is kept, so the runtime can and
+** must catch any view that reaches outside its storage), slices, copies, fills, compaction,
+** sort by key, cell offsets, segment boundaries, segment plans, snapshots, workspaces with
+** fuzzed sizes, and armed allocation failures (cnp__fail_alloc_after).
+**
+** It must never crash, overrun (ASan), hit undefined behaviour (UBSan) or leak, and:
+**   - every status is a known code; every failure leaves a nonempty cnp_last_error();
+**   - a slice that succeeds validates; a copy that succeeds made dst equal to src
+**     element by element; a successful sort leaves its keys non-decreasing (and below
+**     key_limit); a compaction returns the number of true mask entries; cell offsets are
+**     non-decreasing from 0 to N; a segment count is within [min(N,1), N].
+**
+** libFuzzer:  scripts/fuzz-runtime [seconds]   (clang -fsanitize=fuzzer,address,undefined)
+** Standalone: built with -DCNP_FUZZ_STANDALONE, replays the files named on the command line
+**             (tests/fuzz_runtime: the ctest regression run over the committed corpus).
+*/
+#include "cnp/cnp.h"
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rd {
+  const uint8_t *p;
+  size_t         n;
+} rd;
+
+static unsigned u8(rd *r)
+{
+  if (!r->n) return 0;
+  r->n--;
+  return *r->p++;
+}
+
+/* Interesting integers: boundaries of sizes and of the size arithmetic. */
+static int64_t num(rd *r)
+{
+  static const int64_t tab[] = {0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, -1, -2,
+                                -8, INT64_MAX, INT64_MIN, INT64_MAX / 2, INT64_MAX / 8,
+                                INT64_MAX / 16 + 1, (int64_t)1 << 31, (int64_t)1 << 32,
+                                ((int64_t)1 << 62) + 1, (int64_t)1 << 61};
+  unsigned b = u8(r);
+  if (b < 128) return (int64_t)(b % 40);
+  return tab[b % (sizeof tab / sizeof tab[0])];
+}
+
+static int64_t smallnum(rd *r) { return (int64_t)(u8(r) % 40); }
+
+#define NBASE 4
+#define MAXEL 96
+
+typedef struct st {
+  cnp_array base[NBASE];
+  int       nbase;
+  cnp_workspace *ws;
+  cnp_segment_plan *plan;
+} st;
+
+static void fail(const char *what, const char *detail)
+{
+  fprintf(stderr, "fuzz_runtime invariant: %s (%s)\n", what, detail);
+  abort();
+}
+
+static void check_status(cnp_status s)
+{
+  if (strcmp(cnp_status_name(s), "?") == 0 || strncmp(cnp_status_name(s), "CNP_", 4) != 0)
+    fail("unknown status", cnp_status_name(s));
+  if (s != CNP_OK && cnp_last_error()[0] == '\0') fail("failure without detail", cnp_status_name(s));
+}
+
+/* A view derived from an owned array: same storage and alloc_id, fuzzed geometry. */
+static cnp_array view(st *S, rd *r)
+{
+  cnp_array v = S->base[u8(r) % S->nbase];
+  unsigned how = u8(r);
+  if (how & 1) v.dtype = (cnp_dtype)(u8(r) % (CNP_DTYPE_COUNT_ + 2) - (how & 64 ? 1 : 0));
+  int64_t item = (int64_t)cnp_dtype_size(v.dtype);
+  if (item == 0) item = 1;
+  if (how & 2) {                                /* new shape, contiguous C or F strides */
+    v.ndim = (int)(u8(r) % (CNP_MAX_DIMS + 2));
+    if (how & 128) v.ndim = -v.ndim;
+    int64_t st = item;
+    for (int d = 0; d < CNP_MAX_DIMS; d++) v.shape[d] = v.strides[d] = 0;
+    int nd = v.ndim < 0 ? 0 : v.ndim > CNP_MAX_DIMS ? CNP_MAX_DIMS : v.ndim;
+    for (int d = 0; d < nd; d++) v.shape[d] = how & 32 ? num(r) : smallnum(r);
+    for (int i = 0; i < nd; i++) {
+      int d = how & 16 ? i : nd - 1 - i;
+      v.strides[d] = st;
+      st *= v.shape[d] > 0 && v.shape[d] < 1000 ? v.shape[d] : 1;
+    }
+  } else if (how & 4 && v.ndim == 1) {          /* keep the items, reinterpret the length */
+    v.shape[0] = (int64_t)cnp_array_nbytes(&S->base[0]) / item;
+  }
+  if (how & 8) {                                /* one fuzzed stride */
+    int d = (int)(u8(r) % CNP_MAX_DIMS);
+    v.strides[d] = (int64_t)((uint64_t)num(r) * (uint64_t)(u8(r) & 1 ? item : 1));
+  }
+  if (u8(r) % 8 == 0) v.data = (void *)((uintptr_t)v.data + (uintptr_t)num(r));  /* offset */
+  if (u8(r) % 16 == 0) v.backend = (cnp_backend)(u8(r) % 3);
+  if (u8(r) % 16 == 0) v.device = (int)(u8(r) % 3) - 1;
+  v.flags &= ~(uint32_t)CNP_ARRAY_OWNED;        /* a view never frees */
+  return v;
+}
+
+/* Element at a multi-index (bytes). */
+static const char *at(const cnp_array *a, const int64_t *idx)
+{
+  const char *p = a->data;
+  for (int d = 0; d < a->ndim; d++) p += idx[d] * a->strides[d];
+  return p;
+}
+
+static int overlaps(const cnp_array *a, const cnp_array *b)
+{
+  /* conservative: byte ranges [first, last element end) */
+  const char *a0 = a->data, *b0 = b->data;
+  int64_t ea = (int64_t)cnp_dtype_size(a->dtype), eb = (int64_t)cnp_dtype_size(b->dtype);
+  for (int d = 0; d < a->ndim; d++) ea += (a->shape[d] - 1) * a->strides[d];
+  for (int d = 0; d < b->ndim; d++) eb += (b->shape[d] - 1) * b->strides[d];
+  return a0 < b0 + eb && b0 < a0 + ea;
+}
+
+static void check_copy(const cnp_array *dst, const cnp_array *src)
+{
+  if (cnp_array_numel(dst) == 0 || overlaps(dst, src)) return;
+  size_t item = cnp_dtype_size(dst->dtype);
+  int64_t idx[CNP_MAX_DIMS] = {0};
+  for (;;) {
+    if (memcmp(at(dst, idx), at(src, idx), item) != 0) fail("copy result differs", "");
+    int d = dst->ndim - 1;
+    while (d >= 0 && ++idx[d] == dst->shape[d]) idx[d--] = 0;
+    if (d < 0) break;
+  }
+}
+
+static int64_t key_at(const cnp_array *k, int64_t i)
+{
+  const char *p = (const char *)k->data + i * k->strides[0];
+  switch (k->dtype) {
+  case CNP_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+  case CNP_INT64: { int64_t v; memcpy(&v, p, 8); return v; }
+  default: { uint64_t v; memcpy(&v, p, 8); return (int64_t)(v >> 1); }  /* order-preserving */
+  }
+}
+
+static void op_sort(st *S, rd *r)
+{
+  cnp_array keys = view(S, r), order = view(S, r);
+  cnp_array vals[3];
+  int nv = (int)(u8(r) % 4);
+  for (int i = 0; i < nv; i++) vals[i] = view(S, r);
+  int64_t lim = u8(r) & 1 ? 0 : num(r);
+  cnp_status s = cnp_sort_by_key(&keys, u8(r) & 1 ? &order : NULL, vals, nv, lim, S->ws, NULL);
+  check_status(s);
+  if (s == CNP_OK)
+    for (int64_t i = 1; i < keys.shape[0]; i++) {
+      if (key_at(&keys, i - 1) > key_at(&keys, i)) fail("sort left keys unsorted", "");
+      if (lim > 0 && keys.dtype != CNP_UINT64 && (key_at(&keys, i) < 0 || key_at(&keys, i) >= lim))
+        fail("sort accepted a key outside [0, key_limit)", "");
+    }
+}
+
+static void op_compact(st *S, rd *r)
+{
+  cnp_array mask = view(S, r);
+  cnp_array arrs[3];
+  int na = (int)(u8(r) % 4);
+  for (int i = 0; i < na; i++) arrs[i] = view(S, r);
+  int64_t trues = 0;
+  if (cnp_array_validate(&mask, "mask") == CNP_OK && mask.ndim == 1 && mask.dtype == CNP_BOOL)
+    for (int64_t i = 0; i < mask.shape[0]; i++)
+      trues += ((const char *)mask.data)[i * mask.strides[0]] != 0;
+  cnp_clear_error();
+  int64_t n = -1;
+  cnp_status s = cnp_compact_by_mask(&mask, arrs, na, &n, S->ws, NULL);
+  check_status(s);
+  if (s == CNP_OK && n != trues) fail("compaction count is not the number of true entries", "");
+}
+
+static void op_offsets(st *S, rd *r)
+{
+  cnp_array cells = view(S, r), off = view(S, r);
+  int64_t nc = u8(r) & 1 ? smallnum(r) : num(r);
+  cnp_status s = cnp_cell_offsets(&cells, nc, &off, u8(r) & 1 ? S->ws : NULL, NULL);
+  check_status(s);
+  if (s == CNP_OK) {
+    const int64_t *o = off.data;
+    if (o[0] != 0 || o[nc] != cells.shape[0]) fail("offsets do not run from 0 to N", "");
+    for (int64_t i = 0; i < nc; i++)
+      if (o[i] > o[i + 1]) fail("offsets decrease", "");
+  }
+}
+
+static void op_bounds(st *S, rd *r)
+{
+  cnp_array k = view(S, r), u = view(S, r), a = view(S, r), b = view(S, r);
+  unsigned m = u8(r);
+  int64_t count = -1;
+  cnp_status s = cnp_segment_boundaries(&k, m & 1 ? &u : NULL, m & 2 ? &a : NULL,
+                                        m & 4 ? &b : NULL, m & 8 ? &count : NULL, S->ws, NULL);
+  check_status(s);
+  if (s == CNP_OK && m & 8) {
+    int64_t n = k.shape[0];
+    if (count < (n > 0 ? 1 : 0) || count > n) fail("segment count out of [min(N,1), N]", "");
+  }
+}
+
+static void op_plan(st *S, rd *r)
+{
+  if (u8(r) & 1) {                              /* recreate with fuzzed sizes */
+    int64_t cap = u8(r) & 1 ? smallnum(r) : num(r), nseg = u8(r) & 1 ? smallnum(r) : num(r);
+    if ((cap > 4096 && cap < ((int64_t)1 << 60)) || (nseg > 4096 && nseg < ((int64_t)1 << 60)))
+      return;                                   /* a real allocation of that size: skip */
+    cnp_segment_plan *p = NULL;
+    cnp_status s = cnp_segment_plan_create(&p, CNP_BACKEND_HOST, 0, cap, nseg);
+    check_status(s);
+    if (s != CNP_OK) return;
+    cnp_segment_plan_destroy(S->plan);
+    S->plan = p;
+  }
+  cnp_array keys = view(S, r), vals = view(S, r), out = view(S, r);
+  cnp_status s = cnp_segment_plan_build(S->plan, &keys, NULL);
+  check_status(s);
+  s = cnp_segment_plan_sum(S->plan, &vals, &out, NULL);
+  check_status(s);
+}
+
+static void op_workspace(st *S, rd *r)
+{
+  int64_t cap = num(r), lim = num(r);
+  size_t row = (size_t)num(r);
+  if ((cap > 4096 && cap < ((int64_t)1 << 60)) || (lim > 4096 && lim < ((int64_t)1 << 60)) ||
+      (row > 4096 && row < ((size_t)1 << 60)))
+    return;
+  cnp_workspace *w = NULL;
+  cnp_status s = cnp_workspace_create(&w, (cnp_backend)(u8(r) % 8 == 0), (int)(u8(r) % 8 == 0),
+                                      cap, lim, row);
+  check_status(s);
+  if (s != CNP_OK) return;
+  size_t bytes = 0;
+  check_status(cnp_workspace_bytes(w, &bytes));
+  cnp_workspace_destroy(S->ws);
+  S->ws = w;
+}
+
+static void op_snapshot(st *S, rd *r)
+{
+  cnp_array like = view(S, r), field = view(S, r);
+  int slots = (int)(u8(r) % 8) - 1;
+  if (u8(r) % 16 == 0) slots = (int)num(r);
+  cnp_snapshot *sn = NULL;
+  cnp_status s = cnp_snapshot_create(&sn, &like, slots);
+  check_status(s);
+  if (s != CNP_OK) return;
+  cnp_snapshot_handle h[3];
+  int nh = 0;
+  for (int i = 0; i < 3; i++) {
+    s = cnp_snapshot_copy(sn, u8(r) & 1 ? &field : &like, NULL, NULL, &h[nh]);
+    check_status(s);
+    if (s == CNP_OK) nh++;
+  }
+  for (int i = 0; i < nh; i++) {
+    cnp_snapshot_handle hh = h[i];
+    if (u8(r) % 4 == 0) hh.slot = (int)num(r);
+    if (u8(r) % 4 == 0) hh.generation = (uint64_t)num(r);
+    cnp_array out;
+    s = cnp_snapshot_result(hh, &out);
+    check_status(s);
+    if (s == CNP_OK && cnp_array_validate(&out, "snapshot view") != CNP_OK)
+      fail("snapshot result does not validate", cnp_last_error());
+  }
+  check_status(cnp_snapshot_destroy(sn));
+}
+
+static void one_op(st *S, rd *r)
+{
+  unsigned op = u8(r) % 12;
+  cnp_status s;
+  switch (op) {
+  case 0: {
+    cnp_array v = view(S, r);
+    if (u8(r) % 4 == 0) v.alloc_id = 0;         /* wrapped: bounds unknown, only geometry */
+    check_status(cnp_array_validate(&v, "fuzz"));
+    break;
+  }
+  case 1: {
+    cnp_array v = view(S, r), out;
+    int axis = (int)(u8(r) % 6) - 1;
+    int64_t a = num(r), b = num(r);
+    s = cnp_array_slice(&out, &v, axis, a, b);
+    check_status(s);
+    if (s == CNP_OK && cnp_array_validate(&out, "slice") != CNP_OK)
+      fail("a successful slice does not validate", cnp_last_error());
+    break;
+  }
+  case 2: {
+    cnp_array d = view(S, r), src = view(S, r);
+    s = cnp_array_copy(&d, &src, NULL);
+    check_status(s);
+    if (s == CNP_OK) check_copy(&d, &src);
+    break;
+  }
+  case 3: {
+    cnp_array v = view(S, r);
+    check_status(cnp_array_fill_zero(&v, NULL));
+    break;
+  }
+  case 4: op_compact(S, r); break;
+  case 5: op_sort(S, r); break;
+  case 6: op_offsets(S, r); break;
+  case 7: op_bounds(S, r); break;
+  case 8: op_plan(S, r); break;
+  case 9: op_snapshot(S, r); break;
+  case 10: op_workspace(S, r); break;
+  case 11: cnp__fail_alloc_after((long)(u8(r) % 6)); break;  /* the next few may fail */
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  rd r = {data, size};
+  st S;
+  memset(&S, 0, sizeof S);
+  cnp__fail_alloc_after(0);
+  cnp_clear_error();
+  S.nbase = 1 + (int)(u8(&r) % NBASE);
+  for (int i = 0; i < S.nbase; i++) {
+    static const cnp_dtype kinds[] = {CNP_INT64, CNP_INT32, CNP_BOOL, CNP_FLOAT64,
+                                      CNP_UINT64, CNP_FLOAT32, CNP_FLOAT16, CNP_COMPLEX128};
+    unsigned b = u8(&r);
+    cnp_dtype t = kinds[b % 8];
+    int64_t shape[2] = {(int64_t)(u8(&r) % MAXEL), 1 + (int64_t)(b >> 6)};
+    int nd = 1 + (int)((b >> 3) & 1);
+    if (cnp_array_alloc_on(&S.base[i], CNP_BACKEND_HOST, 0, t, nd, shape, CNP_ORDER_C, 0) != CNP_OK)
+      abort();
+    unsigned char *p = S.base[i].data;          /* contents: small values, from the input */
+    size_t nb = cnp_array_nbytes(&S.base[i]), item = cnp_dtype_size(t);
+    for (size_t k = 0; k < nb; k++) p[k] = (k % item == 0) ? (unsigned char)(u8(&r) % 12) : 0;
+  }
+  if (cnp_workspace_create(&S.ws, CNP_BACKEND_HOST, 0, MAXEL * 2, 16, 0) != CNP_OK ||
+      cnp_segment_plan_create(&S.plan, CNP_BACKEND_HOST, 0, MAXEL * 2, 16) != CNP_OK)
+    abort();
+  for (int ops = 0; r.n && ops < 64; ops++) one_op(&S, &r);
+  cnp__fail_alloc_after(0);
+  if (cnp_workspace_destroy(S.ws) != CNP_OK || cnp_segment_plan_destroy(S.plan) != CNP_OK) abort();
+  for (int i = 0; i < S.nbase; i++)
+    if (cnp_array_free(&S.base[i]) != CNP_OK) abort();
+  return 0;
+}
+
+#ifdef CNP_FUZZ_STANDALONE
+int main(int argc, char **argv)
+{
+  int done = 0;
+  for (int i = 1; i < argc; i++) {
+    FILE *f = fopen(argv[i], "rb");
+    if (!f) {
+      fprintf(stderr, "cannot read %s\n", argv[i]);
+      return 2;
+    }
+    static uint8_t buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    LLVMFuzzerTestOneInput(buf, n);
+    for (size_t cut = 1; cut < n; cut += n / 5 + 1) LLVMFuzzerTestOneInput(buf, cut);
+    done++;
+  }
+  printf("replayed %d inputs\n", done);
+  return 0;
+}
+#endif
