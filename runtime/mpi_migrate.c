@@ -324,11 +324,11 @@ static cnp_status count_and_key(cnp_migrate_plan *p, const void *dest, cnp_dtype
 ** Returns CNP_OK when every rank is fine; otherwise that status on every rank.
 */
 static cnp_status agree(cnp_migrate_plan *p, cnp_status local, const char *op,
-                        const char *when, cnp_status *mpi_err)
+                        const char *when)
 {
   struct { int code, rank; } in = {(int)local, p->comm->rank}, res;
   int rc = MPI_Allreduce(&in, &res, 1, MPI_2INT, MPI_MINLOC, p->comm->comm);
-  if (rc != MPI_SUCCESS) return *mpi_err = cnp__mpi_fail(rc, op, "MPI_Allreduce");
+  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allreduce");
   if (res.code == CNP_OK) return CNP_OK;
   if (res.code != (int)local)
     return cnp__fail((cnp_status)res.code, op, "rank %d failed %s (%s); nothing was moved",
@@ -336,123 +336,163 @@ static cnp_status agree(cnp_migrate_plan *p, cnp_status local, const char *op,
   return (cnp_status)res.code;
 }
 
-static cnp_status migrate_impl(cnp_migrate_plan *p, cnp_array *fields, int n_fields,
-                               int64_t n, const cnp_array *dest, cnp_stream *ps,
-                               cnp_event *pe, cnp_status local, int64_t *n_out,
-                               const char *op)
+/* One step's state: counts of this rank and the stream the copies are ordered on. */
+typedef struct step {
+  int64_t n, n_stay, n_leave, n_arrive;
+  void   *native;                      /* producer stream's native handle, or NULL */
+  bool    dev;                         /* fields on CUDA */
+} step;
+
+/*
+** step_local (1-2): argument checks, the producer, dest on the host, then the counting
+** and key pass. Returns the local status; on error the send counts are all zero.
+*/
+static cnp_status step_local(cnp_migrate_plan *p, step *t, const cnp_array *fields,
+                             int n_fields, const cnp_array *dest, cnp_stream *ps,
+                             cnp_event *pe, cnp_status local, const int64_t *n_out,
+                             const char *op)
 {
   int size = p->comm->size, me = p->comm->rank;
-  MPI_Comm comm = p->comm->comm;
-  cnp_status mpi_err = CNP_OK, st;
-  bool dev = p->backend == CNP_BACKEND_CUDA;
-  void *native = cnp__native(ps);
-
-  /* 1-2: local checks, dest on the host, counts and keys. */
   memset(p->cnt_send, 0, sizeof(int64_t) * (size_t)size);
   if (!local && !n_out) local = cnp__fail(CNP_EINVAL, op, "n_out is NULL");
-  if (!local) local = check_step_args(p, fields, n_fields, n, dest, op);
+  if (!local) local = check_step_args(p, fields, n_fields, t->n, dest, op);
   if (!local && ps && pe)
     local = cnp__fail(CNP_EINVAL, op, "give one producer (a stream or an event), not both");
   if (!local) local = cnp_synchronize_for_mpi(dest, ps, pe);
   const void *dh = NULL;
-  if (!local && !dev) dh = dest->data;
-  if (!local && dev) {
-    cnp_array hv = view1d(p->dest_host.data, dest->dtype, n, CNP_BACKEND_HOST, 0);
-    cnp_array dv = view1d(dest->data, dest->dtype, n, dest->backend, dest->device);
-    local = cnp__copy(&hv, &dv, native, op);
-    if (!local) local = cnp__backend_of(p->backend)->stream_sync(native);
+  if (!local && !t->dev) dh = dest->data;
+  if (!local && t->dev) {              /* dest to the host: 4 or 8 bytes per particle */
+    cnp_array hv = view1d(p->dest_host.data, dest->dtype, t->n, CNP_BACKEND_HOST, 0);
+    cnp_array dv = view1d(dest->data, dest->dtype, t->n, dest->backend, dest->device);
+    local = cnp__copy(&hv, &dv, t->native, op);
+    if (!local) local = cnp__backend_of(p->backend)->stream_sync(t->native);
     dh = p->dest_host.data;
   }
-  if (!local) local = count_and_key(p, dh, dest->dtype, n, op);
+  if (!local) local = count_and_key(p, dh, dest->dtype, t->n, op);
   if (local) memset(p->cnt_send, 0, sizeof(int64_t) * (size_t)size);
-  int64_t n_stay = local ? 0 : p->cnt_send[me];
+  t->n_stay = local ? 0 : p->cnt_send[me];
   p->cnt_send[me] = 0;
+  return local;
+}
 
-  /* 3: counts. */
-  int rc = MPI_Alltoall(p->cnt_send, 1, MPI_INT64_T, p->cnt_recv, 1, MPI_INT64_T, comm);
+/*
+** exchange_counts (3): MPI_Alltoall of the per-destination counts, the MPI displacement
+** tables, and the capacity check (into *local). Returns CNP_EMPI only for MPI failures.
+*/
+static cnp_status exchange_counts(cnp_migrate_plan *p, step *t, cnp_status *local,
+                                  const char *op)
+{
+  int size = p->comm->size;
+  int rc = MPI_Alltoall(p->cnt_send, 1, MPI_INT64_T, p->cnt_recv, 1, MPI_INT64_T,
+                        p->comm->comm);
   if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Alltoall");
-  int64_t n_arrive = 0, n_leave = 0;
-  for (int r = 0; r < size; r++) {
-    n_arrive += p->cnt_recv[r];
-    n_leave += p->cnt_send[r];
-  }
-  if (!local && n_stay + n_arrive > p->cap)
-    local = cnp__fail(CNP_EOVERFLOW, op, "rank %d would hold %lld rows (%lld staying + %lld "
-                      "arriving) but its capacity is %lld; nothing was moved", me,
-                      (long long)(n_stay + n_arrive), (long long)n_stay, (long long)n_arrive,
-                      (long long)p->cap);
-
-  /* 4: all ranks agree before anything moves. */
-  if ((st = agree(p, local, op, "checking the step", &mpi_err))) return st;
-
-  /* 5: stable sort: stayers first (key 0), then leavers by destination. */
-  int64_t off = 0;
+  t->n_arrive = t->n_leave = 0;
   for (int r = 0; r < size; r++) {
     p->scount[r] = (int)p->cnt_send[r];
-    p->sdispl[r] = (int)off;
-    off += p->cnt_send[r];
-  }
-  off = 0;
-  for (int r = 0; r < size; r++) {
+    p->sdispl[r] = (int)t->n_leave;
     p->rcount[r] = (int)p->cnt_recv[r];
-    p->rdispl[r] = (int)off;
-    off += p->cnt_recv[r];
+    p->rdispl[r] = (int)t->n_arrive;
+    t->n_leave += p->cnt_send[r];
+    t->n_arrive += p->cnt_recv[r];
   }
+  if (!*local && t->n_stay + t->n_arrive > p->cap)
+    *local = cnp__fail(CNP_EOVERFLOW, op, "rank %d would hold %lld rows (%lld staying + %lld "
+                       "arriving) but its capacity is %lld; nothing was moved", p->comm->rank,
+                       (long long)(t->n_stay + t->n_arrive), (long long)t->n_stay,
+                       (long long)t->n_arrive, (long long)p->cap);
+  return CNP_OK;
+}
+
+/*
+** sort_rows (5): stable sort by key — stayers (key 0) first, then leavers grouped by
+** destination — and, for device fields without CUDA-aware MPI, the leaver rows
+** [n_stay, n) to the pinned send buffers. Returns the local status.
+*/
+static cnp_status sort_rows(cnp_migrate_plan *p, step *t, const cnp_array *fields,
+                            int n_fields, cnp_stream *ps, const char *op)
+{
   int v = 0;
   for (int f = 0; f < n_fields; f++) {
     const mig_field *m = &p->fields[f];
     for (int64_t c = 0; c < m->ncomp; c++, v++)
       p->values[v] = view1d((char *)fields[f].data + (size_t)(c * p->cap) * m->item, m->dtype,
-                            n, p->backend, p->device);
+                            t->n, p->backend, p->device);
   }
-  cnp_array keys = view1d(dev ? p->keys_dev.data : p->keys_host.data, CNP_INT32, n,
+  if (t->n_leave == 0) return CNP_OK;  /* everything stays, in order */
+  cnp_status st = CNP_OK;
+  cnp_array keys = view1d(t->dev ? p->keys_dev.data : p->keys_host.data, CNP_INT32, t->n,
                           p->backend, p->device);
-  local = CNP_OK;
-  if (dev) {
-    cnp_array kh = view1d(p->keys_host.data, CNP_INT32, n, CNP_BACKEND_HOST, 0);
-    local = cnp__copy(&keys, &kh, native, op);
+  if (t->dev) {
+    cnp_array kh = view1d(p->keys_host.data, CNP_INT32, t->n, CNP_BACKEND_HOST, 0);
+    st = cnp__copy(&keys, &kh, t->native, op);
   }
-  if (!local && n_leave > 0)
-    local = cnp_sort_by_key(&keys, NULL, p->values, p->n_values, (int64_t)size + 1, p->ws, ps);
-  /* Leaver rows [n_stay, n) to the pinned send buffers (device without CUDA-aware MPI). */
-  for (v = 0; !local && dev && !p->aware && n_leave > 0 && v < p->n_values; v++) {
+  if (!st)
+    st = cnp_sort_by_key(&keys, NULL, p->values, p->n_values, (int64_t)p->comm->size + 1,
+                         p->ws, ps);
+  for (v = 0; !st && t->dev && !p->aware && v < p->n_values; v++) {
     cnp_array src = p->values[v];
-    size_t item = cnp_dtype_size(src.dtype);
-    src.data = (char *)src.data + (size_t)n_stay * item;
-    src.shape[0] = n_leave;
-    cnp_array dst = view1d(p->sbuf[v].data, src.dtype, n_leave, CNP_BACKEND_HOST, 0);
-    local = cnp__copy(&dst, &src, native, op);
+    src.data = (char *)src.data + (size_t)t->n_stay * cnp_dtype_size(src.dtype);
+    src.shape[0] = t->n_leave;
+    cnp_array dst = view1d(p->sbuf[v].data, src.dtype, t->n_leave, CNP_BACKEND_HOST, 0);
+    st = cnp__copy(&dst, &src, t->native, op);
   }
-  if (!local && dev) local = cnp__backend_of(p->backend)->stream_sync(native);
-  if ((st = agree(p, local, op, "sorting by destination", &mpi_err))) return st;
+  if (!st && t->dev) st = cnp__backend_of(p->backend)->stream_sync(t->native);
+  return st;
+}
 
-  /* 6: exchange, one MPI_Alltoallv per field component. */
-  v = 0;
-  for (int f = 0; f < n_fields; f++) {
+/* send_rows (6): one MPI_Alltoallv per field component into the receive buffers. */
+static cnp_status send_rows(cnp_migrate_plan *p, const step *t, const char *op)
+{
+  int v = 0;
+  for (int f = 0; f < p->n_fields; f++) {
     const mig_field *m = &p->fields[f];
     for (int64_t c = 0; c < m->ncomp; c++, v++) {
-      const char *sp = dev && !p->aware ? (const char *)p->sbuf[v].data
-                                        : (const char *)p->values[v].data + n_stay * m->item;
-      rc = MPI_Alltoallv(sp, p->scount, p->sdispl, m->elem, p->rbuf[v].data, p->rcount,
-                         p->rdispl, m->elem, comm);
+      const char *sp = t->dev && !p->aware
+                           ? (const char *)p->sbuf[v].data
+                           : (const char *)p->values[v].data + (size_t)t->n_stay * m->item;
+      int rc = MPI_Alltoallv(sp, p->scount, p->sdispl, m->elem, p->rbuf[v].data, p->rcount,
+                             p->rdispl, m->elem, p->comm->comm);
       if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Alltoallv");
     }
   }
+  return CNP_OK;
+}
 
-  /* 7: arrivals after the stayers. */
-  for (v = 0; n_arrive > 0 && v < p->n_values; v++) {
+/* append_arrivals (7): received rows to [n_stay, n_stay + n_arrive), then wait. */
+static cnp_status append_arrivals(cnp_migrate_plan *p, const step *t, const char *op)
+{
+  cnp_status st;
+  for (int v = 0; t->n_arrive > 0 && v < p->n_values; v++) {
     cnp_array dst = p->values[v];
-    size_t item = cnp_dtype_size(dst.dtype);
-    dst.data = (char *)dst.data + (size_t)n_stay * item;
-    dst.shape[0] = n_arrive;
-    cnp_array src = view1d(p->rbuf[v].data, dst.dtype, n_arrive, p->rbuf[v].backend,
+    dst.data = (char *)dst.data + (size_t)t->n_stay * cnp_dtype_size(dst.dtype);
+    dst.shape[0] = t->n_arrive;
+    cnp_array src = view1d(p->rbuf[v].data, dst.dtype, t->n_arrive, p->rbuf[v].backend,
                            p->rbuf[v].device);
-    if ((st = cnp__copy(&dst, &src, native, op))) return st;
+    if ((st = cnp__copy(&dst, &src, t->native, op))) return st;
   }
-  if (dev && (st = cnp__backend_of(p->backend)->stream_sync(native))) return st;
+  if (t->dev) return cnp__backend_of(p->backend)->stream_sync(t->native);
+  return CNP_OK;
+}
 
-  *n_out = n_stay + n_arrive;
-  p->stats = (cnp_migrate_stats){n, n_stay, n_leave, n_arrive, n_stay + n_arrive};
+/*
+** migrate_impl: one step (see the top of the file). `local` carries an error found by the
+** caller (cnp_migrate_by_domain), which still joins the collectives so no rank waits.
+*/
+static cnp_status migrate_impl(cnp_migrate_plan *p, cnp_array *fields, int n_fields,
+                               int64_t n, const cnp_array *dest, cnp_stream *ps,
+                               cnp_event *pe, cnp_status local, int64_t *n_out,
+                               const char *op)
+{
+  step t = {.n = n, .native = cnp__native(ps), .dev = p->backend == CNP_BACKEND_CUDA};
+  cnp_status st;
+  local = step_local(p, &t, fields, n_fields, dest, ps, pe, local, n_out, op);
+  if ((st = exchange_counts(p, &t, &local, op))) return st;
+  if ((st = agree(p, local, op, "checking the step"))) return st;
+  local = sort_rows(p, &t, fields, n_fields, ps, op);
+  if ((st = agree(p, local, op, "sorting by destination"))) return st;
+  if ((st = send_rows(p, &t, op)) || (st = append_arrivals(p, &t, op))) return st;
+  *n_out = t.n_stay + t.n_arrive;
+  p->stats = (cnp_migrate_stats){n, t.n_stay, t.n_leave, t.n_arrive, *n_out};
   p->have_stats = true;
   return CNP_OK;
 }
