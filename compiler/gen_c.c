@@ -1283,6 +1283,8 @@ static void gen_setup_body(GenUnit *u, Buf *b) {
         setup_try(b, f, arena_printf(a, "cnp_array_alloc_on(&p->g%d_%s, B, p->device, %s, %d, "
                                      "p->f_%s.shape, CNP_ORDER_C, 0)", op->kernel, f->name,
                                      gen_cnp_dtype(f->dtype), f->shape.rank, f->name));
+        buf_line(b, "memset(p->g%d_%s.data, 0, cnp_array_nbytes(&p->g%d_%s));  /* touch the pages now, "
+                    "not in the first step */", op->kernel, f->name, op->kernel, f->name);
       }
       b->indent -= 2;
       buf_line(b, "}");

@@ -430,14 +430,17 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
       where = "input.cnp:6: field x";
       goto fail;
     }
+    memset(p->g0_x.data, 0, cnp_array_nbytes(&p->g0_x));  /* touch the pages now, not in the first step */
     if ((st = cnp_array_alloc_on(&p->g0_v, B, p->device, CNP_FLOAT64, 2, p->f_v.shape, CNP_ORDER_C, 0)) != CNP_OK) {
       where = "input.cnp:6: field v";
       goto fail;
     }
+    memset(p->g0_v.data, 0, cnp_array_nbytes(&p->g0_v));  /* touch the pages now, not in the first step */
     if ((st = cnp_array_alloc_on(&p->g0_bin, B, p->device, CNP_INT64, 1, p->f_bin.shape, CNP_ORDER_C, 0)) != CNP_OK) {
       where = "input.cnp:6: field bin";
       goto fail;
     }
+    memset(p->g0_bin.data, 0, cnp_array_nbytes(&p->g0_bin));  /* touch the pages now, not in the first step */
   }
   cnp_backend_select(prev, 0);
   *pp = p;
@@ -465,7 +468,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 469 "input.c"
+#line 472 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -484,7 +487,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 488 "input.c"
+#line 491 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -500,7 +503,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 504 "input.c"
+#line 507 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -513,7 +516,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 517 "input.c"
+#line 520 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -546,7 +549,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 550 "input.c"
+#line 553 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

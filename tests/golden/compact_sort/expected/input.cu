@@ -504,14 +504,17 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
       where = "input.cnp:6: field x";
       goto fail;
     }
+    memset(p->g0_x.data, 0, cnp_array_nbytes(&p->g0_x));  /* touch the pages now, not in the first step */
     if ((st = cnp_array_alloc_on(&p->g0_v, B, p->device, CNP_FLOAT64, 2, p->f_v.shape, CNP_ORDER_C, 0)) != CNP_OK) {
       where = "input.cnp:6: field v";
       goto fail;
     }
+    memset(p->g0_v.data, 0, cnp_array_nbytes(&p->g0_v));  /* touch the pages now, not in the first step */
     if ((st = cnp_array_alloc_on(&p->g0_bin, B, p->device, CNP_INT64, 1, p->f_bin.shape, CNP_ORDER_C, 0)) != CNP_OK) {
       where = "input.cnp:6: field bin";
       goto fail;
     }
+    memset(p->g0_bin.data, 0, cnp_array_nbytes(&p->g0_bin));  /* touch the pages now, not in the first step */
   }
   cnp_backend_select(prev, 0);
   *pp = p;
@@ -539,7 +542,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 543 "input.cu"
+#line 546 "input.cu"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -558,7 +561,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 562 "input.cu"
+#line 565 "input.cu"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -574,7 +577,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 578 "input.cu"
+#line 581 "input.cu"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -587,7 +590,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 591 "input.cu"
+#line 594 "input.cu"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -620,7 +623,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 624 "input.cu"
+#line 627 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
