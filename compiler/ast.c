@@ -572,6 +572,10 @@ static const char *keyword_hint(Cnp *cc, Token tok) {
 
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
   Loc loc = ast_loc(cc, tok);
+  cc->in_recovery = true;
+  if (loc.file == cc->last_syntax.file && loc.line == cc->last_syntax.line && loc.col == cc->last_syntax.col)
+    return;   /* the same token again (re-fed after resynchronizing) */
+  cc->last_syntax = loc;
   char what[160];
   if (major == 0) snprintf(what, sizeof what, "end of file");
   else snprintf(what, sizeof what, "'%.*s'", tok.n > 40 ? 40 : tok.n, tok.z);

@@ -373,6 +373,8 @@ struct Cnp {
   Loc tok_loc;              /* token being fed to the parser */
   bool muted;               /* CNP_MAX_ERRORS reached: further diagnostics are not shown */
   Token prev_ident;         /* the token before the current one, if an identifier (else .z NULL) */
+  bool in_recovery;         /* after a syntax error, until the parser resynchronizes at ';' */
+  Loc last_syntax;          /* where the last syntax error was reported (no duplicates) */
   const char **intern;      /* interned identifiers (open addressing) */
   int intern_cap, intern_n;
 };

@@ -288,12 +288,29 @@ void lex_import(Cnp *cc, Loc at, const char *name) {
 /* ------------------------------------------------------------------ driver */
 
 /*
+** Skip the rest of a block whose '{' was just read: up to and including the matching '}'.
+** Returns TK_RBRACE, or 0 at the end of the file (t is then the end-of-file token).
+*/
+static int skip_block(Lexer *lx, Token *t) {
+  int depth = 1, code;
+  while ((code = lex_scan(lx, t)) != 0) {
+    if (code == TK_LBRACE) depth++;
+    else if (code == TK_RBRACE && --depth == 0) break;
+  }
+  return code;
+}
+
+/*
 ** Parse one file with a fresh Lemon parser. Tracks open braces so that an unexpected end
-** of file names the block it should close.
+** of file names the block it should close. After a syntax error, a block that belongs to
+** the broken construct is skipped whole and the parser resynchronizes as if at a ';', so
+** one mistake does not cascade through the rest of the block.
 */
 void lex_parse_file(Cnp *cc, CnpFile *f) {
   Lexer lx = {f->src, f->src, f->src + f->len, f->src, 1, f, cc};
   const CnpFile *saved = cc->cur_file;
+  bool saved_recovery = cc->in_recovery;
+  cc->in_recovery = false;
   if (!cc->import_stack) cc->import_stack = arena_alloc(&cc->arena, sizeof *cc->import_stack * (MAX_IMPORT_DEPTH + 1));
   cc->import_stack[cc->import_depth++] = f;
   cc->cur_file = f;
@@ -305,6 +322,15 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
   for (;;) {
     Token t = {0};
     int code = lex_scan(&lx, &t);
+    if (code == TK_LBRACE && cc->in_recovery) {
+      code = skip_block(&lx, &t);
+      if (code != 0) {
+        Token semi = {t.z, 0, t.line, t.col};
+        CnpParse(parser, TK_SEMI, semi, cc);
+        continue;
+      }
+    }
+    int depth_before = depth;
     if (code == TK_LBRACE) {
       if (depth < MAXB) open[depth] = t;
       depth++;
@@ -317,9 +343,24 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
       break;
     }
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
+    bool was_recovering = cc->in_recovery;
     CnpParse(parser, code, t, cc);
     cc->prev_ident = code == TK_IDENT ? t : (Token){0};
     if (code == 0 || cc->parse_abort) break;
+    if (code == TK_RBRACE && !was_recovering && cc->in_recovery && depth_before > 0) {
+      /* error at a '}' (typically a missing ';'): resynchronize, then let it close its block */
+      Token semi = {t.z, 0, t.line, t.col};
+      CnpParse(parser, TK_SEMI, semi, cc);
+      CnpParse(parser, TK_RBRACE, t, cc);
+      if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
+    }
+    if (code == TK_LBRACE && !was_recovering && cc->in_recovery) {   /* the error was at this '{' */
+      depth--;
+      code = skip_block(&lx, &t);
+      Token semi = {t.z, 0, t.line, t.col};
+      CnpParse(parser, code ? TK_SEMI : 0, semi, cc);
+      if (code == 0) break;
+    }
     if (cc->n_errors >= CNP_MAX_ERRORS) {   /* no point parsing on */
       diag_too_many(cc);
       cc->parse_abort = true;
@@ -329,4 +370,5 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
   CnpParseFree(parser, free);
   cc->import_depth--;
   cc->cur_file = saved;
+  cc->in_recovery = saved_recovery;
 }

@@ -173,7 +173,9 @@ exprs(A) ::= exprs(L) COMMA expr(E).                        { A = ast_exprs(cc, 
 ** would otherwise stay silent until three more tokens were shifted).
 */
 static Stmt *parse_recovered(void *parser) {
-  ((yyParser *)parser)->yyerrcnt = -1;
+  yyParser *p = parser;
+  p->yyerrcnt = -1;
+  p->cc->in_recovery = false;
   return NULL;
 }
 
