@@ -16,6 +16,9 @@
 #ifndef CNP_INCLUDE_DIR
 #define CNP_INCLUDE_DIR ""
 #endif
+#ifndef CNP_INSTALL_INCLUDE_DIR
+#define CNP_INSTALL_INCLUDE_DIR CNP_INCLUDE_DIR
+#endif
 
 /* ---- launch checks (pure) ------------------------------------------------------------- */
 
@@ -163,6 +166,18 @@ static uint64_t header_digest(const char *include_dir)
   return h;
 }
 
+/* The built-in include dir: the source tree's while it has cnp/scan.cuh, else the install
+** tree's. */
+static const char *default_include_dir(void)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cnp/scan.cuh", CNP_INCLUDE_DIR);
+  if (access(path, R_OK) == 0) return CNP_INCLUDE_DIR;
+  snprintf(path, sizeof path, "%s/cnp/scan.cuh", CNP_INSTALL_INCLUDE_DIR);
+  if (access(path, R_OK) == 0) return CNP_INSTALL_INCLUDE_DIR;
+  return CNP_INCLUDE_DIR;
+}
+
 static cnp_status check_catalog(const cnp_catalog *cat, const char *op)
 {
   if (!cat) return cnp__fail(CNP_EINVAL, op, "catalog is NULL");
@@ -225,7 +240,7 @@ cnp_status cnp_catalog_create(cnp_catalog **out, const cnp_catalog_config *cfg)
                      cfg->arch);
   const char *inc = cfg->include_dir;
   if (!inc) inc = getenv("CNP_INCLUDE_DIR");
-  if (!inc) inc = CNP_INCLUDE_DIR;
+  if (!inc) inc = default_include_dir();
   const char *cache = cfg->cache_dir;
   if (!cache) cache = getenv("CNP_KERNEL_CACHE");
   if (!cache) cache = "";

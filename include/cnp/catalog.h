@@ -23,7 +23,8 @@
 ** needing a device (tests, ahead-of-time checks). The NVRTC command line is:
 **   --gpu-architecture=<sm_XY|compute_XY> -I<include dir> <cfg options> <kernel options>
 ** The include dir (which holds cnp/scan.cuh and cnp/atomic.cuh) is cfg.include_dir, else
-** the environment variable CNP_INCLUDE_DIR, else the build tree's include/ directory.
+** the environment variable CNP_INCLUDE_DIR, else the source tree's include/ directory (or,
+** when that is gone, the install prefix's include/).
 ** A failed compilation is CNP_ECOMPILE; cnp_last_error() names the kernel and carries
 ** the NVRTC log (file:line: error: message), also available from cnp_catalog_log().
 **
