@@ -174,11 +174,21 @@ static cnp_status check_stream_on(cnp_stream *s, cnp_backend b, int device, cons
   return CNP_OK;
 }
 
+/* Workspaces and plans are in the live-handle registry (alloc.c), so a destroyed one is
+** recognized without reading freed memory. */
+static bool live_obj(const void *h, uint32_t magic)
+{
+  if (!cnp__handle_live(h)) return false;
+  uint32_t m;
+  memcpy(&m, h, sizeof m);
+  return m == magic;
+}
+
 static cnp_status check_ws(cnp_workspace *ws, const cnp_array *ref, int64_t n,
                            const char *op)
 {
   if (ws == NULL) return cnp__fail(CNP_EINVAL, op, "ws is NULL");
-  if (ws->magic != CNP__MAGIC_WORKSPACE)
+  if (!live_obj(ws, CNP__MAGIC_WORKSPACE))
     return cnp__fail(CNP_ESTATE, op, "ws is not a live workspace");
   if (ws->backend != ref->backend || (ref->backend == CNP_BACKEND_CUDA &&
                                       ws->device != ref->device))
@@ -267,6 +277,10 @@ cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int de
   ws->row_bytes = row_bytes;
   cnp_status st = backend == CNP_BACKEND_HOST ? cnp__host_workspace_create(ws)
                                               : cnp__cuda_workspace_create(ws);
+  if (st == CNP_OK && (st = cnp__handle_register(ws, op)) != CNP_OK) {
+    if (backend == CNP_BACKEND_HOST) cnp__host_workspace_destroy(ws);
+    else cnp__cuda_workspace_destroy(ws);
+  }
   if (st != CNP_OK) {
     ws->magic = CNP__MAGIC_DEAD;
     cnp__free(ws);
@@ -279,10 +293,11 @@ cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int de
 cnp_status cnp_workspace_destroy(cnp_workspace *ws)
 {
   if (ws == NULL) return CNP_OK;
-  if (ws->magic != CNP__MAGIC_WORKSPACE)
+  if (!live_obj(ws, CNP__MAGIC_WORKSPACE))
     return cnp__fail(CNP_ESTATE, "cnp_workspace_destroy", "ws is not a live workspace");
   cnp_status st = ws->backend == CNP_BACKEND_HOST ? cnp__host_workspace_destroy(ws)
                                                   : cnp__cuda_workspace_destroy(ws);
+  cnp__handle_unregister(ws);
   ws->magic = CNP__MAGIC_DEAD;
   cnp__free(ws);
   return st;
@@ -293,7 +308,7 @@ cnp_status cnp_workspace_bytes(const cnp_workspace *ws, size_t *bytes)
   static const char op[] = "cnp_workspace_bytes";
   CNP__CHECK_NOTNULL(op, ws);
   CNP__CHECK_NOTNULL(op, bytes);
-  if (ws->magic != CNP__MAGIC_WORKSPACE)
+  if (!live_obj(ws, CNP__MAGIC_WORKSPACE))
     return cnp__fail(CNP_ESTATE, op, "ws is not a live workspace");
   *bytes = ws->bytes;
   return CNP_OK;
@@ -445,7 +460,7 @@ cnp_dtype cnp_segment_sum_dtype(cnp_dtype t)
 static cnp_status check_plan(const cnp_segment_plan *plan, const char *op)
 {
   if (plan == NULL) return cnp__fail(CNP_EINVAL, op, "plan is NULL");
-  if (plan->magic != CNP__MAGIC_PLAN)
+  if (!live_obj(plan, CNP__MAGIC_PLAN))
     return cnp__fail(CNP_ESTATE, op, "plan is not a live segment plan");
   return CNP_OK;
 }
@@ -485,6 +500,10 @@ cnp_status cnp_segment_plan_create(cnp_segment_plan **out, cnp_backend backend, 
   p->n_segments = n_segments;
   cnp_status st = backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_create(p)
                                               : cnp__cuda_segment_plan_create(p);
+  if (st == CNP_OK && (st = cnp__handle_register(p, op)) != CNP_OK) {
+    if (backend == CNP_BACKEND_HOST) cnp__host_segment_plan_destroy(p);
+    else cnp__cuda_segment_plan_destroy(p);
+  }
   if (st != CNP_OK) {
     p->magic = CNP__MAGIC_DEAD;
     cnp__free(p);
@@ -497,10 +516,11 @@ cnp_status cnp_segment_plan_create(cnp_segment_plan **out, cnp_backend backend, 
 cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan)
 {
   if (plan == NULL) return CNP_OK;
-  if (plan->magic != CNP__MAGIC_PLAN)
+  if (!live_obj(plan, CNP__MAGIC_PLAN))
     return cnp__fail(CNP_ESTATE, "cnp_segment_plan_destroy", "plan is not a live segment plan");
   cnp_status st = plan->backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_destroy(plan)
                                                     : cnp__cuda_segment_plan_destroy(plan);
+  cnp__handle_unregister(plan);
   plan->magic = CNP__MAGIC_DEAD;
   cnp__free(plan);
   return st;
