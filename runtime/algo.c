@@ -382,9 +382,9 @@ cnp_status cnp_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
   if (st != CNP_OK) return st;
   if (n_cells < 0)
     return cnp__fail(CNP_EINVAL, op, "n_cells = %lld is negative", (long long)n_cells);
-  if (offsets->shape[0] != n_cells + 1)
-    return cnp__fail(CNP_ESHAPE, op, "offsets has %lld entries, need n_cells + 1 = %lld",
-                     (long long)offsets->shape[0], (long long)(n_cells + 1));
+  if (n_cells == INT64_MAX || offsets->shape[0] != n_cells + 1)
+    return cnp__fail(CNP_ESHAPE, op, "offsets has %lld entries, need n_cells + 1 = %lld + 1",
+                     (long long)offsets->shape[0], (long long)n_cells);
   if (spans_overlap(offsets, sorted_cells))
     return cnp__fail(CNP_EALIAS, op, "offsets overlaps sorted_cells");
   if (ws != NULL) {
