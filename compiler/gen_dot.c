@@ -15,7 +15,7 @@ static const char *base_name(const char *path) {
 }
 
 /* Label of one op: "map i in N (k0, 2 maps)", "compact alive", ... */
-static void op_label(Buf *b, GenOp *op) {
+static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
   switch (s->kind) {
   case ST_MAP:
@@ -35,6 +35,13 @@ static void op_label(Buf *b, GenOp *op) {
   default: buf_puts(b, "?"); break;
   }
   buf_printf(b, "\\n%s:%d", base_name(s->loc.file->path), s->loc.line);
+  for (int i = 0; i < u->n_steps; i++)          /* host fast path: done inside a kernel */
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *k = &u->steps[i].ops[o];
+      if (k->fused_sort && (k->fused_sort == s || k->mask_of == s))
+        buf_printf(b, "\\n(host: inside kernel k%d)", k->kernel);
+    }
+  if (op->seg_inline) buf_puts(b, "\\n(host: offsets from the sort)");
 }
 
 void gen_dot(GenUnit *u, Buf *b) {
@@ -60,7 +67,7 @@ void gen_dot(GenUnit *u, Buf *b) {
       if (gs->decl->stream.decl != st) continue;
       for (int o = 0; o < gs->n_ops; o++) {
         Buf l = {0};
-        op_label(&l, &gs->ops[o]);
+        op_label(u, &l, &gs->ops[o]);
         buf_printf(b, "    \"s%d_o%d\" [label=\"%s\"];\n", i, o, buf_str(&l));
         buf_free(&l);
         char *id = arena_printf(&cc->arena, "s%d_o%d", i, o);
