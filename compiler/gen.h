@@ -87,8 +87,13 @@ typedef struct GenUnit {
   int n_kernels;
   Buf explain;            /* --explain-fusion text */
   bool uses_mpi;          /* mpi staging, exchange or migrate: the pipeline needs a comm */
+  Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
+  const char *kernel_src[64];
+  int n_kernel_src;
 } GenUnit;
 
+/* Source text of a hand-written kernel (NULL if unknown). */
+const char *lower_kernel_source(GenUnit *u, Decl *kernel);
 /* Build the ordered step list; 0 on success (else diagnostics were reported). */
 int lower_unit(GenUnit *u);
 /* The GOP_MAP whose compact + sort fast path computes the offsets of `plan`, or NULL. */

@@ -800,6 +800,86 @@ static void list_views(GenUnit *u, Buf *b, RefList *l) {
   }
 }
 
+/* C type and value of a hand-written kernel's argument (a field's element pointer, a
+** param or const by value, a dim's live extent). */
+static const char *karg_type(Expr *a) {
+  Decl *d = a->ref.decl;
+  static char buf[64];
+  if (d->kind == DECL_FIELD) {
+    snprintf(buf, sizeof buf, "%s *", gen_ctype(d->dtype));
+    return buf;
+  }
+  if (d->kind == DECL_PARAM) return gen_ctype(d->dtype);
+  if (d->kind == DECL_CONST) return dtype_is_float(d->dtype) ? "double" : "int64_t";
+  return "int64_t";
+}
+
+static const char *karg_value(GenUnit *u, Expr *a) {
+  Decl *d = a->ref.decl;
+  Arena *ar = &u->cc->arena;
+  switch (d->kind) {
+  case DECL_FIELD: return arena_printf(ar, "(%s *)p->f_%s.data", gen_ctype(d->dtype), d->name);
+  case DECL_PARAM: return arena_printf(ar, "p->P_%s", d->name);
+  case DECL_DIM: return arena_printf(ar, "p->n_%s", d->name);
+  case DECL_CONST: {
+    Buf t = {0};
+    if (dtype_is_float(d->dtype)) fmt_float(&t, d->fval, DT_F64);
+    else fmt_int(&t, d->ival, DT_I64);
+    char *r = arena_strndup(ar, buf_str(&t), t.n);
+    buf_free(&t);
+    return r;
+  }
+  default: cnp_ice("kernel argument '%s'", d->name);
+  }
+}
+
+/* The first call of a kernel (its arguments define the host fallback's prototype). */
+static Stmt *first_call(GenUnit *u, Decl *k) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++)
+      if (u->steps[i].ops[o].stmt->kind == ST_CALL && u->steps[i].ops[o].stmt->a.decl == k)
+        return u->steps[i].ops[o].stmt;
+  return NULL;
+}
+
+/* Parameter list of a kernel call: "double *x, double f, int64_t n". */
+static const char *kparams(GenUnit *u, Stmt *call) {
+  Buf t = {0};
+  for (int i = 0; i < call->nargs; i++)
+    buf_printf(&t, "%s%s a%d", i ? ", " : "", karg_type(call->args[i]), i);
+  if (call->value2) buf_printf(&t, "%sint64_t n", call->nargs ? ", " : "");
+  if (!t.n) buf_puts(&t, "void");
+  char *r = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return r;
+}
+
+/* Prototypes of host fallbacks and (CUDA unit) the embedded kernel sources. */
+static void gen_kernel_decls(GenUnit *u, Buf *b, bool cuda) {
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind != DECL_KERNEL) continue;
+    Stmt *call = first_call(u, d);
+    if (call && d->host_path) {
+      buf_printf(b, "\n/* Host fallback of kernel %s, defined by the user in %s. */\n", d->name,
+                 d->host_path);
+      buf_printf(b, "%svoid %s(%s);\n", cuda ? "extern \"C\" " : "", d->name, kparams(u, call));
+    }
+    if (!cuda || !call) continue;
+    buf_printf(b, "\n/* Kernel %s: %s, compiled with NVRTC at setup. */\n", d->name, d->path);
+    buf_printf(b, "static const char %s_src_%s[] =\n", u->name, d->name);
+    const char *src = lower_kernel_source(u, d);
+    buf_puts(b, "    \"");
+    for (const char *q = src; *q; q++) {
+      if (*q == '\n') buf_puts(b, q[1] ? "\\n\"\n    \"" : "\\n");
+      else if (*q == '"' || *q == '\\') buf_printf(b, "\\%c", *q);
+      else if (*q == '\t') buf_puts(b, "\\t");
+      else if ((unsigned char)*q < 32) buf_printf(b, "\\%03o", (unsigned char)*q);
+      else buf_put(b, q, 1);
+    }
+    buf_puts(b, "\";\n");
+  }
+}
+
 /* The fast-path kernel that replaces compact/sort statement s, or NULL. */
 static GenOp *fused_owner(GenUnit *u, Stmt *s) {
   for (int i = 0; i < u->n_steps; i++)
@@ -839,7 +919,7 @@ static void inline_sum(GenUnit *u, Buf *b, Stmt *s) {
   buf_line(b, "} else {");
 }
 
-static void step_stmt(GenUnit *u, Buf *b, GenOp *op) {
+static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
   Stmt *s = op->stmt;
   buf_puts(b, "\n");
   comment_loc(u, b, s->loc);
@@ -950,6 +1030,54 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op) {
              s->a.decl->name, s->b.decl->name, s->a.decl->name);
     buf_line(b, "p->has_%s = 1;", s->a.decl->name);
     break;
+  case ST_CALL: {
+    Decl *k = s->a.decl;
+    buf_line(b, "{");
+    b->indent += 2;
+    Buf av = {0}, ap = {0};
+    for (int i = 0; i < s->nargs; i++) {
+      buf_line(b, "%s a%d = %s;", karg_type(s->args[i]), i, karg_value(u, s->args[i]));
+      buf_printf(&av, "%sa%d", i ? ", " : "", i);
+      buf_printf(&ap, "%s&a%d", i ? ", " : "", i);
+    }
+    if (s->value2) {
+      Expr *e = s->value2;
+      if (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)
+        buf_line(b, "int64_t n = p->n_%s;", e->ref.decl->name);
+      else
+        buf_line(b, "int64_t n = %s;", setup_str(u, e, "p->"));
+      buf_printf(&av, "%sn", s->nargs ? ", " : "");
+      buf_printf(&ap, "%s&n", s->nargs ? ", " : "");
+    }
+    if (cuda_unit) {
+      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) {");
+      buf_line(b, "  void *args[] = {%s};", ap.n ? buf_str(&ap) : "NULL");
+      if (s->value2) {
+        buf_line(b, "  const cnp_dim3 grid = {(uint32_t)((n + 255) / 256), 1, 1}, block = {256, 1, 1};");
+        buf_line(b, "  if (n > 0)");
+      } else {
+        buf_line(b, "  const cnp_dim3 grid = {1, 1, 1}, block = {1, 1, 1};");
+      }
+      b->indent += 2;
+      try_call(u, b, s->loc, "cnp_catalog_launch(p->cat, \"%s\", grid, block, 0, S, args)", k->name);
+      b->indent -= 2;
+      buf_line(b, "} else {");
+      b->indent += 2;
+    }
+    if (k->host_path) buf_line(b, "%s(%s);", k->name, buf_str(&av));
+    else try_call(u, b, s->loc, "CNP_EUNSUPPORTED");
+    if (cuda_unit) {
+      b->indent -= 2;
+      buf_line(b, "}");
+    }
+    for (int i = 0; i < s->nargs; i++) buf_line(b, "(void)a%d;", i);
+    buf_line(b, "p->stats.launches++;");
+    b->indent -= 2;
+    buf_line(b, "}");
+    buf_free(&av);
+    buf_free(&ap);
+    break;
+  }
   case ST_EXCHANGE:
     try_call(u, b, s->loc, "cnp_mpi_exchange(p->mpi_%s, &p->f_%s, p->xdst_%d, p->xsrc_%d, %d, S, NULL)",
              s->a.decl->name, s->b.decl->name, op->mpi_id, op->mpi_id, 100 + op->mpi_id);
@@ -984,7 +1112,7 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op) {
   }
 }
 
-static void gen_step_body(GenUnit *u, Buf *b) {
+static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup) buf_line(b, "  p->P_%s = %s;", d->name, d->name);
   for (int i = 0; i < u->n_steps; i++) {
@@ -1001,7 +1129,7 @@ static void gen_step_body(GenUnit *u, Buf *b) {
       try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
       line_back(u, b);
     }
-    for (int o = 0; o < gs->n_ops; o++) step_stmt(u, b, &gs->ops[o]);
+    for (int o = 0; o < gs->n_ops; o++) step_stmt(u, b, &gs->ops[o], cuda);
   }
   b->indent = 0;
 }
@@ -1066,6 +1194,9 @@ static void gen_struct(GenUnit *u, Buf *b) {
         buf_line(b, "cnp_migrate_plan *mig_%d;  /* the migration at line %d */", op->mpi_id,
                  op->stmt->loc.line);
     }
+  bool any_kernel = false;
+  for (Decl *d = u->cc->decls; d; d = d->next) any_kernel = any_kernel || d->kind == DECL_KERNEL;
+  if (any_kernel) buf_line(b, "cnp_catalog *cat;              /* hand-written kernels (CUDA) */");
   buf_line(b, "int nthreads;                  /* host threads of the fused kernels */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
   buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
@@ -1187,7 +1318,7 @@ static void gen_setup_mpi(GenUnit *u, Buf *b) {
     }
 }
 
-static void gen_setup_body(GenUnit *u, Buf *b) {
+static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
   Arena *a = &u->cc->arena;
   int n_streams = 0;
   b->indent = 2;
@@ -1261,6 +1392,39 @@ static void gen_setup_body(GenUnit *u, Buf *b) {
   }
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
   if (u->uses_mpi) gen_setup_mpi(u, b);
+  bool first = true;
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind != DECL_KERNEL || !first_call(u, d)) continue;
+    const char *file = base_name(d->loc.file->path);
+    if (!d->host_path) {
+      buf_line(b, "if (B == CNP_BACKEND_HOST) {");
+      buf_line(b, "  st = CNP_EUNSUPPORTED;");
+      buf_line(b, "  where = \"%s:%d: kernel %s has no host fallback (declare it with host \\\"file.c\\\")\";",
+               file, d->loc.line, d->name);
+      buf_line(b, "  goto fail;");
+      buf_line(b, "}");
+    }
+    if (!cuda) continue;
+    if (first) {
+      buf_line(b, "if (B == CNP_BACKEND_CUDA && (st = cnp_catalog_create(&p->cat, NULL)) != CNP_OK) {");
+      buf_line(b, "  where = \"%s_setup: kernel catalog\";", u->name);
+      buf_line(b, "  goto fail;");
+      buf_line(b, "}");
+      first = false;
+    }
+    buf_line(b, "if (B == CNP_BACKEND_CUDA &&");
+    buf_line(b, "    (st = cnp_catalog_add_source(p->cat, \"%s\", %s_src_%s, \"%s\", NULL, 0)) != CNP_OK) {",
+             d->name, u->name, d->name, cstr(u, d->path));
+    buf_line(b, "  where = \"%s:%d: kernel %s\";", file, d->loc.line, d->name);
+    buf_line(b, "  goto fail;");
+    buf_line(b, "}");
+  }
+  if (cuda && !first) {
+    buf_line(b, "if (B == CNP_BACKEND_CUDA && (st = cnp_catalog_setup(p->cat)) != CNP_OK) {");
+    buf_line(b, "  where = \"%s_setup: compiling the hand-written kernels (NVRTC)\";", u->name);
+    buf_line(b, "  goto fail;");
+    buf_line(b, "}");
+  }
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       GenOp *op = &u->steps[i].ops[o];
@@ -1323,6 +1487,11 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) buf_line(b, "if (p->mpi_%s) cnp_mpi_stage_destroy(p->mpi_%s);", d->name, d->name);
   if (u->uses_mpi) buf_line(b, "if (p->comm) cnp_comm_destroy(p->comm);");
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_KERNEL) {
+      buf_line(b, "if (p->cat) cnp_catalog_destroy(p->cat);");
+      break;
+    }
   buf_line(b, "if (p->bad.data) cnp_array_free(&p->bad);");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
   b->indent = 0;
@@ -1426,10 +1595,11 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   Buf fields = {0}, kernels = {0}, checks = {0}, setup = {0}, step = {0}, teardown = {0};
   Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0};
   gen_struct(u, &fields);
+  gen_kernel_decls(u, &kernels, cuda);
   gen_kernels(u, &kernels, cuda);
   gen_setup_checks(u, &checks);
-  gen_setup_body(u, &setup);
-  gen_step_body(u, &step);
+  gen_setup_body(u, &setup, cuda);
+  gen_step_body(u, &step, cuda);
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
   bsel.indent = 2;

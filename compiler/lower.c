@@ -23,9 +23,35 @@ static bool unsupported(GenUnit *u, Loc loc, const char *what) {
 static bool check_stmt(GenUnit *u, Stmt *s) {
   switch (s->kind) {
   case ST_REFRESH: return unsupported(u, s->loc, "'refresh' (device mirrors)");
-  case ST_CALL: return unsupported(u, s->loc, "hand-written kernel calls");
   default: return true;
   }
+}
+
+/* Reads a kernel's .cu file (relative to the .cnp file that declares it) into the arena:
+** the generated code embeds the source, so the program needs no file at run time. */
+static bool load_kernel_source(GenUnit *u, Decl *d) {
+  const char *path = d->path, *slash = strrchr(d->file->path, '/');
+  if (path[0] != '/' && slash)
+    path = arena_printf(&u->cc->arena, "%.*s/%s", (int)(slash - d->file->path), d->file->path, path);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    diag_error(u->cc, d->loc, "cannot read kernel file '%s'", path);
+    return false;
+  }
+  Buf b = {0};
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_put(&b, chunk, n);
+  fclose(f);
+  char *src = arena_strndup(&u->cc->arena, buf_str(&b), b.n);
+  buf_free(&b);
+  for (int i = 0; i < u->n_kernel_src; i++)
+    if (u->kernel_decl[i] == d) return true;
+  if (u->n_kernel_src < 64) {
+    u->kernel_decl[u->n_kernel_src] = d;
+    u->kernel_src[u->n_kernel_src++] = src;
+  }
+  return true;
 }
 
 static bool check_decls(GenUnit *u) {
@@ -33,7 +59,7 @@ static bool check_decls(GenUnit *u) {
   for (Decl *d = u->cc->decls; d; d = d->next) {
     switch (d->kind) {
     case DECL_MIRROR: ok = unsupported(u, d->loc, "device mirrors") && ok; break;
-    case DECL_KERNEL: ok = unsupported(u, d->loc, "hand-written kernels") && ok; break;
+    case DECL_KERNEL: ok = load_kernel_source(u, d) && ok; break;
     case DECL_FIELD:
     case DECL_PARAM:
       if (d->dtype == DT_F16 || dtype_is_complex(d->dtype)) {
@@ -157,6 +183,12 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
             "scatter pass on the host (keys bounded by plan %s)", key->name, op->kernel,
             plan->name);
   }
+}
+
+const char *lower_kernel_source(GenUnit *u, Decl *kernel) {
+  for (int i = 0; i < u->n_kernel_src; i++)
+    if (u->kernel_decl[i] == kernel) return u->kernel_src[i];
+  return NULL;
 }
 
 GenOp *lower_plan_producer(GenUnit *u, Decl *plan) {
