@@ -1,19 +1,23 @@
 /*
 ** mpi_migrate.c — particle migration between MPI ranks, and regular domain decompositions.
 **
-** One step (cnp_migrate):
+** One step (cnp_migrate) costs one streaming pass over dest, work proportional to the
+** leavers, and the shift of the stayers behind the first leaver:
 **   1. wait for the producer; bring dest to the host if it lives on the device;
-**   2. one host pass over dest: validate, count rows per destination, and build sort keys
-**      (0 for rows that stay, dest + 1 for leavers);
-**   3. MPI_Alltoall of the counts; check that the stayers plus the arrivals fit;
+**   2. one host pass over dest: validate it and list the leavers (row and destination);
+**      device fields instead get sort keys (0 for rows that stay, dest + 1 for leavers);
+**   3. MPI_Alltoall of the per-destination counts; check that stayers + arrivals fit;
 **   4. agree on success with MPI_Allreduce(MINLOC) of every rank's status — on any error all
 **      ranks return the same status and nothing has moved;
-**   5. cnp_sort_by_key (stable, key_limit = size + 1) moves the stayers to the front in their
-**      original order and groups the leavers by destination; a second agreement covers a
-**      failure of the sort;
-**   6. per field component, MPI_Alltoallv from the leaver rows [n_stay, n) into a receive
-**      buffer (staged through pinned host buffers for device fields without CUDA-aware MPI);
-**   7. the arrivals are copied to rows [n_stay, n_stay + n_arrived).
+**   5. host fields: a stable counting placement of the leavers only gathers them, grouped by
+**      destination, into the plan's send buffers, then the stayers are compacted in place
+**      (each run between two leavers moves down once, order kept). Device fields:
+**      cnp_sort_by_key (stable, key_limit = size + 1) moves the stayers to the front and
+**      groups the leavers; a second agreement covers a failure here;
+**   6. per field component, MPI_Alltoallv of the leavers — host fields receive straight into
+**      rows [n_stay, n_stay + n_arrived); device fields through a receive buffer (pinned
+**      host buffers without CUDA-aware MPI);
+**   7. device fields: the arrivals are copied to rows [n_stay, n_stay + n_arrived).
 ** Everything is allocated by cnp_migrate_plan_create.
 */
 #include "mpi_internal.h"
@@ -40,15 +44,24 @@ struct cnp_migrate_plan {
   cnp_backend    backend;
   int            device;
   int            aware;                /* device pointers go to MPI */
-  cnp_workspace *ws;
-  cnp_array      keys_host;            /* int32 [cap] */
+  cnp_workspace *ws;                   /* device fields: the sort's workspace */
+  cnp_array      keys_host;            /* int32 [cap]: device sort keys, staged on the host */
   cnp_array      keys_dev;             /* int32 [cap] on the device (device fields) */
   cnp_array      dest_host;            /* int64 [cap]: dest brought to the host (int32 or
                                        ** int64), or the domain's int32 destinations */
-  cnp_array     *values;               /* [n_values] views handed to the sort */
-  cnp_array     *rbuf;                 /* [n_values] receive buffers, (cap,) each */
-  cnp_array     *sbuf;                 /* [n_values] pinned send buffers (staged only) */
-  int64_t       *cnt_send, *cnt_recv;  /* [size] */
+  cnp_array      leave_row;            /* host fields: int32 [cap] rows that leave, ascending */
+  cnp_array      leave_dest;           /* host fields: int32 [cap] their destinations */
+  cnp_array      leave_order;          /* host fields: int32 [cap] leaver rows grouped by
+                                       ** destination (stable) */
+  size_t         row_bytes;            /* bytes of one particle, all components */
+  size_t        *voff;                 /* [n_values] byte offset of each component in a row */
+  char          *sendb, *recvb;        /* host fields: [cap * row_bytes] packed rows */
+  MPI_Datatype   rowtype;              /* host fields: row_bytes contiguous bytes */
+  cnp_array     *values;               /* [n_values] one (n,) view per field component */
+  cnp_array     *rbuf;                 /* [n_values] receive buffers, (cap,) each (device) */
+  cnp_array     *sbuf;                 /* [n_values] pinned send buffers (staged device) */
+  int64_t       *cnt_send, *cnt_recv;  /* [size] leavers per destination, arrivals per source */
+  int64_t       *msg_send, *msg_recv;  /* [2 * size] the Alltoall: (count, fields on device) */
   int           *scount, *sdispl, *rcount, *rdispl;  /* [size] */
   cnp_migrate_stats stats;
   bool           have_stats;
@@ -103,10 +116,21 @@ static void plan_free(cnp_migrate_plan *p)
   if (p->keys_host.data) cnp_array_free(&p->keys_host);
   if (p->keys_dev.data) cnp_array_free(&p->keys_dev);
   if (p->dest_host.data) cnp_array_free(&p->dest_host);
+  if (p->leave_row.data) cnp_array_free(&p->leave_row);
+  if (p->leave_dest.data) cnp_array_free(&p->leave_dest);
+  if (p->leave_order.data) cnp_array_free(&p->leave_order);
   for (int v = 0; v < p->n_values; v++) {
     if (p->rbuf && p->rbuf[v].data) cnp_array_free(&p->rbuf[v]);
     if (p->sbuf && p->sbuf[v].data) cnp_array_free(&p->sbuf[v]);
   }
+  if (p->rowtype != MPI_DATATYPE_NULL) {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Type_free(&p->rowtype);
+  }
+  cnp__free(p->sendb);
+  cnp__free(p->recvb);
+  cnp__free(p->voff);
   cnp__free(p->fields);
   cnp__free(p->values);
   cnp__free(p->rbuf);
@@ -125,39 +149,66 @@ static cnp_status plan_alloc(cnp_migrate_plan *p, const char *op)
   p->values = cnp__calloc((size_t)p->n_values, sizeof *p->values);
   p->rbuf = cnp__calloc((size_t)p->n_values, sizeof *p->rbuf);
   p->sbuf = cnp__calloc((size_t)p->n_values, sizeof *p->sbuf);
-  p->cnt_send = cnp__calloc(2 * (size_t)size, sizeof(int64_t));
+  p->voff = cnp__calloc((size_t)p->n_values + 1, sizeof *p->voff);
+  p->cnt_send = cnp__calloc(6 * (size_t)size, sizeof(int64_t));
   p->scount = cnp__calloc(4 * (size_t)size, sizeof(int));
-  if (!p->values || !p->rbuf || !p->sbuf || !p->cnt_send || !p->scount)
+  if (!p->values || !p->rbuf || !p->sbuf || !p->voff || !p->cnt_send || !p->scount)
     return cnp__fail(CNP_ENOMEM, op, "cannot allocate the plan tables");
   p->cnt_recv = p->cnt_send + size;
+  p->msg_send = p->cnt_send + 2 * size;
+  p->msg_recv = p->cnt_send + 4 * size;
+  p->row_bytes = 0;
+  for (int v = 0, f = 0; f < p->n_fields; f++)
+    for (int64_t c = 0; c < p->fields[f].ncomp; c++, v++) {
+      p->voff[v] = p->row_bytes;
+      p->row_bytes += p->fields[f].item;
+    }
   p->sdispl = p->scount + size;
   p->rcount = p->scount + 2 * size;
   p->rdispl = p->scount + 3 * size;
 
-  size_t row_bytes = 0;
-  for (int f = 0; f < p->n_fields; f++)
-    if (p->fields[f].item > row_bytes) row_bytes = p->fields[f].item;
-  if ((st = cnp_workspace_create(&p->ws, p->backend, p->device, cap, (int64_t)size + 1,
-                                 row_bytes)))
-    return st;
   bool dev = p->backend == CNP_BACKEND_CUDA;
-  if ((st = cnp_array_alloc_on(&p->keys_host, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
-                               CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
-    return st;
   if ((st = cnp_array_alloc_on(&p->dest_host, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &cap,
                                CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
     return st;
-  if (dev && (st = cnp_array_alloc_on(&p->keys_dev, p->backend, p->device, CNP_INT32, 1, &cap,
-                                      CNP_ORDER_C, 0)))
+  if (!dev) {                          /* host fields: leaver lists and send buffers */
+    cnp_array *lists[3] = {&p->leave_row, &p->leave_dest, &p->leave_order};
+    for (int k = 0; k < 3; k++)
+      if ((st = cnp_array_alloc_on(lists[k], CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
+                                   CNP_ORDER_C, 0)))
+        return st;
+    if ((uint64_t)cap > SIZE_MAX / 2 / (p->row_bytes + 1) || p->row_bytes > INT32_MAX)
+      return cnp__fail(CNP_EOVERFLOW, op, "capacity %lld rows of %zu bytes is too large",
+                       (long long)cap, p->row_bytes);
+    size_t bytes = (size_t)cap * p->row_bytes + 1;
+    p->sendb = cnp__malloc(bytes);
+    p->recvb = cnp__malloc(bytes);
+    if (!p->sendb || !p->recvb)
+      return cnp__fail(CNP_ENOMEM, op, "cannot allocate %zu bytes of migration buffers",
+                       2 * bytes);
+    int rc = MPI_Type_contiguous((int)p->row_bytes, MPI_BYTE, &p->rowtype);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&p->rowtype);
+    if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Type_contiguous");
+    return CNP_OK;
+  }
+  size_t max_item = 0;
+  for (int f = 0; f < p->n_fields; f++)
+    if (p->fields[f].item > max_item) max_item = p->fields[f].item;
+  if ((st = cnp_workspace_create(&p->ws, p->backend, p->device, cap, (int64_t)size + 1,
+                                 max_item)))
+    return st;
+  if ((st = cnp_array_alloc_on(&p->keys_host, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
+                               CNP_ORDER_C, CNP_ARRAY_PINNED)))
+    return st;
+  if ((st = cnp_array_alloc_on(&p->keys_dev, p->backend, p->device, CNP_INT32, 1, &cap,
+                               CNP_ORDER_C, 0)))
     return st;
   int v = 0;
   for (int f = 0; f < p->n_fields; f++) {
     for (int64_t c = 0; c < p->fields[f].ncomp; c++, v++) {
       cnp_dtype t = p->fields[f].dtype;
-      if (!dev) st = cnp_array_alloc_on(&p->rbuf[v], CNP_BACKEND_HOST, 0, t, 1, &cap,
-                                        CNP_ORDER_C, 0);
-      else if (p->aware) st = cnp_array_alloc_on(&p->rbuf[v], p->backend, p->device, t, 1,
-                                                 &cap, CNP_ORDER_C, 0);
+      if (p->aware) st = cnp_array_alloc_on(&p->rbuf[v], p->backend, p->device, t, 1, &cap,
+                                            CNP_ORDER_C, 0);
       else {
         st = cnp_array_alloc_on(&p->rbuf[v], CNP_BACKEND_HOST, 0, t, 1, &cap, CNP_ORDER_C,
                                 CNP_ARRAY_PINNED);
@@ -203,6 +254,7 @@ cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
   if (!p) return cnp__fail(CNP_ENOMEM, op, "cannot allocate the plan");
   p->magic = CNP__MAGIC_MIGRATE;
   p->comm = comm;
+  p->rowtype = MPI_DATATYPE_NULL;
   p->n_fields = n_fields;
   p->n_values = (int)n_values;
   p->cap = cap;
@@ -294,15 +346,30 @@ static cnp_status check_step_args(cnp_migrate_plan *p, const cnp_array *fields, 
   return CNP_OK;
 }
 
-/* Validate destinations, count them and build the sort keys (host pass). */
+/* The first destination outside [0, size): the error of the scans below. */
+#define CNP__FIND_BAD(T)                                                              \
+  do {                                                                                \
+    const T *dv = dest;                                                               \
+    for (int64_t i = 0; i < n; i++)                                                   \
+      if (dv[i] < 0 || dv[i] >= size)                                                 \
+        return cnp__fail(CNP_ERANGE, op, "dest[%lld] = %lld outside [0, %d)",         \
+                         (long long)i, (long long)dv[i], size);                       \
+  } while (0)
+
+static cnp_status bad_dest(const void *dest, cnp_dtype t, int64_t n, int size, const char *op)
+{
+  if (t == CNP_INT32) CNP__FIND_BAD(int32_t);
+  else CNP__FIND_BAD(int64_t);
+  return cnp__fail(CNP_ERANGE, op, "dest has a destination outside [0, %d)", size);
+}
+
+/* Device fields: validate destinations, count them and build the sort keys. */
 #define CNP__COUNT_AND_KEY(T)                                                         \
   do {                                                                                \
     const T *dv = dest;                                                               \
     for (int64_t i = 0; i < n; i++) {                                                 \
       T d = dv[i];                                                                    \
-      if (d < 0 || d >= size)                                                         \
-        return cnp__fail(CNP_ERANGE, op, "dest[%lld] = %lld outside [0, %d)",         \
-                         (long long)i, (long long)d, size);                           \
+      if (d < 0 || d >= size) return bad_dest(dest, t, n, size, op);                 \
       cnt[d]++;                                                                       \
       key[i] = d == me ? 0 : (int32_t)d + 1;                                          \
     }                                                                                 \
@@ -316,6 +383,39 @@ static cnp_status count_and_key(cnp_migrate_plan *p, const void *dest, cnp_dtype
   int64_t *cnt = p->cnt_send;
   if (t == CNP_INT32) CNP__COUNT_AND_KEY(int32_t);
   else CNP__COUNT_AND_KEY(int64_t);
+  cnt[me] = 0;
+  return CNP_OK;
+}
+
+/*
+** Host fields: one branch-free pass over dest validates it and lists the leavers (rows in
+** ascending order, with their destinations); the per-destination counts come from the
+** leavers only. Returns the number of leavers in *n_leave.
+*/
+#define CNP__SCAN_LEAVERS(T)                                                          \
+  do {                                                                                \
+    const T *dv = dest;                                                               \
+    unsigned bad = 0;                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                 \
+      T d = dv[i];                                                                    \
+      bad |= (unsigned)(d < 0) | (unsigned)(d >= size);                               \
+      row[nl] = (int32_t)i;                                                           \
+      to[nl] = (int32_t)d;                                                            \
+      nl += d != me;                                                                  \
+    }                                                                                 \
+    if (bad) return bad_dest(dest, t, n, size, op);                                   \
+  } while (0)
+
+static cnp_status scan_leavers(cnp_migrate_plan *p, const void *dest, cnp_dtype t, int64_t n,
+                               int64_t *n_leave, const char *op)
+{
+  int size = p->comm->size, me = p->comm->rank;
+  int32_t *row = p->leave_row.data, *to = p->leave_dest.data;
+  int64_t nl = 0;
+  if (t == CNP_INT32) CNP__SCAN_LEAVERS(int32_t);
+  else CNP__SCAN_LEAVERS(int64_t);
+  for (int64_t j = 0; j < nl; j++) p->cnt_send[to[j]]++;
+  *n_leave = nl;
   return CNP_OK;
 }
 
@@ -344,15 +444,15 @@ typedef struct step {
 } step;
 
 /*
-** step_local (1-2): argument checks, the producer, dest on the host, then the counting
-** and key pass. Returns the local status; on error the send counts are all zero.
+** step_local (1-2): argument checks, the producer, dest on the host, then the pass over
+** dest. Returns the local status; on error the send counts are all zero.
 */
 static cnp_status step_local(cnp_migrate_plan *p, step *t, const cnp_array *fields,
                              int n_fields, const cnp_array *dest, cnp_stream *ps,
                              cnp_event *pe, cnp_status local, const int64_t *n_out,
                              const char *op)
 {
-  int size = p->comm->size, me = p->comm->rank;
+  int size = p->comm->size;
   memset(p->cnt_send, 0, sizeof(int64_t) * (size_t)size);
   if (!local && !n_out) local = cnp__fail(CNP_EINVAL, op, "n_out is NULL");
   if (!local) local = check_step_args(p, fields, n_fields, t->n, dest, op);
@@ -368,26 +468,36 @@ static cnp_status step_local(cnp_migrate_plan *p, step *t, const cnp_array *fiel
     if (!local) local = cnp__backend_of(p->backend)->stream_sync(t->native);
     dh = p->dest_host.data;
   }
-  if (!local) local = count_and_key(p, dh, dest->dtype, t->n, op);
+  int64_t n_leave = 0;
+  if (!local && t->dev) local = count_and_key(p, dh, dest->dtype, t->n, op);
+  if (!local && !t->dev) local = scan_leavers(p, dh, dest->dtype, t->n, &n_leave, op);
   if (local) memset(p->cnt_send, 0, sizeof(int64_t) * (size_t)size);
-  t->n_stay = local ? 0 : p->cnt_send[me];
-  p->cnt_send[me] = 0;
+  for (int r = 0; !local && t->dev && r < size; r++) n_leave += p->cnt_send[r];
+  t->n_stay = local ? 0 : t->n - n_leave;
   return local;
 }
 
 /*
-** exchange_counts (3): MPI_Alltoall of the per-destination counts, the MPI displacement
-** tables, and the capacity check (into *local). Returns CNP_EMPI only for MPI failures.
+** exchange_counts (3): MPI_Alltoall of the per-destination counts (with each rank's "fields
+** on the device" flag: the payload protocols of host and device plans differ, so a mix is
+** an agreed error), the MPI displacement tables, and the capacity check (into *local).
+** Returns CNP_EMPI only for MPI failures.
 */
 static cnp_status exchange_counts(cnp_migrate_plan *p, step *t, cnp_status *local,
                                   const char *op)
 {
-  int size = p->comm->size;
-  int rc = MPI_Alltoall(p->cnt_send, 1, MPI_INT64_T, p->cnt_recv, 1, MPI_INT64_T,
+  int size = p->comm->size, other = -1;
+  for (int r = 0; r < size; r++) {
+    p->msg_send[2 * r] = p->cnt_send[r];
+    p->msg_send[2 * r + 1] = t->dev;
+  }
+  int rc = MPI_Alltoall(p->msg_send, 2, MPI_INT64_T, p->msg_recv, 2, MPI_INT64_T,
                         p->comm->comm);
   if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Alltoall");
   t->n_arrive = t->n_leave = 0;
   for (int r = 0; r < size; r++) {
+    p->cnt_recv[r] = p->msg_recv[2 * r];
+    if (p->msg_recv[2 * r + 1] != t->dev && other < 0) other = r;
     p->scount[r] = (int)p->cnt_send[r];
     p->sdispl[r] = (int)t->n_leave;
     p->rcount[r] = (int)p->cnt_recv[r];
@@ -395,6 +505,10 @@ static cnp_status exchange_counts(cnp_migrate_plan *p, step *t, cnp_status *loca
     t->n_leave += p->cnt_send[r];
     t->n_arrive += p->cnt_recv[r];
   }
+  if (!*local && other >= 0)
+    *local = cnp__fail(CNP_EDEVICE, op, "rank %d migrates %s fields, rank %d %s fields: all "
+                       "ranks of a step must use the same kind; nothing was moved", other,
+                       t->dev ? "host" : "device", p->comm->rank, t->dev ? "device" : "host");
   if (!*local && t->n_stay + t->n_arrive > p->cap)
     *local = cnp__fail(CNP_EOVERFLOW, op, "rank %d would hold %lld rows (%lld staying + %lld "
                        "arriving) but its capacity is %lld; nothing was moved", p->comm->rank,
@@ -403,13 +517,9 @@ static cnp_status exchange_counts(cnp_migrate_plan *p, step *t, cnp_status *loca
   return CNP_OK;
 }
 
-/*
-** sort_rows (5): stable sort by key — stayers (key 0) first, then leavers grouped by
-** destination — and, for device fields without CUDA-aware MPI, the leaver rows
-** [n_stay, n) to the pinned send buffers. Returns the local status.
-*/
-static cnp_status sort_rows(cnp_migrate_plan *p, step *t, const cnp_array *fields,
-                            int n_fields, cnp_stream *ps, const char *op)
+/* The (n,) view of every field component, in plan order. */
+static void set_views(cnp_migrate_plan *p, const step *t, const cnp_array *fields,
+                      int n_fields)
 {
   int v = 0;
   for (int f = 0; f < n_fields; f++) {
@@ -418,38 +528,147 @@ static cnp_status sort_rows(cnp_migrate_plan *p, step *t, const cnp_array *field
       p->values[v] = view1d((char *)fields[f].data + (size_t)(c * p->cap) * m->item, m->dtype,
                             t->n, p->backend, p->device);
   }
+}
+
+/*
+** Host fields travel packed: the block for destination r holds its scount[r] rows, each
+** component's items contiguous (component v at byte voff[v] * scount[r] of the block); the
+** blocks follow each other at sdispl[r] rows of row_bytes. Arrivals come in the same form.
+*/
+
+/* Gather one component of the leavers ord[0..nl) (grouped by destination) into the blocks. */
+#define CNP__GATHER(SZ)                                                                \
+  do {                                                                                 \
+    for (int r = 0; r < size; r++) {                                                   \
+      char *blk = p->sendb + (size_t)p->sdispl[r] * rb + off * (size_t)p->scount[r];   \
+      const int32_t *o = ord + p->sdispl[r];                                           \
+      for (int64_t k = 0; k < p->scount[r]; k++)                                       \
+        memcpy(blk + (size_t)k * SZ, b + (size_t)o[k] * SZ, SZ);                       \
+    }                                                                                  \
+  } while (0)
+
+static void gather_component(cnp_migrate_plan *p, int v, const int32_t *ord)
+{
+  const char *b = p->values[v].data;
+  size_t sz = cnp_dtype_size(p->values[v].dtype), rb = p->row_bytes, off = p->voff[v];
+  int size = p->comm->size;
+  switch (sz) {
+  case 1: CNP__GATHER(1); return;
+  case 2: CNP__GATHER(2); return;
+  case 4: CNP__GATHER(4); return;
+  case 8: CNP__GATHER(8); return;
+  case 16: CNP__GATHER(16); return;
+  default: CNP__GATHER(sz); return;
+  }
+}
+
+/*
+** gather_rows (5, host fields): a stable counting placement of the leavers alone (their
+** rows are ascending) groups them by destination; each component is then gathered into
+** the packed send blocks. Reads the fields only. Cannot fail.
+*/
+static void gather_rows(cnp_migrate_plan *p, const step *t)
+{
+  if (t->n_leave == 0) return;
+  const int32_t *row = p->leave_row.data, *to = p->leave_dest.data;
+  int32_t *ord = p->leave_order.data;
+  int64_t *next = p->cnt_send;         /* the counts are in scount now: reuse as cursors */
+  for (int r = 0; r < p->comm->size; r++) next[r] = p->sdispl[r];
+  for (int64_t j = 0; j < t->n_leave; j++) ord[next[to[j]]++] = row[j];
+  for (int v = 0; v < p->n_values; v++) gather_component(p, v, ord);
+}
+
+/* Close the gaps the leaver rows row[0..nl) (ascending) leave in one component of n rows:
+** every stayer behind the first leaver moves down once, in order — a run of up to 8 rows
+** item by item, a longer one with memmove. */
+#define CNP__COMPACT(SZ)                                                               \
+  do {                                                                                 \
+    int64_t w = row[0];                                                                \
+    for (int64_t j = 0; j < nl; j++) {                                                 \
+      int64_t s = (int64_t)row[j] + 1, e = j + 1 < nl ? row[j + 1] : n, len = e - s;   \
+      if (len > 8) memmove(b + (size_t)w * SZ, b + (size_t)s * SZ, (size_t)len * SZ);  \
+      else                                                                             \
+        for (int64_t i = 0; i < len; i++)                                              \
+          memcpy(b + (size_t)(w + i) * SZ, b + (size_t)(s + i) * SZ, SZ);              \
+      w += len;                                                                        \
+    }                                                                                  \
+  } while (0)
+
+static void compact_component(char *b, size_t sz, const int32_t *row, int64_t nl, int64_t n)
+{
+  switch (sz) {
+  case 1: CNP__COMPACT(1); return;
+  case 2: CNP__COMPACT(2); return;
+  case 4: CNP__COMPACT(4); return;
+  case 8: CNP__COMPACT(8); return;
+  case 16: CNP__COMPACT(16); return;
+  default: CNP__COMPACT(sz); return;
+  }
+}
+
+/*
+** place_rows (7, host fields, after the exchange): compact the stayers of every component
+** in place, then copy the arrivals, block by block (source rank order), behind them.
+*/
+static void place_rows(cnp_migrate_plan *p, const step *t)
+{
+  const int32_t *row = p->leave_row.data;
+  for (int v = 0; v < p->n_values; v++) {
+    char *b = p->values[v].data;
+    size_t sz = cnp_dtype_size(p->values[v].dtype);
+    if (t->n_leave > 0) compact_component(b, sz, row, t->n_leave, t->n);
+    for (int r = 0; r < p->comm->size; r++)
+      if (p->rcount[r] > 0)
+        memcpy(b + (size_t)(t->n_stay + p->rdispl[r]) * sz,
+               p->recvb + (size_t)p->rdispl[r] * p->row_bytes + p->voff[v] * (size_t)p->rcount[r],
+               (size_t)p->rcount[r] * sz);
+  }
+}
+
+/*
+** sort_rows (5, device fields): stable sort by key — stayers (key 0) first, then leavers
+** grouped by destination — and, without CUDA-aware MPI, the leaver rows [n_stay, n) to the
+** pinned send buffers. Returns the local status.
+*/
+static cnp_status sort_rows(cnp_migrate_plan *p, step *t, cnp_stream *ps, const char *op)
+{
   if (t->n_leave == 0) return CNP_OK;  /* everything stays, in order */
   cnp_status st = CNP_OK;
-  cnp_array keys = view1d(t->dev ? p->keys_dev.data : p->keys_host.data, CNP_INT32, t->n,
-                          p->backend, p->device);
-  if (t->dev) {
-    cnp_array kh = view1d(p->keys_host.data, CNP_INT32, t->n, CNP_BACKEND_HOST, 0);
-    st = cnp__copy(&keys, &kh, t->native, op);
-  }
+  cnp_array keys = view1d(p->keys_dev.data, CNP_INT32, t->n, p->backend, p->device);
+  cnp_array kh = view1d(p->keys_host.data, CNP_INT32, t->n, CNP_BACKEND_HOST, 0);
+  st = cnp__copy(&keys, &kh, t->native, op);
   if (!st)
     st = cnp_sort_by_key(&keys, NULL, p->values, p->n_values, (int64_t)p->comm->size + 1,
                          p->ws, ps);
-  for (v = 0; !st && t->dev && !p->aware && v < p->n_values; v++) {
+  for (int v = 0; !st && !p->aware && v < p->n_values; v++) {
     cnp_array src = p->values[v];
     src.data = (char *)src.data + (size_t)t->n_stay * cnp_dtype_size(src.dtype);
     src.shape[0] = t->n_leave;
     cnp_array dst = view1d(p->sbuf[v].data, src.dtype, t->n_leave, CNP_BACKEND_HOST, 0);
     st = cnp__copy(&dst, &src, t->native, op);
   }
-  if (!st && t->dev) st = cnp__backend_of(p->backend)->stream_sync(t->native);
+  if (!st) st = cnp__backend_of(p->backend)->stream_sync(t->native);
   return st;
 }
 
-/* send_rows (6): one MPI_Alltoallv per field component into the receive buffers. */
+/*
+** send_rows (6): host fields: one MPI_Alltoallv of the packed rows. Device fields: one
+** MPI_Alltoallv per field component into the receive buffers, from the pinned send buffers
+** or (CUDA-aware) from the sorted leaver rows [n_stay, n).
+*/
 static cnp_status send_rows(cnp_migrate_plan *p, const step *t, const char *op)
 {
+  if (!t->dev) {
+    int rc = MPI_Alltoallv(p->sendb, p->scount, p->sdispl, p->rowtype, p->recvb, p->rcount,
+                           p->rdispl, p->rowtype, p->comm->comm);
+    return rc == MPI_SUCCESS ? CNP_OK : cnp__mpi_fail(rc, op, "MPI_Alltoallv");
+  }
   int v = 0;
   for (int f = 0; f < p->n_fields; f++) {
     const mig_field *m = &p->fields[f];
     for (int64_t c = 0; c < m->ncomp; c++, v++) {
-      const char *sp = t->dev && !p->aware
-                           ? (const char *)p->sbuf[v].data
-                           : (const char *)p->values[v].data + (size_t)t->n_stay * m->item;
+      const char *sp = p->aware ? (const char *)p->values[v].data + (size_t)t->n_stay * m->item
+                                : (const char *)p->sbuf[v].data;
       int rc = MPI_Alltoallv(sp, p->scount, p->sdispl, m->elem, p->rbuf[v].data, p->rcount,
                              p->rdispl, m->elem, p->comm->comm);
       if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Alltoallv");
@@ -458,7 +677,7 @@ static cnp_status send_rows(cnp_migrate_plan *p, const step *t, const char *op)
   return CNP_OK;
 }
 
-/* append_arrivals (7): received rows to [n_stay, n_stay + n_arrive), then wait. */
+/* append_arrivals (7, device fields): received rows to [n_stay, n_stay + n_arrive). */
 static cnp_status append_arrivals(cnp_migrate_plan *p, const step *t, const char *op)
 {
   cnp_status st;
@@ -470,8 +689,7 @@ static cnp_status append_arrivals(cnp_migrate_plan *p, const step *t, const char
                            p->rbuf[v].device);
     if ((st = cnp__copy(&dst, &src, t->native, op))) return st;
   }
-  if (t->dev) return cnp__backend_of(p->backend)->stream_sync(t->native);
-  return CNP_OK;
+  return cnp__backend_of(p->backend)->stream_sync(t->native);
 }
 
 /*
@@ -488,9 +706,16 @@ static cnp_status migrate_impl(cnp_migrate_plan *p, cnp_array *fields, int n_fie
   local = step_local(p, &t, fields, n_fields, dest, ps, pe, local, n_out, op);
   if ((st = exchange_counts(p, &t, &local, op))) return st;
   if ((st = agree(p, local, op, "checking the step"))) return st;
-  local = sort_rows(p, &t, fields, n_fields, ps, op);
-  if ((st = agree(p, local, op, "sorting by destination"))) return st;
-  if ((st = send_rows(p, &t, op)) || (st = append_arrivals(p, &t, op))) return st;
+  set_views(p, &t, fields, n_fields);
+  if (t.dev) {                         /* every rank is a device rank (checked above) */
+    local = sort_rows(p, &t, ps, op);
+    if ((st = agree(p, local, op, "sorting by destination"))) return st;
+    if ((st = send_rows(p, &t, op)) || (st = append_arrivals(p, &t, op))) return st;
+  } else {
+    gather_rows(p, &t);
+    if ((st = send_rows(p, &t, op))) return st;
+    place_rows(p, &t);
+  }
   *n_out = t.n_stay + t.n_arrive;
   p->stats = (cnp_migrate_stats){n, t.n_stay, t.n_leave, t.n_arrive, *n_out};
   p->have_stats = true;

@@ -357,6 +357,108 @@ static void test_domain(void)
   OK(cnp_array_free(&p2));
 }
 
+/* ---- exact placement over every item size ------------------------------------------------
+** Fields of 1, 2, 8 and 16 bytes per item (bool, float16 (2, N), uint64 ids, complex128).
+** Each pattern starts from a fresh fill with destinations computed from (id, pattern), so
+** every rank can predict its exact result: its stayers in their order, then the rows sent
+** to it by rank 0, 1, ... in their order on the source. Patterns cover sparse leavers (long
+** runs of stayers), dense ones, first/last row only, everything, nothing.
+*/
+enum { XCAP = 8192, XNF = 4, XPATTERNS = 8 };
+
+static int64_t x_count(int r) { return 1500 + 37 * r; }
+static int64_t x_id(int r, int64_t i) { return (int64_t)r * 100000 + i; }
+
+static uint64_t x_hash(uint64_t a, uint64_t b)
+{
+  uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 29);
+}
+
+/* Destination of the particle with id (on rank `r`, row i) under pattern k. */
+static int x_dest(int k, int r, int64_t i, int64_t n)
+{
+  uint64_t h = x_hash((uint64_t)x_id(r, i), (uint64_t)k);
+  int other = (int)((h >> 20) % (uint64_t)t_size);
+  switch (k) {
+  case 0: return h % 200 == 0 ? other : r;                 /* 0.5 %: runs of ~200 */
+  case 1: return h % 33 == 0 ? other : r;                  /* 3 % */
+  case 2: return h % 2 == 0 ? other : r;                   /* 50 % */
+  case 3: return (r + 1) % t_size;                         /* all leave */
+  case 4: return (i == 0 || i == n - 1) ? (r + 1) % t_size : r;   /* first and last row */
+  case 5: return 0;                                        /* everything to rank 0 */
+  case 6: return r;                                        /* nothing moves */
+  default: return i % 9 == 8 ? other : r;                  /* runs of exactly 8 */
+  }
+}
+
+static void x_set(cnp_array *xf, int64_t i, int64_t id)
+{
+  ((uint8_t *)xf[0].data)[i] = (uint8_t)(id % 3 == 0);
+  for (int c = 0; c < 2; c++) ((uint16_t *)xf[1].data)[c * XCAP + i] = (uint16_t)(id * 7 + c);
+  ((uint64_t *)xf[2].data)[i] = (uint64_t)id;
+  ((double *)xf[3].data)[2 * i] = (double)id * 0.25;
+  ((double *)xf[3].data)[2 * i + 1] = -(double)id;
+}
+
+static void x_check_row(const cnp_array *xf, int64_t i, int64_t id)
+{
+  ASSERT_EQ_I(id, (int64_t)((const uint64_t *)xf[2].data)[i]);
+  ASSERT_EQ_I(id % 3 == 0, ((const uint8_t *)xf[0].data)[i]);
+  for (int c = 0; c < 2; c++)
+    ASSERT_EQ_I((uint16_t)(id * 7 + c), ((const uint16_t *)xf[1].data)[c * XCAP + i]);
+  ASSERT(((const double *)xf[3].data)[2 * i] == (double)id * 0.25);
+  ASSERT(((const double *)xf[3].data)[2 * i + 1] == -(double)id);
+}
+
+static void test_exact_placement_all_item_sizes(void)
+{
+  int64_t cap = XCAP, hshape[2] = {2, XCAP};
+  cnp_array xf[XNF], d32, d64;
+  OK(cnp_array_alloc_on(&xf[0], CNP_BACKEND_HOST, 0, CNP_BOOL, 1, &cap, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&xf[1], CNP_BACKEND_HOST, 0, CNP_FLOAT16, 2, hshape, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&xf[2], CNP_BACKEND_HOST, 0, CNP_UINT64, 1, &cap, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&xf[3], CNP_BACKEND_HOST, 0, CNP_COMPLEX128, 1, &cap, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&d32, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap, CNP_ORDER_C, 0));
+  OK(cnp_array_alloc_on(&d64, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &cap, CNP_ORDER_C, 0));
+  cnp_migrate_plan *xp;
+  OK(cnp_migrate_plan_create(&xp, comm, xf, XNF, CNP_CUDA_AWARE_OFF));
+  int64_t *want = malloc(sizeof(int64_t) * XCAP);
+  ASSERT(want);
+  for (int k = 0; k < XPATTERNS; k++) {
+    int64_t n = x_count(t_rank);
+    for (int64_t i = 0; i < n; i++) {
+      x_set(xf, i, x_id(t_rank, i));
+      ((int32_t *)d32.data)[i] = x_dest(k, t_rank, i, n);
+      ((int64_t *)d64.data)[i] = x_dest(k, t_rank, i, n);
+    }
+    /* The expected rows: own stayers, then each source's rows for this rank. */
+    int64_t m = 0, n_stay = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (x_dest(k, t_rank, i, n) == t_rank) want[m++] = x_id(t_rank, i);
+    n_stay = m;
+    for (int r = 0; r < t_size; r++)
+      for (int64_t i = 0; r != t_rank && i < x_count(r); i++)
+        if (x_dest(k, r, i, x_count(r)) == t_rank) want[m++] = x_id(r, i);
+    int64_t n_new = -1;
+    OK(cnp_migrate(xp, xf, XNF, n, k % 2 ? &d64 : &d32, NULL, NULL, &n_new));
+    cnp_migrate_stats st;
+    OK(cnp_migrate_last_stats(xp, &st));
+    ASSERT_EQ_I(m, n_new);
+    ASSERT_EQ_I(n_stay, st.n_stay);
+    ASSERT_EQ_I(n - n_stay, st.n_sent);
+    ASSERT_EQ_I(m - n_stay, st.n_received);
+    for (int64_t i = 0; i < n_new; i++) x_check_row(xf, i, want[i]);
+  }
+  free(want);
+  OK(cnp_migrate_plan_destroy(xp));
+  for (int k = 0; k < XNF; k++) OK(cnp_array_free(&xf[k]));
+  OK(cnp_array_free(&d32));
+  OK(cnp_array_free(&d64));
+}
+
 /* libcnp's fault-injection switch (runtime/internal.h): the k-th allocation fails. */
 void cnp__fail_alloc_after(long k);
 
@@ -461,6 +563,7 @@ int main(int argc, char **argv)
   RUN(test_overflow_leaves_data_intact);
   RUN(test_errors_are_agreed);
   RUN(test_domain);
+  RUN(test_exact_placement_all_item_sizes);
   RUN(test_create_under_allocation_failures);
   RUN(test_steps_do_not_allocate);
   teardown();
