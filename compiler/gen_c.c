@@ -59,6 +59,13 @@ bool gen_decl_is_dim_extent(Decl *f, Decl **dim) {
   return d != NULL;
 }
 
+/* The mirror whose device copy field f is, or NULL. */
+static Decl *mirror_of(GenUnit *u, Decl *f) {
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_MIRROR && d->target.decl == f) return d;
+  return NULL;
+}
+
 /* C expression for the live extent of a field's element axis. */
 static const char *live_extent(GenUnit *u, Decl *f) {
   Decl *dim;
@@ -1030,6 +1037,10 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
              s->a.decl->name, s->b.decl->name, s->a.decl->name);
     buf_line(b, "p->has_%s = 1;", s->a.decl->name);
     break;
+  case ST_REFRESH:
+    if (s->to_device) try_call(u, b, s->loc, "cnp_mirror_to_device(p->mir_%s, S)", s->a.decl->name);
+    else try_call(u, b, s->loc, "cnp_mirror_to_host(p->mir_%s, S, NULL)", s->a.decl->name);
+    break;
   case ST_CALL: {
     Decl *k = s->a.decl;
     buf_line(b, "{");
@@ -1159,6 +1170,10 @@ static void gen_struct(GenUnit *u, Buf *b) {
       buf_line(b, "int has_%s;", d->name);
       break;
     case DECL_PLAN: buf_line(b, "cnp_segment_plan *plan_%s;", d->name); break;
+    case DECL_MIRROR:
+      buf_line(b, "cnp_mirror *mir_%s;  /* field %s mirrors cfg.%s_host */", d->name,
+               d->target.decl->name, d->name);
+      break;
     default: break;
     }
   }
@@ -1338,9 +1353,24 @@ static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
     buf_line(b, "{");
     b->indent += 2;
     buf_line(b, "const int64_t shape[%d] = {%s};", d->shape.rank, buf_str(&shp));
-    setup_try(b, d, arena_printf(a, "cnp_array_alloc_on(&p->f_%s, B, p->device, %s, %d, shape, "
-                                    "CNP_ORDER_C, 0)", d->name, gen_cnp_dtype(d->dtype),
-                                    d->shape.rank));
+    Decl *m = mirror_of(u, d);
+    if (m) {   /* the device copy of the user's host array cfg.<mirror>_host */
+      buf_line(b, "cnp_array host;");
+      buf_line(b, "if (!cfg->%s_host) {", m->name);
+      buf_line(b, "  st = CNP_EINVAL;");
+      buf_line(b, "  where = \"%s:%d: mirror %s: cfg.%s_host must point to the host array of field %s\";",
+               base_name(m->loc.file->path), m->loc.line, m->name, m->name, d->name);
+      buf_line(b, "  goto fail;");
+      buf_line(b, "}");
+      setup_try(b, m, arena_printf(a, "cnp_array_wrap(&host, cfg->%s_host, CNP_BACKEND_HOST, 0, %s, "
+                                   "%d, shape, NULL)", m->name, gen_cnp_dtype(d->dtype), d->shape.rank));
+      setup_try(b, m, arena_printf(a, "cnp_mirror_create(&p->mir_%s, &host)", m->name));
+      setup_try(b, m, arena_printf(a, "cnp_mirror_device(p->mir_%s, &p->f_%s)", m->name, d->name));
+    } else {
+      setup_try(b, d, arena_printf(a, "cnp_array_alloc_on(&p->f_%s, B, p->device, %s, %d, shape, "
+                                      "CNP_ORDER_C, 0)", d->name, gen_cnp_dtype(d->dtype),
+                                      d->shape.rank));
+    }
     buf_line(b, "if (shape[%d] > cap) cap = shape[%d];", d->shape.rank - 1, d->shape.rank - 1);
     buf_line(b, "n_views += cnp_g_ncomp(&p->f_%s);", d->name);
     b->indent -= 2;
@@ -1465,7 +1495,10 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
     case DECL_PLAN: buf_line(b, "cnp_segment_plan_destroy(p->plan_%s);", d->name); break;
     case DECL_EVENT: buf_line(b, "if (p->e_%s) cnp_event_destroy(p->e_%s);", d->name, d->name); break;
     case DECL_STREAM: buf_line(b, "if (p->s_%s) cnp_stream_destroy(p->s_%s);", d->name, d->name); break;
-    case DECL_FIELD: buf_line(b, "if (p->f_%s.data) cnp_array_free(&p->f_%s);", d->name, d->name); break;
+    case DECL_FIELD:
+      if (!mirror_of(u, d)) buf_line(b, "if (p->f_%s.data) cnp_array_free(&p->f_%s);", d->name, d->name);
+      break;
+    case DECL_MIRROR: buf_line(b, "if (p->mir_%s) cnp_mirror_destroy(p->mir_%s);", d->name, d->name); break;
     default: break;
     }
   }
@@ -1566,6 +1599,10 @@ void gen_header(GenUnit *u, Buf *out) {
       buf_puts(&init, ", 0");
     } else if (d->kind == DECL_PARAM) {
       buf_printf(&doc, ", %s", d->name);
+    } else if (d->kind == DECL_MIRROR) {
+      buf_printf(&cfg, "  void *%s_host;  /* mirror %s (%s:%d): host array of field %s (C order) */\n",
+                 d->name, d->name, file, d->loc.line, d->target.decl->name);
+      buf_puts(&init, ", NULL");
     } else if (d->kind == DECL_STREAM) {
       buf_printf(&streams, "%s%s", n_streams ? ", " : "", d->name);
       n_streams++;

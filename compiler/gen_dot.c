@@ -33,6 +33,7 @@ static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   case ST_EXCHANGE: buf_printf(b, "exchange %s (%s)", s->a.name, s->b.name); break;
   case ST_MIGRATE: buf_printf(b, "migrate by %s", s->a.name); break;
   case ST_CALL: buf_printf(b, "kernel %s (hand-written)", s->a.name); break;
+  case ST_REFRESH: buf_printf(b, "refresh %s %s", s->a.name, s->to_device ? "to_device" : "to_host"); break;
   default: buf_puts(b, "?"); break;
   }
   buf_printf(b, "\\n%s:%d", base_name(s->loc.file->path), s->loc.line);

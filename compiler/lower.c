@@ -14,19 +14,6 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
-static bool unsupported(GenUnit *u, Loc loc, const char *what) {
-  diag_error(u->cc, loc, "code generation for %s is not implemented yet", what);
-  return false;
-}
-
-/* Statements and declarations the emitters handle. */
-static bool check_stmt(GenUnit *u, Stmt *s) {
-  switch (s->kind) {
-  case ST_REFRESH: return unsupported(u, s->loc, "'refresh' (device mirrors)");
-  default: return true;
-  }
-}
-
 /* Reads a kernel's .cu file (relative to the .cnp file that declares it) into the arena:
 ** the generated code embeds the source, so the program needs no file at run time. */
 static bool load_kernel_source(GenUnit *u, Decl *d) {
@@ -58,7 +45,6 @@ static bool check_decls(GenUnit *u) {
   bool ok = true;
   for (Decl *d = u->cc->decls; d; d = d->next) {
     switch (d->kind) {
-    case DECL_MIRROR: ok = unsupported(u, d->loc, "device mirrors") && ok; break;
     case DECL_KERNEL: ok = load_kernel_source(u, d) && ok; break;
     case DECL_FIELD:
     case DECL_PARAM:
@@ -167,6 +153,8 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
       Decl *f = c->list.v[i].decl, *fd;
       bool w = false, g = false;
       ok = gen_decl_is_dim_extent(f, &fd) && fd == dim;
+      for (Decl *m = u->cc->decls; ok && m; m = m->next)
+        ok = !(m->kind == DECL_MIRROR && m->target.decl == f);   /* storage not ours */
       for (int m = 0; ok && m < op->n_maps; m++) {
         gen_stmts_touch(op->maps[m]->body, f, &w, &g);
         ok = !g;
@@ -205,7 +193,6 @@ int lower_unit(GenUnit *u) {
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_STEP) {
       n++;
-      for (Stmt *s = d->body; s; s = s->next) ok = check_stmt(u, s) && ok;
     }
   if (!ok) return 1;
   u->steps = arena_alloc(&cc->arena, sizeof(GenStep) * (size_t)(n ? n : 1));
