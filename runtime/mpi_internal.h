@@ -32,5 +32,8 @@ static inline int cnp__mpi_rank(int r) { return r == CNP_MPI_PROC_NULL ? MPI_PRO
 MPI_Datatype cnp__mpi_type(cnp_dtype t);
 /* 1 if the MPI library says it can take CUDA device pointers. */
 int cnp__mpi_cuda_aware_library(void);
+/* Test hook: while on != 0, a migration step of host fields fails its payload exchange with
+** CNP_EMPI instead of calling MPI (set it on every rank). Tests only. */
+void cnp__migrate_fail_exchange(int on);
 
 #endif /* CNP_MPI_INTERNAL_H */

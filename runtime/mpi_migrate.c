@@ -1,23 +1,25 @@
 /*
 ** mpi_migrate.c — particle migration between MPI ranks, and regular domain decompositions.
 **
-** One step (cnp_migrate) costs one streaming pass over dest, work proportional to the
-** leavers, and the shift of the stayers behind the first leaver:
+** A step of host fields costs one streaming pass over dest, work proportional to the
+** leavers, and one pass moving the stayers behind the first leaver down (stable
+** compaction); three collectives (Alltoall, Allreduce, Alltoallv):
 **   1. wait for the producer; bring dest to the host if it lives on the device;
 **   2. one host pass over dest: validate it and list the leavers (row and destination);
 **      device fields instead get sort keys (0 for rows that stay, dest + 1 for leavers);
-**   3. MPI_Alltoall of the per-destination counts; check that stayers + arrivals fit;
+**   3. MPI_Alltoall of the per-destination counts (and of a host/device flag); check that
+**      stayers + arrivals fit;
 **   4. agree on success with MPI_Allreduce(MINLOC) of every rank's status — on any error all
 **      ranks return the same status and nothing has moved;
-**   5. host fields: a stable counting placement of the leavers only gathers them, grouped by
-**      destination, into the plan's send buffers, then the stayers are compacted in place
-**      (each run between two leavers moves down once, order kept). Device fields:
-**      cnp_sort_by_key (stable, key_limit = size + 1) moves the stayers to the front and
-**      groups the leavers; a second agreement covers a failure here;
-**   6. per field component, MPI_Alltoallv of the leavers — host fields receive straight into
-**      rows [n_stay, n_stay + n_arrived); device fields through a receive buffer (pinned
-**      host buffers without CUDA-aware MPI);
-**   7. device fields: the arrivals are copied to rows [n_stay, n_stay + n_arrived).
+**   5. host fields: a stable counting placement of the leavers alone gives each its slot in
+**      the packed send buffer (grouped by destination); one pass per component packs the
+**      leavers and closes the gaps (each stayer moves down once, order kept).
+**      Device fields: cnp_sort_by_key (stable, key_limit = size + 1) moves the stayers to
+**      the front and groups the leavers; a second agreement covers a failure here;
+**   6. host fields: one MPI_Alltoallv of packed rows (a failure restores this rank's fields
+**      exactly); device fields: one MPI_Alltoallv per component into receive buffers
+**      (pinned host buffers without CUDA-aware MPI);
+**   7. the arrivals are copied to rows [n_stay, n_stay + n_arrived).
 ** Everything is allocated by cnp_migrate_plan_create.
 */
 #include "mpi_internal.h"
@@ -51,8 +53,8 @@ struct cnp_migrate_plan {
                                        ** int64), or the domain's int32 destinations */
   cnp_array      leave_row;            /* host fields: int32 [cap] rows that leave, ascending */
   cnp_array      leave_dest;           /* host fields: int32 [cap] their destinations */
-  cnp_array      leave_order;          /* host fields: int32 [cap] leaver rows grouped by
-                                       ** destination (stable) */
+  cnp_array      leave_slot;           /* host fields: int32 [cap] each leaver's row in the
+                                       ** send buffer (grouped by destination, stable) */
   size_t         row_bytes;            /* bytes of one particle, all components */
   size_t        *voff;                 /* [n_values] byte offset of each component in a row */
   char          *sendb, *recvb;        /* host fields: [cap * row_bytes] packed rows */
@@ -62,6 +64,7 @@ struct cnp_migrate_plan {
   cnp_array     *sbuf;                 /* [n_values] pinned send buffers (staged device) */
   int64_t       *cnt_send, *cnt_recv;  /* [size] leavers per destination, arrivals per source */
   int64_t       *msg_send, *msg_recv;  /* [2 * size] the Alltoall: (count, fields on device) */
+  size_t        *blk;                  /* [size] one component's byte offset per destination */
   int           *scount, *sdispl, *rcount, *rdispl;  /* [size] */
   cnp_migrate_stats stats;
   bool           have_stats;
@@ -118,7 +121,7 @@ static void plan_free(cnp_migrate_plan *p)
   if (p->dest_host.data) cnp_array_free(&p->dest_host);
   if (p->leave_row.data) cnp_array_free(&p->leave_row);
   if (p->leave_dest.data) cnp_array_free(&p->leave_dest);
-  if (p->leave_order.data) cnp_array_free(&p->leave_order);
+  if (p->leave_slot.data) cnp_array_free(&p->leave_slot);
   for (int v = 0; v < p->n_values; v++) {
     if (p->rbuf && p->rbuf[v].data) cnp_array_free(&p->rbuf[v]);
     if (p->sbuf && p->sbuf[v].data) cnp_array_free(&p->sbuf[v]);
@@ -136,6 +139,7 @@ static void plan_free(cnp_migrate_plan *p)
   cnp__free(p->rbuf);
   cnp__free(p->sbuf);
   cnp__free(p->cnt_send);
+  cnp__free(p->blk);
   cnp__free(p->scount);
   p->magic = CNP__MAGIC_DEAD;
   cnp__free(p);
@@ -151,8 +155,10 @@ static cnp_status plan_alloc(cnp_migrate_plan *p, const char *op)
   p->sbuf = cnp__calloc((size_t)p->n_values, sizeof *p->sbuf);
   p->voff = cnp__calloc((size_t)p->n_values + 1, sizeof *p->voff);
   p->cnt_send = cnp__calloc(6 * (size_t)size, sizeof(int64_t));
+  p->blk = cnp__calloc((size_t)size, sizeof *p->blk);
   p->scount = cnp__calloc(4 * (size_t)size, sizeof(int));
-  if (!p->values || !p->rbuf || !p->sbuf || !p->voff || !p->cnt_send || !p->scount)
+  if (!p->values || !p->rbuf || !p->sbuf || !p->voff || !p->cnt_send || !p->blk ||
+      !p->scount)
     return cnp__fail(CNP_ENOMEM, op, "cannot allocate the plan tables");
   p->cnt_recv = p->cnt_send + size;
   p->msg_send = p->cnt_send + 2 * size;
@@ -172,7 +178,7 @@ static cnp_status plan_alloc(cnp_migrate_plan *p, const char *op)
                                CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
     return st;
   if (!dev) {                          /* host fields: leaver lists and send buffers */
-    cnp_array *lists[3] = {&p->leave_row, &p->leave_dest, &p->leave_order};
+    cnp_array *lists[3] = {&p->leave_row, &p->leave_dest, &p->leave_slot};
     for (int k = 0; k < 3; k++)
       if ((st = cnp_array_alloc_on(lists[k], CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,
                                    CNP_ORDER_C, 0)))
@@ -534,57 +540,28 @@ static void set_views(cnp_migrate_plan *p, const step *t, const cnp_array *field
 ** Host fields travel packed: the block for destination r holds its scount[r] rows, each
 ** component's items contiguous (component v at byte voff[v] * scount[r] of the block); the
 ** blocks follow each other at sdispl[r] rows of row_bytes. Arrivals come in the same form.
+** Leaver j (row[j], ascending) goes to block to[j] at position slot[j] - sdispl[to[j]].
 */
 
-/* Gather one component of the leavers ord[0..nl) (grouped by destination) into the blocks. */
-#define CNP__GATHER(SZ)                                                                \
-  do {                                                                                 \
-    for (int r = 0; r < size; r++) {                                                   \
-      char *blk = p->sendb + (size_t)p->sdispl[r] * rb + off * (size_t)p->scount[r];   \
-      const int32_t *o = ord + p->sdispl[r];                                           \
-      for (int64_t k = 0; k < p->scount[r]; k++)                                       \
-        memcpy(blk + (size_t)k * SZ, b + (size_t)o[k] * SZ, SZ);                       \
-    }                                                                                  \
-  } while (0)
-
-static void gather_component(cnp_migrate_plan *p, int v, const int32_t *ord)
+/* Where component v of each destination's rows starts, less sdispl[r] items: leaver j's
+** item goes to byte blk[to[j]] + slot[j] * sz of the send buffer. */
+static void component_blocks(cnp_migrate_plan *p, int v, size_t sz)
 {
-  const char *b = p->values[v].data;
-  size_t sz = cnp_dtype_size(p->values[v].dtype), rb = p->row_bytes, off = p->voff[v];
-  int size = p->comm->size;
-  switch (sz) {
-  case 1: CNP__GATHER(1); return;
-  case 2: CNP__GATHER(2); return;
-  case 4: CNP__GATHER(4); return;
-  case 8: CNP__GATHER(8); return;
-  case 16: CNP__GATHER(16); return;
-  default: CNP__GATHER(sz); return;
-  }
+  for (int r = 0; r < p->comm->size; r++)
+    p->blk[r] = (size_t)p->sdispl[r] * (p->row_bytes - sz) + p->voff[v] * (size_t)p->scount[r];
 }
 
 /*
-** gather_rows (5, host fields): a stable counting placement of the leavers alone (their
-** rows are ascending) groups them by destination; each component is then gathered into
-** the packed send blocks. Reads the fields only. Cannot fail.
+** One pass over a component of n rows, from the first leaver on: each leaver's item goes to
+** its place in the send buffer, and the run of stayers behind it moves down to close the
+** gap (a run of up to 8 items item by item, a longer one with memmove). Stayers keep their
+** order; a leaver is read before anything is written over it (runs only move down).
 */
-static void gather_rows(cnp_migrate_plan *p, const step *t)
-{
-  if (t->n_leave == 0) return;
-  const int32_t *row = p->leave_row.data, *to = p->leave_dest.data;
-  int32_t *ord = p->leave_order.data;
-  int64_t *next = p->cnt_send;         /* the counts are in scount now: reuse as cursors */
-  for (int r = 0; r < p->comm->size; r++) next[r] = p->sdispl[r];
-  for (int64_t j = 0; j < t->n_leave; j++) ord[next[to[j]]++] = row[j];
-  for (int v = 0; v < p->n_values; v++) gather_component(p, v, ord);
-}
-
-/* Close the gaps the leaver rows row[0..nl) (ascending) leave in one component of n rows:
-** every stayer behind the first leaver moves down once, in order — a run of up to 8 rows
-** item by item, a longer one with memmove. */
-#define CNP__COMPACT(SZ)                                                               \
+#define CNP__PACK_COMPACT(SZ)                                                          \
   do {                                                                                 \
     int64_t w = row[0];                                                                \
     for (int64_t j = 0; j < nl; j++) {                                                 \
+      memcpy(sb + blk[to[j]] + (size_t)slot[j] * SZ, b + (size_t)row[j] * SZ, SZ);      \
       int64_t s = (int64_t)row[j] + 1, e = j + 1 < nl ? row[j + 1] : n, len = e - s;   \
       if (len > 8) memmove(b + (size_t)w * SZ, b + (size_t)s * SZ, (size_t)len * SZ);  \
       else                                                                             \
@@ -594,29 +571,73 @@ static void gather_rows(cnp_migrate_plan *p, const step *t)
     }                                                                                  \
   } while (0)
 
-static void compact_component(char *b, size_t sz, const int32_t *row, int64_t nl, int64_t n)
+static void pack_compact(cnp_migrate_plan *p, char *b, size_t sz, int64_t nl, int64_t n)
 {
+  const int32_t *row = p->leave_row.data, *to = p->leave_dest.data;
+  const int32_t *slot = p->leave_slot.data;
+  const size_t *blk = p->blk;
+  char *sb = p->sendb;
   switch (sz) {
-  case 1: CNP__COMPACT(1); return;
-  case 2: CNP__COMPACT(2); return;
-  case 4: CNP__COMPACT(4); return;
-  case 8: CNP__COMPACT(8); return;
-  case 16: CNP__COMPACT(16); return;
-  default: CNP__COMPACT(sz); return;
+  case 1: CNP__PACK_COMPACT(1); return;
+  case 2: CNP__PACK_COMPACT(2); return;
+  case 4: CNP__PACK_COMPACT(4); return;
+  case 8: CNP__PACK_COMPACT(8); return;
+  case 16: CNP__PACK_COMPACT(16); return;
+  default: CNP__PACK_COMPACT(sz); return;
+  }
+}
+
+/* The inverse of pack_compact (after a failed exchange): runs move back up, last first,
+** and each leaver's item returns from the send buffer. */
+static void unpack_uncompact(cnp_migrate_plan *p, char *b, size_t sz, int64_t nl, int64_t n)
+{
+  const int32_t *row = p->leave_row.data, *to = p->leave_dest.data;
+  const int32_t *slot = p->leave_slot.data;
+  for (int64_t j = nl - 1; j >= 0; j--) {
+    int64_t s = (int64_t)row[j] + 1, e = j + 1 < nl ? row[j + 1] : n, w = row[j] - j;
+    if (e > s) memmove(b + (size_t)s * sz, b + (size_t)w * sz, (size_t)(e - s) * sz);
+    memcpy(b + (size_t)row[j] * sz, p->sendb + p->blk[to[j]] + (size_t)slot[j] * sz, sz);
   }
 }
 
 /*
-** place_rows (7, host fields, after the exchange): compact the stayers of every component
-** in place, then copy the arrivals, block by block (source rank order), behind them.
+** pack_rows (5, host fields): a stable counting placement of the leavers alone (their rows
+** are ascending) gives each its slot, grouped by destination; then one pass per component
+** packs the leavers and compacts the stayers. Cannot fail; undone by unpack_rows.
 */
-static void place_rows(cnp_migrate_plan *p, const step *t)
+static void pack_rows(cnp_migrate_plan *p, const step *t)
 {
-  const int32_t *row = p->leave_row.data;
+  if (t->n_leave == 0) return;         /* everything stays, in order */
+  const int32_t *to = p->leave_dest.data;
+  int32_t *slot = p->leave_slot.data;
+  int64_t *next = p->cnt_send;         /* the counts are in scount now: reuse as cursors */
+  for (int r = 0; r < p->comm->size; r++) next[r] = p->sdispl[r];
+  for (int64_t j = 0; j < t->n_leave; j++) slot[j] = (int32_t)next[to[j]]++;
+  for (int v = 0; v < p->n_values; v++) {
+    size_t sz = cnp_dtype_size(p->values[v].dtype);
+    component_blocks(p, v, sz);
+    pack_compact(p, p->values[v].data, sz, t->n_leave, t->n);
+  }
+}
+
+/* unpack_rows: restore every component as it was before pack_rows (the send buffer and the
+** leaver lists are intact after a failed exchange). */
+static void unpack_rows(cnp_migrate_plan *p, const step *t)
+{
+  for (int v = 0; t->n_leave > 0 && v < p->n_values; v++) {
+    size_t sz = cnp_dtype_size(p->values[v].dtype);
+    component_blocks(p, v, sz);
+    unpack_uncompact(p, p->values[v].data, sz, t->n_leave, t->n);
+  }
+}
+
+/* append_packed (7, host fields): the arrivals, block by block (source rank order), behind
+** the stayers. */
+static void append_packed(cnp_migrate_plan *p, const step *t)
+{
   for (int v = 0; v < p->n_values; v++) {
     char *b = p->values[v].data;
     size_t sz = cnp_dtype_size(p->values[v].dtype);
-    if (t->n_leave > 0) compact_component(b, sz, row, t->n_leave, t->n);
     for (int r = 0; r < p->comm->size; r++)
       if (p->rcount[r] > 0)
         memcpy(b + (size_t)(t->n_stay + p->rdispl[r]) * sz,
@@ -624,6 +645,10 @@ static void place_rows(cnp_migrate_plan *p, const step *t)
                (size_t)p->rcount[r] * sz);
   }
 }
+
+/* Test hook (see mpi_internal.h): the next host payload exchanges fail without MPI. */
+static int fail_exchange;
+void cnp__migrate_fail_exchange(int on) { fail_exchange = on; }
 
 /*
 ** sort_rows (5, device fields): stable sort by key — stayers (key 0) first, then leavers
@@ -659,6 +684,7 @@ static cnp_status sort_rows(cnp_migrate_plan *p, step *t, cnp_stream *ps, const 
 static cnp_status send_rows(cnp_migrate_plan *p, const step *t, const char *op)
 {
   if (!t->dev) {
+    if (fail_exchange) return cnp__fail(CNP_EMPI, op, "MPI_Alltoallv failed (injected)");
     int rc = MPI_Alltoallv(p->sendb, p->scount, p->sdispl, p->rowtype, p->recvb, p->rcount,
                            p->rdispl, p->rowtype, p->comm->comm);
     return rc == MPI_SUCCESS ? CNP_OK : cnp__mpi_fail(rc, op, "MPI_Alltoallv");
@@ -712,9 +738,12 @@ static cnp_status migrate_impl(cnp_migrate_plan *p, cnp_array *fields, int n_fie
     if ((st = agree(p, local, op, "sorting by destination"))) return st;
     if ((st = send_rows(p, &t, op)) || (st = append_arrivals(p, &t, op))) return st;
   } else {
-    gather_rows(p, &t);
-    if ((st = send_rows(p, &t, op))) return st;
-    place_rows(p, &t);
+    pack_rows(p, &t);
+    if ((st = send_rows(p, &t, op))) {
+      unpack_rows(p, &t);              /* this rank's fields as they were */
+      return st;
+    }
+    append_packed(p, &t);
   }
   *n_out = t.n_stay + t.n_arrive;
   p->stats = (cnp_migrate_stats){n, t.n_stay, t.n_leave, t.n_arrive, *n_out};

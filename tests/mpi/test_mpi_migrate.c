@@ -366,6 +366,35 @@ static void test_domain(void)
 */
 enum { XCAP = 8192, XNF = 4, XPATTERNS = 8 };
 
+/* Test hook of libcnp (runtime/mpi_internal.h): while on, the payload exchange of a host
+** migration step fails with CNP_EMPI without calling MPI (set on every rank). */
+void cnp__migrate_fail_exchange(int on);
+
+/* A failed exchange leaves all storage of the fields byte-identical. */
+static void x_failed_step_changes_nothing(cnp_migrate_plan *xp, cnp_array *xf,
+                                          const cnp_array *dest, int64_t n)
+{
+  size_t bytes[XNF];
+  char *copy[XNF];
+  for (int f = 0; f < XNF; f++) {
+    bytes[f] = cnp_dtype_size(xf[f].dtype) * (size_t)(xf[f].ndim == 2 ? 2 * XCAP : XCAP);
+    copy[f] = malloc(bytes[f]);
+    ASSERT(copy[f]);
+    memcpy(copy[f], xf[f].data, bytes[f]);
+  }
+  int64_t n_new = -7;
+  cnp__migrate_fail_exchange(1);
+  cnp_status st = cnp_migrate(xp, xf, XNF, n, dest, NULL, NULL, &n_new);
+  cnp__migrate_fail_exchange(0);
+  ASSERT_ST(CNP_EMPI, st);
+  ASSERT_DETAIL("injected");
+  ASSERT_EQ_I(-7, n_new);
+  for (int f = 0; f < XNF; f++) {
+    ASSERT(memcmp(copy[f], xf[f].data, bytes[f]) == 0);
+    free(copy[f]);
+  }
+}
+
 static int64_t x_count(int r) { return 1500 + 37 * r; }
 static int64_t x_id(int r, int64_t i) { return (int64_t)r * 100000 + i; }
 
@@ -442,6 +471,7 @@ static void test_exact_placement_all_item_sizes(void)
     for (int r = 0; r < t_size; r++)
       for (int64_t i = 0; r != t_rank && i < x_count(r); i++)
         if (x_dest(k, r, i, x_count(r)) == t_rank) want[m++] = x_id(r, i);
+    if (k % 3 == 1) x_failed_step_changes_nothing(xp, xf, k % 2 ? &d64 : &d32, n);
     int64_t n_new = -1;
     OK(cnp_migrate(xp, xf, XNF, n, k % 2 ? &d64 : &d32, NULL, NULL, &n_new));
     cnp_migrate_stats st;
@@ -457,6 +487,36 @@ static void test_exact_placement_all_item_sizes(void)
   for (int k = 0; k < XNF; k++) OK(cnp_array_free(&xf[k]));
   OK(cnp_array_free(&d32));
   OK(cnp_array_free(&d64));
+}
+
+/* A payload exchange that fails after the leavers were packed and the stayers compacted
+** restores every rank's fields exactly (mixed run lengths, first and last row leaving);
+** the same step then succeeds. */
+static void test_failed_exchange_restores_fields(void)
+{
+  rng_state = 4242u + (uint64_t)t_rank;
+  int64_t n = 700 + 13 * t_rank;
+  fill_initial(n);
+  for (int64_t i = 0; i < n; i++) {
+    int go = i == 0 || i == n - 1 || (i >= 100 && i < 140) || rnd() % 5 == 0;
+    DEST()[i] = go ? (int32_t)((t_rank + 1 + (int)(rnd() % (uint32_t)(t_size - 1))) % t_size)
+                   : t_rank;
+  }
+  snap *before = malloc(sizeof *before);
+  ASSERT(before);
+  take(before);
+  totals t0 = global_totals(n);
+  int64_t n_new = -7;
+  cnp__migrate_fail_exchange(1);
+  cnp_status st = cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new);
+  cnp__migrate_fail_exchange(0);
+  ASSERT_ST(CNP_EMPI, st);
+  ASSERT_EQ_I(-7, n_new);
+  ASSERT(same(before));
+  OK(cnp_migrate(plan, fields, NF, n, &fdest, NULL, NULL, &n_new));
+  check_rows(n_new);
+  assert_totals_equal(t0, global_totals(n_new));
+  free(before);
 }
 
 /* libcnp's fault-injection switch (runtime/internal.h): the k-th allocation fails. */
@@ -564,6 +624,7 @@ int main(int argc, char **argv)
   RUN(test_errors_are_agreed);
   RUN(test_domain);
   RUN(test_exact_placement_all_item_sizes);
+  RUN(test_failed_exchange_restores_fields);
   RUN(test_create_under_allocation_failures);
   RUN(test_steps_do_not_allocate);
   teardown();
