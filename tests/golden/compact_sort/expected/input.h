@@ -43,7 +43,7 @@ typedef struct csort_stats {
   uint64_t steps;               /* completed step() calls */
   uint64_t launches;            /* kernels (host: fused loops) launched by the last step */
   uint64_t host_syncs;          /* host synchronizations in the last step */
-  uint64_t graph_replays;       /* CUDA graph launches in total (0 on host) */
+  uint64_t graph_replays;       /* CUDA graph launches in total (always 0: no capture yet) */
   uint64_t total_launches;      /* kernels since setup */
   uint64_t total_host_syncs;    /* host synchronizations since setup */
 } csort_stats;
@@ -55,7 +55,8 @@ int       csort_sync(csort *p);
 ** that is not a field gives a view with data == NULL. */
 cnp_array csort_field(csort *p, const char *name);
 /* Current extent of a dim (capacity at setup, then the live count after compactions), and
-** its setter (0 <= n <= capacity) for loading initial data. -1 / CNP_EINVAL on a bad name. */
+** its setter for loading initial data: CNP_ERANGE unless 0 <= n <= capacity. An unknown
+** dim gives -1 / CNP_EINVAL. */
 int64_t   csort_extent(csort *p, const char *dim);
 int       csort_set_extent(csort *p, const char *dim, int64_t n);
 /* Host view of the latest copy into a snapshot (waits for it). */
