@@ -159,7 +159,7 @@ static void bench_migration(cnp_comm *comm, int64_t n, int leave_pct, int steps)
     if (tm < best_mig) best_mig = tm;
     cnp_migrate_stats st;
     CHECK(cnp_migrate_last_stats(plan, &st));
-    /* The same bytes as a plain ring Sendrecv (no counting, sorting or compaction). */
+    /* The same bytes as a plain ring Sendrecv (no counting, packing or compaction). */
     int bytes = (int)((size_t)st.n_sent * row_bytes), rbytes = 0;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_Sendrecv(&bytes, 1, MPI_INT, right, 2, &rbytes, 1, MPI_INT, left, 2, MPI_COMM_WORLD,

@@ -177,7 +177,7 @@ static cnp_status plan_alloc(cnp_migrate_plan *p, const char *op)
   if ((st = cnp_array_alloc_on(&p->dest_host, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &cap,
                                CNP_ORDER_C, dev ? CNP_ARRAY_PINNED : 0)))
     return st;
-  if (!dev) {                          /* host fields: leaver lists and send buffers */
+  if (!dev) {                          /* host fields: leaver lists, packed row buffers */
     cnp_array *lists[3] = {&p->leave_row, &p->leave_dest, &p->leave_slot};
     for (int k = 0; k < 3; k++)
       if ((st = cnp_array_alloc_on(lists[k], CNP_BACKEND_HOST, 0, CNP_INT32, 1, &cap,

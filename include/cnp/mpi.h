@@ -139,10 +139,11 @@ cnp_status cnp_synchronize_for_mpi(const cnp_array *a, cnp_stream *producer_stre
 typedef struct cnp_migrate_plan cnp_migrate_plan;
 
 /* Fields describe dtype/shape/backend of the arrays the steps will pass (same order); the
-** capacity N is their common last extent. Allocates everything a step needs: the sort
-** workspace (on the fields' backend), sort keys, a destination buffer, one receive buffer
-** of N rows per field component and, for device fields without CUDA-aware MPI, pinned host
-** send/receive buffers. Local (no communication); mode as for staging objects. */
+** capacity N is their common last extent. Allocates everything a step needs: a destination
+** buffer and, for host fields, leaver lists and packed send/receive buffers of N rows; for
+** device fields the sort workspace, sort keys, one receive buffer of N rows per field
+** component and, without CUDA-aware MPI, pinned host send/receive buffers. Local (no
+** communication); mode as for staging objects. */
 cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
                                    const cnp_array *fields, int n_fields,
                                    cnp_cuda_aware mode);
