@@ -6,8 +6,9 @@
 ** and its arguments: views derived from the owned arrays with fuzzed dtype, ndim, shape,
 ** strides, data offset, backend and device (the alloc_id is kept, so the runtime can and
 ** must catch any view that reaches outside its storage), slices, copies, fills, compaction,
-** sort by key, cell offsets, segment boundaries, segment plans, snapshots, workspaces with
-** fuzzed sizes, and armed allocation failures (cnp__fail_alloc_after).
+** sort by key, cell offsets, segment boundaries, segment plans, snapshots, mirrors, streams
+** and events (including use after destroy), workspaces with fuzzed sizes, and armed
+** allocation failures (cnp__fail_alloc_after).
 **
 ** It must never crash, overrun (ASan), hit undefined behaviour (UBSan) or leak, and:
 **   - every status is a known code; every failure leaves a nonempty cnp_last_error();
@@ -281,9 +282,56 @@ static void op_snapshot(st *S, rd *r)
   check_status(cnp_snapshot_destroy(sn));
 }
 
+/* Mirrors, streams and events: create, use with fuzzed producers, destroy (sometimes twice,
+** sometimes used after destroy: the registry must answer CNP_ESTATE, never read freed memory). */
+static void op_handles(st *S, rd *r)
+{
+  cnp_array host = view(S, r);
+  cnp_stream *s = NULL;
+  cnp_event *e = NULL;
+  cnp_mirror *m = NULL;
+  check_status(cnp_stream_create(&s));
+  check_status(cnp_event_create(&e, u8(r) & 1 ? CNP_EVENT_TIMING : (unsigned)u8(r)));
+  cnp_status st = cnp_mirror_create(&m, &host);
+  check_status(st);
+  unsigned how = u8(r);
+  int s_dead = 0;
+  if (how & 1 && s) {                           /* destroyed early; maybe kept dangling */
+    check_status(cnp_stream_destroy(s));
+    s_dead = 1;
+    if (!(how & 2)) s = NULL;
+  }
+  if (how & 4 && e) {
+    check_status(cnp_event_destroy(e));
+    if (!(how & 8)) e = NULL;
+  }
+  if (e) check_status(cnp_event_record(e, s));
+  if (s && e) check_status(cnp_stream_wait_event(s, e));
+  if (m) {
+    cnp_array dv;
+    st = cnp_mirror_device(m, &dv);
+    check_status(st);
+    if (st == CNP_OK && cnp_array_validate(&dv, "mirror view") != CNP_OK)
+      fail("mirror device view does not validate", cnp_last_error());
+    check_status(cnp_mirror_to_host(m, how & 16 ? s : NULL, how & 32 ? e : NULL));
+    check_status(cnp_mirror_to_device(m, how & 64 ? s : NULL));
+    check_status(cnp_mirror_destroy(m));
+    if (how & 128 && cnp_mirror_destroy(m) != CNP_ESTATE) fail("double mirror destroy", "");
+  }
+  if (s) {
+    cnp_status a = cnp_stream_destroy(s), b = cnp_stream_destroy(s);
+    check_status(a);
+    if ((s_dead ? a : b) != CNP_ESTATE) fail("destroying a destroyed stream is not CNP_ESTATE", "");
+  }
+  if (e) {
+    cnp_status a = cnp_event_destroy(e);
+    check_status(a);
+  }
+}
+
 static void one_op(st *S, rd *r)
 {
-  unsigned op = u8(r) % 12;
+  unsigned b = u8(r), op = b < 252 ? b % 12 : 12;   /* keeps older corpus inputs meaningful */
   cnp_status s;
   switch (op) {
   case 0: {
@@ -322,6 +370,7 @@ static void one_op(st *S, rd *r)
   case 9: op_snapshot(S, r); break;
   case 10: op_workspace(S, r); break;
   case 11: cnp__fail_alloc_after((long)(u8(r) % 6)); break;  /* the next few may fail */
+  case 12: op_handles(S, r); break;
   }
 }
 
