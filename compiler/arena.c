@@ -1,52 +1,69 @@
 /*
 ** arena.c -- one bump allocator per compilation: the AST, strings and sema data all live
 ** here and are freed at once by arena_free().
+**
+** Blocks are mapped straight from the OS: they arrive zeroed (no memset) and large ones
+** are backed by huge pages where the kernel allows it, so a big input costs few page
+** faults. The fast path of arena_alloc() is inline in cnpc.h.
 */
+#define _DEFAULT_SOURCE 1
 #include "cnpc.h"
 
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct ArenaBlock {
   ArenaBlock *prev;
-  size_t size, used;
+  size_t size;            /* bytes mapped, header included */
   _Alignas(16) unsigned char data[];
 };
 
-#define ARENA_BLOCK (1u << 20)
+#define ARENA_FIRST (64u << 10)         /* small inputs stay cheap */
+#define ARENA_MAX   (64u << 20)         /* growth stops doubling here */
+#define HUGE_PAGE   (2u << 20)
 
-void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
+void arena_init(Arena *a) {
+  memset(a, 0, sizeof *a);
+  a->next_size = ARENA_FIRST;
+}
 
 void arena_free(Arena *a) {
   ArenaBlock *b = a->head;
   while (b) {
     ArenaBlock *p = b->prev;
-    free(b);
+    munmap(b, b->size);
     b = p;
   }
   a->head = NULL;
+  a->cur = a->end = NULL;
+}
+
+void arena_reserve(Arena *a, size_t n) {
+  if (n > ARENA_MAX) n = ARENA_MAX;
+  if ((size_t)(a->end - a->cur) < n && a->next_size < n) a->next_size = n;
 }
 
 /*
-** Zeroed memory (blocks are calloc'd and never reused), 16-byte aligned. Out of memory is fatal (an internal error).
+** The current block is full: map a new one (the rest of the old block is abandoned).
 */
-void *arena_alloc(Arena *a, size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  ArenaBlock *b = a->head;
-  if (!b || b->size - b->used < n) {
-    /* blocks grow from 64 KiB to ARENA_BLOCK: small inputs stay cheap */
-    size_t sz = b ? 2 * b->size : 65536;
-    if (sz > ARENA_BLOCK) sz = ARENA_BLOCK;
-    if (sz < n) sz = n;
-    b = calloc(1, sizeof *b + sz);   /* zeroed once (fresh pages from the OS are free) */
-    if (!b) cnp_ice("out of memory");
-    b->prev = a->head;
-    b->size = sz;
-    b->used = 0;
-    a->head = b;
-  }
-  void *p = b->data + b->used;
-  b->used += n;
+void *arena_alloc_slow(Arena *a, size_t n) {
+  size_t sz = a->next_size ? a->next_size : ARENA_FIRST;
+  if (sz < n + sizeof(ArenaBlock)) sz = n + sizeof(ArenaBlock);
+  size_t page = sz >= HUGE_PAGE ? HUGE_PAGE : 4096;
+  sz = (sz + page - 1) & ~(page - 1);
+  ArenaBlock *b = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (b == MAP_FAILED) cnp_ice("out of memory");
+#ifdef MADV_HUGEPAGE
+  if (sz >= HUGE_PAGE) madvise(b, sz, MADV_HUGEPAGE);   /* a hint: failure is harmless */
+#endif
+  b->prev = a->head;
+  b->size = sz;
+  a->head = b;
+  a->cur = b->data;
+  a->end = (unsigned char *)b + sz;
+  a->next_size = 2 * sz < ARENA_MAX ? 2 * sz : ARENA_MAX;
+  void *p = a->cur;
+  a->cur += n;
   a->used_total += n;
   return p;
 }

@@ -13,6 +13,7 @@
 static const char *const dtype_names[DT__COUNT] = {
   "void", "bool", "i32", "i64", "u64", "f16", "f32", "f64", "c64", "c128",
 };
+static const unsigned char dtype_lens[DT__COUNT] = {4, 4, 3, 3, 3, 3, 3, 3, 3, 4};
 static const size_t dtype_sizes[DT__COUNT] = {0, 1, 4, 8, 8, 2, 4, 8, 8, 16};
 
 const char *dtype_name(DType t) { return t < DT__COUNT ? dtype_names[t] : "?"; }
@@ -50,8 +51,9 @@ const char *builtin_name(Builtin b) { return b < BI__COUNT ? builtins[b].name : 
 int builtin_arity(Builtin b) { return b < BI__COUNT ? builtins[b].arity : 0; }
 
 Builtin builtin_lookup(const char *z, int n) {
+  static const unsigned char lens[BI__COUNT] = {1, 4, 3, 3, 3, 3, 5, 4, 4, 3, 3, 3, 3, 6};
   for (int b = 1; b < BI__COUNT; b++)
-    if ((int)strlen(builtins[b].name) == n && memcmp(builtins[b].name, z, (size_t)n) == 0)
+    if (lens[b] == n && builtins[b].name[0] == z[0] && memcmp(builtins[b].name, z, (size_t)n) == 0)
       return (Builtin)b;
   return BI_NONE;
 }
@@ -77,35 +79,49 @@ Loc ast_span(Loc a, Loc b) {
   return a;
 }
 
+static unsigned hash_bytes(const char *z, size_t n) {
+  unsigned h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 16777619u;
+  return h;
+}
+
 /*
 ** Intern an identifier: one arena copy per distinct name, so the many references to a
 ** name share it (and the front end's memory stays proportional to the distinct names).
+** Sema relies on it: names are compared and hashed by pointer. Open addressing on
+** (hash, length, bytes).
 */
 const char *ast_str(Cnp *cc, Token t) {
   if (cc->intern_n * 2 >= cc->intern_cap) {
     int cap = cc->intern_cap ? 2 * cc->intern_cap : 1024;
-    const char **v = arena_alloc(&cc->arena, sizeof *v * (size_t)cap);
+    InternEnt *v = arena_alloc(&cc->arena, sizeof *v * (size_t)cap);
     for (int i = 0; i < cc->intern_cap; i++) {
-      const char *s = cc->intern[i];
-      if (!s) continue;
-      unsigned h = 2166136261u;
-      for (const char *p = s; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
-      unsigned k = h & (unsigned)(cap - 1);
-      while (v[k]) k = (k + 1) & (unsigned)(cap - 1);
-      v[k] = s;
+      InternEnt e = cc->intern[i];
+      if (!e.s) continue;
+      unsigned k = e.hash & (unsigned)(cap - 1);
+      while (v[k].s) k = (k + 1) & (unsigned)(cap - 1);
+      v[k] = e;
     }
     cc->intern = v;
     cc->intern_cap = cap;
   }
-  unsigned h = 2166136261u;
-  for (int i = 0; i < t.n; i++) h = (h ^ (unsigned char)t.z[i]) * 16777619u;
-  unsigned k = h & (unsigned)(cc->intern_cap - 1);
-  for (const char *s; (s = cc->intern[k]); k = (k + 1) & (unsigned)(cc->intern_cap - 1))
-    if (strncmp(s, t.z, (size_t)t.n) == 0 && s[t.n] == 0) return s;
+  unsigned h = hash_bytes(t.z, (size_t)t.n);
+  unsigned mask = (unsigned)(cc->intern_cap - 1), k = h & mask;
+  for (InternEnt *e; (e = &cc->intern[k])->s; k = (k + 1) & mask)
+    if (e->hash == h && e->len == t.n && memcmp(e->s, t.z, (size_t)t.n) == 0) return e->s;
   char *s = arena_strndup(&cc->arena, t.z, (size_t)t.n);
-  cc->intern[k] = s;
+  cc->intern[k] = (InternEnt){s, h, t.n};
   cc->intern_n++;
   return s;
+}
+
+const char *ast_intern_find(Cnp *cc, const char *z, size_t n) {
+  if (!cc->intern_cap || n > INT32_MAX) return NULL;
+  unsigned h = hash_bytes(z, n);
+  unsigned mask = (unsigned)(cc->intern_cap - 1), k = h & mask;
+  for (InternEnt *e; (e = &cc->intern[k])->s; k = (k + 1) & mask)
+    if (e->hash == h && (size_t)e->len == n && memcmp(e->s, z, n) == 0) return e->s;
+  return NULL;
 }
 
 Ref ast_ref(Cnp *cc, Token t) {
@@ -115,7 +131,7 @@ Ref ast_ref(Cnp *cc, Token t) {
 
 DType ast_dtype(Cnp *cc, Token t) {
   for (int d = DT_BOOL; d < DT__COUNT; d++)
-    if ((int)strlen(dtype_names[d]) == t.n && memcmp(dtype_names[d], t.z, (size_t)t.n) == 0)
+    if (dtype_lens[d] == t.n && dtype_names[d][0] == t.z[0] && memcmp(dtype_names[d], t.z, (size_t)t.n) == 0)
       return (DType)d;
   diag_error(cc, ast_loc(cc, t), "unknown type '%.*s'", t.n, t.z);
   return DT_F64;
@@ -130,6 +146,17 @@ static Expr *new_expr(Cnp *cc, ExprKind k, Loc loc) {
   e->kind = k;
   e->loc = loc;
   e->depth = 1;
+  return e;
+}
+
+/* An operator node with room for its n operands in the same allocation. */
+static Expr *new_op_expr(Cnp *cc, ExprKind k, Loc loc, int n) {
+  Expr *e = arena_alloc(&cc->arena, sizeof *e + sizeof *e->args * (size_t)n);
+  e->kind = k;
+  e->loc = loc;
+  e->depth = 1;
+  e->args = (Expr **)(e + 1);
+  e->nargs = n;
   return e;
 }
 
@@ -176,8 +203,46 @@ Expr *ast_int(Cnp *cc, Token t) {
   return e;
 }
 
+/*
+** The value of a decimal literal when it is exact and fast to get: at most 2^53 as an
+** integer mantissa m and a power of ten 10^k with |k| <= 22 (both exact doubles), so one
+** correctly rounded multiply or divide gives the same double as strtod. Else false.
+*/
+static bool fast_float(const char *z, int n, double *out) {
+  static const double pow10[23] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  };
+  uint64_t m = 0;
+  int i = 0, scale = 0;
+  for (; i < n && z[i] >= '0' && z[i] <= '9'; i++) {
+    if (m > (UINT64_C(1) << 53) / 10) return false;
+    m = m * 10 + (uint64_t)(z[i] - '0');
+  }
+  if (i < n && z[i] == '.')
+    for (i++; i < n && z[i] >= '0' && z[i] <= '9'; i++) {
+      if (m > (UINT64_C(1) << 53) / 10) return false;
+      m = m * 10 + (uint64_t)(z[i] - '0');
+      scale--;
+    }
+  if (i < n && (z[i] == 'e' || z[i] == 'E')) {
+    int sign = 1, x = 0;
+    i++;
+    if (i < n && (z[i] == '+' || z[i] == '-')) sign = z[i++] == '-' ? -1 : 1;
+    for (; i < n && z[i] >= '0' && z[i] <= '9'; i++) {
+      if (x > 1000) return false;
+      x = x * 10 + (z[i] - '0');
+    }
+    scale += sign * x;
+  }
+  if (i != n || m > (UINT64_C(1) << 53) || scale < -22 || scale > 22) return false;
+  *out = scale < 0 ? (double)m / pow10[-scale] : (double)m * pow10[scale];
+  return true;
+}
+
 Expr *ast_float(Cnp *cc, Token t) {
   Expr *e = new_expr(cc, EX_FLOAT, ast_loc(cc, t));
+  if (fast_float(t.z, t.n, &e->fval)) return e;
   char *s = arena_strndup(&cc->arena, t.z, (size_t)t.n);
   errno = 0;
   e->fval = strtod(s, NULL);
@@ -207,21 +272,17 @@ Expr *ast_index(Cnp *cc, Token name, ExprList idx, Token close) {
 }
 
 Expr *ast_unary(Cnp *cc, Token optok, Op op, Expr *a) {
-  Expr *e = new_expr(cc, EX_UNARY, ast_span(ast_loc(cc, optok), a->loc));
+  Expr *e = new_op_expr(cc, EX_UNARY, ast_span(ast_loc(cc, optok), a->loc), 1);
   e->op = op;
-  e->args = arena_alloc(&cc->arena, sizeof *e->args);
   e->args[0] = a;
-  e->nargs = 1;
   return finish_depth(cc, e);
 }
 
 Expr *ast_binary(Cnp *cc, Op op, Expr *a, Expr *b) {
-  Expr *e = new_expr(cc, EX_BINARY, ast_span(a->loc, b->loc));
+  Expr *e = new_op_expr(cc, EX_BINARY, ast_span(a->loc, b->loc), 2);
   e->op = op;
-  e->args = arena_alloc(&cc->arena, sizeof *e->args * 2);
   e->args[0] = a;
   e->args[1] = b;
-  e->nargs = 2;
   return finish_depth(cc, e);
 }
 
@@ -235,11 +296,9 @@ Expr *ast_call(Cnp *cc, Token name, ExprList args, Token close) {
 }
 
 Expr *ast_cast(Cnp *cc, Token type, Expr *a, Token close) {
-  Expr *e = new_expr(cc, EX_CAST, ast_span(ast_loc(cc, type), ast_loc(cc, close)));
+  Expr *e = new_op_expr(cc, EX_CAST, ast_span(ast_loc(cc, type), ast_loc(cc, close)), 1);
   e->cast_to = ast_dtype(cc, type);
-  e->args = arena_alloc(&cc->arena, sizeof *e->args);
   e->args[0] = a;
-  e->nargs = 1;
   return finish_depth(cc, e);
 }
 

@@ -38,13 +38,28 @@ typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena {
   ArenaBlock *head;       /* current block (blocks are chained backwards) */
   size_t used_total;      /* bytes handed out, for statistics */
+  unsigned char *cur, *end;   /* free space of the current block */
+  size_t next_size;       /* size of the next block (grows; arena_reserve() sets it) */
 } Arena;
 
 void  arena_init(Arena *a);
 void  arena_free(Arena *a);                       /* frees every block at once */
-void *arena_alloc(Arena *a, size_t n);            /* zeroed, 16-byte aligned; aborts on OOM */
+void *arena_alloc_slow(Arena *a, size_t n);       /* arena_alloc() when a new block is needed */
+/* Expect about n more bytes to be allocated soon (sizes the next block; a hint only). */
+void  arena_reserve(Arena *a, size_t n);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Zeroed, 16-byte aligned memory (blocks come zeroed from the OS and are never reused);
+** aborts on OOM. Inline: the parser allocates a node or two per token. */
+static inline void *arena_alloc(Arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if ((size_t)(a->end - a->cur) < n) return arena_alloc_slow(a, n);
+  void *p = a->cur;
+  a->cur += n;
+  a->used_total += n;
+  return p;
+}
 
 /* ======================================================================== source locations */
 
@@ -336,12 +351,19 @@ typedef struct CnpOptions {
 
 /* ======================================================================== the compilation */
 
-/* Symbol table entry (open hashing, arena-allocated). */
+/* Global symbol table entry (sema.c: open addressing keyed by the interned name pointer). */
 typedef struct Sym {
-  const char *name;
+  const char *name;         /* interned (ast_str) */
   Decl *decl;
-  struct Sym *next;
+  int pos;                  /* position of the declaration in program order */
 } Sym;
+
+/* Interned identifier (ast_str). */
+typedef struct InternEnt {
+  const char *s;
+  unsigned hash;
+  int len;
+} InternEnt;
 
 struct Cnp {
   Arena arena;
@@ -361,7 +383,7 @@ struct Cnp {
   int n_decl[DECL__COUNT];  /* counts per kind (Decl.index is assigned from these) */
   int n_locals;
 
-  Sym **symtab;             /* global scope, filled by sema */
+  Sym *symtab;              /* global scope, filled by sema (symtab_cap entries) */
   int symtab_cap;
 
   /* parser state (lexer.re / parser.y) */
@@ -375,7 +397,7 @@ struct Cnp {
   Token prev_ident;         /* the token before the current one, if an identifier (else .z NULL) */
   bool in_recovery;         /* after a syntax error, until the parser resynchronizes at ';' */
   Loc last_syntax;          /* where the last syntax error was reported (no duplicates) */
-  const char **intern;      /* interned identifiers (open addressing) */
+  struct InternEnt *intern; /* interned identifiers (open addressing) */
   int intern_cap, intern_n;
 };
 
@@ -426,6 +448,7 @@ typedef struct StmtList { Stmt *head, *tail; } StmtList;
 Loc   ast_loc(Cnp *cc, Token t);
 Loc   ast_span(Loc a, Loc b);                     /* from a to the end of b (same line) */
 const char *ast_str(Cnp *cc, Token t);   /* interned: equal names share one pointer */
+const char *ast_intern_find(Cnp *cc, const char *z, size_t n);   /* the interned copy, or NULL */
 Ref   ast_ref(Cnp *cc, Token t);
 DType ast_dtype(Cnp *cc, Token t);
 

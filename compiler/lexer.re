@@ -6,10 +6,13 @@
 #include "cnpc.h"
 #include "parser.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Lemon's entry points (parser.c). */
 void *CnpParseAlloc(void *(*alloc)(size_t));
@@ -74,36 +77,39 @@ static void eof_position(Lexer *lx, Token *t) {
 }
 
 /*
-** Scan one token into *t; returns its TK_ code, 0 at the end of the input.
+** Scan one token into *t; returns its TK_ code, 0 at the end of the input. The cursor
+** lives in a local variable while scanning (the DFA then runs in registers).
 */
 static int lex_scan(Lexer *lx, Token *t) {
-  const char *tok;
+  const char *cur = lx->cur, *mar = cur, *tok;
 loop:
-  tok = lx->cur;
-  t->z = tok;
-  t->line = lx->line;
-  t->col = (int)(tok - lx->line_start) + 1;
-#define RET(code) do { t->n = (int)(lx->cur - tok); return (code); } while (0)
+  tok = cur;
+#define RET(code) do { \
+    lx->cur = cur; t->z = tok; t->n = (int)(cur - tok); t->line = lx->line; \
+    t->col = (int)(tok - lx->line_start) + 1; return (code); } while (0)
   /*!re2c
   re2c:define:YYCTYPE = "unsigned char";
-  re2c:define:YYCURSOR = "lx->cur";
-  re2c:define:YYMARKER = "lx->mar";
+  re2c:define:YYCURSOR = "cur";
+  re2c:define:YYMARKER = "mar";
   re2c:yyfill:enable = 0;
   re2c:flags:input = custom;
   re2c:api:style = free-form;
-  re2c:define:YYPEEK = "(unsigned char)*lx->cur";
-  re2c:define:YYSKIP = "++lx->cur;";
-  re2c:define:YYBACKUP = "lx->mar = lx->cur;";
-  re2c:define:YYRESTORE = "lx->cur = lx->mar;";
+  re2c:define:YYPEEK = "(unsigned char)*cur";
+  re2c:define:YYSKIP = "++cur;";
+  re2c:define:YYBACKUP = "mar = cur;";
+  re2c:define:YYRESTORE = "cur = mar;";
 
   dig = [0-9];
   id  = [A-Za-z_][A-Za-z0-9_]*;
   exp = [eE] [+-]? dig+;
 
   "\x00" {
-    if (lx->cur - 1 >= lx->lim) {
+    if (cur - 1 >= lx->lim) {
       lx->cur = lx->lim;
+      t->z = tok;
       t->n = 0;
+      t->line = lx->line;
+      t->col = (int)(tok - lx->line_start) + 1;
       eof_position(lx, t);
       return 0;
     }
@@ -111,7 +117,7 @@ loop:
     goto loop;
   }
   [ \t\r\v\f]+          { goto loop; }
-  "\n"                  { lx->line++; lx->line_start = lx->cur; goto loop; }
+  "\n"                  { lx->line++; lx->line_start = cur; goto loop; }
   "#" [^\n\x00]*        { goto loop; }
 
   "pipeline"   { RET(TK_PIPELINE); }   "import"   { RET(TK_IMPORT); }
@@ -141,8 +147,8 @@ loop:
   dig+ | "0" [xX] [0-9a-fA-F]+          { RET(TK_INT); }
   dig+ "." dig* exp? | "." dig+ exp? | dig+ exp { RET(TK_FLOAT); }
   (dig | ".") [A-Za-z0-9_.]* {
-    diag_error(lx->cc, here(lx, tok, (int)(lx->cur - tok)), "malformed number '%.*s'",
-               (int)(lx->cur - tok), tok);
+    diag_error(lx->cc, here(lx, tok, (int)(cur - tok)), "malformed number '%.*s'",
+               (int)(cur - tok), tok);
     RET(TK_INT);
   }
   ["] [^"\n\x00]* ["]                   { RET(TK_STRING); }
@@ -175,43 +181,51 @@ loop:
 
 /* ------------------------------------------------------------------ files */
 
-CnpFile *lex_add_buffer(Cnp *cc, const char *name, const char *src, size_t len) {
+/*
+** Register a loaded file whose text (NUL-terminated) already lives in the arena. The AST
+** takes a few tens of bytes per source byte: size the arena's next block for it.
+*/
+static CnpFile *add_file(Cnp *cc, const char *name, const char *src, size_t len) {
   CnpFile *f = arena_alloc(&cc->arena, sizeof *f);
   f->path = arena_strndup(&cc->arena, name, strlen(name));
-  f->src = arena_strndup(&cc->arena, src, len);
+  f->src = src;
   f->len = len;
   f->id = 0;
   for (CnpFile *g = cc->files; g; g = g->next) f->id++;
   *cc->files_tail = f;
   cc->files_tail = &f->next;
+  arena_reserve(&cc->arena, 48 * len);
   return f;
 }
 
+CnpFile *lex_add_buffer(Cnp *cc, const char *name, const char *src, size_t len) {
+  return add_file(cc, name, arena_strndup(&cc->arena, src, len), len);
+}
+
 /*
-** Read a regular file into the arena. Reports (at `from`, or without a location) and
-** returns NULL when it cannot.
+** Read a regular file into the arena (one read for the whole file). Reports (at `from`,
+** or without a location) and returns NULL when it cannot.
 */
 CnpFile *lex_load_file(Cnp *cc, const char *path, Loc from) {
   struct stat st;
-  FILE *fp = NULL;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE_SIZE ||
-      !(fp = fopen(path, "rb"))) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)   /* a FIFO must not block */;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE_SIZE) {
+    if (fd >= 0) close(fd);
     if (from.file) diag_error(cc, from, "cannot read '%s'", path);
     else diag_plain(cc, "cannot read '%s'", path);
     return NULL;
   }
   size_t cap = (size_t)st.st_size, n = 0;
-  char *buf = malloc(cap + 1);
-  if (!buf) cnp_ice("out of memory");
+  char *buf = arena_alloc(&cc->arena, cap + 1);   /* zeroed: NUL-terminated */
   while (n < cap) {
-    size_t k = fread(buf + n, 1, cap - n, fp);
-    if (k == 0) break;
-    n += k;
+    ssize_t k = read(fd, buf + n, cap - n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    n += (size_t)k;
   }
-  fclose(fp);
-  CnpFile *f = lex_add_buffer(cc, path, buf, n);
-  free(buf);
-  return f;
+  close(fd);
+  buf[n] = 0;
+  return add_file(cc, path, buf, n);
 }
 
 /* ------------------------------------------------------------------ imports */
@@ -320,20 +334,21 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
   Token open[MAXB];
   int depth = 0;
   for (;;) {
-    Token t = {0};
+    Token t;
     int code = lex_scan(&lx, &t);
-    if (code == TK_LBRACE && cc->in_recovery) {
-      code = skip_block(&lx, &t);
-      if (code != 0) {
-        Token semi = {t.z, 0, t.line, t.col};
-        CnpParse(parser, TK_SEMI, semi, cc);
-        continue;
-      }
-    }
     int depth_before = depth;
     if (code == TK_LBRACE) {
-      if (depth < MAXB) open[depth] = t;
-      depth++;
+      if (cc->in_recovery) {
+        code = skip_block(&lx, &t);
+        if (code != 0) {
+          Token semi = {t.z, 0, t.line, t.col};
+          CnpParse(parser, TK_SEMI, semi, cc);
+          continue;
+        }
+      } else {
+        if (depth < MAXB) open[depth] = t;
+        depth++;
+      }
     } else if (code == TK_RBRACE && depth > 0) {
       depth--;
     }
@@ -345,21 +360,23 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     bool was_recovering = cc->in_recovery;
     CnpParse(parser, code, t, cc);
-    cc->prev_ident = code == TK_IDENT ? t : (Token){0};
+    if (code == TK_IDENT) cc->prev_ident = t;
+    else cc->prev_ident.z = NULL;   /* only .z is looked at when it is not an identifier */
     if (code == 0 || cc->parse_abort) break;
-    if (code == TK_RBRACE && !was_recovering && cc->in_recovery && depth_before > 0) {
-      /* error at a '}' (typically a missing ';'): resynchronize, then let it close its block */
-      Token semi = {t.z, 0, t.line, t.col};
-      CnpParse(parser, TK_SEMI, semi, cc);
-      CnpParse(parser, TK_RBRACE, t, cc);
-      if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
-    }
-    if (code == TK_LBRACE && !was_recovering && cc->in_recovery) {   /* the error was at this '{' */
-      depth--;
-      code = skip_block(&lx, &t);
-      Token semi = {t.z, 0, t.line, t.col};
-      CnpParse(parser, code ? TK_SEMI : 0, semi, cc);
-      if (code == 0) break;
+    if (__builtin_expect(cc->in_recovery && !was_recovering, 0)) {
+      if (code == TK_RBRACE && depth_before > 0) {
+        /* error at a '}' (typically a missing ';'): resynchronize, then let it close its block */
+        Token semi = {t.z, 0, t.line, t.col};
+        CnpParse(parser, TK_SEMI, semi, cc);
+        CnpParse(parser, TK_RBRACE, t, cc);
+        if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
+      } else if (code == TK_LBRACE) {   /* the error was at this '{' */
+        depth--;
+        code = skip_block(&lx, &t);
+        Token semi = {t.z, 0, t.line, t.col};
+        CnpParse(parser, code ? TK_SEMI : 0, semi, cc);
+        if (code == 0) break;
+      }
     }
     if (cc->n_errors >= CNP_MAX_ERRORS) {   /* no point parsing on */
       diag_too_many(cc);

@@ -15,6 +15,7 @@
 /* Order of each declaration in the program (by Decl pointer, via a side table). */
 typedef struct Sema {
   Cnp *cc;
+  struct SymTab *tab;       /* the global names */
   int pos;                  /* position of the declaration being checked */
   Decl *step;               /* step being checked */
   Stmt *map;                /* map being checked (NULL outside) */
@@ -38,47 +39,41 @@ typedef struct HzOp {
 
 /* ------------------------------------------------------------------ symbol table */
 
-static unsigned hash_str(const char *s) {
-  unsigned h = 2166136261u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
+/*
+** Names are interned (ast_str), so the tables are keyed by the name's pointer: open
+** addressing, no string hashing or comparison. Lookups never depend on table order.
+*/
+typedef Sym SymX;
+typedef struct SymTab {
+  Sym *v;
+  unsigned mask;            /* capacity - 1 (a power of two) */
+} SymTab;
+
+static unsigned hash_ptr(const char *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p >> 4;   /* arena strings are 16-byte aligned */
+  return (unsigned)((x * UINT64_C(0x9E3779B97F4A7C15)) >> 32);
 }
 
-typedef struct SymX {
-  const char *name;
-  Decl *decl;
-  int pos;
-  struct SymX *next;
-} SymX;
-
-static SymX **tab;
-static int tab_cap;
-
-static SymX *sym_find(const char *name) {
-  if (!tab) return NULL;
-  for (SymX *s = tab[hash_str(name) & (unsigned)(tab_cap - 1)]; s; s = s->next)
-    if (s->name == name || strcmp(s->name, name) == 0) return s;   /* names are interned */
-  return NULL;
+static SymX *tab_find(const SymTab *t, const char *name) {
+  if (!t->v || !name) return NULL;
+  for (unsigned k = hash_ptr(name) & t->mask;; k = (k + 1) & t->mask) {
+    Sym *s = &t->v[k];
+    if (s->name == name) return s;
+    if (!s->name) return NULL;
+  }
 }
 
-static void sym_add(Cnp *cc, Decl *d, int pos) {
-  SymX *s = arena_alloc(&cc->arena, sizeof *s);
-  s->name = d->name;
-  s->decl = d;
-  s->pos = pos;
-  unsigned b = hash_str(d->name) & (unsigned)(tab_cap - 1);
-  s->next = tab[b];
-  tab[b] = s;
+static void tab_add(SymTab *t, Decl *d, int pos) {
+  unsigned k = hash_ptr(d->name) & t->mask;
+  while (t->v[k].name) k = (k + 1) & t->mask;
+  t->v[k] = (Sym){d->name, d, pos};
 }
+
+static SymX *sym_find(Sema *S, const char *name) { return tab_find(S->tab, name); }
 
 Decl *sema_lookup(Cnp *cc, const char *name) {
-  SymX **saved = tab;
-  int saved_cap = tab_cap;
-  tab = (SymX **)cc->symtab;
-  tab_cap = cc->symtab_cap;
-  SymX *s = sym_find(name);
-  tab = saved;
-  tab_cap = saved_cap;
+  SymTab t = {cc->symtab, (unsigned)cc->symtab_cap - 1};
+  SymX *s = cc->symtab ? tab_find(&t, ast_intern_find(cc, name, strlen(name))) : NULL;
   return s ? s->decl : NULL;
 }
 
@@ -143,9 +138,7 @@ static const char *article(DeclKind k) {
 ** Resolve a global reference that must be one of the kinds in `mask`. Reports unknown
 ** names, names used before their definition, and names of the wrong kind.
 */
-static Decl *resolve(Sema *S, Ref *r, unsigned mask) {
-  if (!r->name) return NULL;
-  SymX *s = sym_find(r->name);
+static Decl *resolve_found(Sema *S, Ref *r, SymX *s, unsigned mask) {
   if (!s) {
     unknown(S, r, mask, false);
     return NULL;
@@ -166,19 +159,25 @@ static Decl *resolve(Sema *S, Ref *r, unsigned mask) {
   return s->decl;
 }
 
-static Local *find_local(Sema *S, const char *name) {
+static Decl *resolve(Sema *S, Ref *r, unsigned mask) {
+  if (!r->name) return NULL;
+  return resolve_found(S, r, sym_find(S, r->name), mask);
+}
+
+static Local *find_local(Sema *S, const char *name) {   /* names are interned */
   for (int i = S->n_scope - 1; i >= 0; i--)
-    if (strcmp(S->scope[i]->name, name) == 0) return S->scope[i];
+    if (S->scope[i]->name == name) return S->scope[i];
   return NULL;
 }
 
 static void push_local(Sema *S, Local *l) {
   Local *prev = find_local(S, l->name);
+  SymX *g0;
   if (prev) {
     diag_error(S->cc, l->loc, "redefinition of '%s'", l->name);
     diag_note(S->cc, prev->loc, "previous definition is here");
-  } else if (sym_find(l->name) && sym_find(l->name)->pos < S->pos) {
-    Decl *g = sym_find(l->name)->decl;
+  } else if ((g0 = sym_find(S, l->name)) && g0->pos < S->pos) {
+    Decl *g = g0->decl;
     diag_error(S->cc, l->loc, "'%s' shadows %s %s", l->name, article(g->kind), decl_kind_name(g->kind));
     diag_note(S->cc, g->loc, "'%s' is declared here", l->name);
   }
@@ -418,11 +417,11 @@ static DType check_name(Sema *S, Expr *e) {
     e->type = l->type;
     return e->type;
   }
-  if (S->mpi_names && (!strcmp(e->ref.name, "rank") || !strcmp(e->ref.name, "size")) && !sym_find(e->ref.name)) {
+  if (S->mpi_names && (!strcmp(e->ref.name, "rank") || !strcmp(e->ref.name, "size")) && !sym_find(S, e->ref.name)) {
     e->type = DT_I32;
     return e->type;
   }
-  SymX *s = sym_find(e->ref.name);
+  SymX *s = sym_find(S, e->ref.name);
   if (!s) {
     unknown(S, &e->ref, K_VALUE | K(DECL_FIELD), S->map != NULL);
     return DT_VOID;
@@ -431,7 +430,7 @@ static DType check_name(Sema *S, Expr *e) {
     diag_error(S->cc, e->loc, "field '%s' must be indexed (for example '%s[i]')", e->ref.name, e->ref.name);
     return DT_VOID;
   }
-  Decl *d = resolve(S, &e->ref, K_VALUE);
+  Decl *d = resolve_found(S, &e->ref, s, K_VALUE);
   if (!d) return DT_VOID;
   switch (d->kind) {
   case DECL_PARAM:
@@ -857,7 +856,7 @@ static void check_target(Sema *S, Stmt *s) {
       diag_error(S->cc, t->loc, "cannot assign to the map index '%s'", l->name);
       return;
     }
-    SymX *g = sym_find(t->ref.name);
+    SymX *g = sym_find(S, t->ref.name);
     if (!g) {
       unknown(S, &t->ref, K(DECL_FIELD), true);
       return;
@@ -1154,7 +1153,7 @@ static void check_stmt(Sema *S, Stmt *s) {
         diag_error(S->cc, a->loc, "kernel arguments are names of fields, params, constants or dims");
         continue;
       }
-      SymX *g = sym_find(a->ref.name);
+      SymX *g = sym_find(S, a->ref.name);
       if (g && g->decl->kind == DECL_FIELD && g->pos < S->pos) {
         a->ref.decl = g->decl;
         a->type = g->decl->dtype;
@@ -1197,12 +1196,18 @@ typedef struct StepInfo {
   Loc parent_loc;
 } StepInfo;
 
-static void add_edge(StepInfo *a, int to, Loc at) {
-  if (a->n_succ == a->cap_succ) {
-    a->cap_succ = a->cap_succ ? 2 * a->cap_succ : 4;
-    a->succ = realloc(a->succ, sizeof *a->succ * (size_t)a->cap_succ);
-    a->succ_loc = realloc(a->succ_loc, sizeof *a->succ_loc * (size_t)a->cap_succ);
-    if (!a->succ || !a->succ_loc) cnp_ice("out of memory");
+static void add_edge(Arena *ar, StepInfo *a, int to, Loc at) {
+  if (a->n_succ == a->cap_succ) {   /* arena arrays: most steps have one or two edges */
+    int cap = a->cap_succ ? 2 * a->cap_succ : 4;
+    int *succ = arena_alloc(ar, sizeof *succ * (size_t)cap);
+    Loc *succ_loc = arena_alloc(ar, sizeof *succ_loc * (size_t)cap);
+    if (a->n_succ) {
+      memcpy(succ, a->succ, sizeof *succ * (size_t)a->n_succ);
+      memcpy(succ_loc, a->succ_loc, sizeof *succ_loc * (size_t)a->n_succ);
+    }
+    a->succ = succ;
+    a->succ_loc = succ_loc;
+    a->cap_succ = cap;
   }
   a->succ[a->n_succ] = to;
   a->succ_loc[a->n_succ++] = at;
@@ -1240,7 +1245,7 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
   for (int s = 0; s <= S->cc->n_decl[DECL_STREAM]; s++) last_on[s] = -1;
   for (int i = 0; i < n; i++) {
     int s = st[i].stream;
-    if (last_on[s] >= 0) add_edge(&st[last_on[s]], i, st[i].d->loc);
+    if (last_on[s] >= 0) add_edge(&S->cc->arena, &st[last_on[s]], i, st[i].d->loc);
     last_on[s] = i;
   }
   /* a wait consumes the latest recording before it; with none before, it waits for the
@@ -1256,11 +1261,11 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
     if (o->kind == HZ_RECORD) latest[e] = cur;
     if (o->kind != HZ_WAIT) continue;
     if (latest[e] >= 0) {
-      if (latest[e] != cur) add_edge(&st[latest[e]], cur, o->loc);
+      if (latest[e] != cur) add_edge(&S->cc->arena, &st[latest[e]], cur, o->loc);
       continue;
     }
     for (int k = 0; k < n_rec[e]; k++)
-      if (rec[e][k] != cur) add_edge(&st[rec[e][k]], cur, o->loc);
+      if (rec[e][k] != cur) add_edge(&S->cc->arena, &st[rec[e][k]], cur, o->loc);
   }
   free(latest);
   bool found = false;
@@ -1450,10 +1455,6 @@ static void check_graph(Sema *S) {
       st[d->index].stream = d->stream.decl ? d->stream.decl->index : cc->n_decl[DECL_STREAM];
     }
   bool cyc = find_cycles(S, st, n);
-  for (int i = 0; i < n; i++) {
-    free(st[i].succ);
-    free(st[i].succ_loc);
-  }
   free(st);
   if (!cyc) check_hazards(S);
 }
@@ -1465,41 +1466,39 @@ int sema_check(Cnp *cc) {
   S.cc = cc;
   int n = 0;
   for (Decl *d = cc->decls; d; d = d->next) n++;
-  tab_cap = 64;
-  while (tab_cap < 2 * n) tab_cap *= 2;
-  tab = arena_alloc(&cc->arena, sizeof *tab * (size_t)tab_cap);
-  cc->symtab = (Sym **)tab;
-  cc->symtab_cap = tab_cap;
+  unsigned cap = 64;
+  while (cap < 2u * (unsigned)n) cap *= 2;
+  SymTab gtab = {arena_alloc(&cc->arena, sizeof(Sym) * cap), cap - 1};
+  SymTab stab = {arena_alloc(&cc->arena, sizeof(Sym) * cap), cap - 1};
+  cc->symtab = gtab.v;
+  cc->symtab_cap = (int)cap;
+  S.tab = &gtab;
   /* pass 1: every name, so that uses before definitions can be told apart */
   int pos = 0;
   for (Decl *d = cc->decls; d; d = d->next, pos++) {
     if (!d->name || d->kind == DECL_STEP || d->kind == DECL_PIPELINE) continue;
-    SymX *prev = sym_find(d->name);
+    SymX *prev = tab_find(&gtab, d->name);
     if (prev) {
       diag_error(cc, d->loc, "redefinition of '%s'", d->name);
       diag_note(cc, prev->decl->loc, "previous definition is here");
       continue;
     }
-    sym_add(cc, d, pos);
+    tab_add(&gtab, d, pos);
   }
   /* steps with the same name (a separate table: step names are not values) */
-  SymX **gtab = tab;
-  SymX **stab = arena_alloc(&cc->arena, sizeof *stab * (size_t)tab_cap);
   for (Decl *d = cc->decls; d; d = d->next) {
     if (d->kind != DECL_STEP || !d->name) continue;
-    tab = stab;
-    SymX *prev = sym_find(d->name);
+    SymX *prev = tab_find(&stab, d->name);
     if (prev) {
       diag_error(cc, d->loc, "redefinition of step '%s'", d->name);
       diag_note(cc, prev->decl->loc, "previous definition is here");
     } else {
-      sym_add(cc, d, 0);
+      tab_add(&stab, d, 0);
     }
-    tab = gtab;
-    if (sym_find(d->name)) {
-      Decl *g = sym_find(d->name)->decl;
-      diag_error(cc, d->loc, "step name '%s' is already %s %s", d->name, article(g->kind), decl_kind_name(g->kind));
-      diag_note(cc, g->loc, "'%s' is declared here", d->name);
+    SymX *g = tab_find(&gtab, d->name);
+    if (g) {
+      diag_error(cc, d->loc, "step name '%s' is already %s %s", d->name, article(g->decl->kind), decl_kind_name(g->decl->kind));
+      diag_note(cc, g->decl->loc, "'%s' is declared here", d->name);
     }
   }
   /* pass 2: check each declaration in order */
@@ -1515,6 +1514,5 @@ int sema_check(Cnp *cc) {
   }
   if (cc->n_errors == 0) check_graph(&S);
   free(S.ops);
-  tab = NULL;
   return cc->n_errors;
 }
