@@ -284,20 +284,32 @@ static bool is_map_index(Expr *e) {
 /* Linear element offset of F[a0, ..., a(r-1)] in a C-order field of capacity extents. */
 static void lin_index(KCtx *k, Buf *b, Expr *e) {
   Decl *f = e->ref.decl;
-  int r = e->nargs;
-  for (int i = 0; i < r - 1; i++) buf_puts(b, "(");
-  for (int i = 0; i < r; i++) {
+  Buf acc = {0};
+  for (int i = 0; i < e->nargs; i++) {
+    Buf t = {0};
     Expr *a = e->args[i];
-    if (i > 0) buf_printf(b, " * A.f_%s_e%d + ", f->name, i);
     if (is_map_index(a) || (a->flags & EXF_CONST)) {
-      ex(k, b, a);
+      ex(k, &t, a);
     } else {
-      buf_puts(b, "CNP_G_IDX(");
-      ex(k, b, a);
-      buf_printf(b, ", A.f_%s_e%d, bad)", f->name, i);
+      buf_puts(&t, "CNP_G_IDX(");
+      ex(k, &t, a);
+      buf_printf(&t, ", A.f_%s_e%d, bad)", f->name, i);
     }
-    if (i > 0) buf_puts(b, ")");
+    if (i == 0 || strcmp(buf_str(&acc), "0") == 0) {   /* component 0: just the index */
+      buf_free(&acc);
+      acc = t;
+      continue;
+    }
+    Buf n = {0};
+    bool paren = strchr(buf_str(&acc), ' ') != NULL;
+    buf_printf(&n, "%s%s%s * A.f_%s_e%d + %s", paren ? "(" : "", buf_str(&acc), paren ? ")" : "",
+               f->name, i, buf_str(&t));
+    buf_free(&acc);
+    buf_free(&t);
+    acc = n;
   }
+  buf_puts(b, buf_str(&acc));
+  buf_free(&acc);
 }
 
 static const char *float_fn(Builtin bi, DType t) {

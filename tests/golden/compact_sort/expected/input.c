@@ -200,7 +200,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
       { /* input.cnp:11: map i in N */
         const int64_t l_i = cnp_i;
 #line 12 "input.cnp"
-        f_x[l_i] = (double)(f_x[l_i] + f_v[(0 * A.f_v_e1 + l_i)]);
+        f_x[l_i] = (double)(f_x[l_i] + f_v[l_i]);
 #line 13 "input.cnp"
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"

@@ -195,14 +195,14 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 13 "input.cnp"
       double l_e = (double)f_E[CNP_G_IDX(l_c, A.f_E_e0, bad)];
 #line 14 "input.cnp"
-      f_force[(0 * A.f_force_e1 + l_i)] = (double)((l_e > 0.0) ? sqrt(l_e) : (-sqrt(fabs(l_e))));
+      f_force[l_i] = (double)((l_e > 0.0) ? sqrt(l_e) : (-sqrt(fabs(l_e))));
 #line 15 "input.cnp"
       if ((f_q[l_i] < 0.0)) {
 #line 16 "input.cnp"
-        f_force[(1 * A.f_force_e1 + l_i)] = (double)exp((-f_q[l_i]));
+        f_force[1 * A.f_force_e1 + l_i] = (double)exp((-f_q[l_i]));
       } else {
 #line 18 "input.cnp"
-        f_force[(1 * A.f_force_e1 + l_i)] = (double)fmod(f_q[l_i], 1.0);
+        f_force[1 * A.f_force_e1 + l_i] = (double)fmod(f_q[l_i], 1.0);
       }
 #line 20 "input.cnp"
       CNP_G_OMP("omp atomic")
