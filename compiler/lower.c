@@ -136,32 +136,51 @@ static bool in_list(RefList *l, Decl *d) {
 ** into double buffers); the plan's offsets fall out of the counts. Keys outside [0, R)
 ** make the generated code fall back to the runtime's compact and sort.
 */
+/* Why compact c + sort srt after kernel op cannot take the fast path (NULL: it can). */
+static const char *fast_path_blocker(GenUnit *u, GenOp *op, Stmt *c, Stmt *srt, Decl **plan_out) {
+  Arena *a = &u->cc->arena;
+  Decl *key = srt->a.decl, *dim = op->stmt->over.decl, *plan = NULL;
+  if (dim->kind != DECL_DIM) return "the kernel does not map over a dim";
+  if (key->dtype != DT_I64 && key->dtype != DT_I32) return "the key is not i32/i64";
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_PLAN && d->target.decl == key) plan = d;
+  if (!plan) return arena_printf(a, "no plan segments(%s, ...) bounds the key", key->name);
+  if (lower_plan_producer(u, plan)) return "the plan's offsets already come from another kernel";
+  bool ok = in_list(&c->list, key) && c->list.n == srt->list.n + 1;
+  for (int i = 0; ok && i < srt->list.n; i++) ok = in_list(&c->list, srt->list.v[i].decl);
+  if (!ok) return "the compacted arrays are not exactly the sorted arrays plus the key";
+  bool writes_key = false;
+  for (int i = 0; i < c->list.n; i++) {
+    Decl *f = c->list.v[i].decl, *fd;
+    bool w = false, g = false;
+    if (!gen_decl_is_dim_extent(f, &fd) || fd != dim)
+      return arena_printf(a, "'%s' is not indexed by '%s'", f->name, dim->name);
+    for (Decl *m = u->cc->decls; m; m = m->next)
+      if (m->kind == DECL_MIRROR && m->target.decl == f)
+        return arena_printf(a, "'%s' is a device mirror (its storage is not the pipeline's)", f->name);
+    for (int m = 0; m < op->n_maps; m++) {
+      gen_stmts_touch(op->maps[m]->body, f, &w, &g);
+      if (g) return arena_printf(a, "the kernel reads or adds '%s' at other elements", f->name);
+      if (f == key && w) writes_key = true;
+    }
+  }
+  if (!writes_key) return arena_printf(a, "the kernel does not write the key '%s'", key->name);
+  *plan_out = plan;
+  return NULL;
+}
+
 static void find_fast_path(GenUnit *u, GenStep *gs) {
   for (int o = 0; o + 2 < gs->n_ops; o++) {
     GenOp *op = &gs->ops[o];
     Stmt *c = gs->ops[o + 1].stmt, *srt = gs->ops[o + 2].stmt;
     if (op->kind != GOP_MAP || op->mask_of != c || srt->kind != ST_SORT) continue;
-    Decl *key = srt->a.decl, *dim = op->stmt->over.decl, *plan = NULL;
-    if (dim->kind != DECL_DIM || (key->dtype != DT_I64 && key->dtype != DT_I32)) continue;
-    for (Decl *d = u->cc->decls; d; d = d->next)
-      if (d->kind == DECL_PLAN && d->target.decl == key) plan = d;
-    if (!plan || lower_plan_producer(u, plan)) continue;
-    bool ok = in_list(&c->list, key) && c->list.n == srt->list.n + 1;
-    for (int i = 0; ok && i < srt->list.n; i++) ok = in_list(&c->list, srt->list.v[i].decl);
-    bool writes_key = false;
-    for (int i = 0; ok && i < c->list.n; i++) {
-      Decl *f = c->list.v[i].decl, *fd;
-      bool w = false, g = false;
-      ok = gen_decl_is_dim_extent(f, &fd) && fd == dim;
-      for (Decl *m = u->cc->decls; ok && m; m = m->next)
-        ok = !(m->kind == DECL_MIRROR && m->target.decl == f);   /* storage not ours */
-      for (int m = 0; ok && m < op->n_maps; m++) {
-        gen_stmts_touch(op->maps[m]->body, f, &w, &g);
-        ok = !g;
-        if (f == key && w) writes_key = true;
-      }
+    Decl *plan = NULL, *key = srt->a.decl;
+    const char *why = fast_path_blocker(u, op, c, srt, &plan);
+    if (why) {
+      explain(u, srt->loc, "sort %s: runtime compact + sort, not done by kernel k%d: %s", key->name,
+              op->kernel, why);
+      continue;
     }
-    if (!ok || !writes_key) continue;
     op->fused_sort = srt;
     op->fused_plan = plan;
     if (o + 3 < gs->n_ops && gs->ops[o + 3].stmt->kind == ST_SEGMENTS &&

@@ -118,6 +118,9 @@ Test(gen, fast_path_needs_the_whole_list)
                               "compact live (a, b, k);\nsort k (a);");
   cr_assert_not_null(u.steps[0].ops[0].mask_of);
   cr_assert_null(u.steps[0].ops[0].fused_sort);
+  cr_assert(strstr(buf_str(&u.explain), "sort k: runtime compact + sort, not done by kernel k0: the "
+                   "compacted arrays are not exactly the sorted arrays plus the key"),
+            "%s", buf_str(&u.explain));
   buf_free(&u.explain);
   cnp_free(cc);
 }
