@@ -338,17 +338,14 @@ Test(badinput, array_alloc_wrap_free)
 Test(badinput, cuda_alloc_without_cuda)
 {
   if (cnp_cuda_available(NULL)) cr_skip_test("CUDA is available here");
-  static const row rows[] = {
-      {"alloc on CUDA without CUDA", CNP_EUNAVAILABLE, "cnp_array_alloc", NULL, 0},
-  };
   fx f;
   fx_init(&f);
   uint64_t before = fx_sum(&f, 0);
   cnp_status st = cnp_array_alloc_on(&f.scratch, CNP_BACKEND_CUDA, 0, CNP_FLOAT64, 1, shape1,
                                      CNP_ORDER_C, 0);
-  cr_expect_eq(st, rows[0].want, "%s: %s", rows[0].name, cnp_status_name(st));
-  cr_expect(strstr(cnp_last_error(), rows[0].op) != NULL);
-  cr_expect_eq(fx_sum(&f, 0), before);
+  cr_expect_eq(st, CNP_EUNAVAILABLE, "alloc on CUDA without CUDA: %s", cnp_status_name(st));
+  cr_expect(strstr(cnp_last_error(), "cnp_array_alloc") != NULL, "%s", cnp_last_error());
+  cr_expect_eq(fx_sum(&f, 0), before, "the output view was changed");
   fx_fini(&f);
 }
 
