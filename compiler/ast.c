@@ -10,6 +10,12 @@
 
 /* ------------------------------------------------------------------ tables */
 
+static inline bool same_bytes(const char *a, const char *b, int n) {   /* names are short */
+  for (int i = 0; i < n; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 static const char *const dtype_names[DT__COUNT] = {
   "void", "bool", "i32", "i64", "u64", "f16", "f32", "f64", "c64", "c128",
 };
@@ -18,9 +24,6 @@ static const size_t dtype_sizes[DT__COUNT] = {0, 1, 4, 8, 8, 2, 4, 8, 8, 16};
 
 const char *dtype_name(DType t) { return t < DT__COUNT ? dtype_names[t] : "?"; }
 size_t dtype_size(DType t) { return t < DT__COUNT ? dtype_sizes[t] : 0; }
-bool dtype_is_int(DType t) { return t == DT_I32 || t == DT_I64 || t == DT_U64; }
-bool dtype_is_float(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_F64; }
-bool dtype_is_complex(DType t) { return t == DT_C64 || t == DT_C128; }
 
 DType dtype_sum_out(DType t) {
   return (t == DT_BOOL || dtype_is_int(t)) ? DT_F64 : t;
@@ -53,7 +56,7 @@ int builtin_arity(Builtin b) { return b < BI__COUNT ? builtins[b].arity : 0; }
 Builtin builtin_lookup(const char *z, int n) {
   static const unsigned char lens[BI__COUNT] = {1, 4, 3, 3, 3, 3, 5, 4, 4, 3, 3, 3, 3, 6};
   for (int b = 1; b < BI__COUNT; b++)
-    if (lens[b] == n && builtins[b].name[0] == z[0] && memcmp(builtins[b].name, z, (size_t)n) == 0)
+    if (lens[b] == n && same_bytes(builtins[b].name, z, n))
       return (Builtin)b;
   return BI_NONE;
 }
@@ -68,16 +71,21 @@ const char *decl_kind_name(DeclKind k) {
 
 /* ------------------------------------------------------------------ helpers */
 
-Loc ast_loc(Cnp *cc, Token t) {
+/* Inline versions for this file (the parser calls an ast_* function per reduction). */
+static inline Loc loc_of(Cnp *cc, Token t) {
   Loc l = {cc->cur_file, t.line, t.col, t.n > 0 ? t.n : 1};
   return l;
 }
 
-/* From the start of a to the end of b when both are on one line, else a. */
-Loc ast_span(Loc a, Loc b) {
+static inline Loc span_of(Loc a, Loc b) {
   if (a.file == b.file && a.line == b.line && b.col + b.len > a.col) a.len = b.col + b.len - a.col;
   return a;
 }
+
+Loc ast_loc(Cnp *cc, Token t) { return loc_of(cc, t); }
+
+/* From the start of a to the end of b when both are on one line, else a. */
+Loc ast_span(Loc a, Loc b) { return span_of(a, b); }
 
 static unsigned hash_bytes(const char *z, size_t n) {
   unsigned h = 2166136261u;
@@ -91,7 +99,7 @@ static unsigned hash_bytes(const char *z, size_t n) {
 ** Sema relies on it: names are compared and hashed by pointer. Open addressing on
 ** (hash, length, bytes).
 */
-const char *ast_str(Cnp *cc, Token t) {
+static inline const char *intern(Cnp *cc, Token t) {
   if (cc->intern_n * 2 >= cc->intern_cap) {
     int cap = cc->intern_cap ? 2 * cc->intern_cap : 1024;
     InternEnt *v = arena_alloc(&cc->arena, sizeof *v * (size_t)cap);
@@ -108,12 +116,14 @@ const char *ast_str(Cnp *cc, Token t) {
   unsigned h = hash_bytes(t.z, (size_t)t.n);
   unsigned mask = (unsigned)(cc->intern_cap - 1), k = h & mask;
   for (InternEnt *e; (e = &cc->intern[k])->s; k = (k + 1) & mask)
-    if (e->hash == h && e->len == t.n && memcmp(e->s, t.z, (size_t)t.n) == 0) return e->s;
+    if (e->hash == h && e->len == t.n && same_bytes(e->s, t.z, t.n)) return e->s;
   char *s = arena_strndup(&cc->arena, t.z, (size_t)t.n);
   cc->intern[k] = (InternEnt){s, h, t.n};
   cc->intern_n++;
   return s;
 }
+
+const char *ast_str(Cnp *cc, Token t) { return intern(cc, t); }
 
 const char *ast_intern_find(Cnp *cc, const char *z, size_t n) {
   if (!cc->intern_cap || n > INT32_MAX) return NULL;
@@ -124,16 +134,18 @@ const char *ast_intern_find(Cnp *cc, const char *z, size_t n) {
   return NULL;
 }
 
-Ref ast_ref(Cnp *cc, Token t) {
-  Ref r = {ast_str(cc, t), ast_loc(cc, t), NULL, NULL};
+static inline Ref ref_of(Cnp *cc, Token t) {
+  Ref r = {intern(cc, t), loc_of(cc, t), NULL, NULL};
   return r;
 }
 
+Ref ast_ref(Cnp *cc, Token t) { return ref_of(cc, t); }
+
 DType ast_dtype(Cnp *cc, Token t) {
   for (int d = DT_BOOL; d < DT__COUNT; d++)
-    if (dtype_lens[d] == t.n && dtype_names[d][0] == t.z[0] && memcmp(dtype_names[d], t.z, (size_t)t.n) == 0)
+    if (dtype_lens[d] == t.n && same_bytes(dtype_names[d], t.z, t.n))
       return (DType)d;
-  diag_error(cc, ast_loc(cc, t), "unknown type '%.*s'", t.n, t.z);
+  diag_error(cc, loc_of(cc, t), "unknown type '%.*s'", t.n, t.z);
   return DT_F64;
 }
 
@@ -164,7 +176,7 @@ static Expr *new_op_expr(Cnp *cc, ExprKind k, Loc loc, int n) {
 ** Give `e` its depth from its operands; past CNP_MAX_EXPR_DEPTH report once and cut the
 ** tree (so later phases never recurse deeply).
 */
-static Expr *finish_depth(Cnp *cc, Expr *e) {
+static inline Expr *finish_depth(Cnp *cc, Expr *e) {
   int d = 0;
   for (int i = 0; i < e->nargs; i++)
     if (e->args[i] && e->args[i]->depth > d) d = e->args[i]->depth;
@@ -182,7 +194,7 @@ static Expr *finish_depth(Cnp *cc, Expr *e) {
 /* ------------------------------------------------------------------ expressions */
 
 Expr *ast_int(Cnp *cc, Token t) {
-  Expr *e = new_expr(cc, EX_INT, ast_loc(cc, t));
+  Expr *e = new_expr(cc, EX_INT, loc_of(cc, t));
   uint64_t v = 0;
   bool hex = t.n > 2 && t.z[0] == '0' && (t.z[1] == 'x' || t.z[1] == 'X');
   bool over = false;
@@ -241,7 +253,7 @@ static bool fast_float(const char *z, int n, double *out) {
 }
 
 Expr *ast_float(Cnp *cc, Token t) {
-  Expr *e = new_expr(cc, EX_FLOAT, ast_loc(cc, t));
+  Expr *e = new_expr(cc, EX_FLOAT, loc_of(cc, t));
   if (fast_float(t.z, t.n, &e->fval)) return e;
   char *s = arena_strndup(&cc->arena, t.z, (size_t)t.n);
   errno = 0;
@@ -252,34 +264,34 @@ Expr *ast_float(Cnp *cc, Token t) {
 }
 
 Expr *ast_bool(Cnp *cc, Token t, bool v) {
-  Expr *e = new_expr(cc, EX_BOOL, ast_loc(cc, t));
+  Expr *e = new_expr(cc, EX_BOOL, loc_of(cc, t));
   e->ival = v;
   return e;
 }
 
 Expr *ast_name(Cnp *cc, Token t) {
-  Expr *e = new_expr(cc, EX_NAME, ast_loc(cc, t));
-  e->ref = ast_ref(cc, t);
+  Expr *e = new_expr(cc, EX_NAME, loc_of(cc, t));
+  e->ref = ref_of(cc, t);
   return e;
 }
 
 Expr *ast_index(Cnp *cc, Token name, ExprList idx, Token close) {
-  Expr *e = new_expr(cc, EX_INDEX, ast_span(ast_loc(cc, name), ast_loc(cc, close)));
-  e->ref = ast_ref(cc, name);
+  Expr *e = new_expr(cc, EX_INDEX, span_of(loc_of(cc, name), loc_of(cc, close)));
+  e->ref = ref_of(cc, name);
   e->args = idx.v;
   e->nargs = idx.n;
   return finish_depth(cc, e);
 }
 
 Expr *ast_unary(Cnp *cc, Token optok, Op op, Expr *a) {
-  Expr *e = new_op_expr(cc, EX_UNARY, ast_span(ast_loc(cc, optok), a->loc), 1);
+  Expr *e = new_op_expr(cc, EX_UNARY, span_of(loc_of(cc, optok), a->loc), 1);
   e->op = op;
   e->args[0] = a;
   return finish_depth(cc, e);
 }
 
 Expr *ast_binary(Cnp *cc, Op op, Expr *a, Expr *b) {
-  Expr *e = new_op_expr(cc, EX_BINARY, ast_span(a->loc, b->loc), 2);
+  Expr *e = new_op_expr(cc, EX_BINARY, span_of(a->loc, b->loc), 2);
   e->op = op;
   e->args[0] = a;
   e->args[1] = b;
@@ -287,8 +299,8 @@ Expr *ast_binary(Cnp *cc, Op op, Expr *a, Expr *b) {
 }
 
 Expr *ast_call(Cnp *cc, Token name, ExprList args, Token close) {
-  Expr *e = new_expr(cc, EX_CALL, ast_span(ast_loc(cc, name), ast_loc(cc, close)));
-  e->ref = ast_ref(cc, name);
+  Expr *e = new_expr(cc, EX_CALL, span_of(loc_of(cc, name), loc_of(cc, close)));
+  e->ref = ref_of(cc, name);
   e->builtin = builtin_lookup(name.z, name.n);
   e->args = args.v;
   e->nargs = args.n;
@@ -296,14 +308,14 @@ Expr *ast_call(Cnp *cc, Token name, ExprList args, Token close) {
 }
 
 Expr *ast_cast(Cnp *cc, Token type, Expr *a, Token close) {
-  Expr *e = new_op_expr(cc, EX_CAST, ast_span(ast_loc(cc, type), ast_loc(cc, close)), 1);
+  Expr *e = new_op_expr(cc, EX_CAST, span_of(loc_of(cc, type), loc_of(cc, close)), 1);
   e->cast_to = ast_dtype(cc, type);
   e->args[0] = a;
   return finish_depth(cc, e);
 }
 
 Expr *ast_paren(Cnp *cc, Token open, Expr *a, Token close) {
-  a->loc = ast_span(ast_loc(cc, open), ast_loc(cc, close));
+  a->loc = span_of(loc_of(cc, open), loc_of(cc, close));
   return a;
 }
 
@@ -331,7 +343,7 @@ RefVec ast_refs(Cnp *cc, RefVec l, Token t) {
     l.v = v;
     l.cap = cap;
   }
-  l.v[l.n++] = ast_ref(cc, t);
+  l.v[l.n++] = ref_of(cc, t);
   return l;
 }
 
@@ -354,9 +366,9 @@ RefList ast_reflist(RefVec v) {
 static Decl *new_decl(Cnp *cc, DeclKind k, Token kw, Token *name) {
   Decl *d = arena_alloc(&cc->arena, sizeof *d);
   d->kind = k;
-  d->kw_loc = ast_loc(cc, kw);
-  d->loc = name ? ast_loc(cc, *name) : d->kw_loc;
-  d->name = name ? ast_str(cc, *name) : NULL;
+  d->kw_loc = loc_of(cc, kw);
+  d->loc = name ? loc_of(cc, *name) : d->kw_loc;
+  d->name = name ? intern(cc, *name) : NULL;
   d->file = cc->cur_file;
   d->index = cc->n_decl[k]++;
   *cc->decls_tail = d;
@@ -368,7 +380,7 @@ void ast_pipeline(Cnp *cc, Token kw, Token name) { new_decl(cc, DECL_PIPELINE, k
 
 void ast_import(Cnp *cc, Token kw, Token path) {
   Decl *d = new_decl(cc, DECL_IMPORT, kw, NULL);
-  d->loc = ast_loc(cc, path);
+  d->loc = loc_of(cc, path);
   d->path = path.n >= 2 ? arena_strndup(&cc->arena, path.z + 1, (size_t)path.n - 2) : "";
   lex_import(cc, d->loc, d->path);
 }
@@ -412,13 +424,13 @@ void ast_events(Cnp *cc, Token kw, RefVec names) {
 
 static void expect_func(Cnp *cc, Token func, const char *want) {
   if (!tok_is(func, want))
-    diag_error(cc, ast_loc(cc, func), "expected '%s' here, not '%.*s'", want, func.n, func.z);
+    diag_error(cc, loc_of(cc, func), "expected '%s' here, not '%.*s'", want, func.n, func.z);
 }
 
 void ast_snapshot(Cnp *cc, Token kw, Token name, Token func, Token field, Expr *slots) {
   Decl *d = new_decl(cc, DECL_SNAPSHOT, kw, &name);
   expect_func(cc, func, "host_staging");
-  d->target = ast_ref(cc, field);
+  d->target = ref_of(cc, field);
   d->value = slots;
   d->slots = 2;
 }
@@ -432,19 +444,19 @@ void ast_mpi(Cnp *cc, Token kw, Token name, Token func, Token type, ExprList ext
   if (!aware.z || tok_is(aware, "auto")) d->cuda_aware = CUDA_AWARE_AUTO;
   else if (tok_is(aware, "on")) d->cuda_aware = CUDA_AWARE_ON;
   else if (tok_is(aware, "off")) d->cuda_aware = CUDA_AWARE_OFF;
-  else diag_error(cc, ast_loc(cc, aware), "cuda_aware must be 'auto', 'on' or 'off', not '%.*s'", aware.n, aware.z);
+  else diag_error(cc, loc_of(cc, aware), "cuda_aware must be 'auto', 'on' or 'off', not '%.*s'", aware.n, aware.z);
 }
 
 void ast_mirror(Cnp *cc, Token kw, Token name, Token func, Token field) {
   Decl *d = new_decl(cc, DECL_MIRROR, kw, &name);
   expect_func(cc, func, "device_mirror");
-  d->target = ast_ref(cc, field);
+  d->target = ref_of(cc, field);
 }
 
 void ast_plan(Cnp *cc, Token kw, Token name, Token func, Token key, Expr *n) {
   Decl *d = new_decl(cc, DECL_PLAN, kw, &name);
   expect_func(cc, func, "segments");
-  d->target = ast_ref(cc, key);
+  d->target = ref_of(cc, key);
   d->value = n;
 }
 
@@ -460,7 +472,7 @@ void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host) {
 
 void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtList body) {
   Decl *d = new_decl(cc, DECL_STEP, kw, name);
-  d->stream = ast_ref(cc, stream);
+  d->stream = ref_of(cc, stream);
   d->after = ast_reflist(after);
   d->body = body.head;
 }
@@ -488,8 +500,8 @@ static Stmt *new_stmt(Cnp *cc, StmtKind k, Loc loc) {
 
 static Local *new_local(Cnp *cc, Token name, DType type, bool is_index) {
   Local *l = arena_alloc(&cc->arena, sizeof *l);
-  l->name = ast_str(cc, name);
-  l->loc = ast_loc(cc, name);
+  l->name = intern(cc, name);
+  l->loc = loc_of(cc, name);
   l->type = type;
   l->is_index = is_index;
   l->id = cc->n_locals++;
@@ -497,66 +509,66 @@ static Local *new_local(Cnp *cc, Token name, DType type, bool is_index) {
 }
 
 Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body) {
-  Stmt *s = new_stmt(cc, ST_MAP, ast_loc(cc, kw));
+  Stmt *s = new_stmt(cc, ST_MAP, loc_of(cc, kw));
   s->index = new_local(cc, index, DT_I64, true);
   s->index->map = s;
-  s->over = ast_ref(cc, over);
+  s->over = ref_of(cc, over);
   s->body = body.head;
   return s;
 }
 
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b) {
-  Stmt *s = new_stmt(cc, k, ast_loc(cc, kw));
-  s->a = ast_ref(cc, a);
-  if (b) s->b = ast_ref(cc, *b);
+  Stmt *s = new_stmt(cc, k, loc_of(cc, kw));
+  s->a = ref_of(cc, a);
+  if (b) s->b = ref_of(cc, *b);
   return s;
 }
 
 Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list) {
-  Stmt *s = new_stmt(cc, k, ast_loc(cc, kw));
-  s->a = ast_ref(cc, a);
+  Stmt *s = new_stmt(cc, k, loc_of(cc, kw));
+  s->a = ref_of(cc, a);
   s->list = ast_reflist(list);
   return s;
 }
 
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out) {
-  Stmt *s = new_stmt(cc, ST_SUM, ast_loc(cc, kw));
-  s->a = ast_ref(cc, plan);
+  Stmt *s = new_stmt(cc, ST_SUM, loc_of(cc, kw));
+  s->a = ref_of(cc, plan);
   s->list = ast_reflist(values);
-  s->b = ast_ref(cc, out);
+  s->b = ref_of(cc, out);
   return s;
 }
 
 Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n) {
-  Stmt *s = new_stmt(cc, ST_SEGMENTS, ast_loc(cc, plan));
+  Stmt *s = new_stmt(cc, ST_SEGMENTS, loc_of(cc, plan));
   expect_func(cc, func, "segments");
-  s->a = ast_ref(cc, plan);
-  s->b = ast_ref(cc, key);
+  s->a = ref_of(cc, plan);
+  s->b = ref_of(cc, key);
   s->value = n;
   return s;
 }
 
 Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir) {
-  Stmt *s = new_stmt(cc, ST_REFRESH, ast_loc(cc, kw));
-  s->a = ast_ref(cc, mirror);
+  Stmt *s = new_stmt(cc, ST_REFRESH, loc_of(cc, kw));
+  s->a = ref_of(cc, mirror);
   if (tok_is(dir, "to_device")) s->to_device = true;
   else if (!tok_is(dir, "to_host"))
-    diag_error(cc, ast_loc(cc, dir), "expected 'to_host' or 'to_device', not '%.*s'", dir.n, dir.z);
+    diag_error(cc, loc_of(cc, dir), "expected 'to_host' or 'to_device', not '%.*s'", dir.n, dir.z);
   return s;
 }
 
 Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *src) {
-  Stmt *s = new_stmt(cc, ST_EXCHANGE, ast_loc(cc, kw));
-  s->a = ast_ref(cc, mpi);
-  s->b = ast_ref(cc, field);
+  Stmt *s = new_stmt(cc, ST_EXCHANGE, loc_of(cc, kw));
+  s->a = ref_of(cc, mpi);
+  s->b = ref_of(cc, field);
   s->value = dest;
   s->value2 = src;
   return s;
 }
 
 Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
-  Stmt *s = new_stmt(cc, ST_CALL, ast_loc(cc, name));
-  s->a = ast_ref(cc, name);
+  Stmt *s = new_stmt(cc, ST_CALL, loc_of(cc, name));
+  s->a = ref_of(cc, name);
   s->args = args.v;
   s->nargs = args.n;
   s->value2 = over;
@@ -564,7 +576,7 @@ Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
 }
 
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value) {
-  Stmt *s = new_stmt(cc, ST_LET, ast_loc(cc, kw));
+  Stmt *s = new_stmt(cc, ST_LET, loc_of(cc, kw));
   s->let = new_local(cc, name, type ? ast_dtype(cc, *type) : DT_VOID, false);
   s->value = value;
   return s;
@@ -578,7 +590,7 @@ Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value) {
 }
 
 Stmt *ast_if(Cnp *cc, Token kw, Expr *cond, StmtList then_body, Stmt *else_stmt) {
-  Stmt *s = new_stmt(cc, ST_IF, ast_loc(cc, kw));
+  Stmt *s = new_stmt(cc, ST_IF, loc_of(cc, kw));
   s->value = cond;
   s->body = then_body.head;
   s->else_body = else_stmt;
@@ -630,7 +642,7 @@ static const char *keyword_hint(Cnp *cc, Token tok) {
 }
 
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
-  Loc loc = ast_loc(cc, tok);
+  Loc loc = loc_of(cc, tok);
   cc->in_recovery = true;
   if (loc.file == cc->last_syntax.file && loc.line == cc->last_syntax.line && loc.col == cc->last_syntax.col)
     return;   /* the same token again (re-fed after resynchronizing) */

@@ -106,9 +106,9 @@ typedef enum DType {
 
 const char *dtype_name(DType t);                  /* "f64", ... ("void" for DT_VOID) */
 size_t dtype_size(DType t);                       /* bytes per element; 0 for DT_VOID */
-bool dtype_is_int(DType t);                       /* i32 i64 u64 */
-bool dtype_is_float(DType t);                     /* f16 f32 f64 */
-bool dtype_is_complex(DType t);                   /* c64 c128 */
+static inline bool dtype_is_int(DType t) { return t == DT_I32 || t == DT_I64 || t == DT_U64; }
+static inline bool dtype_is_float(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_F64; }
+static inline bool dtype_is_complex(DType t) { return t == DT_C64 || t == DT_C128; }
 /* Output dtype of `sum` (segment sum): float/complex as the input, int/bool -> f64.
 ** f16 keeps f16 as output but accumulates in f32 (dtype_sum_acc). */
 DType dtype_sum_out(DType t);

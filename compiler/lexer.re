@@ -80,7 +80,7 @@ static void eof_position(Lexer *lx, Token *t) {
 ** Scan one token into *t; returns its TK_ code, 0 at the end of the input. The cursor
 ** lives in a local variable while scanning (the DFA then runs in registers).
 */
-static int lex_scan(Lexer *lx, Token *t) {
+static inline __attribute__((always_inline)) int lex_scan(Lexer *lx, Token *t) {
   const char *cur = lx->cur, *mar = cur, *tok;
 loop:
   tok = cur;

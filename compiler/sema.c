@@ -24,18 +24,28 @@ typedef struct Sema {
   bool mpi_names;           /* `rank` and `size` are visible (exchange expressions) */
   struct MapAcc *macc;      /* field accesses of the current map, one per (field, kind) */
   int n_macc, cap_macc;
-  /* hazard ops, in program order */
-  struct HzOp *ops;
-  int n_ops, cap_ops;
+  /* hazard ops, in program order: a list of arena chunks (no copying as it grows) */
+  struct HzChunk *ops, *ops_tail;
 } Sema;
 
 typedef enum { HZ_READ, HZ_WRITE, HZ_RECORD, HZ_WAIT, HZ_STEP } HzKind;
 typedef struct HzOp {
+  Decl *obj;                /* field/plan/snapshot/mirror, or the event; the step for HZ_STEP */
+  const Loc *loc;           /* in the AST (arena) */
   HzKind kind;
-  Decl *obj;                /* field/plan/snapshot/mirror, or the event */
-  Decl *step;
-  Loc loc;
 } HzOp;
+
+enum { HZ_CHUNK = 4096 };
+typedef struct HzChunk {
+  struct HzChunk *next;
+  int n;
+  HzOp v[HZ_CHUNK];
+} HzChunk;
+
+/* for (each op o in program order) -- `continue` works, `break` only leaves a chunk */
+#define FOR_OPS(S, o) \
+  for (HzChunk *c_ = (S)->ops; c_; c_ = c_->next) \
+    for (HzOp *o = c_->v, *o##_end = c_->v + c_->n; o < o##_end; o++)
 
 /* ------------------------------------------------------------------ symbol table */
 
@@ -192,15 +202,16 @@ static void push_local(Sema *S, Local *l) {
 
 /* ------------------------------------------------------------------ hazard ops */
 
-static void op(Sema *S, HzKind k, Decl *obj, Loc loc) {
+static void op(Sema *S, HzKind k, Decl *obj, const Loc *loc) {
   if (!obj) return;
-  if (S->n_ops == S->cap_ops) {
-    S->cap_ops = S->cap_ops ? 2 * S->cap_ops : 256;
-    HzOp *v = realloc(S->ops, sizeof *v * (size_t)S->cap_ops);
-    if (!v) cnp_ice("out of memory");
-    S->ops = v;
+  HzChunk *c = S->ops_tail;
+  if (!c || c->n == HZ_CHUNK) {
+    c = arena_alloc(&S->cc->arena, sizeof *c);
+    if (S->ops_tail) S->ops_tail->next = c;
+    else S->ops = c;
+    S->ops_tail = c;
   }
-  S->ops[S->n_ops++] = (HzOp){k, obj, S->step, loc};
+  c->v[c->n++] = (HzOp){obj, loc, k};
 }
 
 /* ------------------------------------------------------------------ races inside a map */
@@ -402,11 +413,11 @@ static DType check_index(Sema *S, Expr *e, int write) {
       diag_error(S->cc, x->loc, "component index %lld is out of range for extent %lld of '%s'",
                  (long long)x->ival, (long long)ext->ival, f->name);
   }
-  if (S->step) op(S, write ? HZ_WRITE : HZ_READ, f, e->loc);
+  if (S->step) op(S, write ? HZ_WRITE : HZ_READ, f, &e->loc);
   bool gather = e->flags & EXF_GATHER;
   map_access(S, f, write == 0 ? (gather ? MA_GATHER : MA_READ)
                    : write == 1 ? MA_STORE : (gather ? MA_SCATTER : MA_ADD), e->loc);
-  if (write == 2) op(S, HZ_READ, f, e->loc);
+  if (write == 2) op(S, HZ_READ, f, &e->loc);
   return e->type;
 }
 
@@ -974,8 +985,8 @@ static void same_extents(Sema *S, Decl *ref, RefList *list, const char *role) {
 
 static void rw_list(Sema *S, RefList *l, Loc at) {
   for (int i = 0; i < l->n; i++) {
-    op(S, HZ_READ, l->v[i].decl, l->v[i].loc);
-    op(S, HZ_WRITE, l->v[i].decl, l->v[i].loc);
+    op(S, HZ_READ, l->v[i].decl, &l->v[i].loc);
+    op(S, HZ_WRITE, l->v[i].decl, &l->v[i].loc);
   }
   (void)at;
 }
@@ -1025,9 +1036,9 @@ static void check_sum(Sema *S, Stmt *s) {
                "then the plan's segments), but '%s' is %s", want_s, out->name, type_text(S->cc, out));
     diag_note(S->cc, out->loc, "'%s' is declared here", out->name);
   }
-  op(S, HZ_READ, p, s->a.loc);
-  op(S, HZ_READ, v, s->list.v[0].loc);
-  op(S, HZ_WRITE, out, s->b.loc);
+  op(S, HZ_READ, p, &s->a.loc);
+  op(S, HZ_READ, v, &s->list.v[0].loc);
+  op(S, HZ_WRITE, out, &s->b.loc);
 }
 
 static void check_stmt(Sema *S, Stmt *s) {
@@ -1044,7 +1055,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     if (m && !(last_extent(m)->kind == EX_NAME && last_extent(m)->ref.decl && last_extent(m)->ref.decl->kind == DECL_DIM))
       diag_error(S->cc, s->a.loc, "compaction changes the extent of a dim, but '%s' is not over a dim", m->name);
     same_extents(S, m, &s->list, "mask");
-    op(S, HZ_READ, m, s->a.loc);
+    op(S, HZ_READ, m, &s->a.loc);
     rw_list(S, &s->list, s->loc);
     break;
   }
@@ -1052,8 +1063,8 @@ static void check_stmt(Sema *S, Stmt *s) {
     Decl *k = field_ref(S, &s->a);
     if (!int_field(S, k, s->a.loc, "the key")) k = NULL;
     same_extents(S, k, &s->list, "key");
-    op(S, HZ_READ, k, s->a.loc);
-    op(S, HZ_WRITE, k, s->a.loc);
+    op(S, HZ_READ, k, &s->a.loc);
+    op(S, HZ_WRITE, k, &s->a.loc);
     rw_list(S, &s->list, s->loc);
     break;
   }
@@ -1062,8 +1073,8 @@ static void check_stmt(Sema *S, Stmt *s) {
     int_field(S, k, s->a.loc, "the key");
     int_field(S, o, s->b.loc, "the offsets");
     if (k && o && k == o) diag_error(S->cc, s->b.loc, "the offsets must not alias the keys");
-    op(S, HZ_READ, k, s->a.loc);
-    op(S, HZ_WRITE, o, s->b.loc);
+    op(S, HZ_READ, k, &s->a.loc);
+    op(S, HZ_WRITE, o, &s->b.loc);
     break;
   }
   case ST_SEGMENTS: {
@@ -1075,8 +1086,8 @@ static void check_stmt(Sema *S, Stmt *s) {
       diag_error(S->cc, s->value->loc, "plan '%s' was declared with a different number of segments", p->name);
       diag_note(S->cc, p->value->loc, "declared here");
     }
-    op(S, HZ_READ, k, s->b.loc);
-    op(S, HZ_WRITE, p, s->a.loc);
+    op(S, HZ_READ, k, &s->b.loc);
+    op(S, HZ_WRITE, p, &s->a.loc);
     break;
   }
   case ST_SUM:
@@ -1084,7 +1095,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     break;
   case ST_RECORD: case ST_WAIT: {
     Decl *e = resolve(S, &s->a, K(DECL_EVENT));
-    op(S, s->kind == ST_RECORD ? HZ_RECORD : HZ_WAIT, e, s->a.loc);
+    op(S, s->kind == ST_RECORD ? HZ_RECORD : HZ_WAIT, e, &s->a.loc);
     break;
   }
   case ST_COPY: {
@@ -1094,16 +1105,16 @@ static void check_stmt(Sema *S, Stmt *s) {
       diag_error(S->cc, s->b.loc, "snapshot '%s' stages '%s', not '%s'", sn->name, sn->target.name, f->name);
       diag_note(S->cc, sn->loc, "'%s' is declared here", sn->name);
     }
-    op(S, HZ_READ, f, s->b.loc);
-    op(S, HZ_WRITE, sn, s->a.loc);
+    op(S, HZ_READ, f, &s->b.loc);
+    op(S, HZ_WRITE, sn, &s->a.loc);
     break;
   }
   case ST_REFRESH: {
     Decl *m = resolve(S, &s->a, K(DECL_MIRROR));
     if (m && m->target.decl) {
-      if (s->to_device) op(S, HZ_WRITE, m->target.decl, s->a.loc);
-      else op(S, HZ_READ, m->target.decl, s->a.loc);
-      op(S, HZ_WRITE, m, s->a.loc);
+      if (s->to_device) op(S, HZ_WRITE, m->target.decl, &s->a.loc);
+      else op(S, HZ_READ, m->target.decl, &s->a.loc);
+      op(S, HZ_WRITE, m, &s->a.loc);
     }
     break;
   }
@@ -1131,17 +1142,17 @@ static void check_stmt(Sema *S, Stmt *s) {
     check_setup_int(S, s->value, "the destination rank");
     if (s->value2) check_setup_int(S, s->value2, "the source rank");
     S->mpi_names = false;
-    op(S, HZ_READ, f, s->b.loc);
-    op(S, HZ_WRITE, f, s->b.loc);
-    op(S, HZ_WRITE, h, s->a.loc);
+    op(S, HZ_READ, f, &s->b.loc);
+    op(S, HZ_WRITE, f, &s->b.loc);
+    op(S, HZ_WRITE, h, &s->a.loc);
     break;
   }
   case ST_MIGRATE: {
     Decl *d = field_ref(S, &s->a);
     if (!int_field(S, d, s->a.loc, "the destination")) d = NULL;
     same_extents(S, d, &s->list, "destination");
-    op(S, HZ_READ, d, s->a.loc);
-    op(S, HZ_WRITE, d, s->a.loc);
+    op(S, HZ_READ, d, &s->a.loc);
+    op(S, HZ_WRITE, d, &s->a.loc);
     rw_list(S, &s->list, s->loc);
     break;
   }
@@ -1157,8 +1168,8 @@ static void check_stmt(Sema *S, Stmt *s) {
       if (g && g->decl->kind == DECL_FIELD && g->pos < S->pos) {
         a->ref.decl = g->decl;
         a->type = g->decl->dtype;
-        op(S, HZ_READ, g->decl, a->loc);
-        op(S, HZ_WRITE, g->decl, a->loc);
+        op(S, HZ_READ, g->decl, &a->loc);
+        op(S, HZ_WRITE, g->decl, &a->loc);
       } else {
         check_expr(S, a);
       }
@@ -1175,10 +1186,10 @@ static void check_stmt(Sema *S, Stmt *s) {
 static void check_step(Sema *S, Decl *d) {
   S->step = d;
   if (d->stream.name) resolve(S, &d->stream, K(DECL_STREAM));
-  op(S, HZ_STEP, d, d->loc);
+  op(S, HZ_STEP, d, &d->loc);
   for (int i = 0; i < d->after.n; i++) {
     Decl *e = resolve(S, &d->after.v[i], K(DECL_EVENT));
-    op(S, HZ_WAIT, e, d->after.v[i].loc);
+    op(S, HZ_WAIT, e, &d->after.v[i].loc);
   }
   for (Stmt *s = d->body; s; s = s->next) check_stmt(S, s);
   S->step = NULL;
@@ -1229,8 +1240,7 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
   int *n_rec = calloc((size_t)n_ev + 1, sizeof *n_rec);
   if (!rec || !n_rec) cnp_ice("out of memory");
   int cur = -1;
-  for (int i = 0; i < S->n_ops; i++) {
-    HzOp *o = &S->ops[i];
+  FOR_OPS(S, o) {
     if (o->kind == HZ_STEP) { cur = o->obj->index; continue; }
     if (o->kind != HZ_RECORD) continue;
     int e = o->obj->index;
@@ -1254,18 +1264,17 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
   if (!latest) cnp_ice("out of memory");
   for (int e = 0; e <= n_ev; e++) latest[e] = -1;
   cur = -1;
-  for (int i = 0; i < S->n_ops; i++) {
-    HzOp *o = &S->ops[i];
+  FOR_OPS(S, o) {
     if (o->kind == HZ_STEP) { cur = o->obj->index; continue; }
     int e = o->obj->index;
     if (o->kind == HZ_RECORD) latest[e] = cur;
     if (o->kind != HZ_WAIT) continue;
     if (latest[e] >= 0) {
-      if (latest[e] != cur) add_edge(&S->cc->arena, &st[latest[e]], cur, o->loc);
+      if (latest[e] != cur) add_edge(&S->cc->arena, &st[latest[e]], cur, *o->loc);
       continue;
     }
     for (int k = 0; k < n_rec[e]; k++)
-      if (rec[e][k] != cur) add_edge(&S->cc->arena, &st[rec[e][k]], cur, o->loc);
+      if (rec[e][k] != cur) add_edge(&S->cc->arena, &st[rec[e][k]], cur, *o->loc);
   }
   free(latest);
   bool found = false;
@@ -1309,7 +1318,7 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
   return found;
 }
 
-typedef struct Acc { int seq; Loc loc; bool valid; } Acc;
+typedef struct Acc { int seq; bool valid; const Loc *loc; } Acc;
 
 /*
 ** Vector clocks over the streams: an access b on stream t is ordered after an earlier
@@ -1332,24 +1341,27 @@ static void check_hazards(Sema *S) {
   int *evclk = calloc((size_t)(n_ev + 1) * (size_t)ns, sizeof *evclk);
   bool *ev_rec = calloc((size_t)n_ev + 1, sizeof *ev_rec), *ev_waited = calloc((size_t)n_ev + 1, sizeof *ev_waited);
   Loc *ev_loc = calloc((size_t)n_ev + 1, sizeof *ev_loc);
-  Acc *lw = calloc((size_t)nobj * (size_t)ns, sizeof *lw), *lr = calloc((size_t)nobj * (size_t)ns, sizeof *lr);
+  /* per (object, stream): the last write and read (arena: zeroed, huge pages when large) */
+  Acc *lw = arena_alloc(&cc->arena, sizeof *lw * (size_t)nobj * (size_t)ns);
+  Acc *lr = arena_alloc(&cc->arena, sizeof *lr * (size_t)nobj * (size_t)ns);
   bool *reported = calloc((size_t)nobj + 1, sizeof *reported);
-  if (!clock || !evclk || !ev_rec || !ev_waited || !ev_loc || !lw || !lr || !reported) cnp_ice("out of memory");
+  if (!clock || !evclk || !ev_rec || !ev_waited || !ev_loc || !reported) cnp_ice("out of memory");
   /* where each event is first recorded, for "recorded later" notes */
   Loc *first_rec = calloc((size_t)n_ev + 1, sizeof *first_rec);
   bool *any_rec = calloc((size_t)n_ev + 1, sizeof *any_rec);
   if (!first_rec || !any_rec) cnp_ice("out of memory");
-  for (int i = 0; i < S->n_ops; i++)
-    if (S->ops[i].kind == HZ_RECORD && !any_rec[S->ops[i].obj->index]) {
-      any_rec[S->ops[i].obj->index] = true;
-      first_rec[S->ops[i].obj->index] = S->ops[i].loc;
+  FOR_OPS(S, o)
+    if (o->kind == HZ_RECORD && !any_rec[o->obj->index]) {
+      any_rec[o->obj->index] = true;
+      first_rec[o->obj->index] = *o->loc;
     }
   int t = ns - 1;
-  for (int i = 0; i < S->n_ops; i++) {
-    HzOp *o = &S->ops[i];
+  const Decl *step = NULL;
+  FOR_OPS(S, o) {
     int *ct = &clock[(size_t)t * (size_t)ns];
     switch (o->kind) {
     case HZ_STEP:
+      step = o->obj;
       t = o->obj->stream.decl ? o->obj->stream.decl->index : ns - 1;
       /* work enqueued after a host step is ordered after it (the CPU waited for it) */
       ct = &clock[(size_t)t * (size_t)ns];
@@ -1367,7 +1379,7 @@ static void check_hazards(Sema *S) {
     case HZ_RECORD: {
       int e = o->obj->index;
       if (ev_rec[e] && !ev_waited[e]) {
-        diag_error(cc, o->loc, "event '%s' is recorded again before anything waited for its previous recording",
+        diag_error(cc, *o->loc, "event '%s' is recorded again before anything waited for its previous recording",
                    o->obj->name);
         diag_note(cc, ev_loc[e], "previously recorded here");
       }
@@ -1375,17 +1387,17 @@ static void check_hazards(Sema *S) {
       memcpy(&evclk[(size_t)e * (size_t)ns], ct, sizeof *ct * (size_t)ns);
       ev_rec[e] = true;
       ev_waited[e] = false;
-      ev_loc[e] = o->loc;
+      ev_loc[e] = *o->loc;
       break;
     }
     case HZ_WAIT: {
       int e = o->obj->index;
       if (!ev_rec[e]) {
         if (any_rec[e]) {
-          diag_error(cc, o->loc, "event '%s' is waited for before it is recorded", o->obj->name);
+          diag_error(cc, *o->loc, "event '%s' is waited for before it is recorded", o->obj->name);
           diag_note(cc, first_rec[e], "'%s' is recorded here", o->obj->name);
         } else {
-          diag_error(cc, o->loc, "event '%s' is never recorded", o->obj->name);
+          diag_error(cc, *o->loc, "event '%s' is never recorded", o->obj->name);
         }
         ev_rec[e] = true;   /* report once */
         ev_waited[e] = true;
@@ -1412,13 +1424,13 @@ static void check_hazards(Sema *S) {
           Decl *sd = s < ns - 1 ? NULL : NULL;
           for (Decl *d = cc->decls; d; d = d->next)
             if (d->kind == DECL_STREAM && d->index == s) sd = d;
-          const char *here_s = o->step->stream.name
-                                   ? arena_printf(&cc->arena, "stream '%s'", o->step->stream.name) : "the host";
-          diag_error(cc, o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
+          const char *here_s = step->stream.name
+                                   ? arena_printf(&cc->arena, "stream '%s'", step->stream.name) : "the host";
+          diag_error(cc, *o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
                      decl_kind_name(o->obj->kind), o->obj->name, what,
                      sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
                      w ? "written" : "read", here_s);
-          diag_note(cc, a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
+          diag_note(cc, *a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
                     sd ? "'" : "");
           reported[id] = true;
         }
@@ -1434,14 +1446,14 @@ static void check_hazards(Sema *S) {
   /* an event nobody waits for orders nothing: probably a missing `after` */
   bool *any_wait = calloc((size_t)n_ev + 1, sizeof *any_wait);
   if (!any_wait) cnp_ice("out of memory");
-  for (int i = 0; i < S->n_ops; i++)
-    if (S->ops[i].kind == HZ_WAIT) any_wait[S->ops[i].obj->index] = true;
+  FOR_OPS(S, o)
+    if (o->kind == HZ_WAIT) any_wait[o->obj->index] = true;
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_EVENT && any_rec[d->index] && !any_wait[d->index])
       diag_warning(cc, first_rec[d->index], "event '%s' is recorded but nothing waits for it", d->name);
   free(any_wait);
   free(clock); free(evclk); free(ev_rec); free(ev_waited); free(ev_loc);
-  free(lw); free(lr); free(reported); free(first_rec); free(any_rec);
+  free(reported); free(first_rec); free(any_rec);
 }
 
 static void check_graph(Sema *S) {
@@ -1513,6 +1525,5 @@ int sema_check(Cnp *cc) {
     diag_error(cc, at, "missing 'pipeline NAME;' declaration");
   }
   if (cc->n_errors == 0) check_graph(&S);
-  free(S.ops);
   return cc->n_errors;
 }
