@@ -19,7 +19,9 @@ check_intact() {  # $1: what was simulated
     [ -f "$work/out/$f" ] || fail "$1: $f missing"
   done
   cmp -s "$work/out/pic.c" "$work/orig/pic.c" || fail "$1: pic.c changed"
-  if ls "$work/out" | grep -q '\.tmp\.'; then fail "$1: temporary left: $(ls "$work/out")"; fi
+  local left
+  left=$(ls "$work/out")
+  if grep -q '\.tmp\.' <<<"$left"; then fail "$1: temporary left: $left"; fi
 }
 
 # full disk: writes beyond 8 KiB fail with EFBIG (SIGXFSZ ignored, as write(2) then fails)
@@ -28,7 +30,7 @@ msg=$( (trap '' XFSZ; ulimit -f 8; exec "$cnpc" --emit=header,c,dot --out-dir "$
 rc=$?
 set -e
 [ "$rc" = 1 ] || fail "full disk: exit $rc, expected 1 ($msg)"
-echo "$msg" | grep -q "error writing '.*pic.c': File too large" || fail "full disk: message: $msg"
+grep -q "error writing '.*pic.c': File too large" <<<"$msg" || fail "full disk: message: $msg"
 check_intact "full disk"
 
 # read-only directory (as an unprivileged user when running as root, who ignores modes)
@@ -51,7 +53,7 @@ if [ ${#run[@]} -gt 0 ]; then
   set -e
   chmod 755 "$work/out"
   [ "$rc" = 1 ] || fail "read-only: exit $rc, expected 1 ($msg)"
-  echo "$msg" | grep -q "cannot write '.*pic\.[ch]': Permission denied" || fail "read-only: message: $msg"
+  grep -q "cannot write '.*pic\.[ch]': Permission denied" <<<"$msg" || fail "read-only: message: $msg"
   for f in pic.h pic.c pic.dot; do cmp -s "$work/out/$f" "$work/before/$f" || fail "read-only: $f changed"; done
   check_intact "read-only"
 fi
