@@ -324,7 +324,6 @@ enum {
   EMIT_C        = 1 << 1,
   EMIT_CUDA     = 1 << 2,
   EMIT_DOT      = 1 << 3,
-  EMIT_MANIFEST = 1 << 4,
   EMIT_DEFAULT  = EMIT_HEADER | EMIT_C | EMIT_CUDA,
 };
 
@@ -334,7 +333,7 @@ typedef struct CnpOptions {
   const char *input;        /* the .cnp file ("-" is not supported) */
   const char *output;       /* -o FILE: base path of outputs (NULL = from the input name) */
   const char *out_dir;      /* --out-dir DIR (NULL = current directory) */
-  unsigned emit;            /* --emit=header,c,cuda,dot,manifest (EMIT_* bits) */
+  unsigned emit;            /* --emit=header,c,cuda,dot (EMIT_* bits) */
   bool no_line;             /* --no-line: no #line directives */
   bool explain_fusion;      /* --explain-fusion */
   bool dump_ast;            /* --dump-ast: print the checked AST to stdout */

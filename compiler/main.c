@@ -16,9 +16,10 @@ static const char usage_text[] =
   "Checks a .cnp pipeline and generates NAME.h, NAME.c (host) and NAME.cu (CUDA).\n"
   "\n"
   "options:\n"
-  "  -o FILE              base name of the outputs (default: the pipeline name)\n"
+  "  -o FILE              base name of the outputs (default: the input file's name\n"
+  "                       without .cnp)\n"
   "  --out-dir DIR        directory for the outputs (default: .)\n"
-  "  --emit=LIST          what to write: header,c,cuda,dot,manifest (default header,c,cuda)\n"
+  "  --emit=LIST          what to write: header,c,cuda,dot (default header,c,cuda)\n"
   "  --no-line            no #line directives in the generated code\n"
   "  --explain-fusion     report which maps were fused into which kernels\n"
   "  -I DIR               search DIR for imported files\n"
@@ -43,7 +44,7 @@ static int usage_error(const char *fmt, const char *arg) {
 static unsigned parse_emit(const char *list) {
   static const struct { const char *name; unsigned bit; } kinds[] = {
     {"header", EMIT_HEADER}, {"c", EMIT_C}, {"cuda", EMIT_CUDA},
-    {"dot", EMIT_DOT}, {"manifest", EMIT_MANIFEST},
+    {"dot", EMIT_DOT},
   };
   unsigned bits = 0;
   const char *p = list;
@@ -85,7 +86,7 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
       opt->out_dir = a + 10;
     } else if (!strncmp(a, "--emit=", 7)) {
       if (!(opt->emit = parse_emit(a + 7)))
-        return usage_error("--emit takes a list of header,c,cuda,dot,manifest, not '%s'", a + 7);
+        return usage_error("--emit takes a list of header,c,cuda,dot, not '%s'", a + 7);
     } else if (!strcmp(a, "--no-line")) {
       opt->no_line = true;
     } else if (!strcmp(a, "--explain-fusion")) {

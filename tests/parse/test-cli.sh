@@ -19,12 +19,13 @@ out=$("$cnpc" --version); check version 0 $?; has version-text "$out" "cnpc [0-9
 "$cnpc" 2>/dev/null; check no-input 2 $?
 "$cnpc" --bogus "$dir/pic.cnp" 2>/dev/null; check unknown-option 2 $?
 "$cnpc" --emit=header,bogus "$dir/pic.cnp" 2>/dev/null; check bad-emit 2 $?
+"$cnpc" --emit=manifest "$dir/pic.cnp" 2>/dev/null; check no-manifest-kind 2 $?
 "$cnpc" --color=sometimes "$dir/pic.cnp" 2>/dev/null; check bad-color 2 $?
 "$cnpc" -o 2>/dev/null; check missing-argument 2 $?
 "$cnpc" a.cnp b.cnp 2>/dev/null; check two-inputs 2 $?
 err=$("$cnpc" --check "$tmp/none.cnp" 2>&1); check missing-file 1 $?; has missing-file-text "$err" "cannot read"
 "$cnpc" --check "$dir/pic.cnp"; check check-valid 0 $?
-"$cnpc" --check --emit=header,c,cuda,dot,manifest --no-line --explain-fusion -MD -MF "$tmp/d" -MT t -MP -Werror -I "$dir/inc" --out-dir "$tmp" -o x "$dir/pic.cnp"
+"$cnpc" --check --emit=header,c,cuda,dot --no-line --explain-fusion -MD -MF "$tmp/d" -MT t -MP -Werror -I "$dir/inc" --out-dir "$tmp" -o x "$dir/pic.cnp"
 check all-options 0 $?
 printf 'pipeline p;\nstream s;\nstep on q { }\n' > "$tmp/bad.cnp"
 err=$("$cnpc" --check "$tmp/bad.cnp" 2>&1); check invalid 1 $?
