@@ -335,6 +335,35 @@ cnp_status cnp_compact_by_mask(const cnp_array *mask, const cnp_array *arrays, i
   return cnp__host_compact_by_mask(mask, arrays, n_arrays, n_out, ws);
 }
 
+cnp_status cnp_compact_by_mask_device_count(const cnp_array *mask, const cnp_array *arrays,
+                                            int n_arrays, cnp_array *count,
+                                            cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_compact_by_mask_device_count";
+  CNP__CHECK_NOTNULL(op, mask);
+  CNP__CHECK_NOTNULL(op, count);
+  cnp_status st = check_vector(mask, 1u << CNP_BOOL, op, "mask");
+  if (st == CNP_OK) st = check_vector(count, 1u << CNP_INT64, op, "count");
+  if (st == CNP_OK) st = check_on(count, mask, op, "count");
+  if (st != CNP_OK) return st;
+  if (count->shape[0] != 1)
+    return cnp__fail(CNP_ESHAPE, op, "count must hold 1 element (has %lld)",
+                     (long long)count->shape[0]);
+  if (spans_overlap(count, mask)) return cnp__fail(CNP_EALIAS, op, "count overlaps mask");
+  int64_t n = mask->shape[0];
+  const cnp_array *others[2] = {mask, count};
+  st = check_row_arrays(arrays, n_arrays, n, mask, others, 2, op, "arrays");
+  if (st == CNP_OK) st = check_ws(ws, mask, n, op);
+  if (st == CNP_OK) st = check_stream_on(s, mask->backend, mask->device, op);
+  if (st != CNP_OK) return st;
+  if (mask->backend == CNP_BACKEND_CUDA)
+    return cnp__cuda_compact_by_mask_device_count(mask, arrays, n_arrays, count, ws, s);
+  int64_t kept = 0;
+  st = cnp__host_compact_by_mask(mask, arrays, n_arrays, &kept, ws);
+  if (st == CNP_OK) memcpy(count->data, &kept, sizeof kept);
+  return st;
+}
+
 /* ---- sort ---------------------------------------------------------------------------- */
 
 cnp_status cnp_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,

@@ -532,6 +532,47 @@ extern "C" cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp
   return CNP_OK;
 }
 
+/* After the exclusive scan: the count into the scalars and into the caller's int64. */
+__global__ void k_count_out(const unsigned char *mask, const int64_t *pos, int64_t n,
+                            Scalars *out, int64_t *count)
+{
+  int64_t c = pos[n - 1] + (mask[n - 1] != 0);
+  out->count = (unsigned long long)c;
+  *count = c;
+}
+
+/* The count stays in device memory: no synchronization, so it can be graph-captured. */
+extern "C" cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *mask,
+                                                             const cnp_array *arrays,
+                                                             int n_arrays, cnp_array *count,
+                                                             cnp_workspace *ws,
+                                                             cnp_stream *s)
+{
+  static const char op[] = "cnp_compact_by_mask_device_count";
+  DEVICE_SCOPE(op, mask->device);
+  CudaWs *w = (CudaWs *)ws->impl;
+  cudaStream_t st = native(s);
+  int64_t n = mask->shape[0];
+  const unsigned char *m = (const unsigned char *)mask->data;
+  int64_t *d_count = (int64_t *)count->data;
+  if (n == 0) {
+    CU(op, cudaMemsetAsync(d_count, 0, sizeof *d_count, st));
+    return CNP_OK;
+  }
+  int64_t *pos = w->idx[0];
+  k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
+  CU_LAUNCHED(op, "flags");
+  cnp_status r = exclusive_sum(op, w, pos, n, st);
+  if (r != CNP_OK) return r;
+  k_count_out<<<1, 1, 0, st>>>(m, pos, n, w->scal, d_count);
+  CU_LAUNCHED(op, "count");
+  for (int j = 0; j < n_arrays; j++) {
+    r = move_rows(op, MOVE_COMPACT, &arrays[j], n, m, pos, &w->scal->count, w, st);
+    if (r != CNP_OK) return r;
+  }
+  return CNP_OK;
+}
+
 /* ---- sort by key -------------------------------------------------------------------------- */
 
 static int bits_for(unsigned long long span)

@@ -76,6 +76,10 @@ cnp_status cnp__cuda_workspace_destroy(cnp_workspace *ws);
 cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
                                      int n_arrays, int64_t *n_out, cnp_workspace *ws,
                                      cnp_stream *s);
+cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *mask,
+                                                  const cnp_array *arrays, int n_arrays,
+                                                  cnp_array *count, cnp_workspace *ws,
+                                                  cnp_stream *s);
 cnp_status cnp__cuda_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
                                  int n_values, int64_t key_limit, cnp_workspace *ws,
                                  cnp_stream *s);

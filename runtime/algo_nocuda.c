@@ -31,6 +31,15 @@ cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp_array *arr
   return no_cuda("cnp_compact_by_mask");
 }
 
+cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *mask,
+                                                  const cnp_array *arrays, int n_arrays,
+                                                  cnp_array *count, cnp_workspace *ws,
+                                                  cnp_stream *s)
+{
+  (void)mask; (void)arrays; (void)n_arrays; (void)count; (void)ws; (void)s;
+  return no_cuda("cnp_compact_by_mask_device_count");
+}
+
 cnp_status cnp__cuda_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
                                  int n_values, int64_t key_limit, cnp_workspace *ws,
                                  cnp_stream *s)

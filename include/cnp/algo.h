@@ -157,6 +157,19 @@ cnp_status cnp_segment_sum(const cnp_array *values, const cnp_array *keys,
 float    cnp_half_to_float(uint16_t h);
 uint16_t cnp_float_to_half(float f);
 
+/* ---------------------------------------------------------------------------------------
+** Compaction with the count left on the device (CUDA graphs: no host synchronization).
+** As cnp_compact_by_mask, but the number of kept rows is written into `count`, an int64[1]
+** array on the mask's backend and device (device memory on CUDA, written by a kernel on
+** `s`, so later work on `s` may read it; host memory on the host backend, where the call
+** is synchronous). `count` must not overlap the mask or the arrays (CNP_EALIAS). On CUDA
+** the call only enqueues work (no host synchronization), so it may be captured into a
+** CUDA graph; errors found on the device are not reported.
+*/
+cnp_status cnp_compact_by_mask_device_count(const cnp_array *mask, const cnp_array *arrays,
+                                            int n_arrays, cnp_array *count,
+                                            cnp_workspace *ws, cnp_stream *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,8 @@
 ** timestep, allocates nothing), and the small public API at the end.
 ** Each fused kernel exists twice: a host loop and a __global__ kernel; both read one
 ** argument struct, so setup params reach the CUDA kernels as kernel arguments.
+** A step whose work needs no host decision is captured at setup as a CUDA graph and replayed
+** by step (docs/codegen.md, "CUDA graphs"); a live extent it compacts stays on the device.
 */
 #include "input.h"
 
@@ -182,6 +184,7 @@ static int csort_failed(csort_h *p, int st, const char *where)
 typedef struct csort_k0_args {
   int64_t n;                    /* live extent of 'N' */
   int *bad;                     /* device flag for index checks (CUDA) */
+  const int64_t *d_n;            /* CUDA graph: live extent in device memory, or NULL */
   double *f_x;
   int64_t f_x_e0;
   double *f_v;
@@ -228,7 +231,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 232 "input.cu"
+#line 235 "input.cu"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -296,7 +299,10 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
 {
   const int64_t cnp_i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   int bad = 0;
-  if (cnp_i >= A.n) return;
+  if (cnp_i >= A.n || (A.d_n && cnp_i >= *A.d_n)) {  /* past the live extent */
+    if (cnp_i < A.n) A.f_live[cnp_i] = 0;  /* graph: rows past it leave the compaction */
+    return;
+  }
   double *CNP_G_RESTRICT f_x = A.f_x;
   double *CNP_G_RESTRICT f_v = A.f_v;
   uint8_t *CNP_G_RESTRICT f_live = A.f_live;
@@ -309,7 +315,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 313 "input.cu"
+#line 319 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -357,6 +363,17 @@ static int csort_k0(csort_h *p, cnp_stream *S)
   return csort_k0_host(&A, p);
 }
 
+
+/* ---- CUDA graphs (steps without host decisions) ----------------------------------------- */
+
+/* Live extents that only the device holds (after graph replays) back to the host:
+** one synchronization each; counted in the last step's host_syncs when in_step. */
+static int csort_pull(csort_h *p, int in_step)
+{
+  (void)p;
+  (void)in_step;
+  return CNP_OK;
+}
 
 /* ---- setup / teardown ------------------------------------------------------------------- */
 
@@ -542,7 +559,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 546 "input.cu"
+#line 563 "input.cu"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -561,7 +578,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 565 "input.cu"
+#line 582 "input.cu"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -577,7 +594,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 581 "input.cu"
+#line 598 "input.cu"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -590,7 +607,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 594 "input.cu"
+#line 611 "input.cu"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -623,7 +640,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 627 "input.cu"
+#line 644 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
@@ -646,6 +663,7 @@ static cnp_array csort_h_field(csort_h *p, const char *name)
   cnp_array none;
   memset(&none, 0, sizeof none);
   if (!p || !name) return none;
+  if (csort_pull(p, 0) != CNP_OK) return none;
   if (strcmp(name, "x") == 0) return cnp_g_live(&p->f_x, p->n_N);
   if (strcmp(name, "v") == 0) return cnp_g_live(&p->f_v, p->n_N);
   if (strcmp(name, "live") == 0) return cnp_g_live(&p->f_live, p->n_N);
@@ -657,6 +675,7 @@ static cnp_array csort_h_field(csort_h *p, const char *name)
 static int64_t csort_h_extent(csort_h *p, const char *dim)
 {
   if (!p || !dim) return -1;
+  if (csort_pull(p, 0) != CNP_OK) return -1;
   if (strcmp(dim, "N") == 0) return p->n_N;
   return -1;
 }
@@ -664,6 +683,7 @@ static int64_t csort_h_extent(csort_h *p, const char *dim)
 static int csort_h_set_extent(csort_h *p, const char *dim, int64_t n)
 {
   if (!p || !dim) return CNP_EINVAL;
+  if (csort_pull(p, 0) != CNP_OK) return CNP_EBACKEND;
   if (strcmp(dim, "N") == 0) {
     if (n < 0 || n > p->cap_N) return CNP_ERANGE;
     p->n_N = n;

@@ -8,6 +8,8 @@
 ** timestep, allocates nothing), and the small public API at the end.
 ** Each fused kernel exists twice: a host loop and a __global__ kernel; both read one
 ** argument struct, so setup params reach the CUDA kernels as kernel arguments.
+** A step whose work needs no host decision is captured at setup as a CUDA graph and replayed
+** by step (docs/codegen.md, "CUDA graphs"); a live extent it compacts stays on the device.
 */
 #include "input.h"
 
@@ -175,6 +177,7 @@ static int fuse_failed(fuse_h *p, int st, const char *where)
 typedef struct fuse_k0_args {
   int64_t n;                    /* live extent of 'N' */
   int *bad;                     /* device flag for index checks (CUDA) */
+  const int64_t *d_n;            /* CUDA graph: live extent in device memory, or NULL */
   double *f_a;
   int64_t f_a_e0;
   float *f_b;
@@ -203,7 +206,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 207 "input.cu"
+#line 210 "input.cu"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -211,7 +214,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
-#line 215 "input.cu"
+#line 218 "input.cu"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -222,7 +225,9 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
 {
   const int64_t cnp_i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   int bad = 0;
-  if (cnp_i >= A.n) return;
+  if (cnp_i >= A.n || (A.d_n && cnp_i >= *A.d_n)) {  /* past the live extent */
+    return;
+  }
   double *CNP_G_RESTRICT f_a = A.f_a;
   float *CNP_G_RESTRICT f_b = A.f_b;
   uint8_t *CNP_G_RESTRICT f_keep = A.f_keep;
@@ -234,7 +239,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
     f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 238 "input.cu"
+#line 243 "input.cu"
   } /* map i */
   { /* input.cnp:16: map j in N */
     const int64_t l_j = cnp_i;
@@ -242,7 +247,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
     f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
-#line 246 "input.cu"
+#line 251 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -293,6 +298,7 @@ static int fuse_k0(fuse_h *p, cnp_stream *S)
 typedef struct fuse_k1_args {
   int64_t n;                    /* live extent of 'M' */
   int *bad;                     /* device flag for index checks (CUDA) */
+  const int64_t *d_n;            /* CUDA graph: live extent in device memory, or NULL */
   int32_t *f_m;
   int64_t f_m_e0;
 } fuse_k1_args;
@@ -309,7 +315,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 313 "input.cu"
+#line 319 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -320,13 +326,15 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
 {
   const int64_t cnp_i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   int bad = 0;
-  if (cnp_i >= A.n) return;
+  if (cnp_i >= A.n || (A.d_n && cnp_i >= *A.d_n)) {  /* past the live extent */
+    return;
+  }
   int32_t *CNP_G_RESTRICT f_m = A.f_m;
   { /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
     f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 330 "input.cu"
+#line 338 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -366,6 +374,17 @@ static int fuse_k1(fuse_h *p, cnp_stream *S)
   return fuse_k1_host(&A);
 }
 
+
+/* ---- CUDA graphs (steps without host decisions) ----------------------------------------- */
+
+/* Live extents that only the device holds (after graph replays) back to the host:
+** one synchronization each; counted in the last step's host_syncs when in_step. */
+static int fuse_pull(fuse_h *p, int in_step)
+{
+  (void)p;
+  (void)in_step;
+  return CNP_OK;
+}
 
 /* ---- setup / teardown ------------------------------------------------------------------- */
 
@@ -509,13 +528,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 513 "input.cu"
+#line 532 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 519 "input.cu"
+#line 538 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -532,7 +551,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 536 "input.cu"
+#line 555 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -554,6 +573,7 @@ static cnp_array fuse_h_field(fuse_h *p, const char *name)
   cnp_array none;
   memset(&none, 0, sizeof none);
   if (!p || !name) return none;
+  if (fuse_pull(p, 0) != CNP_OK) return none;
   if (strcmp(name, "a") == 0) return cnp_g_live(&p->f_a, p->n_N);
   if (strcmp(name, "b") == 0) return cnp_g_live(&p->f_b, p->n_N);
   if (strcmp(name, "keep") == 0) return cnp_g_live(&p->f_keep, p->n_N);
@@ -564,6 +584,7 @@ static cnp_array fuse_h_field(fuse_h *p, const char *name)
 static int64_t fuse_h_extent(fuse_h *p, const char *dim)
 {
   if (!p || !dim) return -1;
+  if (fuse_pull(p, 0) != CNP_OK) return -1;
   if (strcmp(dim, "N") == 0) return p->n_N;
   if (strcmp(dim, "M") == 0) return p->n_M;
   return -1;
@@ -572,6 +593,7 @@ static int64_t fuse_h_extent(fuse_h *p, const char *dim)
 static int fuse_h_set_extent(fuse_h *p, const char *dim, int64_t n)
 {
   if (!p || !dim) return CNP_EINVAL;
+  if (fuse_pull(p, 0) != CNP_OK) return CNP_EBACKEND;
   if (strcmp(dim, "N") == 0) {
     if (n < 0 || n > p->cap_N) return CNP_ERANGE;
     p->n_N = n;

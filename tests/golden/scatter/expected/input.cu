@@ -8,6 +8,8 @@
 ** timestep, allocates nothing), and the small public API at the end.
 ** Each fused kernel exists twice: a host loop and a __global__ kernel; both read one
 ** argument struct, so setup params reach the CUDA kernels as kernel arguments.
+** A step whose work needs no host decision is captured at setup as a CUDA graph and replayed
+** by step (docs/codegen.md, "CUDA graphs"); a live extent it compacts stays on the device.
 */
 #include "input.h"
 
@@ -155,6 +157,14 @@ struct scatter_h {
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
+  cnp_array dn_N;  /* int64[1]: live extent of dim N for CUDA graphs */
+  int64_t dk_N;  /* the value dn_N holds, as last uploaded */
+  int dev_N;  /* 1: the live extent is only in dn_N (a graph compacted it) */
+  cudaStream_t ds_N;  /* stream of that graph */
+  cudaGraph_t gg_0;  /* step 0 captured at setup (NULL: direct launches) */
+  cudaGraphExec_t gx_0;
+  cudaGraphNode_t gnode_k0;  /* kernel 0 in the graph */
+  cudaKernelNodeParams gkp_k0;
 };
 
 /* Records where a step failed (with the runtime's detail) and returns st. */
@@ -176,6 +186,7 @@ static int scatter_failed(scatter_h *p, int st, const char *where)
 typedef struct scatter_k0_args {
   int64_t n;                    /* live extent of 'N' */
   int *bad;                     /* device flag for index checks (CUDA) */
+  const int64_t *d_n;            /* CUDA graph: live extent in device memory, or NULL */
   double *f_pos;
   int64_t f_pos_e0;
   int64_t *f_cell;
@@ -233,7 +244,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
       CNP_G_OMP("omp atomic")
       f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 237 "input.cu"
+#line 248 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -244,7 +255,9 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
 {
   const int64_t cnp_i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   int bad = 0;
-  if (cnp_i >= A.n) return;
+  if (cnp_i >= A.n || (A.d_n && cnp_i >= *A.d_n)) {  /* past the live extent */
+    return;
+  }
   double *CNP_G_RESTRICT f_pos = A.f_pos;
   int64_t *CNP_G_RESTRICT f_cell = A.f_cell;
   double *CNP_G_RESTRICT f_E = A.f_E;
@@ -275,7 +288,7 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
     cnp_g_atomic_add(&f_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)], (double)f_q[l_i]);
 #line 21 "input.cnp"
     cnp_g_atomic_add(&f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)], (int64_t)1);
-#line 279 "input.cu"
+#line 292 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -330,6 +343,130 @@ static int scatter_k0(scatter_h *p, cnp_stream *S)
 }
 
 
+/* ---- CUDA graphs (steps without host decisions) ----------------------------------------- */
+
+/* Arguments of kernel 0 in the CUDA graph: grid sized by the capacity, the live
+** extent read on the device. */
+static void scatter_k0_fill(scatter_h *p, scatter_k0_args *ap)
+{
+  memset(ap, 0, sizeof *ap);
+  ap->n = p->cap_N;
+  ap->d_n = (const int64_t *)p->dn_N.data;
+  ap->bad = (int *)p->bad.data;
+  ap->f_pos = (double *)p->f_pos.data;
+  ap->f_pos_e0 = p->f_pos.shape[0];
+  ap->f_cell = (int64_t *)p->f_cell.data;
+  ap->f_cell_e0 = p->f_cell.shape[0];
+  ap->f_E = (double *)p->f_E.data;
+  ap->f_E_e0 = p->f_E.shape[0];
+  ap->f_force = (double *)p->f_force.data;
+  ap->f_force_e0 = p->f_force.shape[0];
+  ap->f_force_e1 = p->f_force.shape[1];
+  ap->f_q = (double *)p->f_q.data;
+  ap->f_q_e0 = p->f_q.shape[0];
+  ap->f_rho = (double *)p->f_rho.data;
+  ap->f_rho_e0 = p->f_rho.shape[0];
+  ap->f_hits = (int64_t *)p->f_hits.data;
+  ap->f_hits_e0 = p->f_hits.shape[0];
+  ap->P_n_cells = p->P_n_cells;
+}
+
+/* Kernel 0 launched while its step is captured; remembers its graph node. */
+static int scatter_k0_capture(scatter_h *p, cnp_stream *S)
+{
+  scatter_k0_args A;
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  enum cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t *deps = NULL;
+  size_t n_deps = 0;
+  scatter_k0_fill(p, &A);
+  if (A.n <= 0) return CNP_EINVAL;
+  scatter_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
+  if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  /* right after the launch, the capture's only dependency is the kernel's node */
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+      cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
+      cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
+    return CNP_EBACKEND;
+  p->gnode_k0 = deps[0];
+  return CNP_OK;
+}
+
+/* This step's arguments (per-step params) into kernel 0's node of the graph. */
+static int scatter_k0_update(scatter_h *p, cudaGraphExec_t x)
+{
+  scatter_k0_args A;
+  void *args[1] = {&A};
+  cudaKernelNodeParams kp = p->gkp_k0;
+  scatter_k0_fill(p, &A);
+  kp.kernelParams = args;  /* copied by the call */
+  kp.extra = NULL;
+  return cudaGraphExecKernelNodeSetParams(x, p->gnode_k0, &kp) == cudaSuccess ? CNP_OK
+                                                                         : CNP_EBACKEND;
+}
+
+/* input.cnp:9: step on s -- its work, enqueued while the stream is captured. */
+static int scatter_g0_enqueue(scatter_h *p, cnp_stream *S)
+{
+  int st;
+  /* input.cnp:10: map i in N */
+  if ((st = scatter_k0_capture(p, S)) != CNP_OK) return st;
+  return CNP_OK;
+}
+
+/* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
+static int scatter_g0_capture(scatter_h *p, cnp_stream *S)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  cudaGraph_t g = NULL;
+  int st;
+  if (!cs || cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+    return CNP_EBACKEND;
+  st = scatter_g0_enqueue(p, S);
+  if (cudaStreamEndCapture(cs, &g) != cudaSuccess && st == CNP_OK) st = CNP_EBACKEND;
+  if (st == CNP_OK && cudaGraphInstantiate(&p->gx_0, g, 0ULL) != cudaSuccess) {
+    p->gx_0 = NULL;
+    st = CNP_EBACKEND;
+  }
+  if (st != CNP_OK) {
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+    return st;
+  }
+  p->gg_0 = g;
+  return CNP_OK;
+}
+
+/* One timestep of step 0: extents the host changed go up, this step's arguments into
+** the kernel nodes, one graph launch; no host synchronization. */
+static int scatter_g0_replay(scatter_h *p, cnp_stream *S)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  if (!p->dev_N && p->n_N != p->dk_N) {  /* set on the host since the last upload */
+    if (cudaMemcpyAsync(p->dn_N.data, &p->n_N, sizeof(int64_t), cudaMemcpyHostToDevice, cs) !=
+        cudaSuccess)
+      return CNP_EBACKEND;
+    p->dk_N = p->n_N;
+  }
+  {
+    int st = scatter_k0_update(p, p->gx_0);
+    if (st != CNP_OK) return st;
+  }
+  if (cudaGraphLaunch(p->gx_0, cs) != cudaSuccess) return CNP_EBACKEND;
+  p->stats.launches++;
+  p->stats.graph_replays++;
+  return CNP_OK;
+}
+
+/* Live extents that only the device holds (after graph replays) back to the host:
+** one synchronization each; counted in the last step's host_syncs when in_step. */
+static int scatter_pull(scatter_h *p, int in_step)
+{
+  (void)p;
+  (void)in_step;
+  return CNP_OK;
+}
+
 /* ---- setup / teardown ------------------------------------------------------------------- */
 
 static void scatter_h_teardown(scatter_h *p)
@@ -346,6 +483,9 @@ static void scatter_h_teardown(scatter_h *p)
   if (p->s_s) cnp_stream_destroy(p->s_s);
   if (p->bad.data) cnp_array_free(&p->bad);
   cnp_workspace_destroy(p->ws);
+  if (p->gx_0) cudaGraphExecDestroy(p->gx_0);
+  if (p->gg_0) cudaGraphDestroy(p->gg_0);
+  if (p->dn_N.data) cnp_array_free(&p->dn_N);
   free(p->views);
   free(p);
 }
@@ -474,6 +614,22 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
     goto fail;
   }
   p->nthreads = CNP_G_MAXT();
+  if (B == CNP_BACKEND_CUDA) {  /* CUDA graphs: steps without host decisions */
+    {
+      const int64_t one = 1;
+      if ((st = cnp_array_alloc_on(&p->dn_N, B, p->device, CNP_INT64, 1, &one, CNP_ORDER_C, 0)) != CNP_OK) {
+        where = "scatter_setup: device extent of dim N";
+        goto fail;
+      }
+      p->dk_N = -1;  /* not uploaded yet */
+    }
+#ifndef CNP_DEBUG_BOUNDS  /* index checks read a flag back after each kernel */
+    if (scatter_g0_capture(p, p->s_s) != CNP_OK) {  /* else direct launches */
+      if (p->gx_0) cudaGraphExecDestroy(p->gx_0);
+      p->gx_0 = NULL;
+    }
+#endif
+  }
   cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
@@ -495,12 +651,17 @@ static int scatter_h_step(scatter_h *p)
 
   /* ---- input.cnp:9: step on s ---- */
   S = p->s_s;
+  if (p->gx_0) {  /* the CUDA graph captured at setup */
+    CNP_G_TRY(scatter_g0_replay(p, S),
+              "input.cnp:9: step on s");
+  } else {
 
-  /* input.cnp:10: map i in N */
+    /* input.cnp:10: map i in N */
 #line 10 "input.cnp"
-  CNP_G_TRY(scatter_k0(p, S),
-            "input.cnp:10: map i in N");
-#line 504 "input.cu"
+    CNP_G_TRY(scatter_k0(p, S),
+              "input.cnp:10: map i in N");
+#line 664 "input.cu"
+  }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -522,6 +683,7 @@ static cnp_array scatter_h_field(scatter_h *p, const char *name)
   cnp_array none;
   memset(&none, 0, sizeof none);
   if (!p || !name) return none;
+  if (scatter_pull(p, 0) != CNP_OK) return none;
   if (strcmp(name, "pos") == 0) return cnp_g_live(&p->f_pos, p->n_N);
   if (strcmp(name, "q") == 0) return cnp_g_live(&p->f_q, p->n_N);
   if (strcmp(name, "cell") == 0) return cnp_g_live(&p->f_cell, p->n_N);
@@ -535,6 +697,7 @@ static cnp_array scatter_h_field(scatter_h *p, const char *name)
 static int64_t scatter_h_extent(scatter_h *p, const char *dim)
 {
   if (!p || !dim) return -1;
+  if (scatter_pull(p, 0) != CNP_OK) return -1;
   if (strcmp(dim, "N") == 0) return p->n_N;
   return -1;
 }
@@ -542,6 +705,7 @@ static int64_t scatter_h_extent(scatter_h *p, const char *dim)
 static int scatter_h_set_extent(scatter_h *p, const char *dim, int64_t n)
 {
   if (!p || !dim) return CNP_EINVAL;
+  if (scatter_pull(p, 0) != CNP_OK) return CNP_EBACKEND;
   if (strcmp(dim, "N") == 0) {
     if (n < 0 || n > p->cap_N) return CNP_ERANGE;
     p->n_N = n;

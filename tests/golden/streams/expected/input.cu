@@ -8,6 +8,8 @@
 ** timestep, allocates nothing), and the small public API at the end.
 ** Each fused kernel exists twice: a host loop and a __global__ kernel; both read one
 ** argument struct, so setup params reach the CUDA kernels as kernel arguments.
+** A step whose work needs no host decision is captured at setup as a CUDA graph and replayed
+** by step (docs/codegen.md, "CUDA graphs"); a live extent it compacts stays on the device.
 */
 #include "input.h"
 
@@ -176,6 +178,17 @@ static int streams_failed(streams_h *p, int st, const char *where)
   } while (0)
 
 /* ---- kernels (one per fused group of maps) ---------------------------------------------- */
+
+/* ---- CUDA graphs (steps without host decisions) ----------------------------------------- */
+
+/* Live extents that only the device holds (after graph replays) back to the host:
+** one synchronization each; counted in the last step's host_syncs when in_step. */
+static int streams_pull(streams_h *p, int in_step)
+{
+  (void)p;
+  (void)in_step;
+  return CNP_OK;
+}
 
 /* ---- setup / teardown ------------------------------------------------------------------- */
 
@@ -368,7 +381,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 372 "input.cu"
+#line 385 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -379,7 +392,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 383 "input.cu"
+#line 396 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -389,7 +402,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 393 "input.cu"
+#line 406 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -405,7 +418,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 409 "input.cu"
+#line 422 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -421,27 +434,27 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 425 "input.cu"
+#line 438 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 431 "input.cu"
+#line 444 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 438 "input.cu"
+#line 451 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 445 "input.cu"
+#line 458 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -467,6 +480,7 @@ static cnp_array streams_h_field(streams_h *p, const char *name)
   cnp_array none;
   memset(&none, 0, sizeof none);
   if (!p || !name) return none;
+  if (streams_pull(p, 0) != CNP_OK) return none;
   if (strcmp(name, "key") == 0) return cnp_g_live(&p->f_key, p->n_N);
   if (strcmp(name, "w") == 0) return cnp_g_live(&p->f_w, p->n_N);
   if (strcmp(name, "v") == 0) return cnp_g_live(&p->f_v, p->n_N);
@@ -479,6 +493,7 @@ static cnp_array streams_h_field(streams_h *p, const char *name)
 static int64_t streams_h_extent(streams_h *p, const char *dim)
 {
   if (!p || !dim) return -1;
+  if (streams_pull(p, 0) != CNP_OK) return -1;
   if (strcmp(dim, "N") == 0) return p->n_N;
   return -1;
 }
@@ -486,6 +501,7 @@ static int64_t streams_h_extent(streams_h *p, const char *dim)
 static int streams_h_set_extent(streams_h *p, const char *dim, int64_t n)
 {
   if (!p || !dim) return CNP_EINVAL;
+  if (streams_pull(p, 0) != CNP_OK) return CNP_EBACKEND;
   if (strcmp(dim, "N") == 0) {
     if (n < 0 || n > p->cap_N) return CNP_ERANGE;
     p->n_N = n;
