@@ -43,7 +43,7 @@ typedef struct csort_stats {
   uint64_t steps;               /* completed step() calls */
   uint64_t launches;            /* kernels (host: fused loops) launched by the last step */
   uint64_t host_syncs;          /* host synchronizations in the last step */
-  uint64_t graph_replays;       /* CUDA graph launches in total (always 0: no capture yet) */
+  uint64_t graph_replays;       /* CUDA graph launches in total (CUDA backend only) */
   uint64_t total_launches;      /* kernels since setup */
   uint64_t total_host_syncs;    /* host synchronizations since setup */
 } csort_stats;
