@@ -286,18 +286,10 @@ cnp_status cnp_mirror_to_device(cnp_mirror *m, cnp_stream *s);
 }
 #endif
 
-/* Sub-APIs (each guarded; present in every build, answering CNP_EUNSUPPORTED where the
-** build lacks the feature). */
-#if defined(__has_include)
-#  if __has_include("cnp/algo.h")
-#    include "cnp/algo.h"
-#  endif
-#  if __has_include("cnp/catalog.h")
-#    include "cnp/catalog.h"
-#  endif
-#  if __has_include("cnp/mpi.h")
-#    include "cnp/mpi.h"
-#  endif
-#endif
+/* Sub-APIs (present in every build, answering CNP_EUNSUPPORTED where the build lacks the
+** feature). Plain includes: __has_include is not C11, and without it these were skipped. */
+#include "cnp/algo.h"
+#include "cnp/catalog.h"
+#include "cnp/mpi.h"
 
 #endif /* CNP_CNP_H */
