@@ -15,9 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef CNP_HAVE_MPI
-#include <mpi.h>
-#endif
+#include "cnp/mpi.h"
 
 static atomic_int cur_backend = CNP_BACKEND_HOST;
 static atomic_int cur_device = 0;
@@ -139,7 +137,7 @@ static void jw_printf(jw *w, const char *fmt, ...)
 }
 
 /* Append s as a JSON string literal (quotes, escapes, control characters as \u00XX). */
-static __attribute__((unused)) void jw_string(jw *w, const char *s)
+static void jw_string(jw *w, const char *s)
 {
   jw_printf(w, "\"");
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -163,27 +161,25 @@ static cnp_status jw_fragment(jw *w, cnp_status (*fn)(char *, size_t, size_t *))
   return st;
 }
 
+/* The MPI part comes from the MPI module (mpi_comm.c, or mpi_nompi.c in a build without
+** MPI), so this shared file needs no #ifdef. MPI_Get_library_version is legal before
+** MPI_Init; MPI is never initialized here. */
 static void mpi_json(jw *w)
 {
-#ifdef CNP_HAVE_MPI
-  /* Legal before MPI_Init (MPI-3.0 §8.1.1); MPI is never initialized here. */
-  char ver[MPI_MAX_LIBRARY_VERSION_STRING];
-  int n = 0;
-  int major = 0, minor = 0;
-  MPI_Get_version(&major, &minor);
-  jw_printf(w, "\"mpi\":{\"built\":true,\"standard\":\"%d.%d\",\"library_version\":", major,
-            minor);
-  if (MPI_Get_library_version(ver, &n) == MPI_SUCCESS) {
-    while (n > 0 && (ver[n - 1] == '\n' || ver[n - 1] == ' ')) n--;
-    ver[n] = '\0';
-    jw_string(w, ver);
+  char ver[512];
+  cnp_status st = cnp_mpi_library_version(ver, sizeof ver);
+  if (st == CNP_EUNSUPPORTED) {
+    cnp_clear_error();
+    jw_printf(w, "\"mpi\":{\"built\":false,\"library_version\":null}");
+    return;
+  }
+  jw_printf(w, "\"mpi\":{\"built\":true,\"library_version\":");
+  if (st == CNP_OK || st == CNP_EOVERFLOW) {
+    jw_string(w, ver);                   /* EOVERFLOW: truncated but NUL-terminated */
   } else {
     jw_printf(w, "null");
   }
   jw_printf(w, "}");
-#else
-  jw_printf(w, "\"mpi\":{\"built\":false,\"library_version\":null}");
-#endif
 }
 
 static void device_json(jw *w)
