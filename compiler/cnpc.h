@@ -336,6 +336,7 @@ typedef struct CnpOptions {
   unsigned emit;            /* --emit=header,c,cuda,dot (EMIT_* bits) */
   bool no_line;             /* --no-line: no #line directives */
   bool explain_fusion;      /* --explain-fusion */
+  FILE *report;             /* where the fusion report goes (main: stdout; NULL = nowhere) */
   bool dump_ast;            /* --dump-ast: print the checked AST to stdout */
   bool check_only;          /* --check: front end only */
   bool werror;              /* -Werror */

@@ -147,7 +147,8 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     buf_free(&u.explain);
     return 1;
   }
-  if (opt->explain_fusion) fputs(buf_str(&u.explain), stdout);
+  /* The generator never prints by itself: the caller chooses the sink (main.c: stdout). */
+  if (opt->explain_fusion && opt->report) fputs(buf_str(&u.explain), opt->report);
   buf_free(&u.explain);
   int rc = 0;
   unsigned emit = opt->emit ? opt->emit : EMIT_DEFAULT;

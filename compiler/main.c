@@ -131,6 +131,7 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
 
 int main(int argc, char **argv) {
   CnpOptions opt = {0};
+  opt.report = stdout;                  /* --explain-fusion prints here */
   int rc = parse_args(argc, argv, &opt);
   if (rc >= 0) return rc;
   Cnp *cc = cnp_new(&opt, stderr);
