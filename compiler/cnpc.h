@@ -329,6 +329,16 @@ enum {
 
 typedef enum ColorMode { COLOR_NEVER = 0, COLOR_ALWAYS, COLOR_AUTO } ColorMode;
 
+/* The compiler's own warnings, each with a gcc-style flag name (-W<name>, -Wno-<name>,
+** -Werror=<name>). Add a kind here and its name in diag.c's warn_names[]. */
+typedef enum WarnKind {
+  WARN_UNUSED_EVENT,        /* -Wunused-event: an event recorded but never waited for */
+  WARN_COUNT_
+} WarnKind;
+
+const char *diag_warn_name(WarnKind w);           /* "unused-event" */
+int         diag_warn_lookup(const char *name);   /* WarnKind, or -1 */
+
 typedef struct CnpOptions {
   const char *input;        /* the .cnp file ("-" is not supported) */
   const char *output;       /* -o FILE: base path of outputs (NULL = from the input name) */
@@ -339,7 +349,11 @@ typedef struct CnpOptions {
   FILE *report;             /* where the fusion report goes (main: stdout; NULL = nowhere) */
   bool dump_ast;            /* --dump-ast: print the checked AST to stdout */
   bool check_only;          /* --check: front end only */
-  bool werror;              /* -Werror */
+  bool werror;              /* -Werror: every warning is an error */
+  bool no_warnings;         /* -w: no warnings at all */
+  unsigned warn_off;        /* -Wno-<name>: bits (1u << WarnKind) turned off */
+  unsigned warn_error;      /* -Werror=<name>: bits made errors (-Wno-error=<name> clears) */
+  unsigned warn_not_error;  /* -Wno-error=<name>: bits kept warnings under -Werror */
   const char **include_dirs;/* -I DIR, in order */
   int n_include_dirs;
   bool md;                  /* -MD: write a depfile */
@@ -413,7 +427,7 @@ int cnp_compile_buffer(Cnp *cc, const char *name, const char *src, size_t len);
 
 #define CNP_MAX_ERRORS 100   /* errors shown; later ones are counted, not shown */
 void diag_error(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_warning(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(Cnp *cc, WarnKind w, Loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note(Cnp *cc, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Stop showing diagnostics (prints one note the first time). */
 void diag_too_many(Cnp *cc);

@@ -4,6 +4,7 @@
 */
 #include "cnpc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,15 @@ static void emit(Cnp *cc, Loc loc, const char *kind, const char *color, const ch
   if (loc.file) show_source(cc, loc);
 }
 
+static void emitf(Cnp *cc, Loc loc, const char *kind, const char *color, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void emitf(Cnp *cc, Loc loc, const char *kind, const char *color, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(cc, loc, kind, color, fmt, ap);
+  va_end(ap);
+}
+
 void diag_too_many(Cnp *cc) {
   if (cc->muted) return;
   cc->muted = true;
@@ -72,18 +82,37 @@ void diag_error(Cnp *cc, Loc loc, const char *fmt, ...) {
   va_end(ap);
 }
 
-void diag_warning(Cnp *cc, Loc loc, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  bool as_error = cc->opt && cc->opt->werror;
+static const char *const warn_names[WARN_COUNT_] = {
+  [WARN_UNUSED_EVENT] = "unused-event",
+};
+
+const char *diag_warn_name(WarnKind w) {
+  return (unsigned)w < WARN_COUNT_ ? warn_names[w] : "?";
+}
+
+int diag_warn_lookup(const char *name) {
+  for (int w = 0; w < WARN_COUNT_; w++)
+    if (!strcmp(name, warn_names[w])) return w;
+  return -1;
+}
+
+/* A warning honours -w, -Wno-<name>, -Werror, -Werror=<name> and -Wno-error=<name>, and
+** names its flag at the end of the message as gcc does: "... [-Wunused-event]". */
+void diag_warning(Cnp *cc, WarnKind w, Loc loc, const char *fmt, ...) {
+  const CnpOptions *o = cc->opt;
+  unsigned bit = 1u << w;
+  if (o && (o->no_warnings || (o->warn_off & bit))) return;
+  bool as_error = o && ((o->warn_error & bit) || (o->werror && !(o->warn_not_error & bit)));
   if (as_error && cc->n_errors++ >= CNP_MAX_ERRORS) diag_too_many(cc);
   if (!as_error) cc->n_warnings++;
-  if (cc->muted) {
-    va_end(ap);
-    return;
-  }
-  emit(cc, loc, as_error ? "error" : "warning", as_error ? C_RED : C_MAG, fmt, ap);
+  if (cc->muted) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  emitf(cc, loc, as_error ? "error" : "warning", as_error ? C_RED : C_MAG,
+             "%s [-W%s%s]", msg, as_error ? "error=" : "", warn_names[w]);
 }
 
 void diag_note(Cnp *cc, Loc loc, const char *fmt, ...) {

@@ -25,7 +25,11 @@ static const char usage_text[] =
   "  -I DIR               search DIR for imported files\n"
   "  -MD, -MF FILE, -MT TARGET, -MP\n"
   "                       write a make depfile (as with gcc)\n"
-  "  -Werror              treat warnings as errors\n"
+  "  -Werror              treat warnings as errors (-Wno-error undoes it)\n"
+  "  -W<name>, -Wno-<name>, -Werror=<name>, -Wno-error=<name>\n"
+  "                       one warning on, off, as an error, or kept a warning;\n"
+  "                       names: unused-event (an event recorded but never waited for)\n"
+  "  -w                   no warnings\n"
   "  --check              run the front end only (parse and check)\n"
   "  --dump-ast           print the checked AST and stop\n"
   "  --color=WHEN         color diagnostics: never (default), always, auto\n"
@@ -64,6 +68,23 @@ static unsigned parse_emit(const char *list) {
 /*
 ** Parse argv into *opt. Returns -1 to go on, else the exit code (help, version, usage).
 */
+/* -W<name>, -Wno-<name>, -Werror=<name>, -Wno-error=<name>: 0, or -1 for an unknown name. */
+static int warn_flag(const char *a, CnpOptions *opt) {
+  const char *name = a + 2;
+  int error = 0, off = 0;
+  if (!strncmp(name, "error=", 6)) error = 1, name += 6;
+  else if (!strncmp(name, "no-error=", 9)) error = -1, name += 9;
+  else if (!strncmp(name, "no-", 3)) off = 1, name += 3;
+  int w = diag_warn_lookup(name);
+  if (w < 0) return -1;
+  unsigned bit = 1u << w;
+  if (error > 0) opt->warn_error |= bit, opt->warn_not_error &= ~bit, opt->warn_off &= ~bit;
+  else if (error < 0) opt->warn_error &= ~bit, opt->warn_not_error |= bit;
+  else if (off) opt->warn_off |= bit;
+  else opt->warn_off &= ~bit;
+  return 0;
+}
+
 static int parse_args(int argc, char **argv, CnpOptions *opt) {
   static const char *dirs[256];
   opt->include_dirs = dirs;
@@ -97,6 +118,15 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
       opt->check_only = true;
     } else if (!strcmp(a, "-Werror")) {
       opt->werror = true;
+    } else if (!strcmp(a, "-Wno-error")) {
+      opt->werror = false;
+    } else if (!strcmp(a, "-w")) {
+      opt->no_warnings = true;
+    } else if (!strcmp(a, "-Wall") || !strcmp(a, "-Wextra")) {
+      opt->warn_off = 0;                      /* every warning is on by default */
+    } else if (!strncmp(a, "-Werror=", 8) || !strncmp(a, "-Wno-error=", 11) ||
+               !strncmp(a, "-Wno-", 5) || (!strncmp(a, "-W", 2) && a[2])) {
+      if (warn_flag(a, opt)) return usage_error("unknown warning option '%s'", a);
     } else if (!strcmp(a, "-I") || (!strncmp(a, "-I", 2) && a[2])) {
       const char *d = a + 2;
       if (!*d) { NEED_ARG(); d = next; }

@@ -1450,7 +1450,7 @@ static void check_hazards(Sema *S) {
     if (o->kind == HZ_WAIT) any_wait[o->obj->index] = true;
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_EVENT && any_rec[d->index] && !any_wait[d->index])
-      diag_warning(cc, first_rec[d->index], "event '%s' is recorded but nothing waits for it", d->name);
+      diag_warning(cc, WARN_UNUSED_EVENT, first_rec[d->index], "event '%s' is recorded but nothing waits for it", d->name);
   free(any_wait);
   free(clock); free(evclk); free(ev_rec); free(ev_waited); free(ev_loc);
   free(reported); free(first_rec); free(any_rec);

@@ -34,6 +34,16 @@ err=$("$cnpc" --check --color=always "$tmp/bad.cnp" 2>&1); check color 1 $?
 case "$err" in *"$(printf '\033')["*) echo "ok: --color=always";; *) echo "FAIL: no color with --color=always"; fails=$((fails + 1));; esac
 err=$("$cnpc" --check --color=auto "$tmp/bad.cnp" 2>&1)
 case "$err" in *"$(printf '\033')"*) echo "FAIL: color=auto on a pipe"; fails=$((fails + 1));; *) echo "ok: --color=auto on a pipe";; esac
+# warning flags: the unused-event warning, on by default, off with -w / -Wno-unused-event
+printf 'pipeline p;\ndim N;\nfield x : f64[N];\nstream s;\nevent e;\nstep on s { record e; }\n' > "$tmp/warn.cnp"
+err=$("$cnpc" --check "$tmp/warn.cnp" 2>&1); check warning 0 $?; has warning-text "$err" "warning: event 'e' is recorded but nothing waits for it \[-Wunused-event\]"
+err=$("$cnpc" --check -w "$tmp/warn.cnp" 2>&1); check w-flag 0 $?; [ -z "$err" ] && echo "ok: -w silent" || { echo "FAIL: -w printed: $err"; fails=$((fails + 1)); }
+err=$("$cnpc" --check -Wno-unused-event "$tmp/warn.cnp" 2>&1); check wno 0 $?; [ -z "$err" ] && echo "ok: -Wno-unused-event silent" || { echo "FAIL: -Wno-unused-event printed: $err"; fails=$((fails + 1)); }
+"$cnpc" --check -Werror "$tmp/warn.cnp" 2>/dev/null; check werror 1 $?
+"$cnpc" --check -Werror -Wno-error=unused-event "$tmp/warn.cnp" 2>/dev/null; check wno-error-named 0 $?
+"$cnpc" --check -Werror -Wno-error "$tmp/warn.cnp" 2>/dev/null; check wno-error 0 $?
+"$cnpc" --check -Werror=unused-event "$tmp/warn.cnp" 2>/dev/null; check werror-named 1 $?
+"$cnpc" --check -Wno-such-warning "$tmp/warn.cnp" 2>/dev/null; check unknown-warning 2 $?
 # determinism: the same dump from another working directory
 a=$(cd "$dir" && "$cnpc" --dump-ast imports.cnp)
 cp -r "$dir/imports.cnp" "$dir/inc" "$tmp/"
