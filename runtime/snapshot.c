@@ -133,7 +133,10 @@ static cnp_array slot_view(const cnp_snapshot *s, int i)
   for (int d = s->ndim - 1; d >= 0; d--) {
     v.shape[d] = s->shape[d];
     v.strides[d] = stride;
-    stride *= s->shape[d] ? s->shape[d] : 1;
+    /* Sizes were checked at create, but an array with a zero extent may have huge other
+    ** extents: its strides are never used, so saturate instead of overflowing. */
+    if (d > 0 && __builtin_mul_overflow(stride, s->shape[d] ? s->shape[d] : 1, &stride))
+      stride = INT64_MAX;
   }
   v.backend = CNP_BACKEND_HOST;
   v.device = 0;
