@@ -324,6 +324,7 @@ enum {
   EMIT_C        = 1 << 1,
   EMIT_CUDA     = 1 << 2,
   EMIT_DOT      = 1 << 3,
+  EMIT_MANIFEST = 1 << 4,  /* NAME.json: what was generated, for build tools */
   EMIT_DEFAULT  = EMIT_HEADER | EMIT_C | EMIT_CUDA,
 };
 

@@ -176,6 +176,12 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     rc |= write_out(&u, base, ".dot", &b);
     buf_free(&b);
   }
+  if (emit & EMIT_MANIFEST) {
+    Buf b = {0};
+    gen_manifest(&u, &b);
+    rc |= write_out(&u, base, ".json", &b);
+    buf_free(&b);
+  }
   if (opt->md) rc |= write_depfile(&u, base, emit);
   return rc;
 }

@@ -117,4 +117,7 @@ const char *gen_ctype(DType t);                 /* "double", "int64_t", ... */
 const char *gen_cnp_dtype(DType t);             /* "CNP_FLOAT64", ... */
 bool gen_decl_is_dim_extent(Decl *f, Decl **dim);
 
+/* gen_manifest.c: NAME.json (--emit=manifest). */
+void gen_manifest(GenUnit *u, Buf *b);
+
 #endif /* CNPC_GEN_H */

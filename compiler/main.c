@@ -19,7 +19,8 @@ static const char usage_text[] =
   "  -o FILE              base name of the outputs (default: the input file's name\n"
   "                       without .cnp)\n"
   "  --out-dir DIR        directory for the outputs (default: .)\n"
-  "  --emit=LIST          what to write: header,c,cuda,dot (default header,c,cuda)\n"
+  "  --emit=LIST          what to write: header,c,cuda,dot,manifest\n"
+  "                       (default header,c,cuda; manifest = NAME.json)\n"
   "  --no-line            no #line directives in the generated code\n"
   "  --explain-fusion     report which maps were fused into which kernels\n"
   "  -I DIR               search DIR for imported files\n"
@@ -48,7 +49,7 @@ static int usage_error(const char *fmt, const char *arg) {
 static unsigned parse_emit(const char *list) {
   static const struct { const char *name; unsigned bit; } kinds[] = {
     {"header", EMIT_HEADER}, {"c", EMIT_C}, {"cuda", EMIT_CUDA},
-    {"dot", EMIT_DOT},
+    {"dot", EMIT_DOT}, {"manifest", EMIT_MANIFEST},
   };
   unsigned bits = 0;
   const char *p = list;
@@ -107,7 +108,7 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
       opt->out_dir = a + 10;
     } else if (!strncmp(a, "--emit=", 7)) {
       if (!(opt->emit = parse_emit(a + 7)))
-        return usage_error("--emit takes a list of header,c,cuda,dot, not '%s'", a + 7);
+        return usage_error("--emit takes a list of header,c,cuda,dot,manifest, not '%s'", a + 7);
     } else if (!strcmp(a, "--no-line")) {
       opt->no_line = true;
     } else if (!strcmp(a, "--explain-fusion")) {

@@ -19,7 +19,11 @@ out=$("$cnpc" --version); check version 0 $?; has version-text "$out" "cnpc [0-9
 "$cnpc" 2>/dev/null; check no-input 2 $?
 "$cnpc" --bogus "$dir/pic.cnp" 2>/dev/null; check unknown-option 2 $?
 "$cnpc" --emit=header,bogus "$dir/pic.cnp" 2>/dev/null; check bad-emit 2 $?
-"$cnpc" --emit=manifest "$dir/pic.cnp" 2>/dev/null; check no-manifest-kind 2 $?
+mkdir -p "$tmp/man"
+printf 'pipeline m;\nparam dt : f64;\ndim N;\nfield x : f64[3, N];\nstream s;\nstep on s { map i in N { x[0, i] = x[0, i] * dt; } }\n' > "$tmp/m.cnp"
+"$cnpc" --emit=manifest --out-dir "$tmp/man" "$tmp/m.cnp"; check manifest 0 $?
+if python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["pipeline"] == "m" and m["api"]["step_params"] == ["dt"]; f = [d for d in m["declarations"] if d["kind"] == "field"][0]; assert f["shape"] == [3, "N"] and f["line"] == 4' "$tmp/man/m.json" 2>/dev/null; then
+  echo "ok: manifest is JSON"; else echo "FAIL: manifest is not valid JSON"; fails=$((fails + 1)); fi
 "$cnpc" --color=sometimes "$dir/pic.cnp" 2>/dev/null; check bad-color 2 $?
 "$cnpc" -o 2>/dev/null; check missing-argument 2 $?
 "$cnpc" a.cnp b.cnp 2>/dev/null; check two-inputs 2 $?
