@@ -920,6 +920,8 @@ cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
 
 #define HALF_GROUP 4                   /* float accumulators per segment for float16 */
 
+#define PRIV_G     4                   /* components per pass of the row-split sum */
+
 typedef struct host_plan {
   int      nt;
   int      identity;                   /* keys sorted, none dropped: offsets describe rows */
@@ -927,6 +929,9 @@ typedef struct host_plan {
   void    *skeys;                      /* capacity: snapshot of the keys (negatives < 0) */
   int64_t *offsets;                    /* n_segments + 1 (identity plans) */
   float   *facc;                       /* n_segments * HALF_GROUP (float16 sums) */
+  char    *priv;                       /* (nt - 1) partitions of priv_slots 8-byte slots */
+  int64_t  priv_slots;                 /* per partition: n_segments * priv_g */
+  int64_t  priv_g;                     /* components per pass the partitions hold (0: none) */
 } host_plan;
 
 static void host_plan_free(host_plan *p)
@@ -935,6 +940,7 @@ static void host_plan_free(host_plan *p)
   cnp__free(p->skeys);
   cnp__free(p->offsets);
   cnp__free(p->facc);
+  cnp__free(p->priv);
   cnp__free(p);
 }
 
@@ -949,7 +955,16 @@ cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan)
   p->skeys = cnp__malloc(cap * (p->wide ? 8 : 4));
   p->offsets = cnp__malloc((ns + 1) * sizeof(int64_t));
   p->facc = cnp__malloc((ns > 0 ? ns : 1) * HALF_GROUP * sizeof(float));
-  if (!p->skeys || !p->offsets || !p->facc) {
+  /* row-split sums (see cnp__host_segment_plan_sum): each extra thread's partial sums, as
+  ** many components per pass as fit n_segments * g <= capacity / 2 (at most PRIV_G) */
+  int64_t g = ns > 0 ? (int64_t)(cap / 2) / (int64_t)ns : 0;
+  p->priv_g = g > PRIV_G ? PRIV_G : g;
+  p->priv_slots = (int64_t)ns * p->priv_g;
+  if (p->nt > 1 && p->priv_slots > 0)
+    p->priv = cnp__malloc((size_t)(p->nt - 1) * (size_t)p->priv_slots * 8);
+  else
+    p->priv_g = 0;
+  if (!p->skeys || !p->offsets || !p->facc || (p->priv_g > 0 && !p->priv)) {
     host_plan_free(p);
     return cnp__fail(CNP_ENOMEM, "cnp_segment_plan_create",
                      "no memory for a plan of %lld rows and %lld segments",
@@ -1056,12 +1071,16 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
 }
 
 /* Per-segment sums, IN element type, ACC accumulator (also the output type, except for
-** float16); kc scalars per row (complex counts two).
-**   _seg:  identity plans, segments [s0, s1) summed from their contiguous rows;
-**   _scan: any plan; the thread owns segments [s0, s1), scans every row and adds those
-**          whose key it owns, so each segment is still summed in row order. */
+** float16, OUT_IS_ACC 0); kc scalars per row (complex counts two).
+**   _seg:   identity plans, segments [s0, s1) summed from their contiguous rows;
+**   _scan:  any plan; the thread owns segments [s0, s1), scans every row and adds those
+**           whose key it owns, so each segment is still summed in row order;
+**   _split: any plan with few segments; the thread owns rows, adds them into its own
+**           accumulators (thread 0: out itself), g components per pass; the partial sums
+**           are then added in thread order (see cnp__host_segment_plan_sum). */
 #define SUM_GROUP 16
-#define DEFINE_SUM(name, IN, ACC, OUT, LOAD, STORE)                                     \
+#define SINK_WAYS 8                    /* rows of other threads cycle through 8 sink rows */
+#define DEFINE_SUM(name, IN, ACC, OUT, OUT_IS_ACC, LOAD, STORE)                         \
   static void name##_seg(const host_plan *p, const void *vals, void *outp, int64_t n,    \
                          int64_t kc, int64_t s0, int64_t s1)                             \
   {                                                                                      \
@@ -1092,17 +1111,20 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
                                           int64_t n, int64_t kc, int64_t s0, int64_t s1) \
   {                                                                                      \
     uint64_t span = (uint64_t)(s1 - s0);                                                 \
-    OUT sink[SUM_GROUP] = {0};         /* rows of other threads add here: no branch */   \
+    /* rows of other threads add into a sink row: no branch; SINK_WAYS rows so that the  \
+    ** additions do not form one dependency chain through memory */                     \
+    OUT sink[SINK_WAYS * SUM_GROUP] = {0};                                               \
     if (kc == 1) {                                                                       \
       for (int64_t i = 0; i < n; i++) {                                                  \
         int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];          \
-        OUT *dst = (uint64_t)(s - s0) < span ? o + s : sink;                             \
+        OUT *dst = (uint64_t)(s - s0) < span ? o + s : sink + (i & (SINK_WAYS - 1));     \
         *dst += LOAD(v[i]);                                                              \
       }                                                                                  \
     } else if (kc <= SUM_GROUP) {                                                        \
       for (int64_t i = 0; i < n; i++) {                                                  \
         int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];          \
-        OUT *dst = (uint64_t)(s - s0) < span ? o + s * kc : sink;                        \
+        OUT *dst = (uint64_t)(s - s0) < span ? o + s * kc                                \
+                                             : sink + (i & (SINK_WAYS - 1)) * SUM_GROUP; \
         const IN *row = v + i * kc;                                                      \
         for (int64_t c = 0; c < kc; c++) dst[c] += LOAD(row[c]);                         \
       }                                                                                  \
@@ -1122,6 +1144,70 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
     for (int64_t e = s0 * kc; e < s1 * kc; e++) o[e] = 0;                                \
     if (p->wide) name##_scan_t(p->skeys, 1, vals, o, n, kc, s0, s1);                     \
     else name##_scan_t(p->skeys, 0, vals, o, n, kc, s0, s1);                             \
+  }                                                                                      \
+  /* rows [a, b): components [c0, c0 + G) of each row added into acc[key * st + c] */     \
+  static ALWAYS_INLINE void name##_rows_t(const void *sk, int wide, const IN *v, ACC *acc, \
+                                          int64_t st, int64_t a, int64_t b, int64_t kc,  \
+                                          int64_t c0, int64_t G)                         \
+  {                                                                                      \
+    ACC sink[SINK_WAYS * PRIV_G] = {0};       /* dropped rows (negative keys) */         \
+    for (int64_t i = a; i < b; i++) {                                                    \
+      int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
+      ACC *d = s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;            \
+      const IN *row = v + i * kc + c0;                                                   \
+      for (int64_t c = 0; c < G; c++) d[c] += LOAD(row[c]);                              \
+    }                                                                                    \
+  }                                                                                      \
+  static void name##_rows(const host_plan *p, const IN *v, ACC *acc, int64_t st,         \
+                          int64_t a, int64_t b, int64_t kc, int64_t c0, int64_t g)       \
+  {                                                                                      \
+    int w = p->wide;                                                                     \
+    switch (g) {                                                                         \
+    case 1:                                                                              \
+      if (kc == 1) name##_rows_t(p->skeys, w, v, acc, st, a, b, 1, 0, 1);                \
+      else name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 1);                      \
+      break;                                                                             \
+    case 2: name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 2); break;              \
+    case 3:                                                                              \
+      if (kc == 3) name##_rows_t(p->skeys, w, v, acc, st, a, b, 3, 0, 3);                \
+      else name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 3);                      \
+      break;                                                                             \
+    default: name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, PRIV_G); break;        \
+    }                                                                                    \
+  }                                                                                      \
+  static void name##_split(const host_plan *p, const void *vals, void *outp, int64_t n,  \
+                           int64_t ns, int64_t kc, int64_t gmax, int nt)                 \
+  {                                                                                      \
+    const IN *v = vals;                                                                  \
+    OUT *o = outp;                                                                       \
+    (void)nt;                                                                            \
+    _Pragma("omp parallel num_threads(nt)")                                              \
+    {                                                                                    \
+      int T = team_size(), t = thread_id();                                              \
+      int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);                    \
+      int64_t s0 = chunk_start(ns, t, T), s1 = chunk_start(ns, t + 1, T);                \
+      for (int64_t c0 = 0; c0 < kc; c0 += gmax) {                                        \
+        int64_t g = kc - c0 < gmax ? kc - c0 : gmax;                                     \
+        ACC *acc0 = OUT_IS_ACC ? (ACC *)(void *)o + c0 : (ACC *)(void *)p->facc;         \
+        int64_t st0 = OUT_IS_ACC ? kc : g;                                               \
+        ACC *acc = t == 0 ? acc0 : (ACC *)(void *)(p->priv + (size_t)(t - 1) *           \
+                                                   (size_t)p->priv_slots * 8);           \
+        int64_t st = t == 0 ? st0 : g;                                                   \
+        for (int64_t s = 0; s < ns; s++)                                                 \
+          for (int64_t c = 0; c < g; c++) acc[s * st + c] = 0;                           \
+        name##_rows(p, v, acc, st, a, b, kc, c0, g);                                     \
+        _Pragma("omp barrier")                                                           \
+        for (int64_t s = s0; s < s1; s++)                                                \
+          for (int64_t c = 0; c < g; c++) {                                              \
+            ACC x = acc0[s * st0 + c];                                                   \
+            for (int u = 1; u < T; u++)                                                  \
+              x += ((const ACC *)(const void *)(p->priv + (size_t)(u - 1) *              \
+                                                (size_t)p->priv_slots * 8))[s * g + c];  \
+            o[s * kc + c0 + c] = STORE(x);                                               \
+          }                                                                              \
+        _Pragma("omp barrier")                                                           \
+      }                                                                                  \
+    }                                                                                    \
   }
 
 #define LOAD_ID(x) (x)
@@ -1131,15 +1217,15 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
 #define STORE_ID(x) (x)
 #define STORE_HALF(x) cnp_float_to_half(x)
 
-DEFINE_SUM(sum_f64, double, double, double, LOAD_ID, STORE_ID)
-DEFINE_SUM(sum_f32, float, float, float, LOAD_ID, STORE_ID)
-DEFINE_SUM(sum_bool, unsigned char, double, double, LOAD_BOOL, STORE_ID)
-DEFINE_SUM(sum_i32, int32_t, double, double, LOAD_DBL, STORE_ID)
-DEFINE_SUM(sum_i64, int64_t, double, double, LOAD_DBL, STORE_ID)
-DEFINE_SUM(sum_u64, uint64_t, double, double, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_f64, double, double, double, 1, LOAD_ID, STORE_ID)
+DEFINE_SUM(sum_f32, float, float, float, 1, LOAD_ID, STORE_ID)
+DEFINE_SUM(sum_bool, unsigned char, double, double, 1, LOAD_BOOL, STORE_ID)
+DEFINE_SUM(sum_i32, int32_t, double, double, 1, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_i64, int64_t, double, double, 1, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_u64, uint64_t, double, double, 1, LOAD_DBL, STORE_ID)
 /* float16 segments reuse the macro's _seg (float accumulators, float16 stores); its _scan
 ** would accumulate in float16, so sum_f16_scan below replaces it. */
-DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, LOAD_HALF, STORE_HALF)
+DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, 0, LOAD_HALF, STORE_HALF)
 
 /* float16, any plan: float accumulators in p->facc, HALF_GROUP components per scan. */
 static void sum_f16_scan_fl(const host_plan *p, const void *vals, void *outp, int64_t n,
@@ -1166,6 +1252,8 @@ static void sum_f16_scan_fl(const host_plan *p, const void *vals, void *outp, in
 
 typedef void (*sum_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t,
                        int64_t);
+typedef void (*split_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t,
+                         int64_t, int);
 
 cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
                                       cnp_array *out)
@@ -1175,21 +1263,34 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   int64_t kc = 1;
   for (int d = 1; d < values->ndim; d++) kc *= values->shape[d];
   sum_fn seg, scan;
+  split_fn split;
   switch (values->dtype) {
-  case CNP_FLOAT64: seg = sum_f64_seg; scan = sum_f64_scan; break;
-  case CNP_COMPLEX128: seg = sum_f64_seg; scan = sum_f64_scan; kc *= 2; break;
-  case CNP_FLOAT32: seg = sum_f32_seg; scan = sum_f32_scan; break;
-  case CNP_COMPLEX64: seg = sum_f32_seg; scan = sum_f32_scan; kc *= 2; break;
-  case CNP_FLOAT16: seg = sum_f16_seg; scan = sum_f16_scan_fl; break;
-  case CNP_BOOL: seg = sum_bool_seg; scan = sum_bool_scan; break;
-  case CNP_INT32: seg = sum_i32_seg; scan = sum_i32_scan; break;
-  case CNP_INT64: seg = sum_i64_seg; scan = sum_i64_scan; break;
-  default: seg = sum_u64_seg; scan = sum_u64_scan; break;
+  case CNP_FLOAT64: seg = sum_f64_seg; scan = sum_f64_scan; split = sum_f64_split; break;
+  case CNP_COMPLEX128:
+    seg = sum_f64_seg; scan = sum_f64_scan; split = sum_f64_split; kc *= 2; break;
+  case CNP_FLOAT32: seg = sum_f32_seg; scan = sum_f32_scan; split = sum_f32_split; break;
+  case CNP_COMPLEX64:
+    seg = sum_f32_seg; scan = sum_f32_scan; split = sum_f32_split; kc *= 2; break;
+  case CNP_FLOAT16: seg = sum_f16_seg; scan = sum_f16_scan_fl; split = sum_f16_split; break;
+  case CNP_BOOL: seg = sum_bool_seg; scan = sum_bool_scan; split = sum_bool_split; break;
+  case CNP_INT32: seg = sum_i32_seg; scan = sum_i32_scan; split = sum_i32_split; break;
+  case CNP_INT64: seg = sum_i64_seg; scan = sum_i64_scan; split = sum_i64_split; break;
+  default: seg = sum_u64_seg; scan = sum_u64_scan; split = sum_u64_split; break;
   }
   (void)sum_f16_scan;
   if (ns == 0 || kc == 0) return CNP_OK;
   int nt = threads_for(n > ns ? n : ns, p->nt);
   (void)nt;                                    /* unused in a serial build */
+  /* Unsorted keys and few segments: split the rows between the threads (each reads only its
+  ** share of keys and values) when every thread's partial sums, n_segments * g, take at most
+  ** half as many slots as there are rows. Else the threads own segments and each scans all
+  ** rows. Both are deterministic for a given thread count; the split changes the order of
+  ** addition (row order within each thread's rows, then the partials in thread order). */
+  int64_t g = kc < p->priv_g ? kc : p->priv_g;
+  if (!p->identity && nt > 1 && g > 0 && ns * g <= n / 2) {
+    split(p, values->data, out->data, n, ns, kc, p->priv_g, nt);
+    return CNP_OK;
+  }
   const int64_t *off = p->offsets;
 #pragma omp parallel num_threads(nt)
   {
