@@ -803,15 +803,12 @@ static ALWAYS_INLINE int64_t cell_at(const void *c, int64_t i, cnp_dtype dt)
   return dt == CNP_INT32 ? ((const int32_t *)c)[i] : ((const int64_t *)c)[i];
 }
 
-/* Offsets for rows [a, b): checks each row before writing. Returns the first bad index
-** (kind 1: range, 2: order) or -1. */
-static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b,
-                                             int64_t n_cells, int64_t *off, int *kind,
-                                             cnp_dtype dt)
+/* Offsets for rows [a, b), checking each row before it writes. Returns the first bad index
+** (kind 1: range, 2: order) or -1. prev: the (clamped) cell before row a. */
+static ALWAYS_INLINE int64_t offsets_rows_t(const void *c, int64_t a, int64_t b,
+                                            int64_t n_cells, int64_t prev, int64_t *off,
+                                            int *kind, cnp_dtype dt)
 {
-  int64_t prev = a > 0 ? cell_at(c, a - 1, dt) : -1;
-  if (prev >= n_cells) prev = n_cells - 1;     /* reported by the chunk that owns it */
-  if (prev < -1) prev = -1;
   for (int64_t i = a; i < b; i++) {
     int64_t v = cell_at(c, i, dt);
     if (v < 0 || v >= n_cells) {
@@ -824,6 +821,54 @@ static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b
     }
     for (int64_t q = prev + 1; q <= v; q++) off[q] = i;
     prev = v;
+  }
+  return -1;
+}
+
+/* Offsets for the rows [a, b) of one thread, a block of OFF_BLOCK rows at a time: a
+** branch-free (vectorized) check of the whole block, then the writes, which skip 8 rows at
+** once while the cell does not change (the block is sorted: row i + 7 equal to the current
+** cell means rows i..i+7 are). A bad block is redone row by row to find the first error.
+** Returns the first bad index (kind 1: range, 2: order) or -1. */
+#define OFF_BLOCK 2048
+static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b,
+                                             int64_t n_cells, int64_t *off, int *kind,
+                                             cnp_dtype dt)
+{
+  int64_t prev = a > 0 ? cell_at(c, a - 1, dt) : -1;
+  if (prev >= n_cells) prev = n_cells - 1;     /* reported by the chunk that owns it */
+  if (prev < -1) prev = -1;
+  for (int64_t i0 = a; i0 < b; i0 += OFF_BLOCK) {
+    int64_t i1 = b - i0 < OFF_BLOCK ? b : i0 + OFF_BLOCK;
+    /* all rows >= 0 and every difference to the row before >= 0 (no overflow between
+    ** non-negative values): one sign bit over the OR of both; then the last row is the
+    ** largest */
+    int bad;
+    if (dt == CNP_INT32) {
+      const uint32_t *k = c;
+      uint32_t acc = k[i0];
+      for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
+      bad = (int)(acc >> 31);
+    } else {
+      const uint64_t *k = c;
+      uint64_t acc = k[i0];
+      for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
+      bad = (int)(acc >> 63);
+    }
+    bad |= cell_at(c, i0, dt) < prev || cell_at(c, i1 - 1, dt) >= n_cells;
+    if (bad) return offsets_rows_t(c, i0, i1, n_cells, prev, off, kind, dt);
+    int64_t q = prev;
+    for (int64_t i = i0; i < i1;) {
+      if (i + 8 <= i1 && cell_at(c, i + 7, dt) == q) {
+        i += 8;
+        continue;
+      }
+      int64_t v = cell_at(c, i, dt);
+      for (int64_t x = q + 1; x <= v; x++) off[x] = i;
+      q = v;
+      i++;
+    }
+    prev = q;
   }
   return -1;
 }
@@ -867,51 +912,93 @@ cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells
 
 /* ---- segment boundaries -------------------------------------------------------------- */
 
-static ALWAYS_INLINE int64_t runs_count_t(const void *k, int64_t a, int64_t b, cnp_dtype dt)
-{
-  int64_t c = 0;
-  for (int64_t i = a; i < b; i++) c += i == 0 || key_ord(k, i, dt) != key_ord(k, i - 1, dt);
-  return c;
-}
-
-static ALWAYS_INLINE void runs_write_t(const void *k, int64_t a, int64_t b, int64_t j,
-                                       void *uk, int64_t *starts, int64_t *stops,
-                                       cnp_dtype dt)
-{
-  for (int64_t i = a; i < b; i++) {
-    if (i != 0 && key_ord(k, i, dt) == key_ord(k, i - 1, dt)) continue;
-    if (uk) key_put(uk, j, key_ord(k, i, dt), dt);
-    if (starts) starts[j] = i;
-    if (stops && j > 0) stops[j - 1] = i;
-    j++;
+/* Runs that start in rows [a, b) (row i starts one when i == 0 or key i differs from key
+** i - 1), written at output indices a, a + 1, ... (the outputs hold >= N entries and each
+** row starts at most one run, so a thread's runs fit below its next thread's). The stop of
+** the last run is left to the caller. Eight rows at a time are skipped when no key among
+** them differs from the one before. Returns the number of runs; *first: the row of the
+** first one. */
+#define DEFINE_RUNS(name, K_T)                                                            \
+  static ALWAYS_INLINE int64_t name(const K_T *k, int64_t a, int64_t b, K_T *uk,          \
+                                    int64_t *starts, int64_t *stops, int64_t *first)      \
+  {                                                                                       \
+    int64_t j = a, i = a;                                                                 \
+    *first = -1;                                                                          \
+    if (i < b && (i == 0 || k[i] != k[i - 1])) {                                          \
+      *first = i;                                                                         \
+      if (uk) uk[j] = k[i];                                                               \
+      if (starts) starts[j] = i;                                                          \
+      j++;                                                                                \
+    }                                                                                     \
+    i = a < b ? a + 1 : b;                                                                \
+    while (i < b) {                                                                       \
+      for (; i + 8 <= b; i += 8) {            /* skip groups without a new run */         \
+        K_T x = 0;                                                                        \
+        for (int q = 0; q < 8; q++) x |= k[i + q] ^ k[i + q - 1];                         \
+        if (x != 0) break;                                                                \
+      }                                                                                   \
+      int64_t e = i + 8 <= b ? i + 8 : b;     /* a group with one, or the tail */         \
+      for (; i < e; i++) {                                                                \
+        if (k[i] == k[i - 1]) continue;                                                   \
+        if (*first < 0) *first = i;                                                       \
+        if (uk) uk[j] = k[i];                                                             \
+        if (starts) starts[j] = i;                                                        \
+        if (stops && j > a) stops[j - 1] = i;                                             \
+        j++;                                                                              \
+      }                                                                                   \
+    }                                                                                     \
+    return j - a;                                                                         \
   }
-}
+DEFINE_RUNS(runs_local32, uint32_t)
+DEFINE_RUNS(runs_local64, uint64_t)
 
 cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
                                         cnp_array *unique_keys, cnp_array *starts,
                                         cnp_array *stops, int64_t *count)
 {
   const void *k = sorted_keys->data;
-  cnp_dtype dt = sorted_keys->dtype;
+  int w32 = sorted_keys->dtype == CNP_INT32;
+  size_t ksz = w32 ? 4 : 8;
   int64_t n = sorted_keys->shape[0];
-  void *uk = unique_keys ? unique_keys->data : NULL;
+  char *uk = unique_keys ? (char *)unique_keys->data : NULL;
   int64_t *st = starts ? (int64_t *)starts->data : NULL;
   int64_t *sp = stops ? (int64_t *)stops->data : NULL;
   int nt = threads_for(n, MAX_THREADS);
   (void)nt;                                    /* unused in a serial build */
-  int64_t cnt[MAX_THREADS], total = 0;
+  int64_t cnt[MAX_THREADS], first[MAX_THREADS];
+  int used = 1;
+  /* one pass: each thread writes its runs from its own first row on */
 #pragma omp parallel num_threads(nt)
   {
     int T = team_size(), t = thread_id();
+    if (t == 0) used = T;
     int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
-    KEY_SWITCH(dt, cnt[t] = runs_count_t(k, a, b, DT_));
-#pragma omp barrier
-    int64_t j = 0;
-    for (int u = 0; u < t; u++) j += cnt[u];
-    if (t == T - 1) total = j + cnt[t];
-    KEY_SWITCH(dt, runs_write_t(k, a, b, j, uk, st, sp, DT_));
+    if (w32) cnt[t] = runs_local32(k, a, b, (uint32_t *)(void *)uk, st, sp, &first[t]);
+    else cnt[t] = runs_local64(k, a, b, (uint64_t *)(void *)uk, st, sp, &first[t]);
   }
-  if (sp && total > 0) sp[total - 1] = n;
+  /* then, in thread order, move each thread's runs down to their final index (never onto
+  ** a later thread's, which start at or after its first row) and set the stop of its last
+  ** run: the first run of a later thread, else n */
+  int64_t total = 0;
+  for (int t = 0; t < used; t++) {
+    if (cnt[t] == 0) continue;
+    int64_t a = chunk_start(n, t, used);
+    if (a != total) {
+      if (uk) memmove(uk + (size_t)total * ksz, uk + (size_t)a * ksz, (size_t)cnt[t] * ksz);
+      if (st) memmove(st + total, st + a, (size_t)cnt[t] * sizeof *st);
+      if (sp) memmove(sp + total, sp + a, (size_t)(cnt[t] - 1) * sizeof *sp);
+    }
+    total += cnt[t];
+    if (sp) {
+      int64_t next = n;
+      for (int u = t + 1; u < used; u++)
+        if (cnt[u] > 0) {
+          next = first[u];
+          break;
+        }
+      sp[total - 1] = next;
+    }
+  }
   *count = total;
   return CNP_OK;
 }

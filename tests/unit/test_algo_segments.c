@@ -196,6 +196,9 @@ static void run_bounds(cnp_dtype dt, int64_t n, int kind, uint64_t seed, cnp_wor
   if (kind == 2) cur = UINT64_C(0x8000000000000000) + 12345;   /* Morton-like */
   for (int64_t i = 0; i < n; i++) {
     if (kind == 1 && rng_unit(&seed) < 0.5) cur = rng_next(&seed) % 4;   /* unsorted runs */
+    else if (kind == 3) cur += rng_unit(&seed) < 2e-5;   /* long runs across thread chunks */
+    else if (kind == 4) cur += 1;                        /* every row starts a run */
+    else if (kind == 5) (void)0;                         /* one run */
     else if (rng_unit(&seed) < 0.2) cur += 1 + rng_next(&seed) % 3;
     if (dt == CNP_INT32) {
       int32_t v = (int32_t)(int64_t)cur;
@@ -219,10 +222,17 @@ static void run_bounds(cnp_dtype dt, int64_t n, int kind, uint64_t seed, cnp_wor
   cr_assert_eq(count, j, "%s n=%lld kind=%d: %lld runs, expected %lld", cnp_dtype_name(dt),
                (long long)n, kind, (long long)count, (long long)j);
   if (j > 0) cr_assert_eq(((int64_t *)sp.data)[j - 1], n);
-  /* outputs are optional */
+  /* outputs are optional, and give the same runs without the others */
   int64_t count2 = -1;
   cr_assert_eq(cnp_segment_boundaries(&keys, NULL, NULL, &sp, &count2, ws, NULL), CNP_OK);
   cr_assert_eq(count2, count);
+  for (int64_t q = 1; q <= count; q++)
+    cr_assert_eq(((int64_t *)sp.data)[q - 1], q < count ? ((int64_t *)st.data)[q] : n);
+  memset(st.data, 0xff, (size_t)n * 8);
+  cr_assert_eq(cnp_segment_boundaries(&keys, NULL, &st, NULL, &count2, ws, NULL), CNP_OK);
+  cr_assert_eq(count2, count);
+  for (int64_t q = 1; q < count; q++)
+    cr_assert_eq(((int64_t *)st.data)[q], ((int64_t *)sp.data)[q - 1]);
   free(keys.data); free(uk.data); free(st.data); free(sp.data);
 }
 
@@ -243,6 +253,26 @@ Test(algo_segments, boundaries_property)
   cr_expect_eq(((int64_t *)st.data)[0], 0);
   free(keys.data);
   free(st.data);
+  cnp_workspace_destroy(ws);
+}
+
+/* Several threads, each writing its runs from its own first row and then moved down: runs
+** across thread chunks, chunks with no run start, every row a run (the outputs full), one
+** run; 1, 2 and 3 threads. */
+Test(algo_segments, boundaries_threads)
+{
+  cnp_workspace *ws;
+  cr_assert_eq(cnp_workspace_create(&ws, CNP_BACKEND_HOST, 0, 100000, 0, 0), CNP_OK);
+  cnp_dtype types[3] = {CNP_INT32, CNP_INT64, CNP_UINT64};
+  for (int T = 1; T <= 3; T++) {
+    set_threads(T);
+    for (int t = 0; t < 3; t++)
+      for (int kind = 0; kind < 6; kind++) {
+        run_bounds(types[t], 100000, kind, (uint64_t)(T * 1000 + t * 10 + kind), ws);
+        run_bounds(types[t], 65537, kind, (uint64_t)(T * 1000 + t * 10 + kind), ws);
+      }
+  }
+  set_threads(1);
   cnp_workspace_destroy(ws);
 }
 
