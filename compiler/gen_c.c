@@ -599,8 +599,14 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     Buf t = {0}, v = {0};
     Expr *tg = s->target;
     DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
-    if (converted_type(tt)) ex_as(k, &v, s->value, tt);
-    else ex(k, &v, s->value);
+    Expr *val = s->value;
+    /* f16(x) stored into f16: the store rounds x itself (rounding twice changes nothing) */
+    if (tt == DT_F16 && tg->kind == EX_INDEX && val->kind == EX_CAST && val->cast_to == DT_F16 &&
+        val->args[0]->type != DT_F64 && !dtype_is_complex(val->args[0]->type)) {
+      if (val->args[0]->type != DT_F16) buf_puts(&v, "(float)");
+      ex(k, &v, val->args[0]);
+    } else if (converted_type(tt)) ex_as(k, &v, val, tt);
+    else ex(k, &v, val);
     const char *ct = tt == DT_BOOL ? (tg->kind == EX_INDEX ? "uint8_t" : "int") : gen_ctype(tt);
     if (tg->kind == EX_INDEX) {               /* the element itself (f16: its bits) */
       buf_printf(&t, "f_%s[", tg->ref.decl->name);
