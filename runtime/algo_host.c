@@ -18,7 +18,11 @@
 */
 #include "algo_internal.h"
 
+#include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #elif defined(__GNUC__)
@@ -602,6 +606,44 @@ static ALWAYS_INLINE void count_scatter_t(const void *k, int64_t a, int64_t b, u
   default: { const cnp_dtype DT_ = CNP_UINT64; call_; break; }                   \
   }
 
+/* Sorted keys of rows [r0, r1) from the bucket ends (bucket v: ordered key lo + v, rows
+** [end[v - 1], end[v])). Whole cache lines are written with streaming stores where SSE2 is
+** available: the keys were read long before, so this saves reading each line back. */
+static ALWAYS_INLINE void regen_keys_t(void *k, uint64_t lo, const int64_t *end, int64_t R,
+                                       int64_t r0, int64_t r1, cnp_dtype dt)
+{
+  if (r0 >= r1) return;
+  int64_t v = 0, hi = R - 1;                   /* first bucket with end[v] > r0 */
+  while (v < hi) {
+    int64_t mid = v + (hi - v) / 2;
+    if (end[mid] > r0) hi = mid; else v = mid + 1;
+  }
+  const size_t isz = dt == CNP_INT32 ? 4 : 8;
+  int64_t i = r0;
+#if defined(__SSE2__)
+  const int64_t per = (int64_t)(64 / isz);     /* keys per cache line */
+  for (; i < r1 && ((uintptr_t)((char *)k + (size_t)i * isz) & 63) != 0; i++) {
+    while (end[v] <= i) v++;
+    key_put(k, i, lo + (uint64_t)v, dt);
+  }
+  for (; i + per <= r1; i += per) {
+    _Alignas(64) unsigned char line[64];
+    for (int64_t q = 0; q < per; q++) {
+      while (end[v] <= i + q) v++;
+      key_put(line, q, lo + (uint64_t)v, dt);
+    }
+    __m128i *dst = (__m128i *)(void *)((char *)k + (size_t)i * isz);
+    for (int q = 0; q < 4; q++)
+      _mm_stream_si128(dst + q, _mm_load_si128((const __m128i *)(void *)(line + 16 * q)));
+  }
+  _mm_sfence();                                /* before the team's barrier */
+#endif
+  for (; i < r1; i++) {
+    while (end[v] <= i) v++;
+    key_put(k, i, lo + (uint64_t)v, dt);
+  }
+}
+
 /* hist_team > 0: the per-thread histograms were filled by a team of that size already. */
 static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t range,
                           int64_t *idx, host_ws *h, int nt, int hist_team)
@@ -631,11 +673,7 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
 #pragma omp barrier
     /* after the scatter, hist[T-1][v] is the end of bucket v: regenerate the keys */
     const int64_t *end = h->hist + (size_t)(T - 1) * (size_t)R;
-    int64_t v0 = chunk_start(R, t, T), v1 = chunk_start(R, t + 1, T);
-    for (int64_t v = v0; v < v1; v++) {
-      int64_t s = v == 0 ? 0 : end[v - 1], e = end[v];
-      KEY_SWITCH(dt, for (int64_t i = s; i < e; i++) key_put(k, i, lo + (uint64_t)v, DT_));
-    }
+    KEY_SWITCH(dt, regen_keys_t(k, lo, end, R, a, b, DT_));
   }
 }
 

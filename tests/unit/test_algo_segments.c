@@ -184,6 +184,74 @@ Test(algo_segments, cell_offsets_first_error_wins)
   free(off.data);
 }
 
+/* One bad row anywhere (block edges of the 2048-row checks, thread chunk edges, first and
+** last row), of every kind, with 1, 2 and 3 threads: the status and index are exact, and a
+** clean input afterwards is right (the offsets equal a direct count). */
+Test(algo_segments, cell_offsets_error_positions)
+{
+  int64_t n = 100000, nc = 1000;
+  int64_t pos[] = {0, 1, 2047, 2048, 2049, 4095, 33333, 33334, 49999, 50000, 50001,
+                   66666, 66667, 99999};
+  int64_t bad[][2] = {{-1, CNP_ERANGE}, {1000, CNP_ERANGE}, {INT32_MIN, CNP_ERANGE},
+                      {INT32_MAX, CNP_ERANGE}, {INT64_MIN, CNP_ERANGE},
+                      {INT64_MAX, CNP_ERANGE}, {-7, CNP_EORDER}};  /* -7: one below */
+  for (int T = 1; T <= 3; T++) {
+    set_threads(T);
+    for (int wide = 0; wide < 2; wide++) {
+      cnp_dtype dt = wide ? CNP_INT64 : CNP_INT32;
+      cnp_array cells = host_vec(dt, n), off = host_vec(CNP_INT64, nc + 1);
+      for (size_t p = 0; p < sizeof pos / sizeof pos[0]; p++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+          int64_t at = pos[p], v = bad[b][0];
+          if (!wide && (v < INT32_MIN || v > INT32_MAX)) continue;
+          for (int64_t i = 0; i < n; i++) {
+            int64_t x = i / 100;                   /* sorted, cells 0..999 */
+            if (i == at) x = v == -7 ? (i / 100) - 1 : v;
+            if (wide) ((int64_t *)cells.data)[i] = x;
+            else ((int32_t *)cells.data)[i] = (int32_t)x;
+          }
+          int64_t x = v == -7 ? (at / 100) - 1 : v;
+          cnp_status want = (cnp_status)bad[b][1];
+          if (v == -7) {                           /* one cell below its row's */
+            if (x < 0) want = CNP_ERANGE;          /* rows 0..99: -1 */
+            else if (at % 100 == 0) want = CNP_OK; /* first row of its cell: still sorted */
+            else want = CNP_EORDER;
+          }
+          cnp_status st = cnp_cell_offsets(&cells, nc, &off, NULL, NULL);
+          cr_assert_eq(st, want, "T=%d %s at %lld value %lld: status %d, expected %d (%s)", T,
+                       cnp_dtype_name(dt), (long long)at, (long long)x, st, want,
+                       cnp_last_error());
+          if (want == CNP_OK) continue;
+          char msg[160];
+          if (want == CNP_ERANGE)
+            snprintf(msg, sizeof msg, "sorted_cells[%lld] = %lld outside [0, %lld)",
+                     (long long)at, (long long)x, (long long)nc);
+          else
+            snprintf(msg, sizeof msg, "not sorted at index %lld (%lld after %lld)",
+                     (long long)at, (long long)x, (long long)((at - 1) / 100));
+          cr_assert(strstr(cnp_last_error(), msg) != NULL, "T=%d: '%s' lacks '%s'", T,
+                    cnp_last_error(), msg);
+        }
+      for (int64_t i = 0; i < n; i++) {           /* clean: cells 0, 3, 6, ... with gaps */
+        int64_t x = (i / 300) * 3;
+        if (wide) ((int64_t *)cells.data)[i] = x;
+        else ((int32_t *)cells.data)[i] = (int32_t)x;
+      }
+      cr_assert_eq(cnp_cell_offsets(&cells, nc, &off, NULL, NULL), CNP_OK);
+      const int64_t *o = off.data;
+      for (int64_t k = 0; k <= nc; k++) {
+        int64_t want = k % 3 == 0 ? (k / 3) * 300 : (k / 3 + 1) * 300;
+        want = want > n ? n : want;
+        cr_assert_eq(o[k], want, "T=%d offsets[%lld] = %lld, expected %lld", T, (long long)k,
+                     (long long)o[k], (long long)want);
+      }
+      free(cells.data);
+      free(off.data);
+    }
+  }
+  set_threads(1);
+}
+
 /* ---- segment boundaries ---------------------------------------------------------------- */
 
 static void run_bounds(cnp_dtype dt, int64_t n, int kind, uint64_t seed, cnp_workspace *ws)
