@@ -434,7 +434,10 @@ static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
   }
   if (dtype_is_complex(to)) {
     buf_puts(b, to == DT_C64 ? "CNP_G_C64(" : "CNP_G_C128(");
-    ex(k, b, e);
+    if ((e->flags & EXF_UNTYPED) && literal_value(e, &v))
+      fmt_float(b, v, to == DT_C64 ? DT_F32 : DT_F64);
+    else
+      ex(k, b, e);
     buf_puts(b, ")");
     return;
   }
@@ -627,8 +630,10 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
         buf_line(b, "%s = cnp_g_hround(%s);", T, V);
       else buf_line(b, "%s = %s;", T, V);
     } else if (dtype_is_complex(tt)) {
-      if (add && s->scatter) buf_line(b, "cnp_g_cadd%s(&%s, %s);", tt == DT_C64 ? "64" : "128", T, V);
-      else buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
+      if (add && s->scatter)
+        buf_line(b, "cnp_g_cadd%s(&%s, %s);", tt == DT_C64 ? "64" : "128", T, V);
+      else
+        buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
     } else if (add && s->scatter) {
       if (k->cuda) {
         buf_line(b, "cnp_g_atomic_add(&%s, (%s)%s);", T, ct, V);

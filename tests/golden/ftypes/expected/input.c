@@ -364,7 +364,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
 #line 17 "input.cnp"
       f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1));
 #line 18 "input.cnp"
-      f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0)))));
+      f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 19 "input.cnp"
       f_m[l_i] = (double)((cabs(f_z[l_i]) + ((double)l_t)) + ((f_z[l_i] == CNP_G_C128(f_y[l_i])) ? 1.0 : 0.0));
 #line 20 "input.cnp"
