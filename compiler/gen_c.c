@@ -1039,7 +1039,8 @@ static const char *karg_value(GenUnit *u, Expr *a) {
   case DECL_DIM: return arena_printf(ar, "p->n_%s", d->name);
   case DECL_CONST: {
     Buf t = {0};
-    if (dtype_is_float(d->dtype)) fmt_float(&t, d->fval, DT_F64);
+    if (dtype_is_float(d->dtype))   /* an f16 constant: its f16 value */
+      fmt_float(&t, d->dtype == DT_F16 ? half_round(d->fval) : d->fval, DT_F64);
     else fmt_int(&t, d->ival, DT_I64);
     char *r = arena_strndup(ar, buf_str(&t), t.n);
     buf_free(&t);

@@ -189,3 +189,24 @@ Test(gen, f16_and_complex_are_generated)
   buf_free(&u.explain);
   cnp_free(cc);
 }
+
+Test(gen, f16_constants_fold_to_their_f16_value)
+{
+  Cnp *cc;
+  GenUnit u = lower_src(&cc, "pipeline h; const A : f16 = 65519.0; const B : f16 = 65520.0;\n"
+                             "const C : f16 = 1e-6; const D : f16 = 1e-8; const E : f16 = -2049.0;\n"
+                             "dim N; field x : f32[N]; stream s;\n"
+                             "step on s { map i in N { x[i] = A + B + C + D + E; } }\n",
+                        stderr);
+  cr_assert_eq(lower_unit(&u), 0);
+  u.name = u.upper = u.stem = u.src_path = "h";
+  Buf c = {0};
+  gen_unit(&u, &c, false);
+  /* largest finite; overflow; a subnormal (17 * 2^-24); zero; a tie to even (-2048) */
+  cr_assert(strstr(buf_str(&c), "f_x[l_i] = (float)((((65504.0f + HUGE_VAL) + "
+                                "1.0132789611816406e-06f) + 0.0f) + -2048.0f);"),
+            "%s", strstr(buf_str(&c), "f_x[l_i] ="));
+  buf_free(&c);
+  buf_free(&u.explain);
+  cnp_free(cc);
+}
