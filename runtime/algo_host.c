@@ -3,18 +3,24 @@
 **
 ** Arguments arrive validated by algo.c. Every routine splits rows into one contiguous chunk
 ** per thread and combines per-thread results in thread order, so outputs never depend on
-** the number of threads:
+** the number of threads (except floating-point segment sums taking the row split below):
 **   compaction   count live rows per chunk, then each chunk moves its rows to their final
 **                place in parallel; rows whose destination lies below the chunk (inside a
 **                chunk not yet read) go through the workspace first.
 **   sort         one scan gives min/max, the number of descents and the key_limit check.
 **                Sorted input stops there. A key range that fits the workspace histogram
-**                uses one counting pass (keys are regenerated from the histogram), else LSD
-**                radix passes of <= 11 bits over the range. Values are gathered through
-**                the permutation into the workspace and copied back.
-**   segments     a plan keeps a stable counting-sort permutation of the kept rows (or
-**                notes that the keys were sorted with none dropped), and sums each segment
-**                in row order, threads owning disjoint segment ranges.
+**                uses one counting pass (keys are regenerated from the histogram with
+**                streaming stores), else LSD radix passes of <= 11 bits over the range.
+**                Values are permuted through a small ring when rows move little, else
+**                gathered into the workspace and copied back.
+**   offsets      a branch-free check per block of rows, then writes only where the cell
+**                changes; boundaries: one pass, each thread writing its runs from its own
+**                first row, moved down afterwards.
+**   segments     a plan snapshots the keys (or notes that they were sorted with none
+**                dropped: sums are then one pass over each segment's rows). Unsorted keys
+**                with few segments split the rows between threads, each adding into its
+**                own partial sums (allocated by the plan), added in thread order; with many
+**                segments each thread owns a segment range and scans every row.
 */
 #include "algo_internal.h"
 
@@ -649,6 +655,7 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
                           int64_t *idx, host_ws *h, int nt, int hist_team)
 {
   int64_t R = range;
+  int64_t part[MAX_THREADS];
 #pragma omp parallel num_threads(nt)
   {
     int T = team_size(), t = thread_id();
@@ -659,16 +666,24 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
       KEY_SWITCH(dt, count_hist_t(k, a, b, lo, H, DT_));
     }
 #pragma omp barrier
-#pragma omp single
-    {
-      int64_t sum = 0;
-      for (int64_t v = 0; v < R; v++)
-        for (int u = 0; u < T; u++) {
-          int64_t c = h->hist[(size_t)u * (size_t)R + v];
-          h->hist[(size_t)u * (size_t)R + v] = sum;
-          sum += c;
-        }
+    /* exclusive prefix sum over (bucket, thread), buckets split between the threads: each
+    ** totals its buckets, then rewrites them from the totals of the buckets below */
+    int64_t v0 = chunk_start(R, t, T), v1 = chunk_start(R, t + 1, T), sum = 0;
+    for (int u = 0; u < T; u++) {
+      const int64_t *Hu = h->hist + (size_t)u * (size_t)R;
+      for (int64_t v = v0; v < v1; v++) sum += Hu[v];
     }
+    part[t] = sum;
+#pragma omp barrier
+    sum = 0;
+    for (int u = 0; u < t; u++) sum += part[u];
+    for (int64_t v = v0; v < v1; v++)
+      for (int u = 0; u < T; u++) {
+        int64_t c = h->hist[(size_t)u * (size_t)R + v];
+        h->hist[(size_t)u * (size_t)R + v] = sum;
+        sum += c;
+      }
+#pragma omp barrier
     KEY_SWITCH(dt, count_scatter_t(k, a, b, lo, H, idx, DT_));
 #pragma omp barrier
     /* after the scatter, hist[T-1][v] is the end of bucket v: regenerate the keys */
