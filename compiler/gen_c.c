@@ -365,7 +365,8 @@ static const char *float_fn(Builtin bi, DType t) {
 static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
   static const char *names[BI__COUNT] = {
       [BI_SQRT] = "csqrt", [BI_EXP] = "cexp", [BI_LOG] = "clog", [BI_SIN] = "csin",
-      [BI_COS] = "ccos",   [BI_POW] = "cpow", [BI_ABS] = "cabs",
+      [BI_COS] = "ccos",   [BI_POW] = "cpow", [BI_ABS] = "cabs",  [BI_REAL] = "creal",
+      [BI_IMAG] = "cimag", [BI_CONJ] = "conj", [BI_ARG] = "carg",
   };
   const char *n = names[bi];
   if (!n) cnp_ice("'%s' of a complex value", builtin_name(bi));
@@ -377,10 +378,15 @@ static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
 ** yet; complex: the CUDA structs have no mixed-type operators). */
 static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
 
+/* sema's complex type holding values of type t. */
+static DType complex_of(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_C64 ? DT_C64 : DT_C128; }
+
 /* sema's promotion of two operands (literals adapt to the other side). */
 static DType promoted(const Expr *a, const Expr *b) {
   DType x = a->type, y = b->type;
   bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub && dtype_is_complex(x)) return complex_of(y);   /* complex(1.0, 2.0) * y */
+  if (ub && !ua && dtype_is_complex(y)) return complex_of(x);
   if (ua && !ub) return x == DT_F64 && dtype_is_int(y) ? DT_F64 : y;
   if (ub && !ua) return y == DT_F64 && dtype_is_int(x) ? DT_F64 : x;
   if ((x == DT_C64 && y == DT_F64) || (y == DT_C64 && x == DT_F64)) return DT_C128;
@@ -410,6 +416,18 @@ static bool is_f16_variable(const Expr *e) {
   return e->type == DT_F16 && (e->kind == EX_INDEX || e->kind == EX_NAME);
 }
 
+static void ex_as(KCtx *k, Buf *b, Expr *e, DType to);
+
+/* complex(re, im) as a value of complex type `to`: both parts converted to its real type. */
+static void ex_complex(KCtx *k, Buf *b, Expr *e, DType to) {
+  DType r = to == DT_C64 ? DT_F32 : DT_F64;
+  buf_puts(b, to == DT_C64 ? "cnp_g_mk64(" : "cnp_g_mk128(");
+  ex_as(k, b, e->args[0], r);
+  buf_puts(b, ", ");
+  ex_as(k, b, e->args[1], r);
+  buf_puts(b, ")");
+}
+
 /* e as a value of type `to`. To f16: rounded to the nearest f16 unless it is f16 already
 ** (literals folded at compile time); to complex: the unit's conversion macro; else a cast. */
 static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
@@ -430,6 +448,10 @@ static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
   }
   if ((to == DT_F32 || to == DT_F64) && (e->flags & EXF_UNTYPED) && literal_value(e, &v)) {
     fmt_float(b, v, to);
+    return;
+  }
+  if (dtype_is_complex(to) && e->kind == EX_CALL && e->builtin == BI_COMPLEX) {
+    ex_complex(k, b, e, to);                  /* c64(complex(a, b)): the parts in f32 */
     return;
   }
   if (dtype_is_complex(to)) {
@@ -472,8 +494,32 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, ")");
     return;
   }
-  /* the operand type: complex for abs() of a complex value, else the result type */
-  DType t = bi == BI_ABS && dtype_is_complex(e->args[0]->type) ? e->args[0]->type : e->type;
+  if (bi == BI_COMPLEX) {
+    ex_complex(k, b, e, e->type);
+    return;
+  }
+  if ((bi == BI_REAL || bi == BI_CONJ) && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "(");                         /* of a real value: the value itself */
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (bi == BI_IMAG && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "((void)(");                  /* of a real value: zero of its type */
+    ex(k, b, e->args[0]);
+    buf_printf(b, "), (%s)0)", gen_vtype(e->type));
+    return;
+  }
+  if (bi == BI_ARG && !dtype_is_complex(e->args[0]->type)) {
+    DType r = e->type == DT_F64 ? DT_F64 : DT_F32;   /* of a real value: 0 or pi */
+    buf_puts(b, r == DT_F64 ? "atan2(0.0, " : "atan2f(0.0f, ");
+    ex_as(k, b, e->args[0], r);
+    buf_puts(b, ")");
+    return;
+  }
+  /* the operand type: complex for abs(), real(), imag(), arg() of a complex value, else the
+  ** result type */
+  DType t = dtype_is_complex(e->args[0]->type) && e->nargs == 1 ? e->args[0]->type : e->type;
   bool flt = dtype_is_float(e->type);
   if (dtype_is_complex(t)) {
     buf_printf(b, "%s(", complex_fn(k->u, bi, t));

@@ -285,6 +285,10 @@ __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_mk128(double re, double im) { 
   __host__ __device__ CNP_G_INLINE bool operator==(C a, C b) { return a.re == b.re && a.im == b.im; } \
   __host__ __device__ CNP_G_INLINE bool operator!=(C a, C b) { return !(a == b); }              \
   __host__ __device__ CNP_G_INLINE R cnp_g_cabs(C a) { return cuda::std::abs(cnp_g_std(a)); }   \
+  __host__ __device__ CNP_G_INLINE R cnp_g_carg(C a) { return cuda::std::arg(cnp_g_std(a)); }   \
+  __host__ __device__ CNP_G_INLINE R cnp_g_creal(C a) { return a.re; }                          \
+  __host__ __device__ CNP_G_INLINE R cnp_g_cimag(C a) { return a.im; }                          \
+  __host__ __device__ CNP_G_INLINE C cnp_g_conj(C a) { return C(a.re, -a.im); }                  \
   __host__ __device__ CNP_G_INLINE C cnp_g_csqrt(C a) { return cnp_g_of(cuda::std::sqrt(cnp_g_std(a))); } \
   __host__ __device__ CNP_G_INLINE C cnp_g_cexp(C a) { return cnp_g_of(cuda::std::exp(cnp_g_std(a))); } \
   __host__ __device__ CNP_G_INLINE C cnp_g_clog(C a) { return cnp_g_of(cuda::std::log(cnp_g_std(a))); } \
@@ -433,7 +437,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 437 "input.cu"
+#line 441 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -473,7 +477,7 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
     cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
     cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 477 "input.cu"
+#line 481 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -861,7 +865,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:15: map i in N");
-#line 865 "input.cu"
+#line 869 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
