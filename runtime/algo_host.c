@@ -634,9 +634,14 @@ static ALWAYS_INLINE void regen_keys_t(void *k, uint64_t lo, const int64_t *end,
   }
   for (; i + per <= r1; i += per) {
     _Alignas(64) unsigned char line[64];
-    for (int64_t q = 0; q < per; q++) {
-      while (end[v] <= i + q) v++;
-      key_put(line, q, lo + (uint64_t)v, dt);
+    while (end[v] <= i) v++;
+    if (end[v] >= i + per) {                   /* one bucket covers the line */
+      for (int64_t q = 0; q < per; q++) key_put(line, q, lo + (uint64_t)v, dt);
+    } else {
+      for (int64_t q = 0; q < per; q++) {
+        while (end[v] <= i + q) v++;
+        key_put(line, q, lo + (uint64_t)v, dt);
+      }
     }
     __m128i *dst = (__m128i *)(void *)((char *)k + (size_t)i * isz);
     for (int q = 0; q < 4; q++)
