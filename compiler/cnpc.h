@@ -508,6 +508,9 @@ Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
 Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n);
 Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir);
 Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *src);
+/* `exchange H with ...` without the field (the brief's sketch): sema reports it, with the
+** fields that fit H as the fix. The ref of the field has name NULL, loc at `with`. */
+Stmt *ast_exchange_nofield(Cnp *cc, Token kw, Token mpi, Token with, Expr *dest, Expr *src);
 Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over);
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
 Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value);

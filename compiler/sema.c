@@ -853,6 +853,50 @@ static void check_decl(Sema *S, Decl *d) {
 
 static void check_mstmts(Sema *S, Stmt *s);
 
+/* A field fits staging h for exchange: same dtype and rank, equal constant extents. */
+static bool const_extent(Sema *S, const Expr *e, int64_t *v) {
+  bool fl;
+  double fv;
+  return (e->flags & EXF_CONST) && fold(S, e, &fl, v, &fv) && !fl;
+}
+
+/* Index of the first constant extent of f that differs from staging h's, or -1. */
+static int staging_mismatch(Sema *S, const Decl *f, const Decl *h, int64_t *fe, int64_t *he) {
+  for (int i = 0; i < f->shape.rank && i < h->shape.rank; i++)
+    if (const_extent(S, f->shape.ext[i], fe) && const_extent(S, h->shape.ext[i], he) && *fe != *he)
+      return i;
+  return -1;
+}
+
+static bool fits_staging(Sema *S, const Decl *f, const Decl *h) {
+  int64_t a, b;
+  return f->dtype == h->dtype && f->shape.rank == h->shape.rank && staging_mismatch(S, f, h, &a, &b) < 0;
+}
+
+/* `exchange H with DEST;` (the design brief's sketch) names no field: MPI needs the array it
+** sends and receives into. The error shows the form to write, with the fields that fit H. */
+static void missing_exchange_field(Sema *S, Stmt *s, Decl *h) {
+  const char *hn = s->a.name;
+  if (!h) return;                 /* already reported */
+  const Decl *fit[3];
+  int n = 0, pos = 0;
+  for (Decl *d = S->cc->decls; d && pos < S->pos; d = d->next, pos++)
+    if (d->kind == DECL_FIELD && d->name && fits_staging(S, d, h)) {
+      if (n < 3) fit[n] = d;
+      n++;
+    }
+  if (n == 1)
+    diag_error(S->cc, s->b.loc, "exchange must name the field it sends and receives: "
+               "'exchange %s (FIELD) with ...'; did you mean 'exchange %s (%s) with ...'?",
+               hn, hn, fit[0]->name);
+  else
+    diag_error(S->cc, s->b.loc, "exchange must name the field it sends and receives: "
+               "'exchange %s (FIELD) with ...'", hn);
+  if (n > 1)
+    diag_note(S->cc, h->loc, "fields that fit '%s' (%s): '%s', '%s'%s", h->name, type_text(S->cc, h),
+              fit[0]->name, fit[1]->name, n > 2 ? ", ..." : "");
+}
+
 static void check_target(Sema *S, Stmt *s) {
   Expr *t = s->target;
   int mode = s->kind == ST_ASSIGN ? 1 : 2;
@@ -1120,6 +1164,10 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
   case ST_EXCHANGE: {
     Decl *h = resolve(S, &s->a, K(DECL_MPI));
+    if (!s->b.name) {           /* `exchange H with ...`: name the field, suggest those that fit */
+      missing_exchange_field(S, s, h);
+      break;
+    }
     Decl *f = field_ref(S, &s->b);
     if (h && f) {
       if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
@@ -1127,15 +1175,11 @@ static void check_stmt(Sema *S, Stmt *s) {
                    f->name, type_text(S->cc, f), h->name, type_text(S->cc, h));
         diag_note(S->cc, h->loc, "'%s' is declared here", h->name);
       } else {
-        for (int i = 0; i < f->shape.rank; i++) {
-          Expr *a = f->shape.ext[i], *b = h->shape.ext[i];
-          bool ca = (a->flags & EXF_CONST) && a->kind == EX_INT, cb = (b->flags & EXF_CONST) && b->kind == EX_INT;
-          if (ca && cb && a->ival > b->ival) {
-            diag_error(S->cc, s->b.loc, "field '%s' is larger than staging '%s' (extent %lld > %lld)",
-                       f->name, h->name, (long long)a->ival, (long long)b->ival);
-            break;
-          }
-        }
+        int64_t a, b;   /* setup requires the staging shape: check the constant extents now */
+        if (staging_mismatch(S, f, h, &a, &b) >= 0)
+          diag_error(S->cc, s->b.loc, "field '%s' has extent %lld where staging '%s' has %lld: "
+                     "an exchanged field must have the staging shape",
+                     f->name, (long long)a, h->name, (long long)b);
       }
     }
     S->mpi_names = true;
