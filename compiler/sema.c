@@ -301,11 +301,47 @@ static bool assignable(DType to, DType from, unsigned flags) {
 
 static DType real_of(DType t) { return t == DT_C64 ? DT_F32 : t == DT_C128 ? DT_F64 : t; }
 
+/* An integer literal, possibly negated or combined with + - * of literals (no division). */
+static bool int_literal_tree(const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return true;
+  case EX_UNARY: return e->op == OP_NEG && int_literal_tree(e->args[0]);
+  case EX_BINARY:
+    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && int_literal_tree(e->args[0]) &&
+           int_literal_tree(e->args[1]);
+  default: return false;
+  }
+}
+
+static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv);
+
+/* A literal adapts to the integer type it is stored into; its value must fit there
+** (`k[i] = 3000000000;` into i32, or `u[i] = -1;`, would silently change the value). */
+static void check_literal_fits(Sema *S, Loc loc, DType to, const Expr *v) {
+  if (!dtype_is_int(to) || !(v->flags & EXF_UNTYPED) || !dtype_is_int(v->type) || !int_literal_tree(v))
+    return;
+  bool fl;
+  int64_t iv;
+  double fv;
+  if (v->type == DT_U64 && v->kind == EX_INT) {   /* above INT64_MAX: only u64 holds it */
+    if (to != DT_U64)
+      diag_error(S->cc, loc, "integer constant %llu does not fit in '%s' (write %s(...) to convert it)",
+                 (unsigned long long)v->uval, dtype_name(to), dtype_name(to));
+    return;
+  }
+  if (v->type == DT_U64 || !fold(S, v, &fl, &iv, &fv) || fl) return;
+  if ((to == DT_I32 && (iv < INT32_MIN || iv > INT32_MAX)) || (to == DT_U64 && iv < 0))
+    diag_error(S->cc, loc, "integer constant %lld does not fit in '%s' (write %s(...) to convert it)",
+               (long long)iv, dtype_name(to), dtype_name(to));
+}
+
 static void check_assign_type(Sema *S, Loc loc, DType to, const Expr *v, const char *what) {
   if (v->type == DT_VOID || to == DT_VOID) return;
   if (!assignable(to, v->type, v->flags))
     diag_error(S->cc, loc, "cannot store '%s' into %s of type '%s' without a cast (write %s(...))",
                dtype_name(v->type), what, dtype_name(to), dtype_name(to));
+  else
+    check_literal_fits(S, v->loc, to, v);
 }
 
 static DType check_expr(Sema *S, Expr *e);
@@ -789,6 +825,19 @@ static void check_const(Sema *S, Decl *d) {
     return;
   }
   if (dtype_is_int(d->dtype) && f) iv = (int64_t)fv;
+  if (dtype_is_int(d->dtype) && !f) {           /* the value must fit the declared type */
+    bool big = t == DT_U64 && iv < 0;          /* above INT64_MAX */
+    if ((d->dtype == DT_I32 && (big || iv < INT32_MIN || iv > INT32_MAX)) ||
+        (d->dtype == DT_I64 && big) || (d->dtype == DT_U64 && t != DT_U64 && iv < 0)) {
+      if (big)
+        diag_error(S->cc, d->value->loc, "constant '%s' (%llu) does not fit in '%s'", d->name,
+                   (unsigned long long)iv, dtype_name(d->dtype));
+      else
+        diag_error(S->cc, d->value->loc, "constant '%s' (%lld) does not fit in '%s'", d->name,
+                   (long long)iv, dtype_name(d->dtype));
+      return;
+    }
+  }
   d->ival = iv;
   d->fval = dtype_is_int(d->dtype) ? (double)iv : fv;
 }
