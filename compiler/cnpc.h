@@ -527,6 +527,8 @@ void  ast_stack_overflow(Cnp *cc);
 int sema_check(Cnp *cc);
 /* Global lookup (after sema). */
 Decl *sema_lookup(Cnp *cc, const char *name);
+/* "f64[3, N]": dtype and extents of a field or staging buffer (arena string). */
+const char *sema_type_text(Cnp *cc, const Decl *f);
 
 /* ======================================================================== dump.c */
 

@@ -1566,7 +1566,8 @@ static void gen_struct(GenUnit *u, Buf *b) {
                d->setup ? " (setup)" : " (per step)");
       break;
     case DECL_FIELD:
-      buf_line(b, "cnp_array f_%s;  /* field %s : %s */", d->name, d->name, src_line(u, d->loc));
+      buf_line(b, "cnp_array f_%s;  /* field %s : %s (%s:%d) */", d->name, d->name,
+               sema_type_text(u->cc, d), base_name(d->loc.file->path), d->loc.line);
       break;
     case DECL_STREAM: buf_line(b, "cnp_stream *s_%s;", d->name); break;
     case DECL_EVENT: buf_line(b, "cnp_event *e_%s;", d->name); break;

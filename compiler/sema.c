@@ -394,7 +394,7 @@ static const Expr *last_extent(const Decl *f) {
 }
 
 /* "f64[3, N]" for messages. */
-static const char *type_text(Cnp *cc, const Decl *f) {
+const char *sema_type_text(Cnp *cc, const Decl *f) {
   char buf[256];
   size_t k = (size_t)snprintf(buf, sizeof buf, "%s[", dtype_name(f->dtype));
   for (int i = 0; i < f->shape.rank && k + 8 < sizeof buf; i++) {
@@ -848,7 +848,7 @@ static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
   if (!f) return false;
   if (!dtype_is_int(f->dtype) || f->shape.rank != 1) {
     diag_error(S->cc, at, "%s '%s' must be a one-dimensional integer field, not %s",
-               role, f->name, type_text(S->cc, f));
+               role, f->name, sema_type_text(S->cc, f));
     diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
     return false;
   }
@@ -942,7 +942,7 @@ static void missing_exchange_field(Sema *S, Stmt *s, Decl *h) {
     diag_error(S->cc, s->b.loc, "exchange must name the field it sends and receives: "
                "'exchange %s (FIELD) with ...'", hn);
   if (n > 1)
-    diag_note(S->cc, h->loc, "fields that fit '%s' (%s): '%s', '%s'%s", h->name, type_text(S->cc, h),
+    diag_note(S->cc, h->loc, "fields that fit '%s' (%s): '%s', '%s'%s", h->name, sema_type_text(S->cc, h),
               fit[0]->name, fit[1]->name, n > 2 ? ", ..." : "");
 }
 
@@ -1126,7 +1126,7 @@ static void check_sum(Sema *S, Stmt *s) {
     extent_text(want_s + strlen(want_s), sizeof want_s - strlen(want_s), p->value);
     if (strlen(want_s) + 2 < sizeof want_s) strcat(want_s, "]");
     diag_error(S->cc, s->b.loc, "the output of 'sum' must have shape %s (the values' components, "
-               "then the plan's segments), but '%s' is %s", want_s, out->name, type_text(S->cc, out));
+               "then the plan's segments), but '%s' is %s", want_s, out->name, sema_type_text(S->cc, out));
     diag_note(S->cc, out->loc, "'%s' is declared here", out->name);
   }
   op(S, HZ_READ, p, &s->a.loc);
@@ -1221,7 +1221,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     if (h && f) {
       if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
         diag_error(S->cc, s->b.loc, "field '%s' (%s) does not match the staging buffer '%s' (%s)",
-                   f->name, type_text(S->cc, f), h->name, type_text(S->cc, h));
+                   f->name, sema_type_text(S->cc, f), h->name, sema_type_text(S->cc, h));
         diag_note(S->cc, h->loc, "'%s' is declared here", h->name);
       } else {
         int64_t a, b;   /* setup requires the staging shape: check the constant extents now */

@@ -121,11 +121,11 @@ struct csort_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   int64_t P_nb;  /* param nb (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_v;  /* field v : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_live;  /* field live : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_bin;  /* field bin : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_total;  /* field total : field total : f64[2, nb]; */
+  cnp_array f_x;  /* field x : f64[N] (input.cnp:6) */
+  cnp_array f_v;  /* field v : f64[2, N] (input.cnp:6) */
+  cnp_array f_live;  /* field live : bool[N] (input.cnp:6) */
+  cnp_array f_bin;  /* field bin : i64[N] (input.cnp:6) */
+  cnp_array f_total;  /* field total : f64[2, nb] (input.cnp:7) */
   cnp_stream *s_s;
   cnp_segment_plan *plan_byb;
   int fused_k0;  /* last step: kernel 0 did compact + sort itself */

@@ -148,10 +148,10 @@ struct fuse_h {
   float P_k;  /* param k (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
   int64_t cap_M, n_M;  /* dim M: capacity and live extent */
-  cnp_array f_a;  /* field a : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
-  cnp_array f_b;  /* field b : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
-  cnp_array f_keep;  /* field keep : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
-  cnp_array f_m;  /* field m : field m : i32[M]; */
+  cnp_array f_a;  /* field a : f64[N] (input.cnp:8) */
+  cnp_array f_b;  /* field b : f32[N] (input.cnp:8) */
+  cnp_array f_keep;  /* field keep : bool[N] (input.cnp:8) */
+  cnp_array f_m;  /* field m : i32[M] (input.cnp:9) */
   cnp_stream *s_s;
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */

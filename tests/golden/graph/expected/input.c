@@ -121,10 +121,10 @@ struct graph_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   double P_dt;  /* param dt (per step) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
-  cnp_array f_v;  /* field v : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
-  cnp_array f_live;  /* field live : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
-  cnp_array f_y;  /* field y : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
+  cnp_array f_x;  /* field x : f64[N] (input.cnp:8) */
+  cnp_array f_v;  /* field v : f64[N] (input.cnp:8) */
+  cnp_array f_live;  /* field live : bool[N] (input.cnp:8) */
+  cnp_array f_y;  /* field y : f64[N] (input.cnp:8) */
   cnp_stream *s_s;
   cnp_stream *s_io;
   cnp_event *e_done;

@@ -146,13 +146,13 @@ struct scatter_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   int64_t P_n_cells;  /* param n_cells (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_pos;  /* field pos : field pos : f64[N]; field q : f64[N]; field cell : i64[N]; */
-  cnp_array f_q;  /* field q : field pos : f64[N]; field q : f64[N]; field cell : i64[N]; */
-  cnp_array f_cell;  /* field cell : field pos : f64[N]; field q : f64[N]; field cell : i64[N]; */
-  cnp_array f_E;  /* field E : field E : f64[n_cells]; field rho : f64[n_cells]; field force : f64[2, N]; */
-  cnp_array f_rho;  /* field rho : field E : f64[n_cells]; field rho : f64[n_cells]; field force : f64[2, N]; */
-  cnp_array f_force;  /* field force : field E : f64[n_cells]; field rho : f64[n_cells]; field force : f64[2, N]; */
-  cnp_array f_hits;  /* field hits : field hits : i64[n_cells]; */
+  cnp_array f_pos;  /* field pos : f64[N] (input.cnp:5) */
+  cnp_array f_q;  /* field q : f64[N] (input.cnp:5) */
+  cnp_array f_cell;  /* field cell : i64[N] (input.cnp:5) */
+  cnp_array f_E;  /* field E : f64[n_cells] (input.cnp:6) */
+  cnp_array f_rho;  /* field rho : f64[n_cells] (input.cnp:6) */
+  cnp_array f_force;  /* field force : f64[2, N] (input.cnp:6) */
+  cnp_array f_hits;  /* field hits : i64[n_cells] (input.cnp:7) */
   cnp_stream *s_s;
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */

@@ -121,12 +121,12 @@ struct streams_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   int64_t P_n_cells;  /* param n_cells (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_key;  /* field key : field key : i64[N]; field w : f64[N]; field v : f64[3, N]; */
-  cnp_array f_w;  /* field w : field key : i64[N]; field w : f64[N]; field v : f64[3, N]; */
-  cnp_array f_v;  /* field v : field key : i64[N]; field w : f64[N]; field v : f64[3, N]; */
-  cnp_array f_off;  /* field off : field off : i64[n_cells + 1]; */
-  cnp_array f_rho;  /* field rho : field rho : f64[n_cells]; field j : f64[3, n_cells]; */
-  cnp_array f_j;  /* field j : field rho : f64[n_cells]; field j : f64[3, n_cells]; */
+  cnp_array f_key;  /* field key : i64[N] (input.cnp:5) */
+  cnp_array f_w;  /* field w : f64[N] (input.cnp:5) */
+  cnp_array f_v;  /* field v : f64[3, N] (input.cnp:5) */
+  cnp_array f_off;  /* field off : i64[n_cells + 1] (input.cnp:6) */
+  cnp_array f_rho;  /* field rho : f64[n_cells] (input.cnp:7) */
+  cnp_array f_j;  /* field j : f64[3, n_cells] (input.cnp:7) */
   cnp_stream *s_work;
   cnp_stream *s_io;
   cnp_event *e_ready;
