@@ -398,6 +398,12 @@ struct Cnp {
   int n_decl[DECL__COUNT];  /* counts per kind (Decl.index is assigned from these) */
   int n_locals;
 
+  /* sema: n x n (n = streams), [t * n + u] true when stream t must wait, at the start of a
+  ** step() call, for the work stream u enqueued in the previous call: an object (field,
+  ** plan, snapshot, mirror, staging) is written on one of them and used on the other.
+  ** NULL: no such pair. */
+  bool *stream_join;
+
   Sym *symtab;              /* global scope, filled by sema (symtab_cap entries) */
   int symtab_cap;
 

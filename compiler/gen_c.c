@@ -1145,6 +1145,19 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
 static bool graph_step(GenUnit *u, GenStep *gs, int *end);
 static bool unit_graph_pulls(GenUnit *u);
 
+/* Cross-call order (sema's stream_join): stream t waits at its first step of a call for
+** the end-of-call event of stream u recorded by the previous call. */
+static bool join_needs(GenUnit *u, int t, int s) {
+  int n = u->cc->n_decl[DECL_STREAM];
+  return u->cc->stream_join && t < n && s < n && u->cc->stream_join[t * n + s];
+}
+
+static bool join_source(GenUnit *u, int s) {
+  for (int t = 0; t < u->cc->n_decl[DECL_STREAM]; t++)
+    if (join_needs(u, t, s)) return true;
+  return false;
+}
+
 static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
   bool pull = cuda && unit_graph_pulls(u);
   for (Decl *d = u->cc->decls; d; d = d->next)
@@ -1158,6 +1171,19 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
              src_line(u, d->kw_loc));
     if (d->stream.decl) buf_line(b, "S = p->s_%s;", d->stream.decl->name);
     else buf_line(b, "S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */");
+    bool first_on_stream = d->stream.decl != NULL;
+    for (int j = 0; j < i && first_on_stream; j++)
+      if (u->steps[j].decl->stream.decl == d->stream.decl) first_on_stream = false;
+    if (first_on_stream) {
+      int t = d->stream.decl->index;
+      for (Decl *o = u->cc->decls; o; o = o->next)
+        if (o->kind == DECL_STREAM && join_needs(u, t, o->index)) {
+          buf_line(b, "if (p->ej_ready)  /* after stream %s's work of the previous call */", o->name);
+          b->indent += 2;
+          try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->ej_%s)", o->name);
+          b->indent -= 2;
+        }
+    }
     for (int e = 0; e < d->after.n; e++) {
       line_dir(u, b, d->kw_loc);
       try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
@@ -1186,6 +1212,15 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
       buf_line(b, "}");
     }
   }
+  bool any = false;
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_STREAM && join_source(u, d->index)) {
+      if (!any) buf_puts(b, "\n  /* the next call orders its work after this call's (see the waits above) */\n");
+      any = true;
+      buf_line(b, "CNP_G_TRY(cnp_event_record(p->ej_%s, p->s_%s),", d->name, d->name);
+      buf_line(b, "          \"%s_step: end of the call on stream %s\");", u->name, d->name);
+    }
+  if (any) buf_line(b, "p->ej_ready = 1;");
   b->indent = 0;
 }
 
@@ -1569,7 +1604,11 @@ static void gen_struct(GenUnit *u, Buf *b) {
       buf_line(b, "cnp_array f_%s;  /* field %s : %s (%s:%d) */", d->name, d->name,
                sema_type_text(u->cc, d), base_name(d->loc.file->path), d->loc.line);
       break;
-    case DECL_STREAM: buf_line(b, "cnp_stream *s_%s;", d->name); break;
+    case DECL_STREAM:
+      buf_line(b, "cnp_stream *s_%s;", d->name);
+      if (join_source(u, d->index))
+        buf_line(b, "cnp_event *ej_%s;  /* end of the last step() call's work on %s */", d->name, d->name);
+      break;
     case DECL_EVENT: buf_line(b, "cnp_event *e_%s;", d->name); break;
     case DECL_SNAPSHOT:
       buf_line(b, "cnp_snapshot *snap_%s;", d->name);
@@ -1620,6 +1659,8 @@ static void gen_struct(GenUnit *u, Buf *b) {
   for (Decl *d = u->cc->decls; d; d = d->next) any_kernel = any_kernel || d->kind == DECL_KERNEL;
   if (any_kernel) buf_line(b, "cnp_catalog *cat;              /* hand-written kernels (CUDA) */");
   buf_line(b, "int nthreads;                  /* host threads of the fused kernels */");
+  if (u->cc->stream_join)
+    buf_line(b, "int ej_ready;                   /* the ej_ events hold the end of a previous call */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
   buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
   b->indent = 0;
@@ -1810,6 +1851,8 @@ static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
                                       "cnp_stream_create(&p->s_%s)", n_streams, d->name,
                                       n_streams, d->name));
       n_streams++;
+      if (join_source(u, d->index))
+        setup_try(b, d, arena_printf(a, "cnp_event_create(&p->ej_%s, CNP_EVENT_DEFAULT)", d->name));
       break;
     case DECL_EVENT:
       setup_try(b, d, arena_printf(a, "cnp_event_create(&p->e_%s, CNP_EVENT_DEFAULT)", d->name));
@@ -1901,7 +1944,10 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
     case DECL_SNAPSHOT: buf_line(b, "if (p->snap_%s) cnp_snapshot_destroy(p->snap_%s);", d->name, d->name); break;
     case DECL_PLAN: buf_line(b, "cnp_segment_plan_destroy(p->plan_%s);", d->name); break;
     case DECL_EVENT: buf_line(b, "if (p->e_%s) cnp_event_destroy(p->e_%s);", d->name, d->name); break;
-    case DECL_STREAM: buf_line(b, "if (p->s_%s) cnp_stream_destroy(p->s_%s);", d->name, d->name); break;
+    case DECL_STREAM:
+      if (join_source(u, d->index)) buf_line(b, "if (p->ej_%s) cnp_event_destroy(p->ej_%s);", d->name, d->name);
+      buf_line(b, "if (p->s_%s) cnp_stream_destroy(p->s_%s);", d->name, d->name);
+      break;
     case DECL_FIELD:
       if (!mirror_of(u, d)) buf_line(b, "if (p->f_%s.data) cnp_array_free(&p->f_%s);", d->name, d->name);
       break;

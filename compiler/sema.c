@@ -1536,6 +1536,21 @@ static void check_hazards(Sema *S) {
     }
     }
   }
+  /* successive step() calls: the next call's work on t may run while u still works on the
+  ** previous call's data (the analysis above covers one call). Any object written on one of
+  ** two streams and used on the other makes t wait for u's previous call (generated code:
+  ** an end-of-call event per stream). Host steps synchronize and need nothing. */
+  int nst = ns - 1;
+  for (int id = 0; id < nobj; id++)
+    for (int a = 0; a < nst; a++) {
+      if (!lw[(size_t)id * (size_t)ns + (size_t)a].valid) continue;
+      for (int b2 = 0; b2 < nst; b2++) {
+        if (b2 == a || !(lw[(size_t)id * (size_t)ns + (size_t)b2].valid || lr[(size_t)id * (size_t)ns + (size_t)b2].valid))
+          continue;
+        if (!cc->stream_join) cc->stream_join = arena_alloc(&cc->arena, sizeof(bool) * (size_t)nst * (size_t)nst);
+        cc->stream_join[a * nst + b2] = cc->stream_join[b2 * nst + a] = true;
+      }
+    }
   /* an event nobody waits for orders nothing: probably a missing `after` */
   bool *any_wait = calloc((size_t)n_ev + 1, sizeof *any_wait);
   if (!any_wait) cnp_ice("out of memory");

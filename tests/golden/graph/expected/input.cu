@@ -151,9 +151,12 @@ struct graph_h {
   cnp_array f_live;  /* field live : bool[N] (input.cnp:8) */
   cnp_array f_y;  /* field y : f64[N] (input.cnp:8) */
   cnp_stream *s_s;
+  cnp_event *ej_s;  /* end of the last step() call's work on s */
   cnp_stream *s_io;
+  cnp_event *ej_io;  /* end of the last step() call's work on io */
   cnp_event *e_done;
   int nthreads;                  /* host threads of the fused kernels */
+  int ej_ready;                   /* the ej_ events hold the end of a previous call */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
   cnp_array dn_N;  /* int64[1]: live extent of dim N for CUDA graphs */
@@ -218,7 +221,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 222 "input.cu"
+#line 225 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -243,7 +246,7 @@ static __global__ void graph_k0_cuda(const graph_k0_args A)
     f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 247 "input.cu"
+#line 250 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -310,7 +313,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 314 "input.cu"
+#line 317 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -329,7 +332,7 @@ static __global__ void graph_k1_cuda(const graph_k1_args A)
     const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
     f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 333 "input.cu"
+#line 336 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -394,7 +397,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 398 "input.cu"
+#line 401 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -414,7 +417,7 @@ static __global__ void graph_k2_cuda(const graph_k2_args A)
     const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
     f_y[l_i] = (double)f_x[l_i];
-#line 418 "input.cu"
+#line 421 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -757,7 +760,9 @@ static void graph_h_teardown(graph_h *p)
   if (p->f_v.data) cnp_array_free(&p->f_v);
   if (p->f_live.data) cnp_array_free(&p->f_live);
   if (p->f_y.data) cnp_array_free(&p->f_y);
+  if (p->ej_s) cnp_event_destroy(p->ej_s);
   if (p->s_s) cnp_stream_destroy(p->s_s);
+  if (p->ej_io) cnp_event_destroy(p->ej_io);
   if (p->s_io) cnp_stream_destroy(p->s_io);
   if (p->e_done) cnp_event_destroy(p->e_done);
   if (p->bad.data) cnp_array_free(&p->bad);
@@ -863,7 +868,15 @@ static int graph_h_setup(graph_h **pp, const graph_config *cfg, char *err, size_
     where = "input.cnp:9: stream s";
     goto fail;
   }
+  if ((st = cnp_event_create(&p->ej_s, CNP_EVENT_DEFAULT)) != CNP_OK) {
+    where = "input.cnp:9: stream s";
+    goto fail;
+  }
   if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+    where = "input.cnp:9: stream io";
+    goto fail;
+  }
+  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
     where = "input.cnp:9: stream io";
     goto fail;
   }
@@ -914,6 +927,9 @@ static int graph_h_step(graph_h *p, double dt)
 
   /* ---- input.cnp:11: step on s ---- */
   S = p->s_s;
+  if (p->ej_ready)  /* after stream io's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_io),
+              "input.cnp:11: step on s");
   if (p->gx_0) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g0_replay(p, S),
               "input.cnp:11: step on s");
@@ -925,7 +941,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
     CNP_G_TRY(graph_k0(p, S),
               "input.cnp:12: map i in N");
-#line 929 "input.cu"
+#line 945 "input.cu"
 
     /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -942,27 +958,30 @@ static int graph_h_step(graph_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 946 "input.cu"
+#line 962 "input.cu"
 
     /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_k1(p, S),
               "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 952 "input.cu"
+#line 968 "input.cu"
   }
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 959 "input.cu"
+#line 975 "input.cu"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
+  if (p->ej_ready)  /* after stream s's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_s),
+              "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 966 "input.cu"
+#line 985 "input.cu"
   if (p->gx_1) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g1_replay(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
@@ -974,8 +993,15 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
     CNP_G_TRY(graph_k2(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 978 "input.cu"
+#line 997 "input.cu"
   }
+
+  /* the next call orders its work after this call's (see the waits above) */
+  CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
+            "graph_step: end of the call on stream s");
+  CNP_G_TRY(cnp_event_record(p->ej_io, p->s_io),
+            "graph_step: end of the call on stream io");
+  p->ej_ready = 1;
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

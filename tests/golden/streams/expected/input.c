@@ -128,13 +128,16 @@ struct streams_h {
   cnp_array f_rho;  /* field rho : f64[n_cells] (input.cnp:7) */
   cnp_array f_j;  /* field j : f64[3, n_cells] (input.cnp:7) */
   cnp_stream *s_work;
+  cnp_event *ej_work;  /* end of the last step() call's work on work */
   cnp_stream *s_io;
+  cnp_event *ej_io;  /* end of the last step() call's work on io */
   cnp_event *e_ready;
   cnp_snapshot *snap_snap;
   cnp_snapshot_handle h_snap;  /* latest copy */
   int has_snap;
   cnp_segment_plan *plan_p;
   int nthreads;                  /* host threads of the fused kernels */
+  int ej_ready;                   /* the ej_ events hold the end of a previous call */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
@@ -166,7 +169,9 @@ static void streams_h_teardown(streams_h *p)
   if (p->f_off.data) cnp_array_free(&p->f_off);
   if (p->f_rho.data) cnp_array_free(&p->f_rho);
   if (p->f_j.data) cnp_array_free(&p->f_j);
+  if (p->ej_work) cnp_event_destroy(p->ej_work);
   if (p->s_work) cnp_stream_destroy(p->s_work);
+  if (p->ej_io) cnp_event_destroy(p->ej_io);
   if (p->s_io) cnp_stream_destroy(p->s_io);
   if (p->e_ready) cnp_event_destroy(p->e_ready);
   if (p->snap_snap) cnp_snapshot_destroy(p->snap_snap);
@@ -290,7 +295,15 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
     where = "input.cnp:8: stream work";
     goto fail;
   }
+  if ((st = cnp_event_create(&p->ej_work, CNP_EVENT_DEFAULT)) != CNP_OK) {
+    where = "input.cnp:8: stream work";
+    goto fail;
+  }
   if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+    where = "input.cnp:8: stream io";
+    goto fail;
+  }
+  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
     where = "input.cnp:8: stream io";
     goto fail;
   }
@@ -328,6 +341,9 @@ static int streams_h_step(streams_h *p)
 
   /* ---- input.cnp:12: step sorting on work ---- */
   S = p->s_work;
+  if (p->ej_ready)  /* after stream io's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_io),
+              "input.cnp:12: step sorting on work");
 
   /* input.cnp:13: sort key (w, v); */
 #line 13 "input.cnp"
@@ -341,7 +357,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 345 "input.c"
+#line 361 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -352,7 +368,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 356 "input.c"
+#line 372 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -362,7 +378,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 366 "input.c"
+#line 382 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -378,7 +394,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 382 "input.c"
+#line 398 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -394,27 +410,37 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 398 "input.c"
+#line 414 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 404 "input.c"
+#line 420 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
+  if (p->ej_ready)  /* after stream work's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_work),
+              "input.cnp:20: step output on io after ready { copy snap <- rho; }");
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 411 "input.c"
+#line 430 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 418 "input.c"
+#line 437 "input.c"
+
+  /* the next call orders its work after this call's (see the waits above) */
+  CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
+            "streams_step: end of the call on stream work");
+  CNP_G_TRY(cnp_event_record(p->ej_io, p->s_io),
+            "streams_step: end of the call on stream io");
+  p->ej_ready = 1;
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
