@@ -271,7 +271,27 @@ typedef struct KCtx {
   GenUnit *u;
   bool cuda;              /* emitting the body of a __global__ kernel */
   Stmt *map;              /* the map whose body is being emitted */
+  bool f32_lit;           /* untyped float literals here adapt to f32 (print 0.1f, not 0.1) */
 } KCtx;
+
+/* The type an untyped literal operand of e adapts to: the other operand's (arithmetic,
+** comparisons, select and builtins); DT_VOID when e gives literals no type. */
+static DType literal_ctx(const Expr *e) {
+  if (e->kind == EX_BINARY) {
+    if (e->op == OP_AND || e->op == OP_OR) return DT_VOID;
+    if (e->op >= OP_EQ && e->op <= OP_GE) {
+      const Expr *a = e->args[0], *b = e->args[1];
+      bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+      if (ua && ub) return DT_VOID;
+      if (ua) return b->type;
+      if (ub) return a->type;
+      return DT_VOID;
+    }
+    return e->type;
+  }
+  if (e->kind == EX_CALL) return e->type;
+  return DT_VOID;
+}
 
 /* ======================================================================== expressions */
 
@@ -351,13 +371,27 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
   buf_puts(b, ")");
 }
 
+static void ex_node(KCtx *k, Buf *b, Expr *e);
+
+/* Emit e; its untyped float literals print as f32 when the operand they adapt to is f32
+** (docs/language.md, Types), so f32 arithmetic stays in f32 on the host and the GPU. Casts
+** and indices start afresh. */
 static void ex(KCtx *k, Buf *b, Expr *e) {
+  bool saved = k->f32_lit;
+  DType c = literal_ctx(e);
+  if (e->kind == EX_CAST || e->kind == EX_INDEX) k->f32_lit = false;
+  else if (c != DT_VOID && dtype_is_float(c)) k->f32_lit = c == DT_F32;
+  ex_node(k, b, e);
+  k->f32_lit = saved;
+}
+
+static void ex_node(KCtx *k, Buf *b, Expr *e) {
   switch (e->kind) {
   case EX_INT:
-    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, e->type);
+    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, k->f32_lit ? DT_F32 : e->type);
     else fmt_int(b, e->ival, e->type);
     return;
-  case EX_FLOAT: fmt_float(b, e->fval, e->type); return;
+  case EX_FLOAT: fmt_float(b, e->fval, k->f32_lit && (e->flags & EXF_UNTYPED) ? DT_F32 : e->type); return;
   case EX_BOOL: buf_puts(b, e->ival ? "1" : "0"); return;
   case EX_NAME: {
     if (e->ref.local) {
@@ -540,7 +574,7 @@ static void kernel_locals(Buf *b, KUse *use) {
 }
 
 static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL};
+  KCtx k = {u, false, NULL, false};
   buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop. */", op->kernel,
            op->n_maps, op->n_maps > 1 ? "s" : "");
   buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap)", u->name, op->kernel, u->name,
@@ -580,7 +614,7 @@ static const char *ncomp_str(GenUnit *u, Decl *f) {
 ** the counts into offsets, each thread scatters its live rows to their sorted places in
 ** the double buffers, and the buffers are swapped. */
 static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL};
+  KCtx k = {u, false, NULL, false};
   Stmt *c = op->mask_of;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   Decl *dim = op->stmt->over.decl;
@@ -686,7 +720,7 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
 }
 
 static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, true, NULL};
+  KCtx k = {u, true, NULL, false};
   buf_line(b, "/* Kernel %d on the device: one thread per element. */", op->kernel);
   buf_line(b, "static __global__ void %s_k%d_cuda(const %s_k%d_args A)", u->name, op->kernel,
            u->name, op->kernel);

@@ -187,7 +187,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
 #line 17 "input.cnp"
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
-      f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
+      f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
 #line 192 "input.c"
     } /* map j */
   }

@@ -213,7 +213,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
 #line 17 "input.cnp"
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
-      f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
+      f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
 #line 218 "input.cu"
     } /* map j */
   }
@@ -246,7 +246,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
 #line 17 "input.cnp"
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
-    f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
+    f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
 #line 251 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
