@@ -140,10 +140,16 @@ struct csort_h {
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int csort_failed(csort_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -205,7 +211,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 209 "input.c"
+#line 215 "input.c"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -460,6 +466,7 @@ static int csort_h_step(csort_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:10: step on s ---- */
   S = p->s_s;
@@ -468,7 +475,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 472 "input.c"
+#line 479 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -487,7 +494,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 491 "input.c"
+#line 498 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -503,7 +510,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 507 "input.c"
+#line 514 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -516,7 +523,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 520 "input.c"
+#line 527 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -549,7 +556,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 553 "input.c"
+#line 560 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

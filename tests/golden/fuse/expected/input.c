@@ -133,10 +133,16 @@ struct fuse_h {
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int fuse_failed(fuse_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -180,7 +186,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 184 "input.c"
+#line 190 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -188,7 +194,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 192 "input.c"
+#line 198 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -233,7 +239,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 237 "input.c"
+#line 243 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -381,6 +387,7 @@ static int fuse_h_step(fuse_h *p, double dt)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
   p->P_dt = dt;
 
   /* ---- input.cnp:11: step on s ---- */
@@ -390,13 +397,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 394 "input.c"
+#line 401 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 400 "input.c"
+#line 407 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -413,7 +420,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 417 "input.c"
+#line 424 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -134,10 +134,16 @@ struct scatter_h {
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int scatter_failed(scatter_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -210,7 +216,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
       CNP_G_OMP("omp atomic")
       f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 214 "input.c"
+#line 220 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -401,6 +407,7 @@ static int scatter_h_step(scatter_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:9: step on s ---- */
   S = p->s_s;
@@ -409,7 +416,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
   CNP_G_TRY(scatter_k0(p, S),
             "input.cnp:10: map i in N");
-#line 413 "input.c"
+#line 420 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -142,10 +142,16 @@ struct streams_h {
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int streams_failed(streams_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -338,6 +344,7 @@ static int streams_h_step(streams_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:12: step sorting on work ---- */
   S = p->s_work;
@@ -357,7 +364,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 361 "input.c"
+#line 368 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -368,7 +375,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 372 "input.c"
+#line 379 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -378,7 +385,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 382 "input.c"
+#line 389 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -394,7 +401,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 398 "input.c"
+#line 405 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -410,13 +417,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 414 "input.c"
+#line 421 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 420 "input.c"
+#line 427 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -426,14 +433,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 430 "input.c"
+#line 437 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 437 "input.c"
+#line 444 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

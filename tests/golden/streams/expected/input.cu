@@ -167,10 +167,16 @@ struct streams_h {
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int streams_failed(streams_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -378,6 +384,7 @@ static int streams_h_step(streams_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:12: step sorting on work ---- */
   S = p->s_work;
@@ -397,7 +404,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 401 "input.cu"
+#line 408 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -408,7 +415,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 412 "input.cu"
+#line 419 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -418,7 +425,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 422 "input.cu"
+#line 429 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -434,7 +441,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 438 "input.cu"
+#line 445 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -450,13 +457,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 454 "input.cu"
+#line 461 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 460 "input.cu"
+#line 467 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -466,14 +473,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 470 "input.cu"
+#line 477 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 477 "input.cu"
+#line 484 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
