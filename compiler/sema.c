@@ -7,6 +7,7 @@
 #include "cnpc.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #define K(k) (1u << (k))
@@ -855,6 +856,38 @@ static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
   return true;
 }
 
+/* The pipeline name becomes C identifiers (NAME, NAME_setup, NAME_config, NAME_CONFIG_INIT):
+** it cannot be a C or C++ keyword (the header is used from both), `main`, or take the
+** runtime's prefix `cnp_` (pipeline cnp would redeclare cnp_snapshot, cnp_backend). */
+static void check_pipeline_name(Sema *S, Decl *d) {
+  static const char *const reserved[] = {
+      "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
+      "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq",
+      "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t",
+      "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+      "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype",
+      "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "main",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
+      "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires",
+      "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
+      "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+      "try", "typedef", "typeid", "typename", "typeof", "union", "unsigned", "using", "virtual",
+      "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+  if (!d->name) return;
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (!strcmp(d->name, reserved[i])) {
+      diag_error(S->cc, d->loc, "pipeline name '%s' is reserved in C or C++ (it names the generated C API)",
+                 d->name);
+      return;
+    }
+  char low[5] = {0};
+  for (int i = 0; i < 4 && d->name[i]; i++) low[i] = (char)tolower((unsigned char)d->name[i]);
+  if (!strcmp(low, "cnp") || !strcmp(low, "cnp_"))
+    diag_error(S->cc, d->loc, "pipeline name '%s' takes the runtime's prefix 'cnp_' (it names the generated C API)",
+               d->name);
+}
+
 static void check_decl(Sema *S, Decl *d) {
   switch (d->kind) {
   case DECL_PARAM: case DECL_DIM: case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
@@ -865,6 +898,7 @@ static void check_decl(Sema *S, Decl *d) {
       diag_error(S->cc, d->kw_loc, "second 'pipeline' declaration");
       diag_note(S->cc, S->cc->pipeline->kw_loc, "the pipeline is named here");
     } else S->cc->pipeline = d;
+    check_pipeline_name(S, d);
     break;
   case DECL_CONST:
     check_const(S, d);
