@@ -859,7 +859,7 @@ static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
 /* The pipeline name becomes C identifiers (NAME, NAME_setup, NAME_config, NAME_CONFIG_INIT):
 ** it cannot be a C or C++ keyword (the header is used from both), `main`, or take the
 ** runtime's prefix `cnp_` (pipeline cnp would redeclare cnp_snapshot, cnp_backend). */
-static void check_pipeline_name(Sema *S, Decl *d) {
+static bool c_reserved(const char *name) {
   static const char *const reserved[] = {
       "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
       "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq",
@@ -867,20 +867,25 @@ static void check_pipeline_name(Sema *S, Decl *d) {
       "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
       "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype",
       "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "main",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
       "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
       "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires",
       "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
       "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
       "try", "typedef", "typeid", "typename", "typeof", "union", "unsigned", "using", "virtual",
       "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
-  if (!d->name) return;
   for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-    if (!strcmp(d->name, reserved[i])) {
-      diag_error(S->cc, d->loc, "pipeline name '%s' is reserved in C or C++ (it names the generated C API)",
-                 d->name);
-      return;
-    }
+    if (!strcmp(name, reserved[i])) return true;
+  return false;
+}
+
+static void check_pipeline_name(Sema *S, Decl *d) {
+  if (!d->name) return;
+  if (c_reserved(d->name) || !strcmp(d->name, "main")) {
+    diag_error(S->cc, d->loc, "pipeline name '%s' is reserved in C or C++ (it names the generated C API)",
+               d->name);
+    return;
+  }
   char low[5] = {0};
   for (int i = 0; i < 4 && d->name[i]; i++) low[i] = (char)tolower((unsigned char)d->name[i]);
   if (!strcmp(low, "cnp") || !strcmp(low, "cnp_"))
@@ -888,9 +893,29 @@ static void check_pipeline_name(Sema *S, Decl *d) {
                d->name);
 }
 
+/* Dims and setup params are members of the generated NAME_config (cfg.N, cfg.n_cells): a C
+** or C++ keyword, or a member the config already has, would not compile. */
+static void check_config_member(Sema *S, Decl *d) {
+  static const char *const own[] = {"backend", "strict", "mpi_fcomm", "cuda_streams"};
+  if (!d->name || (d->kind == DECL_PARAM && !d->setup)) return;
+  const char *what = d->kind == DECL_DIM ? "dim" : "setup param";
+  if (c_reserved(d->name)) {
+    diag_error(S->cc, d->loc, "%s '%s' is reserved in C or C++ (it names the config member cfg.%s)", what,
+               d->name, d->name);
+    return;
+  }
+  for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+    if (!strcmp(d->name, own[i]))
+      diag_error(S->cc, d->loc, "%s '%s' would be a second config member cfg.%s (the configuration's own)",
+                 what, d->name, d->name);
+}
+
 static void check_decl(Sema *S, Decl *d) {
   switch (d->kind) {
-  case DECL_PARAM: case DECL_DIM: case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
+  case DECL_PARAM: case DECL_DIM:
+    check_config_member(S, d);
+    break;
+  case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
     break;
   case DECL_PIPELINE:
     if (d->file->imported) diag_error(S->cc, d->kw_loc, "'pipeline' in an imported file");
