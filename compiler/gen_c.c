@@ -1089,6 +1089,11 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
     try_call(u, b, s->loc, "cnp_snapshot_copy(p->snap_%s, &p->f_%s, S, NULL, &p->h_%s)",
              s->a.decl->name, s->b.decl->name, s->a.decl->name);
     buf_line(b, "p->has_%s = 1;", s->a.decl->name);
+    {
+      Decl *dim;
+      if (gen_decl_is_dim_extent(s->b.decl, &dim))
+        buf_line(b, "p->live_%s = p->n_%s;  /* rows the snapshot shows */", s->a.decl->name, dim->name);
+    }
     break;
   case ST_REFRESH:
     if (s->to_device) try_call(u, b, s->loc, "cnp_mirror_to_device(p->mir_%s, S)", s->a.decl->name);
@@ -1650,6 +1655,11 @@ static void gen_struct(GenUnit *u, Buf *b) {
       buf_line(b, "cnp_snapshot *snap_%s;", d->name);
       buf_line(b, "cnp_snapshot_handle h_%s;  /* latest copy */", d->name);
       buf_line(b, "int has_%s;", d->name);
+      {
+        Decl *dim;
+        if (gen_decl_is_dim_extent(d->target.decl, &dim))
+          buf_line(b, "int64_t live_%s;  /* live extent of %s at the latest copy */", d->name, dim->name);
+      }
       break;
     case DECL_PLAN: buf_line(b, "cnp_segment_plan *plan_%s;", d->name); break;
     case DECL_MIRROR:
@@ -2035,11 +2045,21 @@ static void gen_lookups(GenUnit *u, Buf *field, Buf *ext, Buf *set_ext, Buf *sna
       buf_line(set_ext, "  return CNP_OK;");
       buf_line(set_ext, "}");
       break;
-    case DECL_SNAPSHOT:
-      buf_line(snap, "if (strcmp(name, \"%s\") == 0)", d->name);
-      buf_line(snap, "  return p->has_%s ? (int)cnp_snapshot_result(p->h_%s, view) : CNP_ESTATE;",
-               d->name, d->name);
+    case DECL_SNAPSHOT: {
+      Decl *dim;
+      buf_line(snap, "if (strcmp(name, \"%s\") == 0) {", d->name);
+      buf_line(snap, "  if (!p->has_%s) return CNP_ESTATE;", d->name);
+      if (gen_decl_is_dim_extent(d->target.decl, &dim)) {
+        buf_line(snap, "  int st = (int)cnp_snapshot_result(p->h_%s, view);", d->name);
+        buf_line(snap, "  if (st == CNP_OK) view->shape[view->ndim - 1] = p->live_%s;  /* live rows then */",
+                 d->name);
+        buf_line(snap, "  return st;");
+      } else {
+        buf_line(snap, "  return (int)cnp_snapshot_result(p->h_%s, view);", d->name);
+      }
+      buf_line(snap, "}");
       break;
+    }
     case DECL_STREAM:
       buf_line(sync, "{");
       buf_line(sync, "  int st = cnp_stream_synchronize(p->s_%s);", d->name);

@@ -50,7 +50,7 @@ int main(void) {
     fpv = edge_field(p, "pv");
     cnp_array fst = edge_field(p, "st"), snap;
     CHECK(edge_snapshot(p, "sp", &snap) == 0, "snapshot");
-    CHECK(snap.shape[0] == 2, "snapshot shape");
+    CHECK(snap.shape[0] == 2 && snap.shape[1] == n, "snapshot shape: the live rows at the copy (%ld, %ld)", (long)snap.shape[1], (long)n);
     for (int64_t i = 0; i < n; i++) {
       CHECK(F("x", double)[i] == x[i], "x[%ld]", (long)i);
       CHECK(F("key", uint64_t)[i] == key[i], "key[%ld]", (long)i);

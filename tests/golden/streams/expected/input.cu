@@ -546,8 +546,10 @@ static int streams_h_set_extent(streams_h *p, const char *dim, int64_t n)
 static int streams_h_snapshot(streams_h *p, const char *name, cnp_array *view)
 {
   if (!p || !name || !view) return CNP_EINVAL;
-  if (strcmp(name, "snap") == 0)
-    return p->has_snap ? (int)cnp_snapshot_result(p->h_snap, view) : CNP_ESTATE;
+  if (strcmp(name, "snap") == 0) {
+    if (!p->has_snap) return CNP_ESTATE;
+    return (int)cnp_snapshot_result(p->h_snap, view);
+  }
   return CNP_EINVAL;
 }
 
