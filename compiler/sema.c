@@ -845,6 +845,19 @@ static void check_const(Sema *S, Decl *d) {
 
 static Decl *field_ref(Sema *S, Ref *r) { return resolve(S, r, K(DECL_FIELD)); }
 
+static bool int_field(Sema *S, Decl *f, Loc at, const char *role);
+
+/* Cell ids, plan keys and migration destinations: the runtime takes int32 or int64 (u64
+** keys are for sort only); offsets are int64. */
+static bool signed_field(Sema *S, Decl *f, Loc at, const char *role, bool i64_only) {
+  if (!int_field(S, f, at, role)) return false;
+  if (f->dtype == DT_I64 || (!i64_only && f->dtype == DT_I32)) return true;
+  diag_error(S->cc, at, "%s '%s' must be %s, not %s", role, f->name, i64_only ? "i64" : "i32 or i64",
+             sema_type_text(S->cc, f));
+  diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+  return false;
+}
+
 static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
   if (!f) return false;
   if (!dtype_is_int(f->dtype) || f->shape.rank != 1) {
@@ -948,7 +961,7 @@ static void check_decl(Sema *S, Decl *d) {
     field_ref(S, &d->target);
     break;
   case DECL_PLAN:
-    int_field(S, field_ref(S, &d->target), d->target.loc, "the key");
+    signed_field(S, field_ref(S, &d->target), d->target.loc, "the key", false);
     check_extent_expr(S, d->value, "the number of segments");
     break;
   case DECL_STEP:
@@ -1222,8 +1235,8 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
   case ST_OFFSETS: {
     Decl *k = field_ref(S, &s->a), *o = field_ref(S, &s->b);
-    int_field(S, k, s->a.loc, "the key");
-    int_field(S, o, s->b.loc, "the offsets");
+    signed_field(S, k, s->a.loc, "the key", false);
+    signed_field(S, o, s->b.loc, "the offsets", true);
     if (k && o && k == o) diag_error(S->cc, s->b.loc, "the offsets must not alias the keys");
     op(S, HZ_READ, k, &s->a.loc);
     op(S, HZ_WRITE, o, &s->b.loc);
@@ -1232,7 +1245,7 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_SEGMENTS: {
     Decl *p = resolve(S, &s->a, K(DECL_PLAN));
     Decl *k = field_ref(S, &s->b);
-    int_field(S, k, s->b.loc, "the key");
+    signed_field(S, k, s->b.loc, "the key", false);
     check_extent_expr(S, s->value, "the number of segments");
     if (p && p->value && !same_extent(p->value, s->value)) {
       diag_error(S->cc, s->value->loc, "plan '%s' was declared with a different number of segments", p->name);
@@ -1301,7 +1314,7 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
   case ST_MIGRATE: {
     Decl *d = field_ref(S, &s->a);
-    if (!int_field(S, d, s->a.loc, "the destination")) d = NULL;
+    if (!signed_field(S, d, s->a.loc, "the destination", false)) d = NULL;
     same_extents(S, d, &s->list, "destination");
     op(S, HZ_READ, d, &s->a.loc);
     op(S, HZ_WRITE, d, &s->a.loc);
