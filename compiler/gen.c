@@ -137,6 +137,16 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
   const char *base;
   if (opt->output) {
     base = opt->output;
+    /* `-o pic.c` (as with a C compiler) means base `pic`, not pic.c.c, pic.c.h, ... */
+    static const char *const ext[] = {".c", ".h", ".cu", ".dot", ".json", ".d"};
+    size_t n = strlen(base);
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+      size_t e = strlen(ext[i]);
+      if (n > e && !strcmp(base + n - e, ext[i]) && base[n - e - 1] != '/') {
+        base = arena_strndup(&cc->arena, base, n - e);
+        break;
+      }
+    }
     u.stem = base_name(base);
   } else {
     u.stem = stem_of(cc, u.src_path);

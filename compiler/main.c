@@ -17,7 +17,7 @@ static const char usage_text[] =
   "\n"
   "options:\n"
   "  -o FILE              base name of the outputs (default: the input file's name\n"
-  "                       without .cnp)\n"
+  "                       without .cnp; -o pic.c means pic)\n"
   "  --out-dir DIR        directory for the outputs (default: .)\n"
   "  --emit=LIST          what to write: header,c,cuda,dot,manifest\n"
   "                       (default header,c,cuda; manifest = NAME.json)\n"
