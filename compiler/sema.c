@@ -446,9 +446,16 @@ static DType check_index(Sema *S, Expr *e, int write) {
   }
   for (int i = 0; i + 1 < e->nargs; i++) {
     Expr *x = e->args[i], *ext = f->shape.ext[i];
-    if (x->kind == EX_INT && ext->kind == EX_INT && (x->ival < 0 || x->ival >= ext->ival))
+    bool xf, ef;
+    int64_t xv, ev;
+    double xd, ed;
+    if (!(x->flags & EXF_CONST) || !dtype_is_int(x->type) || !fold(S, x, &xf, &xv, &xd) || xf) continue;
+    bool ext_known = (ext->flags & EXF_CONST) && fold(S, ext, &ef, &ev, &ed) && !ef;
+    if (xv < 0 && !ext_known)
+      diag_error(S->cc, x->loc, "component index %lld is out of range for '%s'", (long long)xv, f->name);
+    else if (ext_known && (xv < 0 || xv >= ev))
       diag_error(S->cc, x->loc, "component index %lld is out of range for extent %lld of '%s'",
-                 (long long)x->ival, (long long)ext->ival, f->name);
+                 (long long)xv, (long long)ev, f->name);
   }
   if (S->step) op(S, write ? HZ_WRITE : HZ_READ, f, &e->loc);
   bool gather = e->flags & EXF_GATHER;
