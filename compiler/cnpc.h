@@ -346,6 +346,7 @@ typedef struct CnpOptions {
   const char *out_dir;      /* --out-dir DIR (NULL = current directory) */
   unsigned emit;            /* --emit=header,c,cuda,dot (EMIT_* bits) */
   bool no_line;             /* --no-line: no #line directives */
+  bool debug_bounds;        /* --debug-bounds: the units define CNP_DEBUG_BOUNDS (index checks) */
   bool explain_fusion;      /* --explain-fusion */
   FILE *report;             /* where the fusion report goes (main: stdout; NULL = nowhere) */
   bool dump_ast;            /* --dump-ast: print the checked AST to stdout */

@@ -2200,6 +2200,8 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
       {"extent_lookup", buf_str(&elook)},
       {"set_extent_body", buf_str(&eset)},
       {"snapshot_lookup", buf_str(&slook)},
+      {"debug_bounds", u->opt->debug_bounds ? "#ifndef CNP_DEBUG_BOUNDS  /* cnpc --debug-bounds */\n"
+                                              "#define CNP_DEBUG_BOUNDS 1\n#endif\n" : ""},
       {"graph_fields", buf_str(&gfields)},
       {"graphs", buf_str(&gfuncs)},
       {"graph_setup", buf_str(&gsetup)},
