@@ -346,27 +346,61 @@ static const char *float_fn(Builtin bi, DType t) {
   return t == DT_F32 ? namesf[bi] : names[bi];
 }
 
+/* Operands of u64 arithmetic, comparisons, select, min and max are converted explicitly, so
+** the C code says what cnp's promotion does (docs/language.md, Types) and compiles without
+** -Wsign-compare / nvcc "pointless comparison" warnings. */
+static void ex_as(KCtx *k, Buf *b, Expr *x, DType t) {
+  if (t == DT_U64 && dtype_is_int(x->type) && x->type != DT_U64 && !(x->flags & EXF_UNTYPED)) {
+    buf_puts(b, "((uint64_t)");
+    ex(k, b, x);
+    buf_puts(b, ")");
+  } else {
+    ex(k, b, x);
+  }
+}
+
+/* The type both operands of a binary operator are converted to. */
+static DType operand_type(const Expr *e) {
+  const Expr *a = e->args[0], *c = e->args[1];
+  bool ua = a->flags & EXF_UNTYPED, uc = c->flags & EXF_UNTYPED;
+  if (ua && !uc) return c->type;
+  if (uc && !ua) return a->type;
+  return a->type > c->type ? a->type : c->type;
+}
+
+static bool is_zero_literal(const Expr *e) {
+  return e->kind == EX_INT && (e->flags & EXF_UNTYPED) && e->ival == 0;
+}
+
 static void ex_call(KCtx *k, Buf *b, Expr *e) {
   Builtin bi = e->builtin;
   if (bi == BI_SELECT) {
     buf_puts(b, "(");
     ex(k, b, e->args[0]);
     buf_puts(b, " ? ");
-    ex(k, b, e->args[1]);
+    ex_as(k, b, e->args[1], e->type);
     buf_puts(b, " : ");
-    ex(k, b, e->args[2]);
+    ex_as(k, b, e->args[2], e->type);
     buf_puts(b, ")");
     return;
   }
   bool flt = dtype_is_float(e->type);
-  if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
+  if (e->type == DT_U64 && bi == BI_ABS) {   /* |u| = u */
+    buf_puts(b, "(");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (e->type == DT_U64 && (bi == BI_MIN || bi == BI_MAX)) {
+    buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
+  } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
     buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
   } else {
     buf_printf(b, "%s(", float_fn(bi, e->type));
   }
   for (int i = 0; i < e->nargs; i++) {
     if (i) buf_puts(b, ", ");
-    ex(k, b, e->args[i]);
+    ex_as(k, b, e->args[i], e->type);
   }
   buf_puts(b, ")");
 }
@@ -428,6 +462,25 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       ex(k, b, e->args[0]);
       buf_puts(b, ", ");
       ex(k, b, e->args[1]);
+      buf_puts(b, ")");
+      return;
+    }
+    if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
+      /* u >= 0 is always true and u < 0 always false: say so without the comparison */
+      Expr *a = e->args[0], *c = e->args[1];
+      int always = -1;
+      if (is_zero_literal(c) && (e->op == OP_GE || e->op == OP_LT)) always = e->op == OP_GE;
+      if (is_zero_literal(a) && (e->op == OP_LE || e->op == OP_GT)) always = e->op == OP_LE;
+      if (always >= 0) {
+        buf_puts(b, "((void)");
+        ex(k, b, is_zero_literal(c) ? a : c);
+        buf_printf(b, ", %d)", always);
+        return;
+      }
+      buf_puts(b, "(");
+      ex_as(k, b, a, DT_U64);
+      buf_printf(b, " %s ", op_text(e->op));
+      ex_as(k, b, c, DT_U64);
       buf_puts(b, ")");
       return;
     }

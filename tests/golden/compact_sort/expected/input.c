@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -211,7 +213,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 215 "input.c"
+#line 217 "input.c"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -475,7 +477,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 479 "input.c"
+#line 481 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -494,7 +496,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 498 "input.c"
+#line 500 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -510,7 +512,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 514 "input.c"
+#line 516 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -523,7 +525,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 527 "input.c"
+#line 529 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -556,7 +558,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 560 "input.c"
+#line 562 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -237,7 +239,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 241 "input.cu"
+#line 243 "input.cu"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -321,7 +323,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 325 "input.cu"
+#line 327 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -566,7 +568,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 570 "input.cu"
+#line 572 "input.cu"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -585,7 +587,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 589 "input.cu"
+#line 591 "input.cu"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -601,7 +603,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 605 "input.cu"
+#line 607 "input.cu"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -614,7 +616,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 618 "input.cu"
+#line 620 "input.cu"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -647,7 +649,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 651 "input.cu"
+#line 653 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

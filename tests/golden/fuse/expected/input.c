@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -186,7 +188,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 190 "input.c"
+#line 192 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -194,7 +196,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 198 "input.c"
+#line 200 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -239,7 +241,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 243 "input.c"
+#line 245 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -397,13 +399,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 401 "input.c"
+#line 403 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 407 "input.c"
+#line 409 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -420,7 +422,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 424 "input.c"
+#line 426 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -212,7 +214,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 216 "input.cu"
+#line 218 "input.cu"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -220,7 +222,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 224 "input.cu"
+#line 226 "input.cu"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -245,7 +247,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
     f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 249 "input.cu"
+#line 251 "input.cu"
   } /* map i */
   { /* input.cnp:16: map j in N */
     const int64_t l_j = cnp_i;
@@ -253,7 +255,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
     f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 257 "input.cu"
+#line 259 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -321,7 +323,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 325 "input.cu"
+#line 327 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -340,7 +342,7 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
     f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 344 "input.cu"
+#line 346 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -535,13 +537,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 539 "input.cu"
+#line 541 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 545 "input.cu"
+#line 547 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -558,7 +560,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 562 "input.cu"
+#line 564 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

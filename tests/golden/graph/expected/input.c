@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -187,7 +189,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 191 "input.c"
+#line 193 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -231,7 +233,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 235 "input.c"
+#line 237 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -273,7 +275,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 277 "input.c"
+#line 279 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -451,7 +453,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(graph_k0(p, S),
             "input.cnp:12: map i in N");
-#line 455 "input.c"
+#line 457 "input.c"
 
   /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -468,19 +470,19 @@ static int graph_h_step(graph_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 472 "input.c"
+#line 474 "input.c"
 
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
   CNP_G_TRY(graph_k1(p, S),
             "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 478 "input.c"
+#line 480 "input.c"
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 484 "input.c"
+#line 486 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -490,13 +492,13 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 494 "input.c"
+#line 496 "input.c"
 
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
 #line 20 "input.cnp"
   CNP_G_TRY(graph_k2(p, S),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 500 "input.c"
+#line 502 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

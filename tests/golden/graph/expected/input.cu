@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -227,7 +229,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 231 "input.cu"
+#line 233 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -252,7 +254,7 @@ static __global__ void graph_k0_cuda(const graph_k0_args A)
     f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 256 "input.cu"
+#line 258 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -319,7 +321,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 323 "input.cu"
+#line 325 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -338,7 +340,7 @@ static __global__ void graph_k1_cuda(const graph_k1_args A)
     const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
     f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 342 "input.cu"
+#line 344 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -403,7 +405,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 407 "input.cu"
+#line 409 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -423,7 +425,7 @@ static __global__ void graph_k2_cuda(const graph_k2_args A)
     const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
     f_y[l_i] = (double)f_x[l_i];
-#line 427 "input.cu"
+#line 429 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -948,7 +950,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
     CNP_G_TRY(graph_k0(p, S),
               "input.cnp:12: map i in N");
-#line 952 "input.cu"
+#line 954 "input.cu"
 
     /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -965,20 +967,20 @@ static int graph_h_step(graph_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 969 "input.cu"
+#line 971 "input.cu"
 
     /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_k1(p, S),
               "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 975 "input.cu"
+#line 977 "input.cu"
   }
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 982 "input.cu"
+#line 984 "input.cu"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -988,7 +990,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 992 "input.cu"
+#line 994 "input.cu"
   if (p->gx_1) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g1_replay(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
@@ -1000,7 +1002,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
     CNP_G_TRY(graph_k2(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1004 "input.cu"
+#line 1006 "input.cu"
   }
 
   /* the next call orders its work after this call's (see the waits above) */

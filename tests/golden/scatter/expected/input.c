@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -216,7 +218,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
       CNP_G_OMP("omp atomic")
       f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 220 "input.c"
+#line 222 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -416,7 +418,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
   CNP_G_TRY(scatter_k0(p, S),
             "input.cnp:10: map i in N");
-#line 420 "input.c"
+#line 422 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

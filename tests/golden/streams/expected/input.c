@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -364,7 +366,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 368 "input.c"
+#line 370 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -375,7 +377,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 379 "input.c"
+#line 381 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -385,7 +387,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 389 "input.c"
+#line 391 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -401,7 +403,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 405 "input.c"
+#line 407 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -417,13 +419,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 421 "input.c"
+#line 423 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 427 "input.c"
+#line 429 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -433,14 +435,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 437 "input.c"
+#line 439 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 444 "input.c"
+#line 446 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

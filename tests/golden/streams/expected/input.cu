@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -404,7 +406,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 408 "input.cu"
+#line 410 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -415,7 +417,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 419 "input.cu"
+#line 421 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -425,7 +427,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 429 "input.cu"
+#line 431 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -441,7 +443,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 445 "input.cu"
+#line 447 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -457,13 +459,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 461 "input.cu"
+#line 463 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 467 "input.cu"
+#line 469 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -473,14 +475,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 477 "input.cu"
+#line 479 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 484 "input.cu"
+#line 486 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
