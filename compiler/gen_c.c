@@ -271,7 +271,7 @@ typedef struct KCtx {
   GenUnit *u;
   bool cuda;              /* emitting the body of a __global__ kernel */
   Stmt *map;              /* the map whose body is being emitted */
-  bool f32_lit;           /* untyped float literals here adapt to f32 (print 0.1f, not 0.1) */
+  DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
 } KCtx;
 
 /* The type an untyped literal operand of e adapts to: the other operand's (arithmetic,
@@ -350,7 +350,7 @@ static const char *float_fn(Builtin bi, DType t) {
 ** the C code says what cnp's promotion does (docs/language.md, Types) and compiles without
 ** -Wsign-compare / nvcc "pointless comparison" warnings. */
 static void ex_as(KCtx *k, Buf *b, Expr *x, DType t) {
-  if (t == DT_U64 && dtype_is_int(x->type) && x->type != DT_U64 && !(x->flags & EXF_UNTYPED)) {
+  if (t == DT_U64 && dtype_is_int(x->type) && x->type != DT_U64) {
     buf_puts(b, "((uint64_t)");
     ex(k, b, x);
     buf_puts(b, ")");
@@ -391,6 +391,16 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, ")");
     return;
   }
+  if (!flt && (bi == BI_MIN || bi == BI_MAX)) {   /* min(k, k) is k (no self-comparison) */
+    Buf l = {0}, r = {0};
+    ex(k, &l, e->args[0]);
+    ex(k, &r, e->args[1]);
+    bool same = !strcmp(buf_str(&l), buf_str(&r));
+    if (same) buf_printf(b, "(%s)", buf_str(&l));
+    buf_free(&l);
+    buf_free(&r);
+    if (same) return;
+  }
   if (e->type == DT_U64 && (bi == BI_MIN || bi == BI_MAX)) {
     buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
   } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
@@ -400,32 +410,44 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
   }
   for (int i = 0; i < e->nargs; i++) {
     if (i) buf_puts(b, ", ");
-    ex_as(k, b, e->args[i], e->type);
+    Expr *x = e->args[i];
+    if (flt && x->type != e->type && (dtype_is_int(x->type) || dtype_is_float(x->type)) &&
+        !(x->flags & EXF_UNTYPED)) {
+      /* sqrt(k), fmin(k, x), fmin(f32, f64): convert first, or C++ (nvcc) picks a generic
+      ** overload that device code cannot call */
+      buf_printf(b, "((%s)", gen_ctype(e->type));
+      ex(k, b, x);
+      buf_puts(b, ")");
+    } else {
+      ex_as(k, b, x, e->type);
+    }
   }
   buf_puts(b, ")");
 }
 
 static void ex_node(KCtx *k, Buf *b, Expr *e);
 
-/* Emit e; its untyped float literals print as f32 when the operand they adapt to is f32
-** (docs/language.md, Types), so f32 arithmetic stays in f32 on the host and the GPU. Casts
-** and indices start afresh. */
+/* Emit e; its untyped literals print as the float type they adapt to (docs/language.md,
+** Types): 0.1f next to an f32 operand, so f32 arithmetic stays in f32 on the host and the
+** GPU, and 2.0 for an integer literal next to a float (no integer `x / 0`). Casts and
+** indices start afresh. */
 static void ex(KCtx *k, Buf *b, Expr *e) {
-  bool saved = k->f32_lit;
+  DType saved = k->lit;
   DType c = literal_ctx(e);
-  if (e->kind == EX_CAST || e->kind == EX_INDEX) k->f32_lit = false;
-  else if (c != DT_VOID && dtype_is_float(c)) k->f32_lit = c == DT_F32;
+  if (e->kind == EX_CAST || e->kind == EX_INDEX) k->lit = DT_VOID;
+  else if (c != DT_VOID) k->lit = dtype_is_float(c) ? c : DT_VOID;
   ex_node(k, b, e);
-  k->f32_lit = saved;
+  k->lit = saved;
 }
 
 static void ex_node(KCtx *k, Buf *b, Expr *e) {
   switch (e->kind) {
   case EX_INT:
-    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, k->f32_lit ? DT_F32 : e->type);
+    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, k->lit == DT_F32 ? DT_F32 : e->type);
+    else if ((e->flags & EXF_UNTYPED) && dtype_is_float(k->lit)) fmt_float(b, (double)e->ival, k->lit);
     else fmt_int(b, e->ival, e->type);
     return;
-  case EX_FLOAT: fmt_float(b, e->fval, k->f32_lit && (e->flags & EXF_UNTYPED) ? DT_F32 : e->type); return;
+  case EX_FLOAT: fmt_float(b, e->fval, k->lit == DT_F32 && (e->flags & EXF_UNTYPED) ? DT_F32 : e->type); return;
   case EX_BOOL: buf_puts(b, e->ival ? "1" : "0"); return;
   case EX_NAME: {
     if (e->ref.local) {
@@ -464,6 +486,19 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       ex(k, b, e->args[1]);
       buf_puts(b, ")");
       return;
+    }
+    if (e->op >= OP_EQ && e->op <= OP_GE && !dtype_is_float(operand_type(e)) &&
+        !dtype_is_complex(operand_type(e))) {
+      /* x < x, k == k: constant for integers and bools; C compilers warn about the
+      ** self-comparison (-Wtautological-compare), so write the constant */
+      Buf l = {0}, r = {0};
+      ex(k, &l, e->args[0]);
+      ex(k, &r, e->args[1]);
+      bool same = !strcmp(buf_str(&l), buf_str(&r));
+      if (same) buf_printf(b, "((void)%s, %d)", buf_str(&l), e->op == OP_EQ || e->op == OP_LE || e->op == OP_GE);
+      buf_free(&l);
+      buf_free(&r);
+      if (same) return;
     }
     if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
       /* u >= 0 is always true and u < 0 always false: say so without the comparison */
@@ -627,7 +662,7 @@ static void kernel_locals(Buf *b, KUse *use) {
 }
 
 static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL, false};
+  KCtx k = {u, false, NULL, DT_VOID};
   buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop. */", op->kernel,
            op->n_maps, op->n_maps > 1 ? "s" : "");
   buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap)", u->name, op->kernel, u->name,
@@ -667,7 +702,7 @@ static const char *ncomp_str(GenUnit *u, Decl *f) {
 ** the counts into offsets, each thread scatters its live rows to their sorted places in
 ** the double buffers, and the buffers are swapped. */
 static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL, false};
+  KCtx k = {u, false, NULL, DT_VOID};
   Stmt *c = op->mask_of;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   Decl *dim = op->stmt->over.decl;
@@ -773,7 +808,7 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
 }
 
 static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, true, NULL, false};
+  KCtx k = {u, true, NULL, DT_VOID};
   buf_line(b, "/* Kernel %d on the device: one thread per element. */", op->kernel);
   buf_line(b, "static __global__ void %s_k%d_cuda(const %s_k%d_args A)", u->name, op->kernel,
            u->name, op->kernel);

@@ -336,6 +336,15 @@ static void check_literal_fits(Sema *S, Loc loc, DType to, const Expr *v) {
                (long long)iv, dtype_name(to), dtype_name(to));
 }
 
+/* The untyped integer literal of a binary operation adapts to the other operand's integer
+** type t and must fit it (`u < -3` with u : u64 would compare with 2^64 - 3). */
+static void operand_literals_fit(Sema *S, const Expr *a, const Expr *b, DType t) {
+  if (!dtype_is_int(t)) return;
+  bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub) check_literal_fits(S, a->loc, t, a);
+  if (ub && !ua) check_literal_fits(S, b->loc, t, b);
+}
+
 static void check_assign_type(Sema *S, Loc loc, DType to, const Expr *v, const char *what) {
   if (v->type == DT_VOID || to == DT_VOID) return;
   if (!assignable(to, v->type, v->flags))
@@ -541,6 +550,7 @@ static DType check_call(Sema *S, Expr *e) {
       return DT_VOID;
     }
     e->type = x->type == DT_BOOL ? DT_BOOL : promote(x, y);
+    if (e->type != DT_BOOL) operand_literals_fit(S, x, y, e->type);
     if ((x->flags & EXF_UNTYPED) && (y->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
     return e->type;
   }
@@ -554,6 +564,7 @@ static DType check_call(Sema *S, Expr *e) {
       return DT_VOID;
     }
   DType t = e->nargs == 2 ? promote(a, e->args[1]) : a->type;
+  if (e->nargs == 2) operand_literals_fit(S, a, e->args[1], t);
   if (e->nargs == 1 && (a->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
   switch (e->builtin) {
   case BI_MIN: case BI_MAX: case BI_FLOOR: case BI_CEIL: case BI_FMOD:
@@ -649,6 +660,7 @@ static DType check_expr(Sema *S, Expr *e) {
         diag_error(S->cc, e->loc, "cannot compare '%s' with '%s'", dtype_name(x), dtype_name(y));
         return DT_VOID;
       }
+      if (x != DT_BOOL) operand_literals_fit(S, a, b, promote(a, b));
       e->flags &= ~(unsigned)EXF_UNTYPED;
       e->type = DT_BOOL;
       return e->type;
@@ -661,6 +673,19 @@ static DType check_expr(Sema *S, Expr *e) {
       return DT_VOID;
     }
     DType t = promote(a, b);
+    operand_literals_fit(S, a, b, t);
+    if (S->map && (e->op == OP_DIV || e->op == OP_MOD) && (b->flags & EXF_CONST) &&
+        (dtype_is_int(b->type) || dtype_is_float(b->type))) {
+      /* integers: undefined (a crash on the host); floats: nvcc rejects the constant
+      ** division under -Werror, and inf/nan are better written on purpose */
+      bool fl;
+      int64_t iv;
+      double fv;
+      if (fold(S, b, &fl, &iv, &fv) && (fl ? fv == 0.0 : iv == 0)) {
+        diag_error(S->cc, b->loc, "division by a constant zero");
+        return DT_VOID;
+      }
+    }
     if (e->op >= OP_LT && e->op <= OP_GE) {
       if (dtype_is_complex(t)) {
         diag_error(S->cc, e->loc, "complex values cannot be ordered with '%s'", op_text(e->op));
