@@ -619,7 +619,7 @@ int csort_setup(csort **p, const csort_config *cfg, char *err, size_t errlen)
 {
   csort_h *h = NULL;
   int st = csort_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (csort *)h;
+  if (p) *p = (struct csort *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

@@ -628,7 +628,7 @@ int fuse_setup(fuse **p, const fuse_config *cfg, char *err, size_t errlen)
 {
   fuse_h *h = NULL;
   int st = fuse_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (fuse *)h;
+  if (p) *p = (struct fuse *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

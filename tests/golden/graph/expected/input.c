@@ -568,7 +568,7 @@ int graph_setup(graph **p, const graph_config *cfg, char *err, size_t errlen)
 {
   graph_h *h = NULL;
   int st = graph_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (graph *)h;
+  if (p) *p = (struct graph *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

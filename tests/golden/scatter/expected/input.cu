@@ -735,7 +735,7 @@ int scatter_setup(scatter **p, const scatter_config *cfg, char *err, size_t errl
 {
   scatter_h *h = NULL;
   int st = scatter_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (scatter *)h;
+  if (p) *p = (struct scatter *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

@@ -518,7 +518,7 @@ int streams_setup(streams **p, const streams_config *cfg, char *err, size_t errl
 {
   streams_h *h = NULL;
   int st = streams_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (streams *)h;
+  if (p) *p = (struct streams *)h;  /* the tag: a variable may share the name */
   return st;
 }
 
