@@ -403,6 +403,13 @@ static const Expr *last_extent(const Decl *f) {
   return f && f->shape.rank > 0 ? f->shape.ext[f->shape.rank - 1] : NULL;
 }
 
+/* The dim whose live extent f's rows follow (its last extent), or NULL. */
+static Decl *dim_of(const Decl *f) {
+  if (!f) return NULL;
+  const Expr *e = last_extent(f);
+  return e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM ? e->ref.decl : NULL;
+}
+
 /* "f64[3, N]" for messages. */
 const char *sema_type_text(Cnp *cc, const Decl *f) {
   char buf[256];
@@ -1148,6 +1155,8 @@ static void check_map(Sema *S, Stmt *s) {
     x->type = DT_I64;
     s->over_expr = x;
   }
+  /* the loop runs over the live extent, which compaction and migration change */
+  if (d && d->kind == DECL_DIM && S->step) op(S, HZ_READ, d, &s->over.loc);
   S->map = s;
   S->n_macc = 0;
   int mark = S->n_scope;
@@ -1254,6 +1263,8 @@ static void check_stmt(Sema *S, Stmt *s) {
     same_extents(S, m, &s->list, "mask");
     op(S, HZ_READ, m, &s->a.loc);
     rw_list(S, &s->list, s->loc);
+    op(S, HZ_READ, dim_of(m), &s->a.loc);    /* the live extent: read, then set */
+    op(S, HZ_WRITE, dim_of(m), &s->a.loc);
     break;
   }
   case ST_SORT: {
@@ -1263,6 +1274,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     op(S, HZ_READ, k, &s->a.loc);
     op(S, HZ_WRITE, k, &s->a.loc);
     rw_list(S, &s->list, s->loc);
+    op(S, HZ_READ, dim_of(k), &s->a.loc);
     break;
   }
   case ST_OFFSETS: {
@@ -1271,6 +1283,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     signed_field(S, o, s->b.loc, "the offsets", true);
     if (k && o && k == o) diag_error(S->cc, s->b.loc, "the offsets must not alias the keys");
     op(S, HZ_READ, k, &s->a.loc);
+    op(S, HZ_READ, dim_of(k), &s->a.loc);
     op(S, HZ_WRITE, o, &s->b.loc);
     break;
   }
@@ -1284,11 +1297,13 @@ static void check_stmt(Sema *S, Stmt *s) {
       diag_note(S->cc, p->value->loc, "declared here");
     }
     op(S, HZ_READ, k, &s->b.loc);
+    op(S, HZ_READ, dim_of(k), &s->b.loc);
     op(S, HZ_WRITE, p, &s->a.loc);
     break;
   }
   case ST_SUM:
     check_sum(S, s);
+    if (s->list.n) op(S, HZ_READ, dim_of(s->list.v[0].decl), &s->list.v[0].loc);
     break;
   case ST_RECORD: case ST_WAIT: {
     Decl *e = resolve(S, &s->a, K(DECL_EVENT));
@@ -1304,6 +1319,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     }
     op(S, HZ_READ, f, &s->b.loc);
     op(S, HZ_WRITE, sn, &s->a.loc);
+    op(S, HZ_READ, dim_of(f), &s->b.loc);   /* the snapshot keeps the live rows */
     break;
   }
   case ST_REFRESH: {
@@ -1351,6 +1367,8 @@ static void check_stmt(Sema *S, Stmt *s) {
     op(S, HZ_READ, d, &s->a.loc);
     op(S, HZ_WRITE, d, &s->a.loc);
     rw_list(S, &s->list, s->loc);
+    op(S, HZ_READ, dim_of(d), &s->a.loc);
+    op(S, HZ_WRITE, dim_of(d), &s->a.loc);
     break;
   }
   case ST_CALL: {
@@ -1369,9 +1387,14 @@ static void check_stmt(Sema *S, Stmt *s) {
         op(S, HZ_WRITE, g->decl, &a->loc);
       } else {
         check_expr(S, a);
+        if (a->ref.decl && a->ref.decl->kind == DECL_DIM) op(S, HZ_READ, a->ref.decl, &a->loc);
       }
     }
-    if (s->value2) check_extent_expr(S, s->value2, "the extent of a kernel call");
+    if (s->value2) {
+      check_extent_expr(S, s->value2, "the extent of a kernel call");
+      if (s->value2->kind == EX_NAME && s->value2->ref.decl && s->value2->ref.decl->kind == DECL_DIM)
+        op(S, HZ_READ, s->value2->ref.decl, &s->value2->loc);
+    }
     break;
   }
   default:
@@ -1624,7 +1647,8 @@ static void check_hazards(Sema *S) {
           const char *here_s = step->stream.name
                                    ? arena_printf(&cc->arena, "stream '%s'", step->stream.name) : "the host";
           diag_error(cc, *o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
-                     decl_kind_name(o->obj->kind), o->obj->name, what,
+                     o->obj->kind == DECL_DIM ? "the live extent of dim" : decl_kind_name(o->obj->kind),
+                     o->obj->name, what,
                      sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
                      w ? "written" : "read", here_s);
           diag_note(cc, *a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
