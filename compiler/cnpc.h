@@ -167,6 +167,8 @@ typedef enum Builtin {
   BI_MIN, BI_MAX,                                               /* 2 args, numeric */
   BI_ABS,                                                       /* 1 arg, numeric */
   BI_SELECT,                                                    /* select(cond, a, b) */
+  BI_REAL, BI_IMAG, BI_CONJ, BI_ARG,                            /* 1 arg, complex or real */
+  BI_COMPLEX,                                                   /* complex(re, im) */
   BI__COUNT
 } Builtin;
 const char *builtin_name(Builtin b);

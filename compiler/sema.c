@@ -264,10 +264,15 @@ static void map_access(Sema *S, Decl *f, int kind, Loc loc) {
 
 static bool is_num(DType t) { return dtype_is_int(t) || dtype_is_float(t) || dtype_is_complex(t); }
 
+/* The complex type holding values of type t: c64 for f16, f32 and c64, else c128. */
+static DType complex_of(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_C64 ? DT_C64 : DT_C128; }
+
 /* Promote two numeric operand types (literals adapt to the other side). */
 static DType promote(const Expr *a, const Expr *b) {
   DType x = a->type, y = b->type;
   bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub && dtype_is_complex(x)) return complex_of(y);   /* complex(1.0, 2.0) * y */
+  if (ub && !ua && dtype_is_complex(y)) return complex_of(x);
   if (ua && !ub) {
     if (x == DT_F64 && dtype_is_int(y)) return DT_F64;
     return y;
@@ -285,6 +290,7 @@ static bool assignable(DType to, DType from, unsigned flags) {
   if (to == from) return true;
   if (to == DT_BOOL || from == DT_BOOL) return false;
   if (flags & EXF_UNTYPED) {
+    if (dtype_is_complex(from)) return dtype_is_complex(to);
     if (dtype_is_int(from)) return true;
     return !dtype_is_int(to);
   }
@@ -570,6 +576,19 @@ static DType check_call(Sema *S, Expr *e) {
                  dtype_name(e->args[i]->type));
       return DT_VOID;
     }
+  if (e->builtin == BI_COMPLEX) {
+    /* complex(re, im): c64 when the parts promote to f16/f32, else c128; two literals make
+    ** an untyped complex value that adapts to the other operand like a literal */
+    for (int i = 0; i < 2; i++)
+      if (dtype_is_complex(e->args[i]->type)) {
+        diag_error(S->cc, e->args[i]->loc, "the %s part given to 'complex' must be real, not '%s'",
+                   i ? "imaginary" : "real", dtype_name(e->args[i]->type));
+        return DT_VOID;
+      }
+    e->type = complex_of(promote(a, e->args[1]));
+    if ((a->flags & EXF_UNTYPED) && (e->args[1]->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
+    return e->type;
+  }
   DType t = e->nargs == 2 ? promote(a, e->args[1]) : a->type;
   if (e->nargs == 2) operand_literals_fit(S, a, e->args[1], t);
   if (e->nargs == 1 && (a->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
@@ -584,7 +603,9 @@ static DType check_call(Sema *S, Expr *e) {
   }
   switch (e->builtin) {
   case BI_MIN: case BI_MAX: e->type = t; break;
-  case BI_ABS: e->type = real_of(t); break;
+  case BI_ABS: case BI_REAL: case BI_IMAG: e->type = real_of(t); break;   /* real x: x's type */
+  case BI_CONJ: e->type = t; break;
+  case BI_ARG: e->type = real_of(t) == DT_F16 || real_of(t) == DT_F32 ? real_of(t) : DT_F64; break;
   default: e->type = dtype_is_int(t) ? DT_F64 : t; break;
   }
   (void)cf;
@@ -622,7 +643,7 @@ static DType check_expr(Sema *S, Expr *e) {
     DType t = check_expr(S, e->args[0]);
     e->flags |= e->args[0]->flags & (EXF_CONST | EXF_SETUP);
     if (t != DT_VOID && dtype_is_complex(t) && !dtype_is_complex(e->cast_to)) {
-      diag_error(S->cc, e->loc, "cannot cast complex '%s' to '%s' (use abs())", dtype_name(t), dtype_name(e->cast_to));
+      diag_error(S->cc, e->loc, "cannot cast complex '%s' to '%s' (use real(), imag() or abs())", dtype_name(t), dtype_name(e->cast_to));
       return DT_VOID;
     }
     e->type = e->cast_to;
