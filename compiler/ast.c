@@ -568,6 +568,12 @@ Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *
   return s;
 }
 
+Stmt *ast_exchange_nofield(Cnp *cc, Token kw, Token mpi, Token with, Expr *dest, Expr *src) {
+  Stmt *s = ast_exchange(cc, kw, mpi, with, dest, src);
+  s->b.name = NULL;
+  return s;
+}
+
 Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
   Stmt *s = new_stmt(cc, ST_CALL, loc_of(cc, name));
   s->a = ref_of(cc, name);
