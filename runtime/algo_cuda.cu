@@ -415,10 +415,12 @@ extern "C" cnp_status cnp__cuda_workspace_destroy(cnp_workspace *ws)
   return CNP_OK;
 }
 
-/* Read the scalars back: the call's one synchronization. */
+/* Read the scalars back: the call's one synchronization, and a device->host transfer
+** (reported, so an assert-no-transfers scope names the call). */
 static cnp_status read_scalars(const char *op, const Scalars *d, Scalars *h, cudaStream_t st)
 {
   CU(op, cudaMemcpyAsync(h, d, sizeof *h, cudaMemcpyDeviceToHost, st));
+  cnp_transfers_note(CNP_XFER_D2H, sizeof *h, op);
   CU(op, cudaStreamSynchronize(st));
   return CNP_OK;
 }
