@@ -535,6 +535,21 @@ Test(brief_compact, rejections)
   EXPECT_FAIL(cnp_compact_by_mask(&mask, twice, 2, &n, ws, NULL), CNP_EALIAS, "cnp_compact_by_mask");
   cnp_array dev = cuda_view(CNP_FLOAT64, 8);
   EXPECT_FAIL(cnp_compact_by_mask(&mask, &dev, 1, &n, ws, NULL), CNP_EDEVICE, "cnp_compact_by_mask");
+  /* Two slices of one buffer that partly overlap; a mask passed as an array too. */
+  cnp_array buf = vec(CNP_FLOAT64, 16), lo, hi;
+  OK(cnp_array_slice(&lo, &buf, 0, 0, 8));
+  OK(cnp_array_slice(&hi, &buf, 0, 4, 12));
+  cnp_array overlap[2] = {lo, hi};
+  EXPECT_FAIL(cnp_compact_by_mask(&mask, overlap, 2, &n, ws, NULL), CNP_EALIAS, "overlaps");
+  EXPECT_FAIL(cnp_compact_by_mask(&mask, &mask, 1, &n, ws, NULL), CNP_EALIAS, "overlaps");
+  /* A strided column of an (N, 3) array is neither C- nor F-contiguous; a 2-D mask. */
+  cnp_array wide = arr2(CNP_FLOAT64, 8, 3, CNP_ORDER_C), col, m2 = arr2(CNP_BOOL, 2, 4, CNP_ORDER_C);
+  OK(cnp_array_slice(&col, &wide, 1, 0, 1));
+  EXPECT_FAIL(cnp_compact_by_mask(&mask, &col, 1, &n, ws, NULL), CNP_ELAYOUT, "contiguous");
+  EXPECT_FAIL(cnp_compact_by_mask(&m2, &lo, 1, &n, ws, NULL), CNP_ESHAPE, "1-D");
+  cnp_array_free(&buf);
+  cnp_array_free(&wide);
+  cnp_array_free(&m2);
   cnp_array big_mask = vec(CNP_BOOL, 9), big = vec(CNP_FLOAT64, 9);
   EXPECT_FAIL(cnp_compact_by_mask(&big_mask, &big, 1, &n, ws, NULL), CNP_EOVERFLOW, "capacity");
   cnp_workspace_destroy(ws);
