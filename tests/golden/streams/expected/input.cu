@@ -380,8 +380,9 @@ static int streams_h_step(streams_h *p)
     CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
+    if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
-#line 385 "input.cu"
+#line 386 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -391,8 +392,9 @@ static int streams_h_step(streams_h *p)
     CNP_G_TRY(cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S),
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
+    if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
-#line 396 "input.cu"
+#line 398 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -401,8 +403,9 @@ static int streams_h_step(streams_h *p)
     CNP_G_TRY(cnp_segment_plan_build(p->plan_p, &key, S),
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
+    if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
-#line 406 "input.cu"
+#line 409 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -418,7 +421,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 422 "input.cu"
+#line 425 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -434,27 +437,27 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 438 "input.cu"
+#line 441 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 444 "input.cu"
+#line 447 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 451 "input.cu"
+#line 454 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 458 "input.cu"
+#line 461 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
