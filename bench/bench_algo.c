@@ -7,6 +7,8 @@
 **   bench_algo [N] [reps]
 **   CNP_NUMPY_PEER=/path/numpy_peer.py   script to run (default: ../shared/bench/numpy_peer.py
 **                                        beside the source tree); CNP_NUMPY_PEER=off skips it
+**   CNP_BENCH_ONLY=text                  time only the operations whose name contains text
+**                                        (for before/after comparisons of one operation)
 **
 ** Each figure is the best of `reps` (default 5) runs on pre-faulted buffers, inputs restored
 ** between runs outside the timed region. "bytes" is the minimal traffic, counted as
@@ -116,6 +118,13 @@ static double peer_ms(const char *name)
   return 0;
 }
 
+/* CNP_BENCH_ONLY: run only the operations whose name contains it. */
+static int wanted(const char *name)
+{
+  const char *only = getenv("CNP_BENCH_ONLY");
+  return only == NULL || *only == '\0' || strstr(name, only) != NULL;
+}
+
 /* ---- reporting ---------------------------------------------------------------------- */
 
 static double membw;                             /* bytes/s, read+write counted */
@@ -207,7 +216,7 @@ int main(int argc, char **argv)
   /* compaction of three float64 arrays */
   double t = 1e30;
   int64_t kept = 0;
-  for (int r = 0; r < reps; r++) {
+  for (int r = 0; r < reps && wanted("compact_3xf64"); r++) {
     memcpy(x, x0, (size_t)n * 8);
     memcpy(v, v0, (size_t)n * 8);
     memcpy(w, w0, (size_t)n * 8);
@@ -217,7 +226,8 @@ int main(int argc, char **argv)
     double e = now() - t0;
     t = e < t ? e : t;
   }
-  report("compact_3xf64", t, (double)n * (1 + 3 * 8) + 3 * 8 * 0.9 * (double)n, "compact_3xf64");
+  if (wanted("compact_3xf64"))
+    report("compact_3xf64", t, (double)n * (1 + 3 * 8) + 3 * 8 * 0.9 * (double)n, "compact_3xf64");
 
   /* sort_by_key: random cells, two float64 values, order out */
   struct { const char *name; const int64_t *src; cnp_workspace *ws; int64_t limit;
@@ -228,6 +238,7 @@ int main(int argc, char **argv)
       {"sort_by_key_already_sorted", sorted, ws, n_cells, NULL},
   };
   for (int s = 0; s < 4; s++) {
+    if (!wanted(sorts[s].name)) continue;
     t = 1e30;
     for (int r = 0; r < reps; r++) {
       memcpy(cells, sorts[s].src, (size_t)n * 8);
@@ -252,26 +263,28 @@ int main(int argc, char **argv)
   cnp_array aoffs = wrap(offs, CNP_INT64, 1, n_cells + 1, 0);
   cnp_array asorted = wrap(sorted, CNP_INT64, 1, n, 0);
   t = 1e30;
-  for (int r = 0; r < reps; r++) {
+  for (int r = 0; r < reps && wanted("cell_offsets"); r++) {
     double t0 = now();
     CHECK(cnp_cell_offsets(&asorted, n_cells, &aoffs, NULL, NULL));
     double e = now() - t0;
     t = e < t ? e : t;
   }
-  report("cell_offsets", t, 8.0 * (double)n, "cell_offsets_bincount");
+  if (wanted("cell_offsets"))
+    report("cell_offsets", t, 8.0 * (double)n, "cell_offsets_bincount");
 
   int64_t *uk = xmalloc((size_t)n * 8), *st = xmalloc((size_t)n * 8), *sp = xmalloc((size_t)n * 8);
   cnp_array auk = wrap(uk, CNP_INT64, 1, n, 0), ast = wrap(st, CNP_INT64, 1, n, 0);
   cnp_array asp = wrap(sp, CNP_INT64, 1, n, 0);
   int64_t count = 0;
   t = 1e30;
-  for (int r = 0; r < reps; r++) {
+  for (int r = 0; r < reps && wanted("segment_boundaries"); r++) {
     double t0 = now();
     CHECK(cnp_segment_boundaries(&asorted, &auk, &ast, &asp, &count, ws, NULL));
     double e = now() - t0;
     t = e < t ? e : t;
   }
-  report("segment_boundaries", t, 8.0 * (double)n, "segment_boundaries");
+  if (wanted("segment_boundaries"))
+    report("segment_boundaries", t, 8.0 * (double)n, "segment_boundaries");
 
   /* segment plans: build on random and on sorted keys, sums with 1 and 3 components */
   cnp_segment_plan *plan;
@@ -295,25 +308,25 @@ int main(int argc, char **argv)
       t = e < t ? e : t;
     }
     snprintf(label, sizeof label, "segment_plan_build (%s)", plan_name[k]);
-    report(label, t, 8.0 * (double)n, NULL);
+    if (wanted(label)) report(label, t, 8.0 * (double)n, NULL);
+    snprintf(label, sizeof label, "segment_sum_f64 (%s)", plan_name[k]);
     t = 1e30;
-    for (int r = 0; r < reps; r++) {
+    for (int r = 0; r < reps && wanted(label); r++) {
       double t0 = now();
       CHECK(cnp_segment_plan_sum(plan, &aw0, &arho, NULL));
       double e = now() - t0;
       t = e < t ? e : t;
     }
-    snprintf(label, sizeof label, "segment_sum_f64 (%s)", plan_name[k]);
-    report(label, t, 16.0 * (double)n, "segment_sum_f64");
+    if (wanted(label)) report(label, t, 16.0 * (double)n, "segment_sum_f64");
+    snprintf(label, sizeof label, "segment_sum_3comp (%s)", plan_name[k]);
     t = 1e30;
-    for (int r = 0; r < reps; r++) {
+    for (int r = 0; r < reps && wanted(label); r++) {
       double t0 = now();
       CHECK(cnp_segment_plan_sum(plan, &aw3, &arho3, NULL));
       double e = now() - t0;
       t = e < t ? e : t;
     }
-    snprintf(label, sizeof label, "segment_sum_3comp (%s)", plan_name[k]);
-    report(label, t, 32.0 * (double)n, "segment_sum_3comp_reduceat");
+    if (wanted(label)) report(label, t, 32.0 * (double)n, "segment_sum_3comp_reduceat");
   }
 
   cnp_segment_plan_destroy(plan);

@@ -90,6 +90,7 @@ typedef struct GenUnit {
   Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
   const char *kernel_src[64];
   int n_kernel_src;
+  bool cuda_unit;         /* gen_unit(): emitting the CUDA unit (complex math names differ) */
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -113,7 +114,9 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda);
 void gen_dot(GenUnit *u, Buf *out);
 
 /* Helpers shared by the emitters (gen_c.c). */
-const char *gen_ctype(DType t);                 /* "double", "int64_t", ... */
+const char *gen_ctype(DType t);                 /* element storage: "double", "uint16_t" (f16), ... */
+const char *gen_vtype(DType t);                 /* values (lets, params): "float" for f16 */
+const char *gen_apitype(DType t);               /* the C API's params: "cnp_complex128", ... */
 const char *gen_cnp_dtype(DType t);             /* "CNP_FLOAT64", ... */
 bool gen_decl_is_dim_extent(Decl *f, Decl **dim);
 

@@ -27,9 +27,23 @@ const char *gen_ctype(DType t) {
   case DT_I32: return "int32_t";
   case DT_I64: return "int64_t";
   case DT_U64: return "uint64_t";
+  case DT_F16: return "uint16_t";      /* binary16 bits; values are floats (gen_vtype) */
   case DT_F32: return "float";
   case DT_F64: return "double";
+  case DT_C64: return "cnp_g_c64";     /* float _Complex in C, a {re, im} struct in CUDA */
+  case DT_C128: return "cnp_g_c128";
   default: cnp_ice("no C type for %s", dtype_name(t));
+  }
+}
+
+const char *gen_vtype(DType t) { return t == DT_F16 ? "float" : gen_ctype(t); }
+
+const char *gen_apitype(DType t) {
+  switch (t) {
+  case DT_F16: return "float";
+  case DT_C64: return "cnp_complex64";
+  case DT_C128: return "cnp_complex128";
+  default: return gen_ctype(t);
   }
 }
 
@@ -39,10 +53,30 @@ const char *gen_cnp_dtype(DType t) {
   case DT_I32: return "CNP_INT32";
   case DT_I64: return "CNP_INT64";
   case DT_U64: return "CNP_UINT64";
+  case DT_F16: return "CNP_FLOAT16";
   case DT_F32: return "CNP_FLOAT32";
   case DT_F64: return "CNP_FLOAT64";
+  case DT_C64: return "CNP_COMPLEX64";
+  case DT_C128: return "CNP_COMPLEX128";
   default: cnp_ice("no cnp dtype for %s", dtype_name(t));
   }
+}
+
+/* The f16 value nearest to v (round to nearest even; overflow to infinity): f16 constants
+** and literals are folded to their f16 value at compile time. */
+static double half_round(double v) {
+  if (isnan(v) || isinf(v) || v == 0.0) return v;
+  double a = fabs(v), ulp = 0x1p-24;     /* subnormals: 2^-24 apart */
+  if (a >= 65520.0) return v < 0 ? -HUGE_VAL : HUGE_VAL;
+  if (a >= 0x1p-14) {                    /* normal: 2^(e-10) apart in [2^e, 2^(e+1)) */
+    double p = 0x1p-14;
+    while (p * 2.0 <= a) p *= 2.0;
+    ulp = p * 0x1p-10;
+  }
+  double q = a / ulp, r = (double)(int64_t)q, frac = q - r;   /* exact: q < 2^12 */
+  if (frac > 0.5 || (frac == 0.5 && ((int64_t)r & 1))) r += 1.0;
+  r *= ulp;
+  return v < 0 ? -r : r;
 }
 
 static const char *base_name(const char *path) {
@@ -133,7 +167,7 @@ static void fmt_float(Buf *b, double v, DType t) {
   }
   buf_puts(b, s);
   if (!strpbrk(s, ".eEn")) buf_puts(b, ".0");
-  if (t == DT_F32) buf_puts(b, "f");
+  if (t == DT_F32 || t == DT_F16) buf_puts(b, "f");   /* f16 values are floats */
 }
 
 static void fmt_int(Buf *b, int64_t v, DType t) {
@@ -323,30 +357,136 @@ static const char *float_fn(Builtin bi, DType t) {
       [BI_COS] = "cosf",   [BI_FLOOR] = "floorf", [BI_CEIL] = "ceilf", [BI_FMOD] = "fmodf",
       [BI_POW] = "powf",   [BI_MIN] = "fminf",    [BI_MAX] = "fmaxf",  [BI_ABS] = "fabsf",
   };
-  return t == DT_F32 ? namesf[bi] : names[bi];
+  return t == DT_F32 || t == DT_F16 ? namesf[bi] : names[bi];
+}
+
+/* Complex math: C99 <complex.h> in the host unit, the prelude's overloads in the CUDA unit
+** (templates/complex.cu.tmpl). `t` is the complex operand type. */
+static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
+  static const char *names[BI__COUNT] = {
+      [BI_SQRT] = "csqrt", [BI_EXP] = "cexp", [BI_LOG] = "clog", [BI_SIN] = "csin",
+      [BI_COS] = "ccos",   [BI_POW] = "cpow", [BI_ABS] = "cabs",
+  };
+  const char *n = names[bi];
+  if (!n) cnp_ice("'%s' of a complex value", builtin_name(bi));
+  if (u->cuda_unit) return arena_printf(&u->cc->arena, "cnp_g_%s", n);
+  return t == DT_C64 ? arena_printf(&u->cc->arena, "%sf", n) : n;
+}
+
+/* Types whose operands the generator converts explicitly (f16: rounding of what is not f16
+** yet; complex: the CUDA structs have no mixed-type operators). */
+static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
+
+/* sema's promotion of two operands (literals adapt to the other side). */
+static DType promoted(const Expr *a, const Expr *b) {
+  DType x = a->type, y = b->type;
+  bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub) return x == DT_F64 && dtype_is_int(y) ? DT_F64 : y;
+  if (ub && !ua) return y == DT_F64 && dtype_is_int(x) ? DT_F64 : x;
+  if ((x == DT_C64 && y == DT_F64) || (y == DT_C64 && x == DT_F64)) return DT_C128;
+  return x > y ? x : y;
+}
+
+/* Value of a literal, possibly negated. */
+static bool literal_value(const Expr *e, double *v) {
+  if (e->kind == EX_INT) {
+    *v = e->type == DT_U64 ? (double)e->uval : (double)e->ival;
+    return true;
+  }
+  if (e->kind == EX_FLOAT) {
+    *v = e->fval;
+    return true;
+  }
+  if (e->kind == EX_UNARY && e->op == OP_NEG && literal_value(e->args[0], v)) {
+    *v = -*v;
+    return true;
+  }
+  return false;
+}
+
+/* Does e read an f16 variable (field element, let, param, const)? Those hold exact f16
+** values; any other f16-typed expression is a float result not rounded yet. */
+static bool is_f16_variable(const Expr *e) {
+  return e->type == DT_F16 && (e->kind == EX_INDEX || e->kind == EX_NAME);
+}
+
+/* e as a value of type `to`. To f16: rounded to the nearest f16 unless it is f16 already
+** (literals folded at compile time); to complex: the unit's conversion macro; else a cast. */
+static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
+  double v;
+  if (e->type == to) {
+    ex(k, b, e);
+    return;
+  }
+  if (to == DT_F16) {
+    if ((e->flags & EXF_UNTYPED) && literal_value(e, &v)) {
+      fmt_float(b, half_round(v), DT_F16);
+      return;
+    }
+    buf_puts(b, e->type == DT_F64 ? "cnp_g_dround(" : "cnp_g_hround((float)");
+    ex(k, b, e);
+    buf_puts(b, ")");
+    return;
+  }
+  if ((to == DT_F32 || to == DT_F64) && (e->flags & EXF_UNTYPED) && literal_value(e, &v)) {
+    fmt_float(b, v, to);
+    return;
+  }
+  if (dtype_is_complex(to)) {
+    buf_puts(b, to == DT_C64 ? "CNP_G_C64(" : "CNP_G_C128(");
+    if ((e->flags & EXF_UNTYPED) && literal_value(e, &v))
+      fmt_float(b, v, to == DT_C64 ? DT_F32 : DT_F64);
+    else
+      ex(k, b, e);
+    buf_puts(b, ")");
+    return;
+  }
+  buf_printf(b, "((%s)", gen_vtype(to));
+  ex(k, b, e);
+  buf_puts(b, ")");
+}
+
+/* e as an exact f16 value (a float): what f16 lets hold. */
+static void ex_f16(KCtx *k, Buf *b, Expr *e) {
+  if (e->type == DT_F16 && !is_f16_variable(e)) {
+    buf_puts(b, "cnp_g_hround(");
+    ex(k, b, e);
+    buf_puts(b, ")");
+  } else {
+    ex_as(k, b, e, DT_F16);
+  }
 }
 
 static void ex_call(KCtx *k, Buf *b, Expr *e) {
   Builtin bi = e->builtin;
   if (bi == BI_SELECT) {
+    bool conv = converted_type(e->type);
     buf_puts(b, "(");
     ex(k, b, e->args[0]);
     buf_puts(b, " ? ");
-    ex(k, b, e->args[1]);
+    if (conv) ex_as(k, b, e->args[1], e->type);
+    else ex(k, b, e->args[1]);
     buf_puts(b, " : ");
-    ex(k, b, e->args[2]);
+    if (conv) ex_as(k, b, e->args[2], e->type);
+    else ex(k, b, e->args[2]);
     buf_puts(b, ")");
     return;
   }
+  /* the operand type: complex for abs() of a complex value, else the result type */
+  DType t = bi == BI_ABS && dtype_is_complex(e->args[0]->type) ? e->args[0]->type : e->type;
   bool flt = dtype_is_float(e->type);
-  if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
+  if (dtype_is_complex(t)) {
+    buf_printf(b, "%s(", complex_fn(k->u, bi, t));
+  } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
     buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
   } else {
     buf_printf(b, "%s(", float_fn(bi, e->type));
   }
   for (int i = 0; i < e->nargs; i++) {
     if (i) buf_puts(b, ", ");
-    ex(k, b, e->args[i]);
+    /* float functions get float arguments (CUDA has no device overloads for integers) */
+    if (converted_type(t) || (flt && e->args[i]->type != t)) ex_as(k, b, e->args[i], t);
+    else ex(k, b, e->args[i]);
   }
   buf_puts(b, ")");
 }
@@ -367,7 +507,8 @@ static void ex(KCtx *k, Buf *b, Expr *e) {
     Decl *d = e->ref.decl;
     if (!d) cnp_ice("unresolved name '%s'", e->ref.name);
     if (d->kind == DECL_CONST) {
-      if (dtype_is_float(e->type) || dtype_is_float(d->dtype)) fmt_float(b, d->fval, e->type);
+      if (d->dtype == DT_F16) fmt_float(b, half_round(d->fval), DT_F16);
+      else if (dtype_is_float(e->type) || dtype_is_float(d->dtype)) fmt_float(b, d->fval, e->type);
       else fmt_int(b, d->ival, e->type);
     } else if (d->kind == DECL_PARAM) {
       buf_printf(b, "P_%s", d->name);
@@ -379,16 +520,17 @@ static void ex(KCtx *k, Buf *b, Expr *e) {
     return;
   }
   case EX_INDEX:
+    if (e->ref.decl->dtype == DT_F16) buf_puts(b, "cnp_g_h2f(");
     buf_printf(b, "f_%s[", e->ref.decl->name);
     lin_index(k, b, e);
-    buf_puts(b, "]");
+    buf_puts(b, e->ref.decl->dtype == DT_F16 ? "])" : "]");
     return;
   case EX_UNARY:
     buf_puts(b, e->op == OP_NEG ? "(-" : "(!");
     ex(k, b, e->args[0]);
     buf_puts(b, ")");
     return;
-  case EX_BINARY:
+  case EX_BINARY: {
     if (e->op == OP_MOD && dtype_is_float(e->type)) {
       buf_printf(b, "%s(", float_fn(BI_FMOD, e->type));
       ex(k, b, e->args[0]);
@@ -397,18 +539,31 @@ static void ex(KCtx *k, Buf *b, Expr *e) {
       buf_puts(b, ")");
       return;
     }
+    /* f16 and complex operations convert both operands to the operation's type */
+    DType t = DT_VOID;
+    if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
+    else if (e->op >= OP_EQ && e->op <= OP_GE && e->args[0]->type != DT_BOOL)
+      t = promoted(e->args[0], e->args[1]);
+    bool conv = converted_type(t);
     buf_puts(b, "(");
-    ex(k, b, e->args[0]);
+    if (conv) ex_as(k, b, e->args[0], t);
+    else ex(k, b, e->args[0]);
     buf_printf(b, " %s ", op_text(e->op));
-    ex(k, b, e->args[1]);
+    if (conv) ex_as(k, b, e->args[1], t);
+    else ex(k, b, e->args[1]);
     buf_puts(b, ")");
     return;
+  }
   case EX_CALL: ex_call(k, b, e); return;
   case EX_CAST:
     if (e->cast_to == DT_BOOL) {
       buf_puts(b, "(");
       ex(k, b, e->args[0]);
       buf_puts(b, " != 0)");
+    } else if (e->cast_to == DT_F16) {
+      ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
+    } else if (converted_type(e->cast_to)) {
+      ex_as(k, b, e->args[0], e->cast_to);
     } else {
       buf_printf(b, "((%s)", gen_ctype(e->cast_to));
       ex(k, b, e->args[0]);
@@ -429,9 +584,15 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
   switch (s->kind) {
   case ST_LET: {
     Buf t = {0};
-    ex(k, &t, s->value);
-    buf_line(b, "%s l_%s = (%s)%s;", s->let->type == DT_BOOL ? "int" : gen_ctype(s->let->type),
-             s->let->name, s->let->type == DT_BOOL ? "int" : gen_ctype(s->let->type), buf_str(&t));
+    DType lt = s->let->type;
+    if (lt == DT_F16) ex_f16(k, &t, s->value);              /* f16 lets hold f16 values */
+    else if (dtype_is_complex(lt)) ex_as(k, &t, s->value, lt);
+    else ex(k, &t, s->value);
+    if (converted_type(lt))
+      buf_line(b, "%s l_%s = %s;", gen_vtype(lt), s->let->name, buf_str(&t));
+    else
+      buf_line(b, "%s l_%s = (%s)%s;", lt == DT_BOOL ? "int" : gen_ctype(lt), s->let->name,
+               lt == DT_BOOL ? "int" : gen_ctype(lt), buf_str(&t));
     if (!stmts_read_local(whole, s->let)) buf_line(b, "(void)l_%s;", s->let->name);
     buf_free(&t);
     return;
@@ -439,20 +600,49 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
   case ST_ASSIGN:
   case ST_ADD: {
     Buf t = {0}, v = {0};
-    ex(k, &v, s->value);
     Expr *tg = s->target;
     DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
+    Expr *val = s->value;
+    /* f16(x) stored into f16: the store rounds x itself (rounding twice changes nothing) */
+    if (tt == DT_F16 && tg->kind == EX_INDEX && val->kind == EX_CAST && val->cast_to == DT_F16 &&
+        val->args[0]->type != DT_F64 && !dtype_is_complex(val->args[0]->type)) {
+      if (val->args[0]->type != DT_F16) buf_puts(&v, "(float)");
+      ex(k, &v, val->args[0]);
+    } else if (converted_type(tt)) ex_as(k, &v, val, tt);
+    else ex(k, &v, val);
     const char *ct = tt == DT_BOOL ? (tg->kind == EX_INDEX ? "uint8_t" : "int") : gen_ctype(tt);
-    ex(k, &t, tg);
-    if (s->kind == ST_ADD && s->scatter) {
+    if (tg->kind == EX_INDEX) {               /* the element itself (f16: its bits) */
+      buf_printf(&t, "f_%s[", tg->ref.decl->name);
+      lin_index(k, &t, tg);
+      buf_puts(&t, "]");
+    } else {
+      ex(k, &t, tg);
+    }
+    const char *T = buf_str(&t), *V = buf_str(&v);
+    bool add = s->kind == ST_ADD;
+    if (tt == DT_F16 && tg->kind == EX_INDEX) {   /* rounded to f16 once per store */
+      if (add && s->scatter) buf_line(b, "cnp_g_hadd(&%s, %s);", T, V);
+      else if (add) buf_line(b, "%s = cnp_g_f2h(cnp_g_h2f(%s) + %s);", T, T, V);
+      else buf_line(b, "%s = cnp_g_f2h(%s);", T, V);
+    } else if (tt == DT_F16) {                    /* an f16 let */
+      if (add) buf_line(b, "%s = cnp_g_hround(%s + %s);", T, T, V);
+      else if (s->value->type == DT_F16 && !is_f16_variable(s->value))
+        buf_line(b, "%s = cnp_g_hround(%s);", T, V);
+      else buf_line(b, "%s = %s;", T, V);
+    } else if (dtype_is_complex(tt)) {
+      if (add && s->scatter)
+        buf_line(b, "cnp_g_cadd%s(&%s, %s);", tt == DT_C64 ? "64" : "128", T, V);
+      else
+        buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
+    } else if (add && s->scatter) {
       if (k->cuda) {
-        buf_line(b, "cnp_g_atomic_add(&%s, (%s)%s);", buf_str(&t), ct, buf_str(&v));
+        buf_line(b, "cnp_g_atomic_add(&%s, (%s)%s);", T, ct, V);
       } else {
         buf_line(b, "CNP_G_OMP(\"omp atomic\")");
-        buf_line(b, "%s += (%s)%s;", buf_str(&t), ct, buf_str(&v));
+        buf_line(b, "%s += (%s)%s;", T, ct, V);
       }
     } else {
-      buf_line(b, "%s %s (%s)%s;", buf_str(&t), s->kind == ST_ADD ? "+=" : "=", ct, buf_str(&v));
+      buf_line(b, "%s %s (%s)%s;", T, add ? "+=" : "=", ct, V);
     }
     buf_free(&t);
     buf_free(&v);
@@ -520,7 +710,7 @@ static void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
     for (int d = 0; d < f->shape.rank; d++) buf_line(b, "  int64_t f_%s_e%d;", f->name, d);
   }
   for (int i = 0; i < use->n_params; i++)
-    buf_line(b, "  %s P_%s;", gen_ctype(use->params[i]->dtype), use->params[i]->name);
+    buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
   buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
   buf_puts(b, "\n");
@@ -533,7 +723,7 @@ static void kernel_locals(Buf *b, KUse *use) {
     buf_line(b, "%s *CNP_G_RESTRICT f_%s = A.f_%s;", gen_ctype(f->dtype), f->name, f->name);
   }
   for (int i = 0; i < use->n_params; i++)
-    buf_line(b, "const %s P_%s = A.P_%s;", gen_ctype(use->params[i]->dtype),
+    buf_line(b, "const %s P_%s = A.P_%s;", gen_vtype(use->params[i]->dtype),
              use->params[i]->name, use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "const int64_t n_%s = A.n_%s;", use->dims[i]->name, use->dims[i]->name);
@@ -835,7 +1025,7 @@ static const char *karg_type(Expr *a) {
     snprintf(buf, sizeof buf, "%s *", gen_ctype(d->dtype));
     return buf;
   }
-  if (d->kind == DECL_PARAM) return gen_ctype(d->dtype);
+  if (d->kind == DECL_PARAM) return gen_vtype(d->dtype);
   if (d->kind == DECL_CONST) return dtype_is_float(d->dtype) ? "double" : "int64_t";
   return "int64_t";
 }
@@ -849,7 +1039,8 @@ static const char *karg_value(GenUnit *u, Expr *a) {
   case DECL_DIM: return arena_printf(ar, "p->n_%s", d->name);
   case DECL_CONST: {
     Buf t = {0};
-    if (dtype_is_float(d->dtype)) fmt_float(&t, d->fval, DT_F64);
+    if (dtype_is_float(d->dtype))   /* an f16 constant: its f16 value */
+      fmt_float(&t, d->dtype == DT_F16 ? half_round(d->fval) : d->fval, DT_F64);
     else fmt_int(&t, d->ival, DT_I64);
     char *r = arena_strndup(ar, buf_str(&t), t.n);
     buf_free(&t);
@@ -934,9 +1125,15 @@ static void inline_sum(GenUnit *u, Buf *b, Stmt *s) {
              out->name);
     buf_line(b, "  CNP_G_OMP(\"omp parallel for schedule(static)\")");
     buf_line(b, "  for (int64_t k = 0; k < R; k++) {");
-    buf_line(b, "    %s acc = 0;", gen_ctype(od));
-    buf_line(b, "    for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (%s)src[r];", gen_ctype(od));
-    buf_line(b, "    dst[k] = acc;");
+    if (od == DT_F16) {   /* as the runtime: accumulated in float, rounded once */
+      buf_line(b, "    float acc = 0.0f;");
+      buf_line(b, "    for (int64_t r = off[k]; r < off[k + 1]; r++) acc += cnp_g_h2f(src[r]);");
+      buf_line(b, "    dst[k] = cnp_g_f2h(acc);");
+    } else {
+      buf_line(b, "    %s acc = 0;", gen_ctype(od));
+      buf_line(b, "    for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (%s)src[r];", gen_ctype(od));
+      buf_line(b, "    dst[k] = acc;");
+    }
     buf_line(b, "  }");
     buf_line(b, "  p->stats.launches++;");
     buf_line(b, "}");
@@ -1148,6 +1345,16 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
   }
 }
 
+/* A param's value from the C API (`v`, of gen_apitype): f16 rounded to the nearest f16,
+** complex structs {re, im} made complex values. */
+static const char *param_value(GenUnit *u, Decl *d, const char *v) {
+  Arena *a = &u->cc->arena;
+  if (d->dtype == DT_F16) return arena_printf(a, "cnp_g_hround(%s)", v);
+  if (dtype_is_complex(d->dtype))
+    return arena_printf(a, "cnp_g_mk%s(%s.re, %s.im)", d->dtype == DT_C64 ? "64" : "128", v, v);
+  return v;
+}
+
 static bool graph_step(GenUnit *u, GenStep *gs, int *end);
 static bool unit_graph_pulls(GenUnit *u);
 
@@ -1176,7 +1383,8 @@ static bool step_reads_extents(GenStep *gs) {
 static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
   bool pull = cuda && unit_graph_pulls(u);
   for (Decl *d = u->cc->decls; d; d = d->next)
-    if (d->kind == DECL_PARAM && !d->setup) buf_line(b, "  p->P_%s = %s;", d->name, d->name);
+    if (d->kind == DECL_PARAM && !d->setup)
+      buf_line(b, "  p->P_%s = %s;", d->name, param_value(u, d, d->name));
   for (int i = 0; i < u->n_steps; i++) {
     GenStep *gs = &u->steps[i];
     Decl *d = gs->decl;
@@ -1684,7 +1892,7 @@ static void gen_struct(GenUnit *u, Buf *b) {
                d->name, d->name);
       break;
     case DECL_PARAM:
-      buf_line(b, "%s P_%s;  /* param %s%s */", gen_ctype(d->dtype), d->name, d->name,
+      buf_line(b, "%s P_%s;  /* param %s%s */", gen_vtype(d->dtype), d->name, d->name,
                d->setup ? " (setup)" : " (per step)");
       break;
     case DECL_FIELD:
@@ -1868,7 +2076,9 @@ static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
   /* dims and setup params */
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_DIM) buf_line(b, "p->cap_%s = p->n_%s = cfg->%s;", d->name, d->name, d->name);
-    if (d->kind == DECL_PARAM && d->setup) buf_line(b, "p->P_%s = cfg->%s;", d->name, d->name);
+    if (d->kind == DECL_PARAM && d->setup)
+      buf_line(b, "p->P_%s = %s;", d->name,
+               param_value(u, d, arena_printf(&u->cc->arena, "cfg->%s", d->name)));
   }
   /* fields; the largest element count sizes the workspace */
   for (Decl *d = u->cc->decls; d; d = d->next) {
@@ -2103,11 +2313,74 @@ static const char *step_params(GenUnit *u, bool internal, bool call) {
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup) {
       if (call) buf_printf(&t, ", %s", d->name);
-      else buf_printf(&t, ", %s %s", gen_ctype(d->dtype), d->name);
+      else buf_printf(&t, ", %s %s", gen_apitype(d->dtype), d->name);
     }
   char *s = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
   buf_free(&t);
   return s;
+}
+
+/* ======================================================================== f16 and complex helpers */
+
+typedef struct TypeUse {
+  bool f16, complex, complex_param;
+} TypeUse;
+
+static void type_note(TypeUse *t, DType d) {
+  t->f16 = t->f16 || d == DT_F16;
+  t->complex = t->complex || dtype_is_complex(d);
+}
+
+static void type_expr(TypeUse *t, Expr *e) {
+  if (!e) return;
+  type_note(t, e->type);
+  if (e->kind == EX_CAST) type_note(t, e->cast_to);
+  for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
+}
+
+static void type_stmts(TypeUse *t, Stmt *s) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_LET) type_note(t, s->let->type);
+    type_expr(t, s->target);
+    type_expr(t, s->value);
+    type_stmts(t, s->body);
+    type_stmts(t, s->else_body);
+  }
+}
+
+/* Which of the prelude's f16 / complex helpers the pipeline needs (none: no change). */
+static TypeUse type_use(GenUnit *u) {
+  TypeUse t = {false, false, false};
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind == DECL_FIELD || d->kind == DECL_PARAM || d->kind == DECL_CONST || d->kind == DECL_MPI)
+      type_note(&t, d->dtype);
+    if (d->kind == DECL_PARAM && dtype_is_complex(d->dtype)) t.complex_param = true;
+    if (d->kind == DECL_STEP) type_stmts(&t, d->body);
+  }
+  return t;
+}
+
+/* The header's complex types of params (C and C++ alike; layout of C99 _Complex). */
+static const char *api_types(GenUnit *u) {
+  if (!type_use(u).complex_param) return "";
+  return "/* Complex params: (re, im) pairs, laid out as C99 float/double _Complex and\n"
+         "** std::complex<float/double>. */\n"
+         "#ifndef CNP_COMPLEX_PARAM_TYPES\n"
+         "#define CNP_COMPLEX_PARAM_TYPES\n"
+         "typedef struct cnp_complex64 {\n"
+         "  float re, im;\n"
+         "} cnp_complex64;\n"
+         "typedef struct cnp_complex128 {\n"
+         "  double re, im;\n"
+         "} cnp_complex128;\n"
+         "#endif\n\n";
+}
+
+/* The unit's f16 and complex helpers (templates/f16.tmpl, complex.c.tmpl, complex.cu.tmpl). */
+static void type_helpers(GenUnit *u, Buf *b, bool cuda) {
+  TypeUse t = type_use(u);
+  if (t.f16) emit_template(b, "f16", NULL, 0);
+  if (t.complex) emit_template(b, cuda ? "complex.cu" : "complex.c", NULL, 0);
 }
 
 /* ======================================================================== entry points */
@@ -2122,9 +2395,9 @@ void gen_header(GenUnit *u, Buf *out) {
                  file, d->loc.line);
       buf_puts(&init, ", 0");
     } else if (d->kind == DECL_PARAM && d->setup) {
-      buf_printf(&cfg, "  %s %s;  /* param %s (%s:%d), known at setup */\n", gen_ctype(d->dtype),
+      buf_printf(&cfg, "  %s %s;  /* param %s (%s:%d), known at setup */\n", gen_apitype(d->dtype),
                  d->name, d->name, file, d->loc.line);
-      buf_puts(&init, ", 0");
+      buf_puts(&init, dtype_is_complex(d->dtype) ? ", {0, 0}" : ", 0");
     } else if (d->kind == DECL_PARAM) {
       buf_printf(&doc, ", %s", d->name);
     } else if (d->kind == DECL_MIRROR) {
@@ -2148,6 +2421,7 @@ void gen_header(GenUnit *u, Buf *out) {
       {"config_fields", buf_str(&cfg)},
       {"config_init", buf_str(&init)},
       {"step_params", step_params(u, false, false)},
+      {"api_types", api_types(u)},
   };
   emit_template(out, "header.h", v, (int)(sizeof v / sizeof v[0]));
   buf_free(&cfg);
@@ -2158,7 +2432,9 @@ void gen_header(GenUnit *u, Buf *out) {
 
 void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   Buf fields = {0}, kernels = {0}, checks = {0}, setup = {0}, step = {0}, teardown = {0};
-  Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0};
+  Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0}, types = {0};
+  u->cuda_unit = cuda;
+  type_helpers(u, &types, cuda);
   gen_struct(u, &fields);
   gen_kernel_decls(u, &kernels, cuda);
   gen_kernels(u, &kernels, cuda);
@@ -2188,6 +2464,7 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
       {"banner", banner(u)},
       {"file", u->stem},
       {"name", u->name},
+      {"type_helpers", buf_str(&types)},
       {"struct_fields", buf_str(&fields)},
       {"kernels", buf_str(&kernels)},
       {"setup_checks", buf_str(&checks)},
@@ -2213,6 +2490,6 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   Buf *gall[] = {&gfields, &gfuncs, &gsetup, &gteardown};
   for (size_t i = 0; i < sizeof gall / sizeof gall[0]; i++) buf_free(gall[i]);
   Buf *all[] = {&fields, &kernels, &checks, &setup, &step, &teardown,
-                &flook,  &elook,   &eset,   &slook, &sync, &bsel};
+                &flook,  &elook,   &eset,   &slook, &sync, &bsel, &types};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buf_free(all[i]);
 }

@@ -1,7 +1,7 @@
 /*
 ** lower.c -- steps of the checked AST -> ordered GenOps: maps grouped into fused kernels,
 ** every other statement kept as one op. Also writes the --explain-fusion report and
-** rejects constructs the code generator does not handle yet.
+** loads the sources of hand-written kernels.
 */
 #include "gen.h"
 
@@ -46,14 +46,6 @@ static bool check_decls(GenUnit *u) {
   for (Decl *d = u->cc->decls; d; d = d->next) {
     switch (d->kind) {
     case DECL_KERNEL: ok = load_kernel_source(u, d) && ok; break;
-    case DECL_FIELD:
-    case DECL_PARAM:
-      if (d->dtype == DT_F16 || dtype_is_complex(d->dtype)) {
-        diag_error(u->cc, d->loc, "code generation for %s values is not implemented yet",
-                   dtype_name(d->dtype));
-        ok = false;
-      }
-      break;
     default: break;
     }
   }

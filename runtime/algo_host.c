@@ -18,7 +18,11 @@
 */
 #include "algo_internal.h"
 
+#include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #elif defined(__GNUC__)
@@ -602,6 +606,44 @@ static ALWAYS_INLINE void count_scatter_t(const void *k, int64_t a, int64_t b, u
   default: { const cnp_dtype DT_ = CNP_UINT64; call_; break; }                   \
   }
 
+/* Sorted keys of rows [r0, r1) from the bucket ends (bucket v: ordered key lo + v, rows
+** [end[v - 1], end[v])). Whole cache lines are written with streaming stores where SSE2 is
+** available: the keys were read long before, so this saves reading each line back. */
+static ALWAYS_INLINE void regen_keys_t(void *k, uint64_t lo, const int64_t *end, int64_t R,
+                                       int64_t r0, int64_t r1, cnp_dtype dt)
+{
+  if (r0 >= r1) return;
+  int64_t v = 0, hi = R - 1;                   /* first bucket with end[v] > r0 */
+  while (v < hi) {
+    int64_t mid = v + (hi - v) / 2;
+    if (end[mid] > r0) hi = mid; else v = mid + 1;
+  }
+  const size_t isz = dt == CNP_INT32 ? 4 : 8;
+  int64_t i = r0;
+#if defined(__SSE2__)
+  const int64_t per = (int64_t)(64 / isz);     /* keys per cache line */
+  for (; i < r1 && ((uintptr_t)((char *)k + (size_t)i * isz) & 63) != 0; i++) {
+    while (end[v] <= i) v++;
+    key_put(k, i, lo + (uint64_t)v, dt);
+  }
+  for (; i + per <= r1; i += per) {
+    _Alignas(64) unsigned char line[64];
+    for (int64_t q = 0; q < per; q++) {
+      while (end[v] <= i + q) v++;
+      key_put(line, q, lo + (uint64_t)v, dt);
+    }
+    __m128i *dst = (__m128i *)(void *)((char *)k + (size_t)i * isz);
+    for (int q = 0; q < 4; q++)
+      _mm_stream_si128(dst + q, _mm_load_si128((const __m128i *)(void *)(line + 16 * q)));
+  }
+  _mm_sfence();                                /* before the team's barrier */
+#endif
+  for (; i < r1; i++) {
+    while (end[v] <= i) v++;
+    key_put(k, i, lo + (uint64_t)v, dt);
+  }
+}
+
 /* hist_team > 0: the per-thread histograms were filled by a team of that size already. */
 static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t range,
                           int64_t *idx, host_ws *h, int nt, int hist_team)
@@ -631,11 +673,7 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
 #pragma omp barrier
     /* after the scatter, hist[T-1][v] is the end of bucket v: regenerate the keys */
     const int64_t *end = h->hist + (size_t)(T - 1) * (size_t)R;
-    int64_t v0 = chunk_start(R, t, T), v1 = chunk_start(R, t + 1, T);
-    for (int64_t v = v0; v < v1; v++) {
-      int64_t s = v == 0 ? 0 : end[v - 1], e = end[v];
-      KEY_SWITCH(dt, for (int64_t i = s; i < e; i++) key_put(k, i, lo + (uint64_t)v, DT_));
-    }
+    KEY_SWITCH(dt, regen_keys_t(k, lo, end, R, a, b, DT_));
   }
 }
 
@@ -826,15 +864,12 @@ static ALWAYS_INLINE int64_t cell_at(const void *c, int64_t i, cnp_dtype dt)
   return dt == CNP_INT32 ? ((const int32_t *)c)[i] : ((const int64_t *)c)[i];
 }
 
-/* Offsets for rows [a, b): checks each row before writing. Returns the first bad index
-** (kind 1: range, 2: order) or -1. */
-static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b,
-                                             int64_t n_cells, int64_t *off, int *kind,
-                                             cnp_dtype dt)
+/* Offsets for rows [a, b), checking each row before it writes. Returns the first bad index
+** (kind 1: range, 2: order) or -1. prev: the (clamped) cell before row a. */
+static ALWAYS_INLINE int64_t offsets_rows_t(const void *c, int64_t a, int64_t b,
+                                            int64_t n_cells, int64_t prev, int64_t *off,
+                                            int *kind, cnp_dtype dt)
 {
-  int64_t prev = a > 0 ? cell_at(c, a - 1, dt) : -1;
-  if (prev >= n_cells) prev = n_cells - 1;     /* reported by the chunk that owns it */
-  if (prev < -1) prev = -1;
   for (int64_t i = a; i < b; i++) {
     int64_t v = cell_at(c, i, dt);
     if (v < 0 || v >= n_cells) {
@@ -847,6 +882,54 @@ static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b
     }
     for (int64_t q = prev + 1; q <= v; q++) off[q] = i;
     prev = v;
+  }
+  return -1;
+}
+
+/* Offsets for the rows [a, b) of one thread, a block of OFF_BLOCK rows at a time: a
+** branch-free (vectorized) check of the whole block, then the writes, which skip 8 rows at
+** once while the cell does not change (the block is sorted: row i + 7 equal to the current
+** cell means rows i..i+7 are). A bad block is redone row by row to find the first error.
+** Returns the first bad index (kind 1: range, 2: order) or -1. */
+#define OFF_BLOCK 2048
+static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b,
+                                             int64_t n_cells, int64_t *off, int *kind,
+                                             cnp_dtype dt)
+{
+  int64_t prev = a > 0 ? cell_at(c, a - 1, dt) : -1;
+  if (prev >= n_cells) prev = n_cells - 1;     /* reported by the chunk that owns it */
+  if (prev < -1) prev = -1;
+  for (int64_t i0 = a; i0 < b; i0 += OFF_BLOCK) {
+    int64_t i1 = b - i0 < OFF_BLOCK ? b : i0 + OFF_BLOCK;
+    /* all rows >= 0 and every difference to the row before >= 0 (no overflow between
+    ** non-negative values): one sign bit over the OR of both; then the last row is the
+    ** largest */
+    int bad;
+    if (dt == CNP_INT32) {
+      const uint32_t *k = c;
+      uint32_t acc = k[i0];
+      for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
+      bad = (int)(acc >> 31);
+    } else {
+      const uint64_t *k = c;
+      uint64_t acc = k[i0];
+      for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
+      bad = (int)(acc >> 63);
+    }
+    bad |= cell_at(c, i0, dt) < prev || cell_at(c, i1 - 1, dt) >= n_cells;
+    if (bad) return offsets_rows_t(c, i0, i1, n_cells, prev, off, kind, dt);
+    int64_t q = prev;
+    for (int64_t i = i0; i < i1;) {
+      if (i + 8 <= i1 && cell_at(c, i + 7, dt) == q) {
+        i += 8;
+        continue;
+      }
+      int64_t v = cell_at(c, i, dt);
+      for (int64_t x = q + 1; x <= v; x++) off[x] = i;
+      q = v;
+      i++;
+    }
+    prev = q;
   }
   return -1;
 }
@@ -890,51 +973,93 @@ cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells
 
 /* ---- segment boundaries -------------------------------------------------------------- */
 
-static ALWAYS_INLINE int64_t runs_count_t(const void *k, int64_t a, int64_t b, cnp_dtype dt)
-{
-  int64_t c = 0;
-  for (int64_t i = a; i < b; i++) c += i == 0 || key_ord(k, i, dt) != key_ord(k, i - 1, dt);
-  return c;
-}
-
-static ALWAYS_INLINE void runs_write_t(const void *k, int64_t a, int64_t b, int64_t j,
-                                       void *uk, int64_t *starts, int64_t *stops,
-                                       cnp_dtype dt)
-{
-  for (int64_t i = a; i < b; i++) {
-    if (i != 0 && key_ord(k, i, dt) == key_ord(k, i - 1, dt)) continue;
-    if (uk) key_put(uk, j, key_ord(k, i, dt), dt);
-    if (starts) starts[j] = i;
-    if (stops && j > 0) stops[j - 1] = i;
-    j++;
+/* Runs that start in rows [a, b) (row i starts one when i == 0 or key i differs from key
+** i - 1), written at output indices a, a + 1, ... (the outputs hold >= N entries and each
+** row starts at most one run, so a thread's runs fit below its next thread's). The stop of
+** the last run is left to the caller. Eight rows at a time are skipped when no key among
+** them differs from the one before. Returns the number of runs; *first: the row of the
+** first one. */
+#define DEFINE_RUNS(name, K_T)                                                            \
+  static ALWAYS_INLINE int64_t name(const K_T *k, int64_t a, int64_t b, K_T *uk,          \
+                                    int64_t *starts, int64_t *stops, int64_t *first)      \
+  {                                                                                       \
+    int64_t j = a, i = a;                                                                 \
+    *first = -1;                                                                          \
+    if (i < b && (i == 0 || k[i] != k[i - 1])) {                                          \
+      *first = i;                                                                         \
+      if (uk) uk[j] = k[i];                                                               \
+      if (starts) starts[j] = i;                                                          \
+      j++;                                                                                \
+    }                                                                                     \
+    i = a < b ? a + 1 : b;                                                                \
+    while (i < b) {                                                                       \
+      for (; i + 8 <= b; i += 8) {            /* skip groups without a new run */         \
+        K_T x = 0;                                                                        \
+        for (int q = 0; q < 8; q++) x |= k[i + q] ^ k[i + q - 1];                         \
+        if (x != 0) break;                                                                \
+      }                                                                                   \
+      int64_t e = i + 8 <= b ? i + 8 : b;     /* a group with one, or the tail */         \
+      for (; i < e; i++) {                                                                \
+        if (k[i] == k[i - 1]) continue;                                                   \
+        if (*first < 0) *first = i;                                                       \
+        if (uk) uk[j] = k[i];                                                             \
+        if (starts) starts[j] = i;                                                        \
+        if (stops && j > a) stops[j - 1] = i;                                             \
+        j++;                                                                              \
+      }                                                                                   \
+    }                                                                                     \
+    return j - a;                                                                         \
   }
-}
+DEFINE_RUNS(runs_local32, uint32_t)
+DEFINE_RUNS(runs_local64, uint64_t)
 
 cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
                                         cnp_array *unique_keys, cnp_array *starts,
                                         cnp_array *stops, int64_t *count)
 {
   const void *k = sorted_keys->data;
-  cnp_dtype dt = sorted_keys->dtype;
+  int w32 = sorted_keys->dtype == CNP_INT32;
+  size_t ksz = w32 ? 4 : 8;
   int64_t n = sorted_keys->shape[0];
-  void *uk = unique_keys ? unique_keys->data : NULL;
+  char *uk = unique_keys ? (char *)unique_keys->data : NULL;
   int64_t *st = starts ? (int64_t *)starts->data : NULL;
   int64_t *sp = stops ? (int64_t *)stops->data : NULL;
   int nt = threads_for(n, MAX_THREADS);
   (void)nt;                                    /* unused in a serial build */
-  int64_t cnt[MAX_THREADS], total = 0;
+  int64_t cnt[MAX_THREADS], first[MAX_THREADS];
+  int used = 1;
+  /* one pass: each thread writes its runs from its own first row on */
 #pragma omp parallel num_threads(nt)
   {
     int T = team_size(), t = thread_id();
+    if (t == 0) used = T;
     int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
-    KEY_SWITCH(dt, cnt[t] = runs_count_t(k, a, b, DT_));
-#pragma omp barrier
-    int64_t j = 0;
-    for (int u = 0; u < t; u++) j += cnt[u];
-    if (t == T - 1) total = j + cnt[t];
-    KEY_SWITCH(dt, runs_write_t(k, a, b, j, uk, st, sp, DT_));
+    if (w32) cnt[t] = runs_local32(k, a, b, (uint32_t *)(void *)uk, st, sp, &first[t]);
+    else cnt[t] = runs_local64(k, a, b, (uint64_t *)(void *)uk, st, sp, &first[t]);
   }
-  if (sp && total > 0) sp[total - 1] = n;
+  /* then, in thread order, move each thread's runs down to their final index (never onto
+  ** a later thread's, which start at or after its first row) and set the stop of its last
+  ** run: the first run of a later thread, else n */
+  int64_t total = 0;
+  for (int t = 0; t < used; t++) {
+    if (cnt[t] == 0) continue;
+    int64_t a = chunk_start(n, t, used);
+    if (a != total) {
+      if (uk) memmove(uk + (size_t)total * ksz, uk + (size_t)a * ksz, (size_t)cnt[t] * ksz);
+      if (st) memmove(st + total, st + a, (size_t)cnt[t] * sizeof *st);
+      if (sp) memmove(sp + total, sp + a, (size_t)(cnt[t] - 1) * sizeof *sp);
+    }
+    total += cnt[t];
+    if (sp) {
+      int64_t next = n;
+      for (int u = t + 1; u < used; u++)
+        if (cnt[u] > 0) {
+          next = first[u];
+          break;
+        }
+      sp[total - 1] = next;
+    }
+  }
   *count = total;
   return CNP_OK;
 }
@@ -943,6 +1068,8 @@ cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
 
 #define HALF_GROUP 4                   /* float accumulators per segment for float16 */
 
+#define PRIV_G     4                   /* components per pass of the row-split sum */
+
 typedef struct host_plan {
   int      nt;
   int      identity;                   /* keys sorted, none dropped: offsets describe rows */
@@ -950,6 +1077,9 @@ typedef struct host_plan {
   void    *skeys;                      /* capacity: snapshot of the keys (negatives < 0) */
   int64_t *offsets;                    /* n_segments + 1 (identity plans) */
   float   *facc;                       /* n_segments * HALF_GROUP (float16 sums) */
+  char    *priv;                       /* (nt - 1) partitions of priv_slots 8-byte slots */
+  int64_t  priv_slots;                 /* per partition: n_segments * priv_g */
+  int64_t  priv_g;                     /* components per pass the partitions hold (0: none) */
 } host_plan;
 
 static void host_plan_free(host_plan *p)
@@ -958,6 +1088,7 @@ static void host_plan_free(host_plan *p)
   cnp__free(p->skeys);
   cnp__free(p->offsets);
   cnp__free(p->facc);
+  cnp__free(p->priv);
   cnp__free(p);
 }
 
@@ -972,7 +1103,16 @@ cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan)
   p->skeys = cnp__malloc(cap * (p->wide ? 8 : 4));
   p->offsets = cnp__malloc((ns + 1) * sizeof(int64_t));
   p->facc = cnp__malloc((ns > 0 ? ns : 1) * HALF_GROUP * sizeof(float));
-  if (!p->skeys || !p->offsets || !p->facc) {
+  /* row-split sums (see cnp__host_segment_plan_sum): each extra thread's partial sums, as
+  ** many components per pass as fit n_segments * g <= capacity / 2 (at most PRIV_G) */
+  int64_t g = ns > 0 ? (int64_t)(cap / 2) / (int64_t)ns : 0;
+  p->priv_g = g > PRIV_G ? PRIV_G : g;
+  p->priv_slots = (int64_t)ns * p->priv_g;
+  if (p->nt > 1 && p->priv_slots > 0)
+    p->priv = cnp__malloc((size_t)(p->nt - 1) * (size_t)p->priv_slots * 8);
+  else
+    p->priv_g = 0;
+  if (!p->skeys || !p->offsets || !p->facc || (p->priv_g > 0 && !p->priv)) {
     host_plan_free(p);
     return cnp__fail(CNP_ENOMEM, "cnp_segment_plan_create",
                      "no memory for a plan of %lld rows and %lld segments",
@@ -1098,12 +1238,16 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
 }
 
 /* Per-segment sums, IN element type, ACC accumulator (also the output type, except for
-** float16); kc scalars per row (complex counts two).
-**   _seg:  identity plans, segments [s0, s1) summed from their contiguous rows;
-**   _scan: any plan; the thread owns segments [s0, s1), scans every row and adds those
-**          whose key it owns, so each segment is still summed in row order. */
+** float16, OUT_IS_ACC 0); kc scalars per row (complex counts two).
+**   _seg:   identity plans, segments [s0, s1) summed from their contiguous rows;
+**   _scan:  any plan; the thread owns segments [s0, s1), scans every row and adds those
+**           whose key it owns, so each segment is still summed in row order;
+**   _split: any plan with few segments; the thread owns rows, adds them into its own
+**           accumulators (thread 0: out itself), g components per pass; the partial sums
+**           are then added in thread order (see cnp__host_segment_plan_sum). */
 #define SUM_GROUP 16
-#define DEFINE_SUM(name, IN, ACC, OUT, LOAD, STORE)                                     \
+#define SINK_WAYS 8                    /* rows of other threads cycle through 8 sink rows */
+#define DEFINE_SUM(name, IN, ACC, OUT, OUT_IS_ACC, LOAD, STORE)                         \
   static void name##_seg(const host_plan *p, const void *vals, void *outp, int64_t n,    \
                          int64_t kc, int64_t s0, int64_t s1)                             \
   {                                                                                      \
@@ -1134,17 +1278,20 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
                                           int64_t n, int64_t kc, int64_t s0, int64_t s1) \
   {                                                                                      \
     uint64_t span = (uint64_t)(s1 - s0);                                                 \
-    OUT sink[SUM_GROUP] = {0};         /* rows of other threads add here: no branch */   \
+    /* rows of other threads add into a sink row: no branch; SINK_WAYS rows so that the  \
+    ** additions do not form one dependency chain through memory */                     \
+    OUT sink[SINK_WAYS * SUM_GROUP] = {0};                                               \
     if (kc == 1) {                                                                       \
       for (int64_t i = 0; i < n; i++) {                                                  \
         int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];          \
-        OUT *dst = (uint64_t)(s - s0) < span ? o + s : sink;                             \
+        OUT *dst = (uint64_t)(s - s0) < span ? o + s : sink + (i & (SINK_WAYS - 1));     \
         *dst += LOAD(v[i]);                                                              \
       }                                                                                  \
     } else if (kc <= SUM_GROUP) {                                                        \
       for (int64_t i = 0; i < n; i++) {                                                  \
         int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];          \
-        OUT *dst = (uint64_t)(s - s0) < span ? o + s * kc : sink;                        \
+        OUT *dst = (uint64_t)(s - s0) < span ? o + s * kc                                \
+                                             : sink + (i & (SINK_WAYS - 1)) * SUM_GROUP; \
         const IN *row = v + i * kc;                                                      \
         for (int64_t c = 0; c < kc; c++) dst[c] += LOAD(row[c]);                         \
       }                                                                                  \
@@ -1164,6 +1311,70 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
     for (int64_t e = s0 * kc; e < s1 * kc; e++) o[e] = 0;                                \
     if (p->wide) name##_scan_t(p->skeys, 1, vals, o, n, kc, s0, s1);                     \
     else name##_scan_t(p->skeys, 0, vals, o, n, kc, s0, s1);                             \
+  }                                                                                      \
+  /* rows [a, b): components [c0, c0 + G) of each row added into acc[key * st + c] */     \
+  static ALWAYS_INLINE void name##_rows_t(const void *sk, int wide, const IN *v, ACC *acc, \
+                                          int64_t st, int64_t a, int64_t b, int64_t kc,  \
+                                          int64_t c0, int64_t G)                         \
+  {                                                                                      \
+    ACC sink[SINK_WAYS * PRIV_G] = {0};       /* dropped rows (negative keys) */         \
+    for (int64_t i = a; i < b; i++) {                                                    \
+      int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
+      ACC *d = s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;            \
+      const IN *row = v + i * kc + c0;                                                   \
+      for (int64_t c = 0; c < G; c++) d[c] += LOAD(row[c]);                              \
+    }                                                                                    \
+  }                                                                                      \
+  static void name##_rows(const host_plan *p, const IN *v, ACC *acc, int64_t st,         \
+                          int64_t a, int64_t b, int64_t kc, int64_t c0, int64_t g)       \
+  {                                                                                      \
+    int w = p->wide;                                                                     \
+    switch (g) {                                                                         \
+    case 1:                                                                              \
+      if (kc == 1) name##_rows_t(p->skeys, w, v, acc, st, a, b, 1, 0, 1);                \
+      else name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 1);                      \
+      break;                                                                             \
+    case 2: name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 2); break;              \
+    case 3:                                                                              \
+      if (kc == 3) name##_rows_t(p->skeys, w, v, acc, st, a, b, 3, 0, 3);                \
+      else name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 3);                      \
+      break;                                                                             \
+    default: name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, PRIV_G); break;        \
+    }                                                                                    \
+  }                                                                                      \
+  static void name##_split(const host_plan *p, const void *vals, void *outp, int64_t n,  \
+                           int64_t ns, int64_t kc, int64_t gmax, int nt)                 \
+  {                                                                                      \
+    const IN *v = vals;                                                                  \
+    OUT *o = outp;                                                                       \
+    (void)nt;                                                                            \
+    _Pragma("omp parallel num_threads(nt)")                                              \
+    {                                                                                    \
+      int T = team_size(), t = thread_id();                                              \
+      int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);                    \
+      int64_t s0 = chunk_start(ns, t, T), s1 = chunk_start(ns, t + 1, T);                \
+      for (int64_t c0 = 0; c0 < kc; c0 += gmax) {                                        \
+        int64_t g = kc - c0 < gmax ? kc - c0 : gmax;                                     \
+        ACC *acc0 = OUT_IS_ACC ? (ACC *)(void *)o + c0 : (ACC *)(void *)p->facc;         \
+        int64_t st0 = OUT_IS_ACC ? kc : g;                                               \
+        ACC *acc = t == 0 ? acc0 : (ACC *)(void *)(p->priv + (size_t)(t - 1) *           \
+                                                   (size_t)p->priv_slots * 8);           \
+        int64_t st = t == 0 ? st0 : g;                                                   \
+        for (int64_t s = 0; s < ns; s++)                                                 \
+          for (int64_t c = 0; c < g; c++) acc[s * st + c] = 0;                           \
+        name##_rows(p, v, acc, st, a, b, kc, c0, g);                                     \
+        _Pragma("omp barrier")                                                           \
+        for (int64_t s = s0; s < s1; s++)                                                \
+          for (int64_t c = 0; c < g; c++) {                                              \
+            ACC x = acc0[s * st0 + c];                                                   \
+            for (int u = 1; u < T; u++)                                                  \
+              x += ((const ACC *)(const void *)(p->priv + (size_t)(u - 1) *              \
+                                                (size_t)p->priv_slots * 8))[s * g + c];  \
+            o[s * kc + c0 + c] = STORE(x);                                               \
+          }                                                                              \
+        _Pragma("omp barrier")                                                           \
+      }                                                                                  \
+    }                                                                                    \
   }
 
 #define LOAD_ID(x) (x)
@@ -1173,15 +1384,15 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
 #define STORE_ID(x) (x)
 #define STORE_HALF(x) cnp_float_to_half(x)
 
-DEFINE_SUM(sum_f64, double, double, double, LOAD_ID, STORE_ID)
-DEFINE_SUM(sum_f32, float, float, float, LOAD_ID, STORE_ID)
-DEFINE_SUM(sum_bool, unsigned char, double, double, LOAD_BOOL, STORE_ID)
-DEFINE_SUM(sum_i32, int32_t, double, double, LOAD_DBL, STORE_ID)
-DEFINE_SUM(sum_i64, int64_t, double, double, LOAD_DBL, STORE_ID)
-DEFINE_SUM(sum_u64, uint64_t, double, double, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_f64, double, double, double, 1, LOAD_ID, STORE_ID)
+DEFINE_SUM(sum_f32, float, float, float, 1, LOAD_ID, STORE_ID)
+DEFINE_SUM(sum_bool, unsigned char, double, double, 1, LOAD_BOOL, STORE_ID)
+DEFINE_SUM(sum_i32, int32_t, double, double, 1, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_i64, int64_t, double, double, 1, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_u64, uint64_t, double, double, 1, LOAD_DBL, STORE_ID)
 /* float16 segments reuse the macro's _seg (float accumulators, float16 stores); its _scan
 ** would accumulate in float16, so sum_f16_scan below replaces it. */
-DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, LOAD_HALF, STORE_HALF)
+DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, 0, LOAD_HALF, STORE_HALF)
 
 /* float16, any plan: float accumulators in p->facc, HALF_GROUP components per scan. */
 static void sum_f16_scan_fl(const host_plan *p, const void *vals, void *outp, int64_t n,
@@ -1208,6 +1419,8 @@ static void sum_f16_scan_fl(const host_plan *p, const void *vals, void *outp, in
 
 typedef void (*sum_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t,
                        int64_t);
+typedef void (*split_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t,
+                         int64_t, int);
 
 cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
                                       cnp_array *out)
@@ -1217,21 +1430,34 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   int64_t kc = 1;
   for (int d = 1; d < values->ndim; d++) kc *= values->shape[d];
   sum_fn seg, scan;
+  split_fn split;
   switch (values->dtype) {
-  case CNP_FLOAT64: seg = sum_f64_seg; scan = sum_f64_scan; break;
-  case CNP_COMPLEX128: seg = sum_f64_seg; scan = sum_f64_scan; kc *= 2; break;
-  case CNP_FLOAT32: seg = sum_f32_seg; scan = sum_f32_scan; break;
-  case CNP_COMPLEX64: seg = sum_f32_seg; scan = sum_f32_scan; kc *= 2; break;
-  case CNP_FLOAT16: seg = sum_f16_seg; scan = sum_f16_scan_fl; break;
-  case CNP_BOOL: seg = sum_bool_seg; scan = sum_bool_scan; break;
-  case CNP_INT32: seg = sum_i32_seg; scan = sum_i32_scan; break;
-  case CNP_INT64: seg = sum_i64_seg; scan = sum_i64_scan; break;
-  default: seg = sum_u64_seg; scan = sum_u64_scan; break;
+  case CNP_FLOAT64: seg = sum_f64_seg; scan = sum_f64_scan; split = sum_f64_split; break;
+  case CNP_COMPLEX128:
+    seg = sum_f64_seg; scan = sum_f64_scan; split = sum_f64_split; kc *= 2; break;
+  case CNP_FLOAT32: seg = sum_f32_seg; scan = sum_f32_scan; split = sum_f32_split; break;
+  case CNP_COMPLEX64:
+    seg = sum_f32_seg; scan = sum_f32_scan; split = sum_f32_split; kc *= 2; break;
+  case CNP_FLOAT16: seg = sum_f16_seg; scan = sum_f16_scan_fl; split = sum_f16_split; break;
+  case CNP_BOOL: seg = sum_bool_seg; scan = sum_bool_scan; split = sum_bool_split; break;
+  case CNP_INT32: seg = sum_i32_seg; scan = sum_i32_scan; split = sum_i32_split; break;
+  case CNP_INT64: seg = sum_i64_seg; scan = sum_i64_scan; split = sum_i64_split; break;
+  default: seg = sum_u64_seg; scan = sum_u64_scan; split = sum_u64_split; break;
   }
   (void)sum_f16_scan;
   if (ns == 0 || kc == 0) return CNP_OK;
   int nt = threads_for(n > ns ? n : ns, p->nt);
   (void)nt;                                    /* unused in a serial build */
+  /* Unsorted keys and few segments: split the rows between the threads (each reads only its
+  ** share of keys and values) when every thread's partial sums, n_segments * g, take at most
+  ** half as many slots as there are rows. Else the threads own segments and each scans all
+  ** rows. Both are deterministic for a given thread count; the split changes the order of
+  ** addition (row order within each thread's rows, then the partials in thread order). */
+  int64_t g = kc < p->priv_g ? kc : p->priv_g;
+  if (!p->identity && nt > 1 && g > 0 && ns * g <= n / 2) {
+    split(p, values->data, out->data, n, ns, kc, p->priv_g, nt);
+    return CNP_OK;
+  }
   const int64_t *off = p->offsets;
 #pragma omp parallel num_threads(nt)
   {

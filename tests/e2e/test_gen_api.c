@@ -1,7 +1,7 @@
 /*
 ** test_gen_api.c -- the code generator as a library (cnpc_core): template expansion and
 ** its internal-error checks, fusion decisions and their reasons, the fast-path detection,
-** and the "not implemented" diagnostics.
+** and the emission of f16 and complex values.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -131,6 +131,7 @@ Test(gen, template_expands_every_placeholder)
       {"banner", "/* B */"}, {"file", "f"}, {"name", "nm"}, {"NAME", "NM"}, {"guard", "G_H"},
       {"step_args_doc", ""}, {"stream_list", "s"}, {"num_streams", "1"},
       {"config_fields", "  int64_t N;\n"}, {"config_init", ", 0"}, {"step_params", "nm *p"},
+      {"api_types", ""},
   };
   Buf b = {0};
   emit_template(&b, "header.h", v, (int)(sizeof v / sizeof v[0]));
@@ -152,25 +153,60 @@ Test(gen, template_unused_value_is_an_internal_error, .signal = SIGABRT)
   const TmplVar v[] = {
       {"banner", "/* B */"}, {"file", "f"}, {"name", "nm"}, {"NAME", "NM"}, {"guard", "G_H"},
       {"step_args_doc", ""}, {"stream_list", "s"}, {"num_streams", "1"},
-      {"config_fields", ""}, {"config_init", ""}, {"step_params", "nm *p"}, {"nope", "x"},
+      {"config_fields", ""}, {"config_init", ""}, {"step_params", "nm *p"}, {"api_types", ""},
+      {"nope", "x"},
   };
   Buf b = {0};
   emit_template(&b, "header.h", v, (int)(sizeof v / sizeof v[0]));
 }
 
-Test(gen, f16_fields_are_reported)
+Test(gen, f16_and_complex_are_generated)
 {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *diag = open_memstream(&text, &len);
   Cnp *cc;
-  GenUnit u = lower_src(&cc, "pipeline h; dim N; field x : f16[N]; stream s;\n"
-                             "step on s { map i in N { x[i] = x[i]; } }\n", diag);
-  cr_assert_neq(lower_unit(&u), 0);
-  fflush(diag);
-  cr_assert(strstr(text, "code generation for f16 values is not implemented yet"), "%s", text);
+  GenUnit u = lower_src(&cc, "pipeline h; param w : c128; dim N; field x : f16[N];\n"
+                             "field z : c128[N]; field y : c64[N]; stream s;\n"
+                             "step on s { map i in N { x[i] = x[i] * 0.1; z[i] = z[i] * w + y[i]; } }\n",
+                        stderr);
+  cr_assert_eq(lower_unit(&u), 0);
+  u.name = u.upper = u.stem = u.src_path = "h";
+  Buf h = {0}, c = {0}, cu = {0};
+  gen_header(&u, &h);
+  gen_unit(&u, &c, false);
+  gen_unit(&u, &cu, true);
+  /* the C API passes complex params as {re, im} structs */
+  cr_assert(strstr(buf_str(&h), "int       h_step(h *p, cnp_complex128 w);"), "%s", buf_str(&h));
+  /* f16: bits in storage, float arithmetic, the literal folded to its f16 value */
+  cr_assert(strstr(buf_str(&c), "f_x[l_i] = cnp_g_f2h((cnp_g_h2f(f_x[l_i]) * 0.0999755859375f));"),
+            "%s", buf_str(&c));
+  /* complex: operands converted to the operation's type; C99 _Complex in C, structs in CUDA */
+  cr_assert(strstr(buf_str(&c), "f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128(f_y[l_i]));"));
+  cr_assert(strstr(buf_str(&c), "typedef double _Complex cnp_g_c128;"));
+  cr_assert(strstr(buf_str(&cu), "struct cnp_g_c128 {"));
+  cr_assert(strstr(buf_str(&c), "p->P_w = cnp_g_mk128(w.re, w.im);"));
+  buf_free(&h);
+  buf_free(&c);
+  buf_free(&cu);
   buf_free(&u.explain);
   cnp_free(cc);
-  fclose(diag);
-  free(text);
+}
+
+Test(gen, f16_constants_fold_to_their_f16_value)
+{
+  Cnp *cc;
+  GenUnit u = lower_src(&cc, "pipeline h; const A : f16 = 65519.0; const B : f16 = 65520.0;\n"
+                             "const C : f16 = 1e-6; const D : f16 = 1e-8; const E : f16 = -2049.0;\n"
+                             "dim N; field x : f32[N]; stream s;\n"
+                             "step on s { map i in N { x[i] = A + B + C + D + E; } }\n",
+                        stderr);
+  cr_assert_eq(lower_unit(&u), 0);
+  u.name = u.upper = u.stem = u.src_path = "h";
+  Buf c = {0};
+  gen_unit(&u, &c, false);
+  /* largest finite; overflow; a subnormal (17 * 2^-24); zero; a tie to even (-2048) */
+  cr_assert(strstr(buf_str(&c), "f_x[l_i] = (float)((((65504.0f + HUGE_VAL) + "
+                                "1.0132789611816406e-06f) + 0.0f) + -2048.0f);"),
+            "%s", strstr(buf_str(&c), "f_x[l_i] ="));
+  buf_free(&c);
+  buf_free(&u.explain);
+  cnp_free(cc);
 }

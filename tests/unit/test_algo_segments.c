@@ -184,6 +184,74 @@ Test(algo_segments, cell_offsets_first_error_wins)
   free(off.data);
 }
 
+/* One bad row anywhere (block edges of the 2048-row checks, thread chunk edges, first and
+** last row), of every kind, with 1, 2 and 3 threads: the status and index are exact, and a
+** clean input afterwards is right (the offsets equal a direct count). */
+Test(algo_segments, cell_offsets_error_positions)
+{
+  int64_t n = 100000, nc = 1000;
+  int64_t pos[] = {0, 1, 2047, 2048, 2049, 4095, 33333, 33334, 49999, 50000, 50001,
+                   66666, 66667, 99999};
+  int64_t bad[][2] = {{-1, CNP_ERANGE}, {1000, CNP_ERANGE}, {INT32_MIN, CNP_ERANGE},
+                      {INT32_MAX, CNP_ERANGE}, {INT64_MIN, CNP_ERANGE},
+                      {INT64_MAX, CNP_ERANGE}, {-7, CNP_EORDER}};  /* -7: one below */
+  for (int T = 1; T <= 3; T++) {
+    set_threads(T);
+    for (int wide = 0; wide < 2; wide++) {
+      cnp_dtype dt = wide ? CNP_INT64 : CNP_INT32;
+      cnp_array cells = host_vec(dt, n), off = host_vec(CNP_INT64, nc + 1);
+      for (size_t p = 0; p < sizeof pos / sizeof pos[0]; p++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+          int64_t at = pos[p], v = bad[b][0];
+          if (!wide && (v < INT32_MIN || v > INT32_MAX)) continue;
+          for (int64_t i = 0; i < n; i++) {
+            int64_t x = i / 100;                   /* sorted, cells 0..999 */
+            if (i == at) x = v == -7 ? (i / 100) - 1 : v;
+            if (wide) ((int64_t *)cells.data)[i] = x;
+            else ((int32_t *)cells.data)[i] = (int32_t)x;
+          }
+          int64_t x = v == -7 ? (at / 100) - 1 : v;
+          cnp_status want = (cnp_status)bad[b][1];
+          if (v == -7) {                           /* one cell below its row's */
+            if (x < 0) want = CNP_ERANGE;          /* rows 0..99: -1 */
+            else if (at % 100 == 0) want = CNP_OK; /* first row of its cell: still sorted */
+            else want = CNP_EORDER;
+          }
+          cnp_status st = cnp_cell_offsets(&cells, nc, &off, NULL, NULL);
+          cr_assert_eq(st, want, "T=%d %s at %lld value %lld: status %d, expected %d (%s)", T,
+                       cnp_dtype_name(dt), (long long)at, (long long)x, st, want,
+                       cnp_last_error());
+          if (want == CNP_OK) continue;
+          char msg[160];
+          if (want == CNP_ERANGE)
+            snprintf(msg, sizeof msg, "sorted_cells[%lld] = %lld outside [0, %lld)",
+                     (long long)at, (long long)x, (long long)nc);
+          else
+            snprintf(msg, sizeof msg, "not sorted at index %lld (%lld after %lld)",
+                     (long long)at, (long long)x, (long long)((at - 1) / 100));
+          cr_assert(strstr(cnp_last_error(), msg) != NULL, "T=%d: '%s' lacks '%s'", T,
+                    cnp_last_error(), msg);
+        }
+      for (int64_t i = 0; i < n; i++) {           /* clean: cells 0, 3, 6, ... with gaps */
+        int64_t x = (i / 300) * 3;
+        if (wide) ((int64_t *)cells.data)[i] = x;
+        else ((int32_t *)cells.data)[i] = (int32_t)x;
+      }
+      cr_assert_eq(cnp_cell_offsets(&cells, nc, &off, NULL, NULL), CNP_OK);
+      const int64_t *o = off.data;
+      for (int64_t k = 0; k <= nc; k++) {
+        int64_t want = k % 3 == 0 ? (k / 3) * 300 : (k / 3 + 1) * 300;
+        want = want > n ? n : want;
+        cr_assert_eq(o[k], want, "T=%d offsets[%lld] = %lld, expected %lld", T, (long long)k,
+                     (long long)o[k], (long long)want);
+      }
+      free(cells.data);
+      free(off.data);
+    }
+  }
+  set_threads(1);
+}
+
 /* ---- segment boundaries ---------------------------------------------------------------- */
 
 static void run_bounds(cnp_dtype dt, int64_t n, int kind, uint64_t seed, cnp_workspace *ws)
@@ -196,6 +264,9 @@ static void run_bounds(cnp_dtype dt, int64_t n, int kind, uint64_t seed, cnp_wor
   if (kind == 2) cur = UINT64_C(0x8000000000000000) + 12345;   /* Morton-like */
   for (int64_t i = 0; i < n; i++) {
     if (kind == 1 && rng_unit(&seed) < 0.5) cur = rng_next(&seed) % 4;   /* unsorted runs */
+    else if (kind == 3) cur += rng_unit(&seed) < 2e-5;   /* long runs across thread chunks */
+    else if (kind == 4) cur += 1;                        /* every row starts a run */
+    else if (kind == 5) (void)0;                         /* one run */
     else if (rng_unit(&seed) < 0.2) cur += 1 + rng_next(&seed) % 3;
     if (dt == CNP_INT32) {
       int32_t v = (int32_t)(int64_t)cur;
@@ -219,10 +290,17 @@ static void run_bounds(cnp_dtype dt, int64_t n, int kind, uint64_t seed, cnp_wor
   cr_assert_eq(count, j, "%s n=%lld kind=%d: %lld runs, expected %lld", cnp_dtype_name(dt),
                (long long)n, kind, (long long)count, (long long)j);
   if (j > 0) cr_assert_eq(((int64_t *)sp.data)[j - 1], n);
-  /* outputs are optional */
+  /* outputs are optional, and give the same runs without the others */
   int64_t count2 = -1;
   cr_assert_eq(cnp_segment_boundaries(&keys, NULL, NULL, &sp, &count2, ws, NULL), CNP_OK);
   cr_assert_eq(count2, count);
+  for (int64_t q = 1; q <= count; q++)
+    cr_assert_eq(((int64_t *)sp.data)[q - 1], q < count ? ((int64_t *)st.data)[q] : n);
+  memset(st.data, 0xff, (size_t)n * 8);
+  cr_assert_eq(cnp_segment_boundaries(&keys, NULL, &st, NULL, &count2, ws, NULL), CNP_OK);
+  cr_assert_eq(count2, count);
+  for (int64_t q = 1; q < count; q++)
+    cr_assert_eq(((int64_t *)st.data)[q], ((int64_t *)sp.data)[q - 1]);
   free(keys.data); free(uk.data); free(st.data); free(sp.data);
 }
 
@@ -243,6 +321,26 @@ Test(algo_segments, boundaries_property)
   cr_expect_eq(((int64_t *)st.data)[0], 0);
   free(keys.data);
   free(st.data);
+  cnp_workspace_destroy(ws);
+}
+
+/* Several threads, each writing its runs from its own first row and then moved down: runs
+** across thread chunks, chunks with no run start, every row a run (the outputs full), one
+** run; 1, 2 and 3 threads. */
+Test(algo_segments, boundaries_threads)
+{
+  cnp_workspace *ws;
+  cr_assert_eq(cnp_workspace_create(&ws, CNP_BACKEND_HOST, 0, 100000, 0, 0), CNP_OK);
+  cnp_dtype types[3] = {CNP_INT32, CNP_INT64, CNP_UINT64};
+  for (int T = 1; T <= 3; T++) {
+    set_threads(T);
+    for (int t = 0; t < 3; t++)
+      for (int kind = 0; kind < 6; kind++) {
+        run_bounds(types[t], 100000, kind, (uint64_t)(T * 1000 + t * 10 + kind), ws);
+        run_bounds(types[t], 65537, kind, (uint64_t)(T * 1000 + t * 10 + kind), ws);
+      }
+  }
+  set_threads(1);
   cnp_workspace_destroy(ws);
 }
 
@@ -411,39 +509,158 @@ Test(algo_plan, property_all_sizes_dtypes)
   run_plan(40, 0, 0, CNP_INT64, 9);               /* no segments at all */
 }
 
-/* Large inputs with several threads: segment-parallel sums equal one thread's, bit for bit,
-** and the sorted (identity) and unsorted plans agree with the reference counts. */
-Test(algo_plan, thread_count_independent)
+/* The documented order of addition on the host, computed directly: with T threads and the
+** row split (unsorted keys, T > 1, n_segments * min(k, g) <= N / 2 where g = min(4,
+** (capacity / 2) / n_segments)), the rows are cut into T chunks [N*t/T, N*(t+1)/T), each
+** chunk sums its rows in row order from zero, and the chunk partials are added in chunk
+** order; otherwise (T = 1 or the condition fails) each segment is summed in row order,
+** which is T = 1 here. float16 accumulates in float, everything else as reference_sum. */
+static void *reference_parts(const cnp_array *v, const int64_t *keys, int64_t n, int64_t ns,
+                             int T)
 {
-  int64_t n = 100000, ns = 1563;
-  set_threads(3);
-  cnp_segment_plan *plan;
-  cr_assert_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, n, ns), CNP_OK);
-  cnp_array keys = host_vec(CNP_INT64, n);
-  uint64_t seed = 77;
-  for (int64_t i = 0; i < n; i++)
-    ((int64_t *)keys.data)[i] = (int64_t)(rng_next(&seed) % (uint64_t)(ns + 10)) - 10;
-  int64_t vs[2] = {n, 3}, os[2] = {ns, 3};
-  cnp_array v = host_array(CNP_FLOAT64, 2, vs, 'C');
-  cnp_array o1 = host_array(CNP_FLOAT64, 2, os, 'C'), o3 = host_array(CNP_FLOAT64, 2, os, 'C');
-  fill_values(&v, 3);
-  cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK);
-  cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o3, NULL), CNP_OK);
-  set_threads(1);
-  cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK);
-  cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o1, NULL), CNP_OK);
-  cr_assert(memcmp(o1.data, o3.data, span_bytes(&o1)) == 0);
-  /* against a direct row-order sum */
-  double *ref = calloc((size_t)(ns * 3), sizeof *ref);
-  const double *vd = v.data;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t kk = ((int64_t *)keys.data)[i];
-    if (kk < 0) continue;
-    for (int c = 0; c < 3; c++) ref[kk * 3 + c] += vd[i * 3 + c];
+  int64_t kc = 1;
+  for (int d = 1; d < v->ndim; d++) kc *= v->shape[d];
+  if (v->dtype == CNP_COMPLEX64 || v->dtype == CNP_COMPLEX128) kc *= 2;
+  int single = v->dtype == CNP_FLOAT32 || v->dtype == CNP_COMPLEX64 || v->dtype == CNP_FLOAT16;
+  size_t m = (size_t)(ns * kc > 0 ? ns * kc : 1);
+  double *td = calloc(m, sizeof *td), *pd = calloc(m, sizeof *pd);
+  float *tf = calloc(m, sizeof *tf), *pf = calloc(m, sizeof *pf);
+  for (int t = 0; t < T; t++) {
+    memset(pd, 0, m * sizeof *pd);
+    memset(pf, 0, m * sizeof *pf);
+    for (int64_t i = n * t / T; i < n * (t + 1) / T; i++) {
+      if (keys[i] < 0) continue;
+      for (int64_t c = 0; c < kc; c++) {
+        if (single) pf[keys[i] * kc + c] += ld_f(v, i * kc + c);
+        else pd[keys[i] * kc + c] += ld_d(v, i * kc + c);
+      }
+    }
+    for (size_t e = 0; e < m; e++) {
+      if (t == 0) {
+        td[e] = pd[e];
+        tf[e] = pf[e];
+      } else {
+        td[e] += pd[e];
+        tf[e] += pf[e];
+      }
+    }
   }
-  cr_assert(memcmp(o1.data, ref, (size_t)(ns * 3) * sizeof *ref) == 0);
-  free(ref); free(keys.data); free(v.data); free(o1.data); free(o3.data);
-  cnp_segment_plan_destroy(plan);
+  size_t osz = v->dtype == CNP_FLOAT16 ? 2 : single ? 4 : 8;
+  char *out = calloc(m, osz);
+  for (size_t e = 0; e < m; e++) {
+    if (v->dtype == CNP_FLOAT16) ((uint16_t *)out)[e] = cnp_float_to_half(tf[e]);
+    else if (single) ((float *)out)[e] = tf[e];
+    else ((double *)out)[e] = td[e];
+  }
+  free(td); free(pd); free(tf); free(pf);
+  return out;
+}
+
+/* Threads the documented order uses for a plan of `cap` rows created and used with T
+** threads, for N rows, ns segments and k scalars per row (unsorted keys). */
+static int parts_used(int T, int64_t cap, int64_t n, int64_t ns, int64_t k)
+{
+  if (T < 2 || n < 32768 || ns == 0) return 1;
+  int64_t g = (cap / 2) / ns;
+  g = g > 4 ? 4 : g;
+  if (g == 0) return 1;
+  int64_t gk = k < g ? k : g;
+  return ns * gk <= n / 2 ? T : 1;
+}
+
+static const vcase SPLIT_CASES[] = {
+    {CNP_FLOAT64, 1, 0, 0}, {CNP_FLOAT64, 2, 3, 0},  {CNP_FLOAT64, 2, 10, 0},
+    {CNP_FLOAT32, 3, 3, 3}, {CNP_FLOAT16, 2, 3, 0},  {CNP_FLOAT16, 2, 9, 0},
+    {CNP_COMPLEX128, 2, 2, 0}, {CNP_COMPLEX64, 1, 0, 0}, {CNP_INT32, 1, 0, 0},
+    {CNP_INT64, 2, 5, 0}, {CNP_BOOL, 2, 3, 0},
+};
+
+/* One plan (created with T threads) against the documented order, every dtype above:
+** components below, at and above the 4 per pass, float16 in float, complex as pairs. */
+static void run_split(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed)
+{
+  set_threads(T);
+  cnp_segment_plan *plan;
+  cr_assert_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, n, ns), CNP_OK, "%s",
+               cnp_last_error());
+  cnp_array keys = host_vec(kdt, n);
+  int64_t *k64 = malloc((size_t)n * sizeof *k64);
+  for (int64_t i = 0; i < n; i++) {
+    k64[i] = (int64_t)(rng_next(&seed) % (uint64_t)(ns + 10)) - 10;   /* some dropped */
+    if (kdt == CNP_INT32) ((int32_t *)keys.data)[i] = (int32_t)k64[i];
+    else ((int64_t *)keys.data)[i] = k64[i];
+  }
+  cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK, "%s", cnp_last_error());
+  for (int c = 0; c < (int)(sizeof SPLIT_CASES / sizeof SPLIT_CASES[0]); c++) {
+    const vcase *vc = &SPLIT_CASES[c];
+    int64_t vs[3] = {n, vc->k1, vc->k2}, os[3] = {ns, vc->k1, vc->k2};
+    cnp_array v = host_array(vc->dt, vc->ndim, vs, 'C');
+    cnp_array o = host_array(cnp_segment_sum_dtype(vc->dt), vc->ndim, os, 'C');
+    fill_values(&v, seed + (uint64_t)c);
+    fill_random(&o, 1);
+    int64_t k = numel(&v) / (n > 0 ? n : 1);
+    if (vc->dt == CNP_COMPLEX64 || vc->dt == CNP_COMPLEX128) k *= 2;
+    int parts = parts_used(T, n, n, ns, k);
+    cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o, NULL), CNP_OK, "%s", cnp_last_error());
+    void *ref = reference_parts(&v, k64, n, ns, parts);
+    cr_assert(memcmp(o.data, ref, span_bytes(&o)) == 0,
+              "T=%d n=%lld ns=%lld case %d (%s): not the documented order (%d parts)", T,
+              (long long)n, (long long)ns, c, cnp_dtype_name(vc->dt), parts);
+    /* and within rounding of the row-order sum (exact for integer-valued data) */
+    void *row = reference_parts(&v, k64, n, ns, 1);
+    int64_t m = numel(&o) * ((vc->dt == CNP_COMPLEX64 || vc->dt == CNP_COMPLEX128) ? 2 : 1);
+    for (int64_t e = 0; e < m; e++) {
+      double got, want, tol;
+      if (vc->dt == CNP_FLOAT16) {
+        got = cnp_half_to_float(((uint16_t *)o.data)[e]);
+        want = cnp_half_to_float(((uint16_t *)row)[e]);
+        tol = 1e-2 * (1 + fabs(want));
+      } else if (vc->dt == CNP_FLOAT32 || vc->dt == CNP_COMPLEX64) {
+        got = ((float *)o.data)[e];
+        want = ((float *)row)[e];
+        tol = 1e-4 * (1 + fabs(want));
+      } else {
+        got = ((double *)o.data)[e];
+        want = ((double *)row)[e];
+        int integral = vc->dt == CNP_INT32 || vc->dt == CNP_BOOL;
+        tol = integral ? 0 : 1e-12 * (1 + fabs(want));
+      }
+      cr_assert(fabs(got - want) <= tol, "T=%d case %d (%s) [%lld]: %.17g vs row order %.17g",
+                T, c, cnp_dtype_name(vc->dt), (long long)e, got, want);
+    }
+    free(row);
+    free(ref);
+    free(v.data);
+    free(o.data);
+  }
+  cr_assert_eq(cnp_segment_plan_destroy(plan), CNP_OK);
+  free(k64);
+  free(keys.data);
+  set_threads(1);
+}
+
+/* Unsorted keys, few segments: the rows are split between threads; results follow the
+** documented order for 1, 2 and 3 threads, bit for bit, and stay within rounding of one
+** thread's (exactly equal for integer-valued data). */
+Test(algo_plan, row_split_documented_order)
+{
+  for (int T = 1; T <= 3; T++) {
+    run_split(T, 100000, 1563, CNP_INT64, 77 + (uint64_t)T);
+    run_split(T, 40000, 7, CNP_INT32, 5 + (uint64_t)T);
+  }
+}
+
+/* More segments than the row split allows (n_segments * g above N / 2, and n_segments
+** larger than N): threads own segments, every segment is summed in row order whatever the
+** thread count. Also the boundary on either side of N / 2. */
+Test(algo_plan, many_segments_threads)
+{
+  for (int T = 1; T <= 3; T++) {
+    run_split(T, 40000, 100000, CNP_INT32, 11);   /* n_segments > N */
+    run_split(T, 40000, 20000, CNP_INT64, 12);    /* ns * 1 == N / 2: split for k == 1 */
+    run_split(T, 40000, 20001, CNP_INT64, 13);    /* just above: segments owned */
+    run_split(T, 40000, 6666, CNP_INT32, 14);     /* passes of 3 components (g = 3) */
+  }
 }
 
 Test(algo_plan, errors)
