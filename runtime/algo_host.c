@@ -3,18 +3,24 @@
 **
 ** Arguments arrive validated by algo.c. Every routine splits rows into one contiguous chunk
 ** per thread and combines per-thread results in thread order, so outputs never depend on
-** the number of threads:
+** the number of threads (except floating-point segment sums taking the row split below):
 **   compaction   count live rows per chunk, then each chunk moves its rows to their final
 **                place in parallel; rows whose destination lies below the chunk (inside a
 **                chunk not yet read) go through the workspace first.
 **   sort         one scan gives min/max, the number of descents and the key_limit check.
 **                Sorted input stops there. A key range that fits the workspace histogram
-**                uses one counting pass (keys are regenerated from the histogram), else LSD
-**                radix passes of <= 11 bits over the range. Values are gathered through
-**                the permutation into the workspace and copied back.
-**   segments     a plan keeps a stable counting-sort permutation of the kept rows (or
-**                notes that the keys were sorted with none dropped), and sums each segment
-**                in row order, threads owning disjoint segment ranges.
+**                uses one counting pass (keys are regenerated from the histogram with
+**                streaming stores), else LSD radix passes of <= 11 bits over the range.
+**                Values are permuted through a small ring when rows move little, else
+**                gathered into the workspace and copied back.
+**   offsets      a branch-free check per block of rows, then writes only where the cell
+**                changes; boundaries: one pass, each thread writing its runs from its own
+**                first row, moved down afterwards.
+**   segments     a plan snapshots the keys (or notes that they were sorted with none
+**                dropped: sums are then one pass over each segment's rows). Unsorted keys
+**                with few segments split the rows between threads, each adding into its
+**                own partial sums (allocated by the plan), added in thread order; with many
+**                segments each thread owns a segment range and scans every row.
 */
 #include "algo_internal.h"
 
@@ -649,6 +655,7 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
                           int64_t *idx, host_ws *h, int nt, int hist_team)
 {
   int64_t R = range;
+  int64_t part[MAX_THREADS];
 #pragma omp parallel num_threads(nt)
   {
     int T = team_size(), t = thread_id();
@@ -659,16 +666,24 @@ static void counting_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int64_t
       KEY_SWITCH(dt, count_hist_t(k, a, b, lo, H, DT_));
     }
 #pragma omp barrier
-#pragma omp single
-    {
-      int64_t sum = 0;
-      for (int64_t v = 0; v < R; v++)
-        for (int u = 0; u < T; u++) {
-          int64_t c = h->hist[(size_t)u * (size_t)R + v];
-          h->hist[(size_t)u * (size_t)R + v] = sum;
-          sum += c;
-        }
+    /* exclusive prefix sum over (bucket, thread), buckets split between the threads: each
+    ** totals its buckets, then rewrites them from the totals of the buckets below */
+    int64_t v0 = chunk_start(R, t, T), v1 = chunk_start(R, t + 1, T), sum = 0;
+    for (int u = 0; u < T; u++) {
+      const int64_t *Hu = h->hist + (size_t)u * (size_t)R;
+      for (int64_t v = v0; v < v1; v++) sum += Hu[v];
     }
+    part[t] = sum;
+#pragma omp barrier
+    sum = 0;
+    for (int u = 0; u < t; u++) sum += part[u];
+    for (int64_t v = v0; v < v1; v++)
+      for (int u = 0; u < T; u++) {
+        int64_t c = h->hist[(size_t)u * (size_t)R + v];
+        h->hist[(size_t)u * (size_t)R + v] = sum;
+        sum += c;
+      }
+#pragma omp barrier
     KEY_SWITCH(dt, count_scatter_t(k, a, b, lo, H, idx, DT_));
 #pragma omp barrier
     /* after the scatter, hist[T-1][v] is the end of bucket v: regenerate the keys */
@@ -864,6 +879,24 @@ static ALWAYS_INLINE int64_t cell_at(const void *c, int64_t i, cnp_dtype dt)
   return dt == CNP_INT32 ? ((const int32_t *)c)[i] : ((const int64_t *)c)[i];
 }
 
+/* 1 when a row of [i0, i1) (non-empty) is negative or below the row before it, without
+** branches: every row and every difference to the row before must be >= 0 (no overflow
+** between non-negative values), one sign bit over the OR of both. Else the last row is
+** the largest. */
+static ALWAYS_INLINE int block_unsorted(const void *c, int64_t i0, int64_t i1, cnp_dtype dt)
+{
+  if (dt == CNP_INT32) {
+    const uint32_t *k = c;
+    uint32_t acc = k[i0];
+    for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
+    return (int)(acc >> 31);
+  }
+  const uint64_t *k = c;
+  uint64_t acc = k[i0];
+  for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
+  return (int)(acc >> 63);
+}
+
 /* Offsets for rows [a, b), checking each row before it writes. Returns the first bad index
 ** (kind 1: range, 2: order) or -1. prev: the (clamped) cell before row a. */
 static ALWAYS_INLINE int64_t offsets_rows_t(const void *c, int64_t a, int64_t b,
@@ -901,22 +934,8 @@ static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b
   if (prev < -1) prev = -1;
   for (int64_t i0 = a; i0 < b; i0 += OFF_BLOCK) {
     int64_t i1 = b - i0 < OFF_BLOCK ? b : i0 + OFF_BLOCK;
-    /* all rows >= 0 and every difference to the row before >= 0 (no overflow between
-    ** non-negative values): one sign bit over the OR of both; then the last row is the
-    ** largest */
-    int bad;
-    if (dt == CNP_INT32) {
-      const uint32_t *k = c;
-      uint32_t acc = k[i0];
-      for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
-      bad = (int)(acc >> 31);
-    } else {
-      const uint64_t *k = c;
-      uint64_t acc = k[i0];
-      for (int64_t i = i0 + 1; i < i1; i++) acc |= k[i] | (k[i] - k[i - 1]);
-      bad = (int)(acc >> 63);
-    }
-    bad |= cell_at(c, i0, dt) < prev || cell_at(c, i1 - 1, dt) >= n_cells;
+    int bad = block_unsorted(c, i0, i1, dt) || cell_at(c, i0, dt) < prev ||
+              cell_at(c, i1 - 1, dt) >= n_cells;
     if (bad) return offsets_rows_t(c, i0, i1, n_cells, prev, off, kind, dt);
     int64_t q = prev;
     for (int64_t i = i0; i < i1;) {
@@ -1131,23 +1150,8 @@ cnp_status cnp__host_segment_plan_destroy(cnp_segment_plan *plan)
 
 typedef struct build_res {
   int64_t bad, negatives, descents;
+  int     copied;                      /* the chunk's snapshot is written */
 } build_res;
-
-static ALWAYS_INLINE void build_scan_t(const void *k, int64_t a, int64_t b, int64_t ns,
-                                       build_res *r, cnp_dtype dt)
-{
-  int64_t bad = -1, neg = 0, desc = 0, prev = a > 0 ? cell_at(k, a - 1, dt) : INT64_MIN;
-  for (int64_t i = a; i < b; i++) {
-    int64_t v = cell_at(k, i, dt);
-    if (v >= ns && bad < 0) bad = i;
-    neg += v < 0;
-    desc += v < prev;
-    prev = v;
-  }
-  r->bad = bad;
-  r->negatives = neg;
-  r->descents = desc;
-}
 
 /* Snapshot rows [a, b) of the keys; negative keys become -1. */
 static ALWAYS_INLINE void build_copy_t(const void *k, int64_t a, int64_t b, void *sk, int wide,
@@ -1163,6 +1167,57 @@ static ALWAYS_INLINE void build_copy_t(const void *k, int64_t a, int64_t b, void
       o[i] = (int32_t)(v < 0 ? -1 : v);
     }
   }
+}
+
+/* Checks rows [a, b) (first key >= ns, negatives, descents). While the rows are sorted and
+** non-negative nothing is written (the plan may turn out an identity plan); from the first
+** row that is not, the snapshot is written in the same pass, rows before it first. */
+static ALWAYS_INLINE void build_scan_t(const void *k, int64_t a, int64_t b, int64_t ns,
+                                       build_res *r, void *sk, int wide, cnp_dtype dt)
+{
+  int64_t bad = -1, neg = 0, desc = 0, prev = a > 0 ? cell_at(k, a - 1, dt) : INT64_MIN;
+  int64_t i = a;
+  for (; i < b; i += OFF_BLOCK) {              /* sorted, non-negative blocks */
+    int64_t e = b - i < OFF_BLOCK ? b : i + OFF_BLOCK;
+    if (block_unsorted(k, i, e, dt) || cell_at(k, i, dt) < prev) break;
+    if (bad < 0 && cell_at(k, e - 1, dt) >= ns)
+      for (int64_t j = i; j < e; j++)
+        if (cell_at(k, j, dt) >= ns) {
+          bad = j;
+          break;
+        }
+    prev = cell_at(k, e - 1, dt);
+  }
+  if (i > b) i = b;
+  r->copied = 0;
+  if (i < b) {
+    build_copy_t(k, a, i, sk, wide, dt);
+    if (wide) {
+      int64_t *o = sk;
+      for (; i < b; i++) {
+        int64_t v = cell_at(k, i, dt);
+        if (v >= ns && bad < 0) bad = i;
+        neg += v < 0;
+        desc += v < prev;
+        prev = v;
+        o[i] = v;
+      }
+    } else {
+      int32_t *o = sk;
+      for (; i < b; i++) {
+        int64_t v = cell_at(k, i, dt);
+        if (v >= ns && bad < 0) bad = i;
+        neg += v < 0;
+        desc += v < prev;
+        prev = v;
+        o[i] = (int32_t)(v < 0 ? -1 : v);
+      }
+    }
+    r->copied = 1;
+  }
+  r->bad = bad;
+  r->negatives = neg;
+  r->descents = desc;
 }
 
 cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys)
@@ -1181,8 +1236,8 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
     int T = team_size(), t = thread_id();
     if (t == 0) used = T;
     int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
-    if (dt == CNP_INT32) build_scan_t(k, a, b, ns, &res[t], CNP_INT32);
-    else build_scan_t(k, a, b, ns, &res[t], CNP_INT64);
+    if (dt == CNP_INT32) build_scan_t(k, a, b, ns, &res[t], p->skeys, p->wide, CNP_INT32);
+    else build_scan_t(k, a, b, ns, &res[t], p->skeys, p->wide, CNP_INT64);
   }
   int64_t neg = 0, desc = 0;
   for (int t = 0; t < used; t++) {
@@ -1197,18 +1252,21 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
   plan->n_kept = n - neg;
   p->identity = neg == 0 && desc == 0;
   int64_t *off = p->offsets;
-#pragma omp parallel num_threads(nt)
-  {
-    int T = team_size(), t = thread_id();
-    int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
-    int kd = 0;
-    if (p->identity) {                         /* validated above: no error possible */
-      if (dt == CNP_INT32) offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT32);
-      else offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT64);
-    } else if (dt == CNP_INT32) {
-      build_copy_t(k, a, b, p->skeys, p->wide, CNP_INT32);
-    } else {
-      build_copy_t(k, a, b, p->skeys, p->wide, CNP_INT64);
+  int all_copied = 1;
+  for (int t = 0; t < used; t++) all_copied &= res[t].copied;
+  if (p->identity || !all_copied) {
+#pragma omp parallel num_threads(used)
+    {
+      int T = team_size(), t = thread_id();
+      int64_t a = chunk_start(n, t, T), b = chunk_start(n, t + 1, T);
+      int kd = 0;
+      if (p->identity) {                       /* validated above: no error possible */
+        if (dt == CNP_INT32) offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT32);
+        else offsets_chunk_t(k, a, b, ns, off, &kd, CNP_INT64);
+      } else if (T != used || !res[t].copied) {  /* chunks the scan left unwritten */
+        if (dt == CNP_INT32) build_copy_t(k, a, b, p->skeys, p->wide, CNP_INT32);
+        else build_copy_t(k, a, b, p->skeys, p->wide, CNP_INT64);
+      }
     }
   }
   if (p->identity) {

@@ -14,7 +14,9 @@
 **     host backend every call is synchronous. Calls that return a count to host memory
 **     (compact, segment_boundaries) synchronize `s` on CUDA before returning.
 **   - Results are deterministic: the same inputs give bit-identical outputs run to run and
-**     independently of the number of host threads.
+**     independently of the number of host threads, with one exception: floating-point
+**     segment sums over unsorted keys may split the rows between host threads, and then
+**     depend on the thread count (see cnp_segment_plan_sum).
 **
 ** Row axis ("the axis of extent N") for arrays that travel with a mask or with keys:
 **   an array of ndim >= 1 is moved along axis 0 when shape[0] == N, otherwise along its
@@ -115,14 +117,20 @@ cnp_status cnp_segment_boundaries(const cnp_array *sorted_keys, cnp_array *uniqu
 **   build   snapshots and validates keys (int32 or int64 [N], 1-D contiguous, N <=
 **           capacity, need not be sorted): rows with a negative key are dropped, a key >=
 **           n_segments is CNP_ERANGE (message: index and value; the plan is then unbuilt).
-**           Sorted keys with none dropped make sum one sequential pass over values; else
-**           each host thread scans the key snapshot for the segments it owns.
+**           Sorted keys with none dropped make sum one sequential pass over values.
 **   sum     values: [N, k...] (N = rows at build; trailing component dims, C-contiguous).
 **           Overwrites out: [n_segments, k...] C-contiguous, reducing all components in one
 **           pass. Output dtype: float32/float64/complex64/complex128 as the input; bool and
 **           integer -> float64; float16 -> float16, accumulated in float32. Accumulation is
-**           in the output type otherwise (double for integers). Each segment is summed in
-**           row order: deterministic. Wrong shape -> CNP_ESHAPE, wrong dtype -> CNP_EDTYPE,
+**           in the output type otherwise (double for integers). Order of addition (host):
+**           each segment in row order, except with the row split: unsorted keys (or rows
+**           dropped), T > 1 host threads and n_segments * g <= N / 2, where g = min(k,
+**           4, (capacity / 2) / n_segments) with k the scalars per row (complex: 2 per
+**           element). Then rows [N*t/T, N*(t+1)/T) are summed in row order from zero by
+**           thread t, and the T partial sums are added in thread order. T is the number of
+**           OpenMP threads (capped by that at create), or 1 when N < 32768. So results are
+**           bit-identical run to run for a given T; with T = 1 they are the row-order sums.
+**           Wrong shape -> CNP_ESHAPE, wrong dtype -> CNP_EDTYPE,
 **           non-contiguous -> CNP_ELAYOUT, out overlapping values -> CNP_EALIAS, sum before
 **           build -> CNP_ESTATE, arrays on another backend/device -> CNP_EDEVICE.
 **

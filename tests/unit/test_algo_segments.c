@@ -663,6 +663,56 @@ Test(algo_plan, many_segments_threads)
   }
 }
 
+/* Plan builds where only some thread chunks are sorted: a single descent (inside a chunk,
+** at chunk edges for 2 and 3 threads), one negative key, and a key >= n_segments inside a
+** sorted block or after an unsorted one (exact index). Values are small integers, so every
+** order of addition gives the exact sums, checked against a direct count. */
+Test(algo_plan, build_partly_sorted)
+{
+  int64_t n = 100000, ns = 1000;
+  int64_t spots[] = {1, 2048, 33333, 33334, 50000, 66667, 99999};
+  for (int T = 1; T <= 3; T++) {
+    set_threads(T);
+    cnp_segment_plan *plan;
+    cr_assert_eq(cnp_segment_plan_create(&plan, CNP_BACKEND_HOST, 0, n, ns), CNP_OK);
+    cnp_array keys = host_vec(CNP_INT64, n), v = host_vec(CNP_FLOAT64, n);
+    cnp_array o = host_vec(CNP_FLOAT64, ns);
+    int64_t *k = keys.data;
+    double *vd = v.data, *ref = malloc((size_t)ns * sizeof *ref);
+    for (int64_t i = 0; i < n; i++) vd[i] = (double)(i % 7) - 3;
+    for (int kind = 0; kind < 2; kind++)
+      for (size_t p = 0; p < sizeof spots / sizeof spots[0]; p++) {
+        int64_t at = spots[p];
+        for (int64_t i = 0; i < n; i++) k[i] = i / 100;
+        if (kind == 0) k[at] = k[at - 1] - 1 >= 0 ? k[at - 1] - 1 : 5;   /* one descent */
+        else k[at] = -1;                                                  /* one dropped */
+        cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_OK, "%s", cnp_last_error());
+        int64_t kept, rows;
+        cnp_segment_plan_rows(plan, &kept, &rows);
+        cr_assert_eq(kept, kind == 1 ? n - 1 : n);
+        cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o, NULL), CNP_OK);
+        memset(ref, 0, (size_t)ns * sizeof *ref);
+        for (int64_t i = 0; i < n; i++)
+          if (k[i] >= 0) ref[k[i]] += vd[i];
+        cr_assert(memcmp(o.data, ref, (size_t)ns * sizeof *ref) == 0,
+                  "T=%d kind %d at %lld", T, kind, (long long)at);
+      }
+    /* key >= n_segments: in a sorted block, and after an unsorted stretch */
+    for (int64_t i = 0; i < n; i++) k[i] = i / 100;
+    k[70000] = ns;
+    k[70001] = ns + 5;
+    cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_ERANGE);
+    expect_msg("keys[70000] = 1000 >= n_segments 1000");
+    k[100] = 0;                                  /* a descent before it */
+    cr_assert_eq(cnp_segment_plan_build(plan, &keys, NULL), CNP_ERANGE);
+    expect_msg("keys[70000] = 1000 >= n_segments 1000");
+    cr_assert_eq(cnp_segment_plan_sum(plan, &v, &o, NULL), CNP_ESTATE);
+    free(ref); free(keys.data); free(v.data); free(o.data);
+    cnp_segment_plan_destroy(plan);
+  }
+  set_threads(1);
+}
+
 Test(algo_plan, errors)
 {
   cnp_segment_plan *plan = NULL;

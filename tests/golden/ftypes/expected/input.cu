@@ -137,9 +137,10 @@ CNP_G_INLINE int cnp_g_launched(void)
 }
 
 /* f16 (docs/codegen.md, "f16 and complex"): IEEE binary16 bits in uint16_t storage, values
-** computed in float. On the host the conversions are those of the runtime's
-** cnp_half_to_float / cnp_float_to_half, bit for bit (round to nearest even, NaN payloads
-** kept); in CUDA kernels they are the cuda_fp16.h intrinsics (the same for every non-NaN). */
+** computed in float. On the host the conversions give the runtime's cnp_half_to_float /
+** cnp_float_to_half results bit for bit (checked for every f16 and every f32; round to
+** nearest even whatever the FPU's rounding mode, NaN payloads kept), in a form compilers
+** vectorize; in CUDA kernels they are the cuda_fp16.h intrinsics (the same for non-NaNs). */
 #ifdef __CUDACC__
 #include <cuda_fp16.h>
 #define CNP_G_HD __host__ __device__
@@ -152,26 +153,20 @@ CNP_G_HD CNP_G_INLINE float cnp_g_h2f(uint16_t h)
 #ifdef __CUDA_ARCH__
   return __half2float(__ushort_as_half(h));
 #else
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t man = h & 0x3ffu;
-  uint32_t bits;
+  uint32_t o = ((uint32_t)h & 0x7fffu) << 13;    /* exponent and mantissa in place */
+  const uint32_t e = o & (0x7c00u << 13);
   float f;
-  if (exp == 0x1fu) {                            /* inf / NaN (payload kept) */
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) {                         /* normal */
-    bits = sign | ((exp + 112u) << 23) | (man << 13);
-  } else if (man == 0) {                         /* signed zero */
-    bits = sign;
-  } else {                                       /* subnormal: normalize */
-    uint32_t e = 113u;
-    do {
-      man <<= 1;
-      e--;
-    } while ((man & 0x400u) == 0);
-    bits = sign | (e << 23) | ((man & 0x3ffu) << 13);
+  o += (127u - 15u) << 23;                       /* rebias 15 -> 127 */
+  if (e == (0x7c00u << 13)) {                    /* inf / NaN (payload kept) */
+    o += (128u - 16u) << 23;
+  } else if (e == 0) {                           /* zero / subnormal: m * 2^-24, exactly */
+    o += 1u << 23;
+    memcpy(&f, &o, sizeof f);
+    f -= 6.103515625e-05f;                       /* 2^-14 */
+    memcpy(&o, &f, sizeof o);
   }
-  memcpy(&f, &bits, sizeof f);
+  o |= ((uint32_t)h & 0x8000u) << 16;
+  memcpy(&f, &o, sizeof f);
   return f;
 #endif
 }
@@ -181,30 +176,22 @@ CNP_G_HD CNP_G_INLINE uint16_t cnp_g_f2h(float f)
 #ifdef __CUDA_ARCH__
   return __half_as_ushort(__float2half_rn(f));
 #else
-  uint32_t x;
+  uint32_t x, o;
   memcpy(&x, &f, sizeof x);
-  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-  uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) {                       /* inf / NaN */
-    if (ax == 0x7f800000u) return (uint16_t)(sign | 0x7c00u);
-    return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+  const uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax >= 0x477ff000u) {                       /* rounds to >= 65520: inf; inf; NaN */
+    o = ax > 0x7f800000u ? 0x7e00u | ((ax >> 13) & 0x3ffu) : 0x7c00u;
+  } else if (ax < 0x38800000u) {                 /* below 2^-14: subnormal or zero */
+    uint32_t sh = 126u - (ax >> 23);
+    const uint32_t m = (ax & 0x7fffffu) | 0x800000u;
+    sh = sh < 31u ? sh : 31u;                    /* below 2^-25 all round to zero */
+    const uint32_t r = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);
+    o = r + (uint32_t)(rem > half || (rem == half && (r & 1u)));
+  } else {                                       /* normal: rebias 127 -> 15, round to even */
+    o = ax - 0x38000000u;
+    o = (o + 0xfffu + ((o >> 13) & 1u)) >> 13;
   }
-  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);   /* rounds to >= 65520 */
-  if (ax < 0x38800000u) {                        /* below the smallest normal 2^-14 */
-    if (ax < 0x33000000u) return sign;           /* < 2^-25: rounds to zero */
-    uint32_t e = ax >> 23;                       /* 102..112 */
-    uint32_t m = (ax & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126u - e;
-    uint32_t r = m >> shift;
-    uint32_t rem = m & ((1u << shift) - 1u);
-    uint32_t half = 1u << (shift - 1u);
-    if (rem > half || (rem == half && (r & 1u))) r++;
-    return (uint16_t)(sign | r);
-  }
-  uint32_t r = ((ax - 0x38000000u) >> 13);       /* rebias exponent 127 -> 15 */
-  uint32_t rem = ax & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) r++;
-  return (uint16_t)(sign | r);
+  return (uint16_t)(o | sign);
 #endif
 }
 
@@ -446,7 +433,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 450 "input.cu"
+#line 437 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -486,7 +473,7 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
     cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
     cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 490 "input.cu"
+#line 477 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -874,7 +861,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:15: map i in N");
-#line 878 "input.cu"
+#line 865 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
