@@ -4,7 +4,8 @@
 # Waits (up to CNP_BENCH_WAIT seconds, default 600) for the 1-minute load average to drop
 # below CNP_BENCH_MAXLOAD (default 1.5) so that the figures are not taken on a busy machine,
 # then runs the benchmark once. The NumPy peer script is found beside the source tree
-# (../shared/bench/numpy_peer.py) or through CNP_NUMPY_PEER.
+# (../shared/bench/numpy_peer.py) or through CNP_NUMPY_PEER. CNP_BENCH_ONLY and CNP_BENCH_CPU
+# pass through to bench_algo (see docs/algorithms.md, "Performance").
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$here/build"}

@@ -47,14 +47,16 @@ static const struct { const char *name; int arity; } builtins[BI__COUNT] = {
   [BI_LOG] = {"log", 1},   [BI_SIN] = {"sin", 1},   [BI_COS] = {"cos", 1},
   [BI_FLOOR] = {"floor", 1}, [BI_CEIL] = {"ceil", 1}, [BI_FMOD] = {"fmod", 2},
   [BI_POW] = {"pow", 2},   [BI_MIN] = {"min", 2},   [BI_MAX] = {"max", 2},
-  [BI_ABS] = {"abs", 1},   [BI_SELECT] = {"select", 3},
+  [BI_ABS] = {"abs", 1},   [BI_SELECT] = {"select", 3}, [BI_REAL] = {"real", 1},
+  [BI_IMAG] = {"imag", 1}, [BI_CONJ] = {"conj", 1}, [BI_ARG] = {"arg", 1},
+  [BI_COMPLEX] = {"complex", 2},
 };
 
 const char *builtin_name(Builtin b) { return b < BI__COUNT ? builtins[b].name : "?"; }
 int builtin_arity(Builtin b) { return b < BI__COUNT ? builtins[b].arity : 0; }
 
 Builtin builtin_lookup(const char *z, int n) {
-  static const unsigned char lens[BI__COUNT] = {1, 4, 3, 3, 3, 3, 5, 4, 4, 3, 3, 3, 3, 6};
+  static const unsigned char lens[BI__COUNT] = {1, 4, 3, 3, 3, 3, 5, 4, 4, 3, 3, 3, 3, 6, 4, 4, 4, 3, 7};
   for (int b = 1; b < BI__COUNT; b++)
     if (lens[b] == n && same_bytes(builtins[b].name, z, n))
       return (Builtin)b;
@@ -563,6 +565,12 @@ Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *
   s->b = ref_of(cc, field);
   s->value = dest;
   s->value2 = src;
+  return s;
+}
+
+Stmt *ast_exchange_nofield(Cnp *cc, Token kw, Token mpi, Token with, Expr *dest, Expr *src) {
+  Stmt *s = ast_exchange(cc, kw, mpi, with, dest, src);
+  s->b.name = NULL;
   return s;
 }
 

@@ -167,6 +167,8 @@ typedef enum Builtin {
   BI_MIN, BI_MAX,                                               /* 2 args, numeric */
   BI_ABS,                                                       /* 1 arg, numeric */
   BI_SELECT,                                                    /* select(cond, a, b) */
+  BI_REAL, BI_IMAG, BI_CONJ, BI_ARG,                            /* 1 arg, complex or real */
+  BI_COMPLEX,                                                   /* complex(re, im) */
   BI__COUNT
 } Builtin;
 const char *builtin_name(Builtin b);
@@ -346,6 +348,7 @@ typedef struct CnpOptions {
   const char *out_dir;      /* --out-dir DIR (NULL = current directory) */
   unsigned emit;            /* --emit=header,c,cuda,dot (EMIT_* bits) */
   bool no_line;             /* --no-line: no #line directives */
+  bool debug_bounds;        /* --debug-bounds: the units define CNP_DEBUG_BOUNDS (index checks) */
   bool explain_fusion;      /* --explain-fusion */
   FILE *report;             /* where the fusion report goes (main: stdout; NULL = nowhere) */
   bool dump_ast;            /* --dump-ast: print the checked AST to stdout */
@@ -397,6 +400,12 @@ struct Cnp {
   Decl *pipeline;           /* the `pipeline NAME;` declaration */
   int n_decl[DECL__COUNT];  /* counts per kind (Decl.index is assigned from these) */
   int n_locals;
+
+  /* sema: n x n (n = streams), [t * n + u] true when stream t must wait, at the start of a
+  ** step() call, for the work stream u enqueued in the previous call: an object (field,
+  ** plan, snapshot, mirror, staging) is written on one of them and used on the other.
+  ** NULL: no such pair. */
+  bool *stream_join;
 
   Sym *symtab;              /* global scope, filled by sema (symtab_cap entries) */
   int symtab_cap;
@@ -508,6 +517,9 @@ Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
 Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n);
 Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir);
 Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *src);
+/* `exchange H with ...` without the field (the brief's sketch): sema reports it, with the
+** fields that fit H as the fix. The ref of the field has name NULL, loc at `with`. */
+Stmt *ast_exchange_nofield(Cnp *cc, Token kw, Token mpi, Token with, Expr *dest, Expr *src);
 Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over);
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
 Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value);
@@ -524,6 +536,8 @@ void  ast_stack_overflow(Cnp *cc);
 int sema_check(Cnp *cc);
 /* Global lookup (after sema). */
 Decl *sema_lookup(Cnp *cc, const char *name);
+/* "f64[3, N]": dtype and extents of a field or staging buffer (arena string). */
+const char *sema_type_text(Cnp *cc, const Decl *f);
 
 /* ======================================================================== dump.c */
 

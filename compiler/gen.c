@@ -77,8 +77,8 @@ static void dep_path(Buf *b, const char *p) {
   }
 }
 
-/* -MD: "target: input imports... kernel files..." (kernel files relative to the input's
-** directory), with -MP a phony rule per dependency. */
+/* -MD: "target: input imports... kernel files..." (kernel files relative to the .cnp file
+** that declares them, as lower.c reads them), with -MP a phony rule per dependency. */
 static int write_depfile(GenUnit *u, const char *base, unsigned emit) {
   Cnp *cc = u->cc;
   const CnpOptions *opt = u->opt;
@@ -89,15 +89,15 @@ static int write_depfile(GenUnit *u, const char *base, unsigned emit) {
   int n = 0;
   deps[n++] = u->src_path;
   for (int i = 0; i < cc->n_deps && n < 511; i++) deps[n++] = cc->deps[i];
-  const char *slash = strrchr(u->src_path, '/');
   for (Decl *d = cc->decls; d && n < 510; d = d->next)
     if (d->kind == DECL_KERNEL) {
+      const char *from = d->file ? d->file->path : u->src_path;
+      const char *slash = strrchr(from, '/');
       const char *paths[2] = {d->path, d->host_path};
       for (int k = 0; k < 2; k++)
         if (paths[k])
           deps[n++] = (slash && paths[k][0] != '/')
-                          ? arena_printf(&cc->arena, "%.*s/%s", (int)(slash - u->src_path),
-                                         u->src_path, paths[k])
+                          ? arena_printf(&cc->arena, "%.*s/%s", (int)(slash - from), from, paths[k])
                           : paths[k];
     }
   Buf b = {0};
@@ -137,6 +137,16 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
   const char *base;
   if (opt->output) {
     base = opt->output;
+    /* `-o pic.c` (as with a C compiler) means base `pic`, not pic.c.c, pic.c.h, ... */
+    static const char *const ext[] = {".c", ".h", ".cu", ".dot", ".json", ".d"};
+    size_t n = strlen(base);
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+      size_t e = strlen(ext[i]);
+      if (n > e && !strcmp(base + n - e, ext[i]) && base[n - e - 1] != '/') {
+        base = arena_strndup(&cc->arena, base, n - e);
+        break;
+      }
+    }
     u.stem = base_name(base);
   } else {
     u.stem = stem_of(cc, u.src_path);

@@ -305,7 +305,27 @@ typedef struct KCtx {
   GenUnit *u;
   bool cuda;              /* emitting the body of a __global__ kernel */
   Stmt *map;              /* the map whose body is being emitted */
+  DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
 } KCtx;
+
+/* The type an untyped literal operand of e adapts to: the other operand's (arithmetic,
+** comparisons, select and builtins); DT_VOID when e gives literals no type. */
+static DType literal_ctx(const Expr *e) {
+  if (e->kind == EX_BINARY) {
+    if (e->op == OP_AND || e->op == OP_OR) return DT_VOID;
+    if (e->op >= OP_EQ && e->op <= OP_GE) {
+      const Expr *a = e->args[0], *b = e->args[1];
+      bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+      if (ua && ub) return DT_VOID;
+      if (ua) return b->type;
+      if (ub) return a->type;
+      return DT_VOID;
+    }
+    return e->type;
+  }
+  if (e->kind == EX_CALL) return e->type;
+  return DT_VOID;
+}
 
 /* ======================================================================== expressions */
 
@@ -365,7 +385,8 @@ static const char *float_fn(Builtin bi, DType t) {
 static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
   static const char *names[BI__COUNT] = {
       [BI_SQRT] = "csqrt", [BI_EXP] = "cexp", [BI_LOG] = "clog", [BI_SIN] = "csin",
-      [BI_COS] = "ccos",   [BI_POW] = "cpow", [BI_ABS] = "cabs",
+      [BI_COS] = "ccos",   [BI_POW] = "cpow", [BI_ABS] = "cabs",  [BI_REAL] = "creal",
+      [BI_IMAG] = "cimag", [BI_CONJ] = "conj", [BI_ARG] = "carg",
   };
   const char *n = names[bi];
   if (!n) cnp_ice("'%s' of a complex value", builtin_name(bi));
@@ -377,10 +398,15 @@ static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
 ** yet; complex: the CUDA structs have no mixed-type operators). */
 static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
 
+/* sema's complex type holding values of type t. */
+static DType complex_of(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_C64 ? DT_C64 : DT_C128; }
+
 /* sema's promotion of two operands (literals adapt to the other side). */
 static DType promoted(const Expr *a, const Expr *b) {
   DType x = a->type, y = b->type;
   bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub && dtype_is_complex(x)) return complex_of(y);   /* complex(1.0, 2.0) * y */
+  if (ub && !ua && dtype_is_complex(y)) return complex_of(x);
   if (ua && !ub) return x == DT_F64 && dtype_is_int(y) ? DT_F64 : y;
   if (ub && !ua) return y == DT_F64 && dtype_is_int(x) ? DT_F64 : x;
   if ((x == DT_C64 && y == DT_F64) || (y == DT_C64 && x == DT_F64)) return DT_C128;
@@ -410,6 +436,18 @@ static bool is_f16_variable(const Expr *e) {
   return e->type == DT_F16 && (e->kind == EX_INDEX || e->kind == EX_NAME);
 }
 
+static void ex_as(KCtx *k, Buf *b, Expr *e, DType to);
+
+/* complex(re, im) as a value of complex type `to`: both parts converted to its real type. */
+static void ex_complex(KCtx *k, Buf *b, Expr *e, DType to) {
+  DType r = to == DT_C64 ? DT_F32 : DT_F64;
+  buf_puts(b, to == DT_C64 ? "cnp_g_mk64(" : "cnp_g_mk128(");
+  ex_as(k, b, e->args[0], r);
+  buf_puts(b, ", ");
+  ex_as(k, b, e->args[1], r);
+  buf_puts(b, ")");
+}
+
 /* e as a value of type `to`. To f16: rounded to the nearest f16 unless it is f16 already
 ** (literals folded at compile time); to complex: the unit's conversion macro; else a cast. */
 static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
@@ -430,6 +468,10 @@ static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
   }
   if ((to == DT_F32 || to == DT_F64) && (e->flags & EXF_UNTYPED) && literal_value(e, &v)) {
     fmt_float(b, v, to);
+    return;
+  }
+  if (dtype_is_complex(to) && e->kind == EX_CALL && e->builtin == BI_COMPLEX) {
+    ex_complex(k, b, e, to);                  /* c64(complex(a, b)): the parts in f32 */
     return;
   }
   if (dtype_is_complex(to)) {
@@ -457,6 +499,23 @@ static void ex_f16(KCtx *k, Buf *b, Expr *e) {
   }
 }
 
+/* Operands of u64 arithmetic, comparisons, select, min and max are converted explicitly (by
+** ex_as above), so the C code says what cnp's promotion does (docs/language.md, Types) and
+** compiles without -Wsign-compare / nvcc "pointless comparison" warnings. */
+
+/* The type both operands of a binary operator are converted to. */
+static DType operand_type(const Expr *e) {
+  const Expr *a = e->args[0], *c = e->args[1];
+  bool ua = a->flags & EXF_UNTYPED, uc = c->flags & EXF_UNTYPED;
+  if (ua && !uc) return c->type;
+  if (uc && !ua) return a->type;
+  return a->type > c->type ? a->type : c->type;
+}
+
+static bool is_zero_literal(const Expr *e) {
+  return e->kind == EX_INT && (e->flags & EXF_UNTYPED) && e->ival == 0;
+}
+
 static void ex_call(KCtx *k, Buf *b, Expr *e) {
   Builtin bi = e->builtin;
   if (bi == BI_SELECT) {
@@ -464,19 +523,62 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, "(");
     ex(k, b, e->args[0]);
     buf_puts(b, " ? ");
-    if (conv) ex_as(k, b, e->args[1], e->type);
+    bool cast = conv || e->type == DT_U64;
+    if (cast) ex_as(k, b, e->args[1], e->type);
     else ex(k, b, e->args[1]);
     buf_puts(b, " : ");
-    if (conv) ex_as(k, b, e->args[2], e->type);
+    if (cast) ex_as(k, b, e->args[2], e->type);
     else ex(k, b, e->args[2]);
     buf_puts(b, ")");
     return;
   }
-  /* the operand type: complex for abs() of a complex value, else the result type */
-  DType t = bi == BI_ABS && dtype_is_complex(e->args[0]->type) ? e->args[0]->type : e->type;
+  if (bi == BI_COMPLEX) {
+    ex_complex(k, b, e, e->type);
+    return;
+  }
+  if ((bi == BI_REAL || bi == BI_CONJ) && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "(");                         /* of a real value: the value itself */
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (bi == BI_IMAG && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "((void)(");                  /* of a real value: zero of its type */
+    ex(k, b, e->args[0]);
+    buf_printf(b, "), (%s)0)", gen_vtype(e->type));
+    return;
+  }
+  if (bi == BI_ARG && !dtype_is_complex(e->args[0]->type)) {
+    DType r = e->type == DT_F64 ? DT_F64 : DT_F32;   /* of a real value: 0 or pi */
+    buf_puts(b, r == DT_F64 ? "atan2(0.0, " : "atan2f(0.0f, ");
+    ex_as(k, b, e->args[0], r);
+    buf_puts(b, ")");
+    return;
+  }
+  /* the operand type: complex for abs(), real(), imag(), arg() of a complex value, else the
+  ** result type */
+  DType t = dtype_is_complex(e->args[0]->type) && e->nargs == 1 ? e->args[0]->type : e->type;
   bool flt = dtype_is_float(e->type);
+  if (e->type == DT_U64 && bi == BI_ABS) {   /* |u| = u */
+    buf_puts(b, "(");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (!flt && (bi == BI_MIN || bi == BI_MAX)) {   /* min(k, k) is k (no self-comparison) */
+    Buf l = {0}, r = {0};
+    ex(k, &l, e->args[0]);
+    ex(k, &r, e->args[1]);
+    bool same = !strcmp(buf_str(&l), buf_str(&r));
+    if (same) buf_printf(b, "(%s)", buf_str(&l));
+    buf_free(&l);
+    buf_free(&r);
+    if (same) return;
+  }
   if (dtype_is_complex(t)) {
     buf_printf(b, "%s(", complex_fn(k->u, bi, t));
+  } else if (e->type == DT_U64 && (bi == BI_MIN || bi == BI_MAX)) {
+    buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
   } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
     buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
   } else {
@@ -484,20 +586,40 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
   }
   for (int i = 0; i < e->nargs; i++) {
     if (i) buf_puts(b, ", ");
-    /* float functions get float arguments (CUDA has no device overloads for integers) */
-    if (converted_type(t) || (flt && e->args[i]->type != t)) ex_as(k, b, e->args[i], t);
-    else ex(k, b, e->args[i]);
+    /* float functions get float arguments (CUDA has no device overloads for integers:
+    ** sqrt(k), fmin(k, x)); u64 min/max get u64 ones */
+    Expr *x = e->args[i];
+    if (converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))
+      ex_as(k, b, x, t);
+    else
+      ex(k, b, x);
   }
   buf_puts(b, ")");
 }
 
+static void ex_node(KCtx *k, Buf *b, Expr *e);
+
+/* Emit e; its untyped literals print as the float type they adapt to (docs/language.md,
+** Types): 0.1f next to an f32 operand, so f32 arithmetic stays in f32 on the host and the
+** GPU, and 2.0 for an integer literal next to a float (no integer `x / 0`). Casts and
+** indices start afresh. */
 static void ex(KCtx *k, Buf *b, Expr *e) {
+  DType saved = k->lit;
+  DType c = literal_ctx(e);
+  if (e->kind == EX_CAST || e->kind == EX_INDEX) k->lit = DT_VOID;
+  else if (c != DT_VOID) k->lit = dtype_is_float(c) ? c : DT_VOID;
+  ex_node(k, b, e);
+  k->lit = saved;
+}
+
+static void ex_node(KCtx *k, Buf *b, Expr *e) {
   switch (e->kind) {
   case EX_INT:
-    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, e->type);
+    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, k->lit == DT_F32 ? DT_F32 : e->type);
+    else if ((e->flags & EXF_UNTYPED) && dtype_is_float(k->lit)) fmt_float(b, (double)e->ival, k->lit);
     else fmt_int(b, e->ival, e->type);
     return;
-  case EX_FLOAT: fmt_float(b, e->fval, e->type); return;
+  case EX_FLOAT: fmt_float(b, e->fval, k->lit == DT_F32 && (e->flags & EXF_UNTYPED) ? DT_F32 : e->type); return;
   case EX_BOOL: buf_puts(b, e->ival ? "1" : "0"); return;
   case EX_NAME: {
     if (e->ref.local) {
@@ -536,6 +658,38 @@ static void ex(KCtx *k, Buf *b, Expr *e) {
       ex(k, b, e->args[0]);
       buf_puts(b, ", ");
       ex(k, b, e->args[1]);
+      buf_puts(b, ")");
+      return;
+    }
+    if (e->op >= OP_EQ && e->op <= OP_GE && !dtype_is_float(operand_type(e)) &&
+        !dtype_is_complex(operand_type(e))) {
+      /* x < x, k == k: constant for integers and bools; C compilers warn about the
+      ** self-comparison (-Wtautological-compare), so write the constant */
+      Buf l = {0}, r = {0};
+      ex(k, &l, e->args[0]);
+      ex(k, &r, e->args[1]);
+      bool same = !strcmp(buf_str(&l), buf_str(&r));
+      if (same) buf_printf(b, "((void)%s, %d)", buf_str(&l), e->op == OP_EQ || e->op == OP_LE || e->op == OP_GE);
+      buf_free(&l);
+      buf_free(&r);
+      if (same) return;
+    }
+    if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
+      /* u >= 0 is always true and u < 0 always false: say so without the comparison */
+      Expr *a = e->args[0], *c = e->args[1];
+      int always = -1;
+      if (is_zero_literal(c) && (e->op == OP_GE || e->op == OP_LT)) always = e->op == OP_GE;
+      if (is_zero_literal(a) && (e->op == OP_LE || e->op == OP_GT)) always = e->op == OP_LE;
+      if (always >= 0) {
+        buf_puts(b, "((void)");
+        ex(k, b, is_zero_literal(c) ? a : c);
+        buf_printf(b, ", %d)", always);
+        return;
+      }
+      buf_puts(b, "(");
+      ex_as(k, b, a, DT_U64);
+      buf_printf(b, " %s ", op_text(e->op));
+      ex_as(k, b, c, DT_U64);
       buf_puts(b, ")");
       return;
     }
@@ -730,7 +884,7 @@ static void kernel_locals(Buf *b, KUse *use) {
 }
 
 static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL};
+  KCtx k = {u, false, NULL, DT_VOID};
   buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop. */", op->kernel,
            op->n_maps, op->n_maps > 1 ? "s" : "");
   buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap)", u->name, op->kernel, u->name,
@@ -770,7 +924,7 @@ static const char *ncomp_str(GenUnit *u, Decl *f) {
 ** the counts into offsets, each thread scatters its live rows to their sorted places in
 ** the double buffers, and the buffers are swapped. */
 static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL};
+  KCtx k = {u, false, NULL, DT_VOID};
   Stmt *c = op->mask_of;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   Decl *dim = op->stmt->over.decl;
@@ -876,7 +1030,7 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
 }
 
 static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, true, NULL};
+  KCtx k = {u, true, NULL, DT_VOID};
   buf_line(b, "/* Kernel %d on the device: one thread per element. */", op->kernel);
   buf_line(b, "static __global__ void %s_k%d_cuda(const %s_k%d_args A)", u->name, op->kernel,
            u->name, op->kernel);
@@ -1258,6 +1412,11 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
     try_call(u, b, s->loc, "cnp_snapshot_copy(p->snap_%s, &p->f_%s, S, NULL, &p->h_%s)",
              s->a.decl->name, s->b.decl->name, s->a.decl->name);
     buf_line(b, "p->has_%s = 1;", s->a.decl->name);
+    {
+      Decl *dim;
+      if (gen_decl_is_dim_extent(s->b.decl, &dim))
+        buf_line(b, "p->live_%s = p->n_%s;  /* rows the snapshot shows */", s->a.decl->name, dim->name);
+    }
     break;
   case ST_REFRESH:
     if (s->to_device) try_call(u, b, s->loc, "cnp_mirror_to_device(p->mir_%s, S)", s->a.decl->name);
@@ -1304,6 +1463,7 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
       buf_line(b, "}");
     }
     for (int i = 0; i < s->nargs; i++) buf_line(b, "(void)a%d;", i);
+    if (s->value2 && !k->host_path && !cuda_unit) buf_line(b, "(void)n;");   /* nothing runs it */
     buf_line(b, "p->stats.launches++;");
     b->indent -= 2;
     buf_line(b, "}");
@@ -1380,11 +1540,26 @@ static bool step_reads_extents(GenStep *gs) {
   return false;
 }
 
+/* Cross-call order (sema's stream_join): stream t waits at its first step of a call for
+** the end-of-call event of stream u recorded by the previous call. */
+static bool join_needs(GenUnit *u, int t, int s) {
+  int n = u->cc->n_decl[DECL_STREAM];
+  return u->cc->stream_join && t < n && s < n && u->cc->stream_join[t * n + s];
+}
+
+static bool join_source(GenUnit *u, int s) {
+  for (int t = 0; t < u->cc->n_decl[DECL_STREAM]; t++)
+    if (join_needs(u, t, s)) return true;
+  return false;
+}
+
+static const char *param_cname(GenUnit *u, const Decl *d);
+
 static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
   bool pull = cuda && unit_graph_pulls(u);
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup)
-      buf_line(b, "  p->P_%s = %s;", d->name, param_value(u, d, d->name));
+      buf_line(b, "  p->P_%s = %s;", d->name, param_value(u, d, param_cname(u, d)));
   for (int i = 0; i < u->n_steps; i++) {
     GenStep *gs = &u->steps[i];
     Decl *d = gs->decl;
@@ -1394,6 +1569,19 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
              src_line(u, d->kw_loc));
     if (d->stream.decl) buf_line(b, "S = p->s_%s;", d->stream.decl->name);
     else buf_line(b, "S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */");
+    bool first_on_stream = d->stream.decl != NULL;
+    for (int j = 0; j < i && first_on_stream; j++)
+      if (u->steps[j].decl->stream.decl == d->stream.decl) first_on_stream = false;
+    if (first_on_stream) {
+      int t = d->stream.decl->index;
+      for (Decl *o = u->cc->decls; o; o = o->next)
+        if (o->kind == DECL_STREAM && join_needs(u, t, o->index)) {
+          buf_line(b, "if (p->ej_ready)  /* after stream %s's work of the previous call */", o->name);
+          b->indent += 2;
+          try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->ej_%s)", o->name);
+          b->indent -= 2;
+        }
+    }
     for (int e = 0; e < d->after.n; e++) {
       line_dir(u, b, d->kw_loc);
       try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
@@ -1423,6 +1611,15 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
       buf_line(b, "}");
     }
   }
+  bool any = false;
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_STREAM && join_source(u, d->index)) {
+      if (!any) buf_puts(b, "\n  /* the next call orders its work after this call's (see the waits above) */\n");
+      any = true;
+      buf_line(b, "CNP_G_TRY(cnp_event_record(p->ej_%s, p->s_%s),", d->name, d->name);
+      buf_line(b, "          \"%s_step: end of the call on stream %s\");", u->name, d->name);
+    }
+  if (any) buf_line(b, "p->ej_ready = 1;");
   b->indent = 0;
 }
 
@@ -1896,14 +2093,24 @@ static void gen_struct(GenUnit *u, Buf *b) {
                d->setup ? " (setup)" : " (per step)");
       break;
     case DECL_FIELD:
-      buf_line(b, "cnp_array f_%s;  /* field %s : %s */", d->name, d->name, src_line(u, d->loc));
+      buf_line(b, "cnp_array f_%s;  /* field %s : %s (%s:%d) */", d->name, d->name,
+               sema_type_text(u->cc, d), base_name(d->loc.file->path), d->loc.line);
       break;
-    case DECL_STREAM: buf_line(b, "cnp_stream *s_%s;", d->name); break;
+    case DECL_STREAM:
+      buf_line(b, "cnp_stream *s_%s;", d->name);
+      if (join_source(u, d->index))
+        buf_line(b, "cnp_event *ej_%s;  /* end of the last step() call's work on %s */", d->name, d->name);
+      break;
     case DECL_EVENT: buf_line(b, "cnp_event *e_%s;", d->name); break;
     case DECL_SNAPSHOT:
       buf_line(b, "cnp_snapshot *snap_%s;", d->name);
       buf_line(b, "cnp_snapshot_handle h_%s;  /* latest copy */", d->name);
       buf_line(b, "int has_%s;", d->name);
+      {
+        Decl *dim;
+        if (gen_decl_is_dim_extent(d->target.decl, &dim))
+          buf_line(b, "int64_t live_%s;  /* live extent of %s at the latest copy */", d->name, dim->name);
+      }
       break;
     case DECL_PLAN: buf_line(b, "cnp_segment_plan *plan_%s;", d->name); break;
     case DECL_MIRROR:
@@ -1949,6 +2156,8 @@ static void gen_struct(GenUnit *u, Buf *b) {
   for (Decl *d = u->cc->decls; d; d = d->next) any_kernel = any_kernel || d->kind == DECL_KERNEL;
   if (any_kernel) buf_line(b, "cnp_catalog *cat;              /* hand-written kernels (CUDA) */");
   buf_line(b, "int nthreads;                  /* host threads of the fused kernels */");
+  if (u->cc->stream_join)
+    buf_line(b, "int ej_ready;                   /* the ej_ events hold the end of a previous call */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
   buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
   b->indent = 0;
@@ -2141,6 +2350,8 @@ static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
                                       "cnp_stream_create(&p->s_%s)", n_streams, d->name,
                                       n_streams, d->name));
       n_streams++;
+      if (join_source(u, d->index))
+        setup_try(b, d, arena_printf(a, "cnp_event_create(&p->ej_%s, CNP_EVENT_DEFAULT)", d->name));
       break;
     case DECL_EVENT:
       setup_try(b, d, arena_printf(a, "cnp_event_create(&p->e_%s, CNP_EVENT_DEFAULT)", d->name));
@@ -2232,7 +2443,10 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
     case DECL_SNAPSHOT: buf_line(b, "if (p->snap_%s) cnp_snapshot_destroy(p->snap_%s);", d->name, d->name); break;
     case DECL_PLAN: buf_line(b, "cnp_segment_plan_destroy(p->plan_%s);", d->name); break;
     case DECL_EVENT: buf_line(b, "if (p->e_%s) cnp_event_destroy(p->e_%s);", d->name, d->name); break;
-    case DECL_STREAM: buf_line(b, "if (p->s_%s) cnp_stream_destroy(p->s_%s);", d->name, d->name); break;
+    case DECL_STREAM:
+      if (join_source(u, d->index)) buf_line(b, "if (p->ej_%s) cnp_event_destroy(p->ej_%s);", d->name, d->name);
+      buf_line(b, "if (p->s_%s) cnp_stream_destroy(p->s_%s);", d->name, d->name);
+      break;
     case DECL_FIELD:
       if (!mirror_of(u, d)) buf_line(b, "if (p->f_%s.data) cnp_array_free(&p->f_%s);", d->name, d->name);
       break;
@@ -2284,11 +2498,21 @@ static void gen_lookups(GenUnit *u, Buf *field, Buf *ext, Buf *set_ext, Buf *sna
       buf_line(set_ext, "  return CNP_OK;");
       buf_line(set_ext, "}");
       break;
-    case DECL_SNAPSHOT:
-      buf_line(snap, "if (strcmp(name, \"%s\") == 0)", d->name);
-      buf_line(snap, "  return p->has_%s ? (int)cnp_snapshot_result(p->h_%s, view) : CNP_ESTATE;",
-               d->name, d->name);
+    case DECL_SNAPSHOT: {
+      Decl *dim;
+      buf_line(snap, "if (strcmp(name, \"%s\") == 0) {", d->name);
+      buf_line(snap, "  if (!p->has_%s) return CNP_ESTATE;", d->name);
+      if (gen_decl_is_dim_extent(d->target.decl, &dim)) {
+        buf_line(snap, "  int st = (int)cnp_snapshot_result(p->h_%s, view);", d->name);
+        buf_line(snap, "  if (st == CNP_OK) view->shape[view->ndim - 1] = p->live_%s;  /* live rows then */",
+                 d->name);
+        buf_line(snap, "  return st;");
+      } else {
+        buf_line(snap, "  return (int)cnp_snapshot_result(p->h_%s, view);", d->name);
+      }
+      buf_line(snap, "}");
       break;
+    }
     case DECL_STREAM:
       buf_line(sync, "{");
       buf_line(sync, "  int st = cnp_stream_synchronize(p->s_%s);", d->name);
@@ -2305,6 +2529,22 @@ static const char *banner(GenUnit *u) {
   return arena_printf(&u->cc->arena, "/* Generated by cnpc from %s. DO NOT EDIT. */", u->src_path);
 }
 
+/* C name of a per-step param in the step() functions: its own name, with a '_' appended
+** when that is a C/C++ keyword or a name step() uses itself (`param p : f64;`). */
+static const char *param_cname(GenUnit *u, const Decl *d) {
+  static const char *const taken[] = {
+      "p", "S", "_Bool", "_Complex", "alignas", "alignof", "and", "asm", "auto", "bool", "break",
+      "case", "catch", "char", "class", "const", "continue", "default", "delete", "do", "double",
+      "else", "enum", "explicit", "extern", "false", "float", "for", "friend", "goto", "if",
+      "inline", "int", "long", "namespace", "new", "not", "operator", "or", "private",
+      "protected", "public", "register", "restrict", "return", "short", "signed", "sizeof",
+      "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
+      "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"};
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+    if (!strcmp(d->name, taken[i])) return arena_printf(&u->cc->arena, "%s_", d->name);
+  return d->name;
+}
+
 /* Step parameter list: "pic *p, double dt" (public) or with _h (internal). */
 static const char *step_params(GenUnit *u, bool internal, bool call) {
   Buf t = {0};
@@ -2312,8 +2552,8 @@ static const char *step_params(GenUnit *u, bool internal, bool call) {
   else buf_printf(&t, "%s%s *p", u->name, internal ? "_h" : "");
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup) {
-      if (call) buf_printf(&t, ", %s", d->name);
-      else buf_printf(&t, ", %s %s", gen_apitype(d->dtype), d->name);
+      if (call) buf_printf(&t, ", %s", param_cname(u, d));
+      else buf_printf(&t, ", %s %s", gen_apitype(d->dtype), param_cname(u, d));
     }
   char *s = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
   buf_free(&t);
@@ -2399,7 +2639,7 @@ void gen_header(GenUnit *u, Buf *out) {
                  d->name, d->name, file, d->loc.line);
       buf_puts(&init, dtype_is_complex(d->dtype) ? ", {0, 0}" : ", 0");
     } else if (d->kind == DECL_PARAM) {
-      buf_printf(&doc, ", %s", d->name);
+      buf_printf(&doc, ", %s", param_cname(u, d));
     } else if (d->kind == DECL_MIRROR) {
       buf_printf(&cfg, "  void *%s_host;  /* mirror %s (%s:%d): host array of field %s (C order) */\n",
                  d->name, d->name, file, d->loc.line, d->target.decl->name);
@@ -2480,6 +2720,8 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
       {"extent_lookup", buf_str(&elook)},
       {"set_extent_body", buf_str(&eset)},
       {"snapshot_lookup", buf_str(&slook)},
+      {"debug_bounds", u->opt->debug_bounds ? "#ifndef CNP_DEBUG_BOUNDS  /* cnpc --debug-bounds */\n"
+                                              "#define CNP_DEBUG_BOUNDS 1\n#endif\n" : ""},
       {"graph_fields", buf_str(&gfields)},
       {"graphs", buf_str(&gfuncs)},
       {"graph_setup", buf_str(&gsetup)},

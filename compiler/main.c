@@ -17,11 +17,13 @@ static const char usage_text[] =
   "\n"
   "options:\n"
   "  -o FILE              base name of the outputs (default: the input file's name\n"
-  "                       without .cnp)\n"
+  "                       without .cnp; -o pic.c means pic)\n"
   "  --out-dir DIR        directory for the outputs (default: .)\n"
   "  --emit=LIST          what to write: header,c,cuda,dot,manifest\n"
   "                       (default header,c,cuda; manifest = NAME.json)\n"
   "  --no-line            no #line directives in the generated code\n"
+  "  --debug-bounds       check gather/scatter/component indices in the generated code\n"
+  "                       (as -DCNP_DEBUG_BOUNDS): out of range, step() is CNP_ERANGE\n"
   "  --explain-fusion     report which maps were fused into which kernels\n"
   "  -I DIR               search DIR for imported files\n"
   "  -MD, -MF FILE, -MT TARGET, -MP\n"
@@ -111,6 +113,8 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
         return usage_error("--emit takes a list of header,c,cuda,dot,manifest, not '%s'", a + 7);
     } else if (!strcmp(a, "--no-line")) {
       opt->no_line = true;
+    } else if (!strcmp(a, "--debug-bounds")) {
+      opt->debug_bounds = true;
     } else if (!strcmp(a, "--explain-fusion")) {
       opt->explain_fusion = true;
     } else if (!strcmp(a, "--dump-ast")) {

@@ -119,6 +119,9 @@ exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) LP IDENT(F) RP WITH expr(D) SEMI.
                                                             { A = ast_exchange(cc, K, H, F, D, NULL); }
 exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) LP IDENT(F) RP WITH expr(D) FROM expr(S) SEMI.
                                                             { A = ast_exchange(cc, K, H, F, D, S); }
+exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) WITH(W) expr(D) SEMI.   { A = ast_exchange_nofield(cc, K, H, W, D, NULL); }
+exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) WITH(W) expr(D) FROM expr(S) SEMI.
+                                                            { A = ast_exchange_nofield(cc, K, H, W, D, S); }
 migrate_stmt(A) ::= MIGRATE(K) LP names(L) RP BY IDENT(D) SEMI. { A = ast_listop(cc, ST_MIGRATE, K, D, L); }
 args(A) ::= .                                               { A = ast_exprs(cc, (ExprList){0}, NULL); }
 args(A) ::= exprs(L).                                       { A = L; }

@@ -7,6 +7,7 @@
 #include "cnpc.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #define K(k) (1u << (k))
@@ -263,10 +264,15 @@ static void map_access(Sema *S, Decl *f, int kind, Loc loc) {
 
 static bool is_num(DType t) { return dtype_is_int(t) || dtype_is_float(t) || dtype_is_complex(t); }
 
+/* The complex type holding values of type t: c64 for f16, f32 and c64, else c128. */
+static DType complex_of(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_C64 ? DT_C64 : DT_C128; }
+
 /* Promote two numeric operand types (literals adapt to the other side). */
 static DType promote(const Expr *a, const Expr *b) {
   DType x = a->type, y = b->type;
   bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub && dtype_is_complex(x)) return complex_of(y);   /* complex(1.0, 2.0) * y */
+  if (ub && !ua && dtype_is_complex(y)) return complex_of(x);
   if (ua && !ub) {
     if (x == DT_F64 && dtype_is_int(y)) return DT_F64;
     return y;
@@ -284,6 +290,7 @@ static bool assignable(DType to, DType from, unsigned flags) {
   if (to == from) return true;
   if (to == DT_BOOL || from == DT_BOOL) return false;
   if (flags & EXF_UNTYPED) {
+    if (dtype_is_complex(from)) return dtype_is_complex(to);
     if (dtype_is_int(from)) return true;
     return !dtype_is_int(to);
   }
@@ -301,11 +308,56 @@ static bool assignable(DType to, DType from, unsigned flags) {
 
 static DType real_of(DType t) { return t == DT_C64 ? DT_F32 : t == DT_C128 ? DT_F64 : t; }
 
+/* An integer literal, possibly negated or combined with + - * of literals (no division). */
+static bool int_literal_tree(const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return true;
+  case EX_UNARY: return e->op == OP_NEG && int_literal_tree(e->args[0]);
+  case EX_BINARY:
+    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && int_literal_tree(e->args[0]) &&
+           int_literal_tree(e->args[1]);
+  default: return false;
+  }
+}
+
+static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv);
+
+/* A literal adapts to the integer type it is stored into; its value must fit there
+** (`k[i] = 3000000000;` into i32, or `u[i] = -1;`, would silently change the value). */
+static void check_literal_fits(Sema *S, Loc loc, DType to, const Expr *v) {
+  if (!dtype_is_int(to) || !(v->flags & EXF_UNTYPED) || !dtype_is_int(v->type) || !int_literal_tree(v))
+    return;
+  bool fl;
+  int64_t iv;
+  double fv;
+  if (v->type == DT_U64 && v->kind == EX_INT) {   /* above INT64_MAX: only u64 holds it */
+    if (to != DT_U64)
+      diag_error(S->cc, loc, "integer constant %llu does not fit in '%s' (write %s(...) to convert it)",
+                 (unsigned long long)v->uval, dtype_name(to), dtype_name(to));
+    return;
+  }
+  if (v->type == DT_U64 || !fold(S, v, &fl, &iv, &fv) || fl) return;
+  if ((to == DT_I32 && (iv < INT32_MIN || iv > INT32_MAX)) || (to == DT_U64 && iv < 0))
+    diag_error(S->cc, loc, "integer constant %lld does not fit in '%s' (write %s(...) to convert it)",
+               (long long)iv, dtype_name(to), dtype_name(to));
+}
+
+/* The untyped integer literal of a binary operation adapts to the other operand's integer
+** type t and must fit it (`u < -3` with u : u64 would compare with 2^64 - 3). */
+static void operand_literals_fit(Sema *S, const Expr *a, const Expr *b, DType t) {
+  if (!dtype_is_int(t)) return;
+  bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+  if (ua && !ub) check_literal_fits(S, a->loc, t, a);
+  if (ub && !ua) check_literal_fits(S, b->loc, t, b);
+}
+
 static void check_assign_type(Sema *S, Loc loc, DType to, const Expr *v, const char *what) {
   if (v->type == DT_VOID || to == DT_VOID) return;
   if (!assignable(to, v->type, v->flags))
     diag_error(S->cc, loc, "cannot store '%s' into %s of type '%s' without a cast (write %s(...))",
                dtype_name(v->type), what, dtype_name(to), dtype_name(to));
+  else
+    check_literal_fits(S, v->loc, to, v);
 }
 
 static DType check_expr(Sema *S, Expr *e);
@@ -357,8 +409,15 @@ static const Expr *last_extent(const Decl *f) {
   return f && f->shape.rank > 0 ? f->shape.ext[f->shape.rank - 1] : NULL;
 }
 
+/* The dim whose live extent f's rows follow (its last extent), or NULL. */
+static Decl *dim_of(const Decl *f) {
+  if (!f) return NULL;
+  const Expr *e = last_extent(f);
+  return e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM ? e->ref.decl : NULL;
+}
+
 /* "f64[3, N]" for messages. */
-static const char *type_text(Cnp *cc, const Decl *f) {
+const char *sema_type_text(Cnp *cc, const Decl *f) {
   char buf[256];
   size_t k = (size_t)snprintf(buf, sizeof buf, "%s[", dtype_name(f->dtype));
   for (int i = 0; i < f->shape.rank && k + 8 < sizeof buf; i++) {
@@ -409,9 +468,16 @@ static DType check_index(Sema *S, Expr *e, int write) {
   }
   for (int i = 0; i + 1 < e->nargs; i++) {
     Expr *x = e->args[i], *ext = f->shape.ext[i];
-    if (x->kind == EX_INT && ext->kind == EX_INT && (x->ival < 0 || x->ival >= ext->ival))
+    bool xf, ef;
+    int64_t xv, ev;
+    double xd, ed;
+    if (!(x->flags & EXF_CONST) || !dtype_is_int(x->type) || !fold(S, x, &xf, &xv, &xd) || xf) continue;
+    bool ext_known = (ext->flags & EXF_CONST) && fold(S, ext, &ef, &ev, &ed) && !ef;
+    if (xv < 0 && !ext_known)
+      diag_error(S->cc, x->loc, "component index %lld is out of range for '%s'", (long long)xv, f->name);
+    else if (ext_known && (xv < 0 || xv >= ev))
       diag_error(S->cc, x->loc, "component index %lld is out of range for extent %lld of '%s'",
-                 (long long)x->ival, (long long)ext->ival, f->name);
+                 (long long)xv, (long long)ev, f->name);
   }
   if (S->step) op(S, write ? HZ_WRITE : HZ_READ, f, &e->loc);
   bool gather = e->flags & EXF_GATHER;
@@ -497,6 +563,7 @@ static DType check_call(Sema *S, Expr *e) {
       return DT_VOID;
     }
     e->type = x->type == DT_BOOL ? DT_BOOL : promote(x, y);
+    if (e->type != DT_BOOL) operand_literals_fit(S, x, y, e->type);
     if ((x->flags & EXF_UNTYPED) && (y->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
     return e->type;
   }
@@ -509,7 +576,21 @@ static DType check_call(Sema *S, Expr *e) {
                  dtype_name(e->args[i]->type));
       return DT_VOID;
     }
+  if (e->builtin == BI_COMPLEX) {
+    /* complex(re, im): c64 when the parts promote to f16/f32, else c128; two literals make
+    ** an untyped complex value that adapts to the other operand like a literal */
+    for (int i = 0; i < 2; i++)
+      if (dtype_is_complex(e->args[i]->type)) {
+        diag_error(S->cc, e->args[i]->loc, "the %s part given to 'complex' must be real, not '%s'",
+                   i ? "imaginary" : "real", dtype_name(e->args[i]->type));
+        return DT_VOID;
+      }
+    e->type = complex_of(promote(a, e->args[1]));
+    if ((a->flags & EXF_UNTYPED) && (e->args[1]->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
+    return e->type;
+  }
   DType t = e->nargs == 2 ? promote(a, e->args[1]) : a->type;
+  if (e->nargs == 2) operand_literals_fit(S, a, e->args[1], t);
   if (e->nargs == 1 && (a->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
   switch (e->builtin) {
   case BI_MIN: case BI_MAX: case BI_FLOOR: case BI_CEIL: case BI_FMOD:
@@ -522,7 +603,9 @@ static DType check_call(Sema *S, Expr *e) {
   }
   switch (e->builtin) {
   case BI_MIN: case BI_MAX: e->type = t; break;
-  case BI_ABS: e->type = real_of(t); break;
+  case BI_ABS: case BI_REAL: case BI_IMAG: e->type = real_of(t); break;   /* real x: x's type */
+  case BI_CONJ: e->type = t; break;
+  case BI_ARG: e->type = real_of(t) == DT_F16 || real_of(t) == DT_F32 ? real_of(t) : DT_F64; break;
   default: e->type = dtype_is_int(t) ? DT_F64 : t; break;
   }
   (void)cf;
@@ -560,7 +643,7 @@ static DType check_expr(Sema *S, Expr *e) {
     DType t = check_expr(S, e->args[0]);
     e->flags |= e->args[0]->flags & (EXF_CONST | EXF_SETUP);
     if (t != DT_VOID && dtype_is_complex(t) && !dtype_is_complex(e->cast_to)) {
-      diag_error(S->cc, e->loc, "cannot cast complex '%s' to '%s' (use abs())", dtype_name(t), dtype_name(e->cast_to));
+      diag_error(S->cc, e->loc, "cannot cast complex '%s' to '%s' (use real(), imag() or abs())", dtype_name(t), dtype_name(e->cast_to));
       return DT_VOID;
     }
     e->type = e->cast_to;
@@ -605,6 +688,7 @@ static DType check_expr(Sema *S, Expr *e) {
         diag_error(S->cc, e->loc, "cannot compare '%s' with '%s'", dtype_name(x), dtype_name(y));
         return DT_VOID;
       }
+      if (x != DT_BOOL) operand_literals_fit(S, a, b, promote(a, b));
       e->flags &= ~(unsigned)EXF_UNTYPED;
       e->type = DT_BOOL;
       return e->type;
@@ -617,6 +701,19 @@ static DType check_expr(Sema *S, Expr *e) {
       return DT_VOID;
     }
     DType t = promote(a, b);
+    operand_literals_fit(S, a, b, t);
+    if (S->map && (e->op == OP_DIV || e->op == OP_MOD) && (b->flags & EXF_CONST) &&
+        (dtype_is_int(b->type) || dtype_is_float(b->type))) {
+      /* integers: undefined (a crash on the host); floats: nvcc rejects the constant
+      ** division under -Werror, and inf/nan are better written on purpose */
+      bool fl;
+      int64_t iv;
+      double fv;
+      if (fold(S, b, &fl, &iv, &fv) && (fl ? fv == 0.0 : iv == 0)) {
+        diag_error(S->cc, b->loc, "division by a constant zero");
+        return DT_VOID;
+      }
+    }
     if (e->op >= OP_LT && e->op <= OP_GE) {
       if (dtype_is_complex(t)) {
         diag_error(S->cc, e->loc, "complex values cannot be ordered with '%s'", op_text(e->op));
@@ -789,26 +886,109 @@ static void check_const(Sema *S, Decl *d) {
     return;
   }
   if (dtype_is_int(d->dtype) && f) iv = (int64_t)fv;
+  if (dtype_is_int(d->dtype) && !f) {           /* the value must fit the declared type */
+    bool big = t == DT_U64 && iv < 0;          /* above INT64_MAX */
+    if ((d->dtype == DT_I32 && (big || iv < INT32_MIN || iv > INT32_MAX)) ||
+        (d->dtype == DT_I64 && big) || (d->dtype == DT_U64 && t != DT_U64 && iv < 0)) {
+      if (big)
+        diag_error(S->cc, d->value->loc, "constant '%s' (%llu) does not fit in '%s'", d->name,
+                   (unsigned long long)iv, dtype_name(d->dtype));
+      else
+        diag_error(S->cc, d->value->loc, "constant '%s' (%lld) does not fit in '%s'", d->name,
+                   (long long)iv, dtype_name(d->dtype));
+      return;
+    }
+  }
   d->ival = iv;
   d->fval = dtype_is_int(d->dtype) ? (double)iv : fv;
 }
 
 static Decl *field_ref(Sema *S, Ref *r) { return resolve(S, r, K(DECL_FIELD)); }
 
+static bool int_field(Sema *S, Decl *f, Loc at, const char *role);
+
+/* Cell ids, plan keys and migration destinations: the runtime takes int32 or int64 (u64
+** keys are for sort only); offsets are int64. */
+static bool signed_field(Sema *S, Decl *f, Loc at, const char *role, bool i64_only) {
+  if (!int_field(S, f, at, role)) return false;
+  if (f->dtype == DT_I64 || (!i64_only && f->dtype == DT_I32)) return true;
+  diag_error(S->cc, at, "%s '%s' must be %s, not %s", role, f->name, i64_only ? "i64" : "i32 or i64",
+             sema_type_text(S->cc, f));
+  diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+  return false;
+}
+
 static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
   if (!f) return false;
   if (!dtype_is_int(f->dtype) || f->shape.rank != 1) {
     diag_error(S->cc, at, "%s '%s' must be a one-dimensional integer field, not %s",
-               role, f->name, type_text(S->cc, f));
+               role, f->name, sema_type_text(S->cc, f));
     diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
     return false;
   }
   return true;
 }
 
+/* The pipeline name becomes C identifiers (NAME, NAME_setup, NAME_config, NAME_CONFIG_INIT):
+** it cannot be a C or C++ keyword (the header is used from both), `main`, or take the
+** runtime's prefix `cnp_` (pipeline cnp would redeclare cnp_snapshot, cnp_backend). */
+static bool c_reserved(const char *name) {
+  static const char *const reserved[] = {
+      "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
+      "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq",
+      "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t",
+      "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+      "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype",
+      "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
+      "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires",
+      "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
+      "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+      "try", "typedef", "typeid", "typename", "typeof", "union", "unsigned", "using", "virtual",
+      "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (!strcmp(name, reserved[i])) return true;
+  return false;
+}
+
+static void check_pipeline_name(Sema *S, Decl *d) {
+  if (!d->name) return;
+  if (c_reserved(d->name) || !strcmp(d->name, "main")) {
+    diag_error(S->cc, d->loc, "pipeline name '%s' is reserved in C or C++ (it names the generated C API)",
+               d->name);
+    return;
+  }
+  char low[5] = {0};
+  for (int i = 0; i < 4 && d->name[i]; i++) low[i] = (char)tolower((unsigned char)d->name[i]);
+  if (!strcmp(low, "cnp") || !strcmp(low, "cnp_"))
+    diag_error(S->cc, d->loc, "pipeline name '%s' takes the runtime's prefix 'cnp_' (it names the generated C API)",
+               d->name);
+}
+
+/* Dims and setup params are members of the generated NAME_config (cfg.N, cfg.n_cells): a C
+** or C++ keyword, or a member the config already has, would not compile. */
+static void check_config_member(Sema *S, Decl *d) {
+  static const char *const own[] = {"backend", "strict", "mpi_fcomm", "cuda_streams"};
+  if (!d->name || (d->kind == DECL_PARAM && !d->setup)) return;
+  const char *what = d->kind == DECL_DIM ? "dim" : "setup param";
+  if (c_reserved(d->name)) {
+    diag_error(S->cc, d->loc, "%s '%s' is reserved in C or C++ (it names the config member cfg.%s)", what,
+               d->name, d->name);
+    return;
+  }
+  for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+    if (!strcmp(d->name, own[i]))
+      diag_error(S->cc, d->loc, "%s '%s' would be a second config member cfg.%s (the configuration's own)",
+                 what, d->name, d->name);
+}
+
 static void check_decl(Sema *S, Decl *d) {
   switch (d->kind) {
-  case DECL_PARAM: case DECL_DIM: case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
+  case DECL_PARAM: case DECL_DIM:
+    check_config_member(S, d);
+    break;
+  case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
     break;
   case DECL_PIPELINE:
     if (d->file->imported) diag_error(S->cc, d->kw_loc, "'pipeline' in an imported file");
@@ -816,6 +996,7 @@ static void check_decl(Sema *S, Decl *d) {
       diag_error(S->cc, d->kw_loc, "second 'pipeline' declaration");
       diag_note(S->cc, S->cc->pipeline->kw_loc, "the pipeline is named here");
     } else S->cc->pipeline = d;
+    check_pipeline_name(S, d);
     break;
   case DECL_CONST:
     check_const(S, d);
@@ -840,7 +1021,7 @@ static void check_decl(Sema *S, Decl *d) {
     field_ref(S, &d->target);
     break;
   case DECL_PLAN:
-    int_field(S, field_ref(S, &d->target), d->target.loc, "the key");
+    signed_field(S, field_ref(S, &d->target), d->target.loc, "the key", false);
     check_extent_expr(S, d->value, "the number of segments");
     break;
   case DECL_STEP:
@@ -852,6 +1033,50 @@ static void check_decl(Sema *S, Decl *d) {
 /* ------------------------------------------------------------------ statements */
 
 static void check_mstmts(Sema *S, Stmt *s);
+
+/* A field fits staging h for exchange: same dtype and rank, equal constant extents. */
+static bool const_extent(Sema *S, const Expr *e, int64_t *v) {
+  bool fl;
+  double fv;
+  return (e->flags & EXF_CONST) && fold(S, e, &fl, v, &fv) && !fl;
+}
+
+/* Index of the first constant extent of f that differs from staging h's, or -1. */
+static int staging_mismatch(Sema *S, const Decl *f, const Decl *h, int64_t *fe, int64_t *he) {
+  for (int i = 0; i < f->shape.rank && i < h->shape.rank; i++)
+    if (const_extent(S, f->shape.ext[i], fe) && const_extent(S, h->shape.ext[i], he) && *fe != *he)
+      return i;
+  return -1;
+}
+
+static bool fits_staging(Sema *S, const Decl *f, const Decl *h) {
+  int64_t a, b;
+  return f->dtype == h->dtype && f->shape.rank == h->shape.rank && staging_mismatch(S, f, h, &a, &b) < 0;
+}
+
+/* `exchange H with DEST;` (the design brief's sketch) names no field: MPI needs the array it
+** sends and receives into. The error shows the form to write, with the fields that fit H. */
+static void missing_exchange_field(Sema *S, Stmt *s, Decl *h) {
+  const char *hn = s->a.name;
+  if (!h) return;                 /* already reported */
+  const Decl *fit[3];
+  int n = 0, pos = 0;
+  for (Decl *d = S->cc->decls; d && pos < S->pos; d = d->next, pos++)
+    if (d->kind == DECL_FIELD && d->name && fits_staging(S, d, h)) {
+      if (n < 3) fit[n] = d;
+      n++;
+    }
+  if (n == 1)
+    diag_error(S->cc, s->b.loc, "exchange must name the field it sends and receives: "
+               "'exchange %s (FIELD) with ...'; did you mean 'exchange %s (%s) with ...'?",
+               hn, hn, fit[0]->name);
+  else
+    diag_error(S->cc, s->b.loc, "exchange must name the field it sends and receives: "
+               "'exchange %s (FIELD) with ...'", hn);
+  if (n > 1)
+    diag_note(S->cc, h->loc, "fields that fit '%s' (%s): '%s', '%s'%s", h->name, sema_type_text(S->cc, h),
+              fit[0]->name, fit[1]->name, n > 2 ? ", ..." : "");
+}
 
 static void check_target(Sema *S, Stmt *s) {
   Expr *t = s->target;
@@ -951,6 +1176,8 @@ static void check_map(Sema *S, Stmt *s) {
     x->type = DT_I64;
     s->over_expr = x;
   }
+  /* the loop runs over the live extent, which compaction and migration change */
+  if (d && d->kind == DECL_DIM && S->step) op(S, HZ_READ, d, &s->over.loc);
   S->map = s;
   S->n_macc = 0;
   int mark = S->n_scope;
@@ -1033,7 +1260,7 @@ static void check_sum(Sema *S, Stmt *s) {
     extent_text(want_s + strlen(want_s), sizeof want_s - strlen(want_s), p->value);
     if (strlen(want_s) + 2 < sizeof want_s) strcat(want_s, "]");
     diag_error(S->cc, s->b.loc, "the output of 'sum' must have shape %s (the values' components, "
-               "then the plan's segments), but '%s' is %s", want_s, out->name, type_text(S->cc, out));
+               "then the plan's segments), but '%s' is %s", want_s, out->name, sema_type_text(S->cc, out));
     diag_note(S->cc, out->loc, "'%s' is declared here", out->name);
   }
   op(S, HZ_READ, p, &s->a.loc);
@@ -1057,6 +1284,8 @@ static void check_stmt(Sema *S, Stmt *s) {
     same_extents(S, m, &s->list, "mask");
     op(S, HZ_READ, m, &s->a.loc);
     rw_list(S, &s->list, s->loc);
+    op(S, HZ_READ, dim_of(m), &s->a.loc);    /* the live extent: read, then set */
+    op(S, HZ_WRITE, dim_of(m), &s->a.loc);
     break;
   }
   case ST_SORT: {
@@ -1066,32 +1295,36 @@ static void check_stmt(Sema *S, Stmt *s) {
     op(S, HZ_READ, k, &s->a.loc);
     op(S, HZ_WRITE, k, &s->a.loc);
     rw_list(S, &s->list, s->loc);
+    op(S, HZ_READ, dim_of(k), &s->a.loc);
     break;
   }
   case ST_OFFSETS: {
     Decl *k = field_ref(S, &s->a), *o = field_ref(S, &s->b);
-    int_field(S, k, s->a.loc, "the key");
-    int_field(S, o, s->b.loc, "the offsets");
+    signed_field(S, k, s->a.loc, "the key", false);
+    signed_field(S, o, s->b.loc, "the offsets", true);
     if (k && o && k == o) diag_error(S->cc, s->b.loc, "the offsets must not alias the keys");
     op(S, HZ_READ, k, &s->a.loc);
+    op(S, HZ_READ, dim_of(k), &s->a.loc);
     op(S, HZ_WRITE, o, &s->b.loc);
     break;
   }
   case ST_SEGMENTS: {
     Decl *p = resolve(S, &s->a, K(DECL_PLAN));
     Decl *k = field_ref(S, &s->b);
-    int_field(S, k, s->b.loc, "the key");
+    signed_field(S, k, s->b.loc, "the key", false);
     check_extent_expr(S, s->value, "the number of segments");
     if (p && p->value && !same_extent(p->value, s->value)) {
       diag_error(S->cc, s->value->loc, "plan '%s' was declared with a different number of segments", p->name);
       diag_note(S->cc, p->value->loc, "declared here");
     }
     op(S, HZ_READ, k, &s->b.loc);
+    op(S, HZ_READ, dim_of(k), &s->b.loc);
     op(S, HZ_WRITE, p, &s->a.loc);
     break;
   }
   case ST_SUM:
     check_sum(S, s);
+    if (s->list.n) op(S, HZ_READ, dim_of(s->list.v[0].decl), &s->list.v[0].loc);
     break;
   case ST_RECORD: case ST_WAIT: {
     Decl *e = resolve(S, &s->a, K(DECL_EVENT));
@@ -1107,6 +1340,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     }
     op(S, HZ_READ, f, &s->b.loc);
     op(S, HZ_WRITE, sn, &s->a.loc);
+    op(S, HZ_READ, dim_of(f), &s->b.loc);   /* the snapshot keeps the live rows */
     break;
   }
   case ST_REFRESH: {
@@ -1120,22 +1354,22 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
   case ST_EXCHANGE: {
     Decl *h = resolve(S, &s->a, K(DECL_MPI));
+    if (!s->b.name) {           /* `exchange H with ...`: name the field, suggest those that fit */
+      missing_exchange_field(S, s, h);
+      break;
+    }
     Decl *f = field_ref(S, &s->b);
     if (h && f) {
       if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
         diag_error(S->cc, s->b.loc, "field '%s' (%s) does not match the staging buffer '%s' (%s)",
-                   f->name, type_text(S->cc, f), h->name, type_text(S->cc, h));
+                   f->name, sema_type_text(S->cc, f), h->name, sema_type_text(S->cc, h));
         diag_note(S->cc, h->loc, "'%s' is declared here", h->name);
       } else {
-        for (int i = 0; i < f->shape.rank; i++) {
-          Expr *a = f->shape.ext[i], *b = h->shape.ext[i];
-          bool ca = (a->flags & EXF_CONST) && a->kind == EX_INT, cb = (b->flags & EXF_CONST) && b->kind == EX_INT;
-          if (ca && cb && a->ival > b->ival) {
-            diag_error(S->cc, s->b.loc, "field '%s' is larger than staging '%s' (extent %lld > %lld)",
-                       f->name, h->name, (long long)a->ival, (long long)b->ival);
-            break;
-          }
-        }
+        int64_t a, b;   /* setup requires the staging shape: check the constant extents now */
+        if (staging_mismatch(S, f, h, &a, &b) >= 0)
+          diag_error(S->cc, s->b.loc, "field '%s' has extent %lld where staging '%s' has %lld: "
+                     "an exchanged field must have the staging shape",
+                     f->name, (long long)a, h->name, (long long)b);
       }
     }
     S->mpi_names = true;
@@ -1149,11 +1383,13 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
   case ST_MIGRATE: {
     Decl *d = field_ref(S, &s->a);
-    if (!int_field(S, d, s->a.loc, "the destination")) d = NULL;
+    if (!signed_field(S, d, s->a.loc, "the destination", false)) d = NULL;
     same_extents(S, d, &s->list, "destination");
     op(S, HZ_READ, d, &s->a.loc);
     op(S, HZ_WRITE, d, &s->a.loc);
     rw_list(S, &s->list, s->loc);
+    op(S, HZ_READ, dim_of(d), &s->a.loc);
+    op(S, HZ_WRITE, dim_of(d), &s->a.loc);
     break;
   }
   case ST_CALL: {
@@ -1172,9 +1408,14 @@ static void check_stmt(Sema *S, Stmt *s) {
         op(S, HZ_WRITE, g->decl, &a->loc);
       } else {
         check_expr(S, a);
+        if (a->ref.decl && a->ref.decl->kind == DECL_DIM) op(S, HZ_READ, a->ref.decl, &a->loc);
       }
     }
-    if (s->value2) check_extent_expr(S, s->value2, "the extent of a kernel call");
+    if (s->value2) {
+      check_extent_expr(S, s->value2, "the extent of a kernel call");
+      if (s->value2->kind == EX_NAME && s->value2->ref.decl && s->value2->ref.decl->kind == DECL_DIM)
+        op(S, HZ_READ, s->value2->ref.decl, &s->value2->loc);
+    }
     break;
   }
   default:
@@ -1427,7 +1668,8 @@ static void check_hazards(Sema *S) {
           const char *here_s = step->stream.name
                                    ? arena_printf(&cc->arena, "stream '%s'", step->stream.name) : "the host";
           diag_error(cc, *o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
-                     decl_kind_name(o->obj->kind), o->obj->name, what,
+                     o->obj->kind == DECL_DIM ? "the live extent of dim" : decl_kind_name(o->obj->kind),
+                     o->obj->name, what,
                      sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
                      w ? "written" : "read", here_s);
           diag_note(cc, *a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
@@ -1443,6 +1685,21 @@ static void check_hazards(Sema *S) {
     }
     }
   }
+  /* successive step() calls: the next call's work on t may run while u still works on the
+  ** previous call's data (the analysis above covers one call). Any object written on one of
+  ** two streams and used on the other makes t wait for u's previous call (generated code:
+  ** an end-of-call event per stream). Host steps synchronize and need nothing. */
+  int nst = ns - 1;
+  for (int id = 0; id < nobj; id++)
+    for (int a = 0; a < nst; a++) {
+      if (!lw[(size_t)id * (size_t)ns + (size_t)a].valid) continue;
+      for (int b2 = 0; b2 < nst; b2++) {
+        if (b2 == a || !(lw[(size_t)id * (size_t)ns + (size_t)b2].valid || lr[(size_t)id * (size_t)ns + (size_t)b2].valid))
+          continue;
+        if (!cc->stream_join) cc->stream_join = arena_alloc(&cc->arena, sizeof(bool) * (size_t)nst * (size_t)nst);
+        cc->stream_join[a * nst + b2] = cc->stream_join[b2 * nst + a] = true;
+      }
+    }
   /* an event nobody waits for orders nothing: probably a missing `after` */
   bool *any_wait = calloc((size_t)n_ev + 1, sizeof *any_wait);
   if (!any_wait) cnp_ice("out of memory");

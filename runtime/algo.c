@@ -175,21 +175,24 @@ static cnp_status check_stream_on(cnp_stream *s, cnp_backend b, int device, cons
 }
 
 /* Workspaces and plans are in the live-handle registry (alloc.c), so a destroyed one is
-** recognized without reading freed memory. */
-static bool live_obj(const void *h, uint32_t magic)
+** recognized without reading freed memory. Same rules as streams and events
+** (cnp__check_handle): NULL and a handle of another kind are CNP_EINVAL, a destroyed (or
+** never created) one is CNP_ESTATE. */
+static cnp_status check_ws_handle(const cnp_workspace *ws, const char *op)
 {
-  if (!cnp__handle_live(h)) return false;
-  uint32_t m;
-  memcpy(&m, h, sizeof m);
-  return m == magic;
+  return cnp__check_handle(ws, CNP__MAGIC_WORKSPACE, "workspace", op);
+}
+
+static cnp_status check_plan_handle(const cnp_segment_plan *plan, const char *op)
+{
+  return cnp__check_handle(plan, CNP__MAGIC_PLAN, "segment plan", op);
 }
 
 static cnp_status check_ws(cnp_workspace *ws, const cnp_array *ref, int64_t n,
                            const char *op)
 {
-  if (ws == NULL) return cnp__fail(CNP_EINVAL, op, "ws is NULL");
-  if (!live_obj(ws, CNP__MAGIC_WORKSPACE))
-    return cnp__fail(CNP_ESTATE, op, "ws is not a live workspace");
+  cnp_status hst = check_ws_handle(ws, op);
+  if (hst != CNP_OK) return hst;
   if (ws->backend != ref->backend || (ref->backend == CNP_BACKEND_CUDA &&
                                       ws->device != ref->device))
     return cnp__fail(CNP_EDEVICE, op, "workspace is on %s:%d but the arrays are on %s:%d",
@@ -293,8 +296,8 @@ cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int de
 cnp_status cnp_workspace_destroy(cnp_workspace *ws)
 {
   if (ws == NULL) return CNP_OK;
-  if (!live_obj(ws, CNP__MAGIC_WORKSPACE))
-    return cnp__fail(CNP_ESTATE, "cnp_workspace_destroy", "ws is not a live workspace");
+  cnp_status hst = check_ws_handle(ws, "cnp_workspace_destroy");
+  if (hst != CNP_OK) return hst;
   cnp_status st = ws->backend == CNP_BACKEND_HOST ? cnp__host_workspace_destroy(ws)
                                                   : cnp__cuda_workspace_destroy(ws);
   cnp__handle_unregister(ws);
@@ -308,8 +311,8 @@ cnp_status cnp_workspace_bytes(const cnp_workspace *ws, size_t *bytes)
   static const char op[] = "cnp_workspace_bytes";
   CNP__CHECK_NOTNULL(op, ws);
   CNP__CHECK_NOTNULL(op, bytes);
-  if (!live_obj(ws, CNP__MAGIC_WORKSPACE))
-    return cnp__fail(CNP_ESTATE, op, "ws is not a live workspace");
+  cnp_status hst = check_ws_handle(ws, op);
+  if (hst != CNP_OK) return hst;
   *bytes = ws->bytes;
   return CNP_OK;
 }
@@ -559,10 +562,7 @@ cnp_dtype cnp_segment_sum_dtype(cnp_dtype t)
 
 static cnp_status check_plan(const cnp_segment_plan *plan, const char *op)
 {
-  if (plan == NULL) return cnp__fail(CNP_EINVAL, op, "plan is NULL");
-  if (!live_obj(plan, CNP__MAGIC_PLAN))
-    return cnp__fail(CNP_ESTATE, op, "plan is not a live segment plan");
-  return CNP_OK;
+  return check_plan_handle(plan, op);
 }
 
 static cnp_status check_plan_on(const cnp_segment_plan *plan, const cnp_array *a,
@@ -616,8 +616,8 @@ cnp_status cnp_segment_plan_create(cnp_segment_plan **out, cnp_backend backend, 
 cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan)
 {
   if (plan == NULL) return CNP_OK;
-  if (!live_obj(plan, CNP__MAGIC_PLAN))
-    return cnp__fail(CNP_ESTATE, "cnp_segment_plan_destroy", "plan is not a live segment plan");
+  cnp_status hst = check_plan_handle(plan, "cnp_segment_plan_destroy");
+  if (hst != CNP_OK) return hst;
   cnp_status st = plan->backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_destroy(plan)
                                                     : cnp__cuda_segment_plan_destroy(plan);
   cnp__handle_unregister(plan);
@@ -755,6 +755,13 @@ cnp_status cnp_segment_sum(const cnp_array *values, const cnp_array *keys,
   if (st != CNP_OK) return st;
   st = cnp_segment_plan_build(plan, keys, s);
   if (st == CNP_OK) st = cnp_segment_plan_sum(plan, values, out, s);
-  cnp_status st2 = cnp_segment_plan_destroy(plan);
-  return st != CNP_OK ? st : st2;
+  if (st != CNP_OK) {
+    /* The detail names the inner call ("cnp_segment_plan_sum: out is float32; ..."):
+    ** prefix the call the user made. */
+    char inner[512];
+    snprintf(inner, sizeof inner, "%s", cnp_last_error());
+    cnp_segment_plan_destroy(plan);
+    return cnp__fail(st, op, "%s", inner);
+  }
+  return cnp_segment_plan_destroy(plan);
 }

@@ -634,9 +634,14 @@ static ALWAYS_INLINE void regen_keys_t(void *k, uint64_t lo, const int64_t *end,
   }
   for (; i + per <= r1; i += per) {
     _Alignas(64) unsigned char line[64];
-    for (int64_t q = 0; q < per; q++) {
-      while (end[v] <= i + q) v++;
-      key_put(line, q, lo + (uint64_t)v, dt);
+    while (end[v] <= i) v++;
+    if (end[v] >= i + per) {                   /* one bucket covers the line */
+      for (int64_t q = 0; q < per; q++) key_put(line, q, lo + (uint64_t)v, dt);
+    } else {
+      for (int64_t q = 0; q < per; q++) {
+        while (end[v] <= i + q) v++;
+        key_put(line, q, lo + (uint64_t)v, dt);
+      }
     }
     __m128i *dst = (__m128i *)(void *)((char *)k + (size_t)i * isz);
     for (int q = 0; q < 4; q++)
@@ -1088,6 +1093,7 @@ cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
 #define HALF_GROUP 4                   /* float accumulators per segment for float16 */
 
 #define PRIV_G     4                   /* components per pass of the row-split sum */
+#define PRIV_PF    16                  /* rows ahead whose partial sums are prefetched */
 
 typedef struct host_plan {
   int      nt;
@@ -1376,7 +1382,17 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
                                           int64_t c0, int64_t G)                         \
   {                                                                                      \
     ACC sink[SINK_WAYS * PRIV_G] = {0};       /* dropped rows (negative keys) */         \
-    for (int64_t i = a; i < b; i++) {                                                    \
+    int64_t i = a, m = b - a > PRIV_PF ? b - PRIV_PF : a;                                \
+    for (; i < m; i++) {                      /* partial sums beyond L2: prefetch */     \
+      int64_t q = wide ? ((const int64_t *)sk)[i + PRIV_PF]                              \
+                       : ((const int32_t *)sk)[i + PRIV_PF];                             \
+      __builtin_prefetch(acc + (q > 0 ? q : 0) * st, 1);                                 \
+      int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
+      ACC *d = s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;            \
+      const IN *row = v + i * kc + c0;                                                   \
+      for (int64_t c = 0; c < G; c++) d[c] += LOAD(row[c]);                              \
+    }                                                                                    \
+    for (; i < b; i++) {                                                                 \
       int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
       ACC *d = s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;            \
       const IN *row = v + i * kc + c0;                                                   \

@@ -33,11 +33,18 @@ cnp_status cnp__mpi_ready(const char *op)
   return CNP_OK;
 }
 
+/* A live communicator handle (registry first: no freed memory is read). */
+static bool comm_live(const cnp_comm *c)
+{
+  return cnp__handle_live(c) && c->magic == CNP__MAGIC_COMM;
+}
+
 cnp_status cnp__comm_check(const cnp_comm *c, const char *op)
 {
-  if (c == NULL) return cnp__fail(CNP_EINVAL, op, "communicator is NULL");
-  if (c->magic != CNP__MAGIC_COMM)
-    return cnp__fail(CNP_ESTATE, op, "communicator was destroyed or is not a cnp_comm");
+  /* Through the live-handle registry: a destroyed communicator is CNP_ESTATE without
+  ** reading freed memory; another kind of handle is CNP_EINVAL. */
+  cnp_status st = cnp__check_handle(c, CNP__MAGIC_COMM, "communicator", op);
+  if (st != CNP_OK) return st;
   return cnp__mpi_ready(op);
 }
 
@@ -153,6 +160,11 @@ cnp_status cnp_comm_create(cnp_comm **out, int fcomm)
     return cnp__mpi_fail(rc, op, "MPI_Comm_set_errhandler/rank/size");
   }
   c->magic = CNP__MAGIC_COMM;
+  if ((st = cnp__handle_register(c, op)) != CNP_OK) {
+    MPI_Comm_free(&c->comm);
+    cnp__free(c);
+    return st;
+  }
   *out = c;
   return CNP_OK;
 }
@@ -161,9 +173,8 @@ cnp_status cnp_comm_destroy(cnp_comm *c)
 {
   static const char op[] = "cnp_comm_destroy";
   if (c == NULL) return CNP_OK;
-  if (c->magic != CNP__MAGIC_COMM)
-    return cnp__fail(CNP_ESTATE, op, "communicator was destroyed or is not a cnp_comm");
-  cnp_status st = CNP_OK;
+  cnp_status st = cnp__check_handle(c, CNP__MAGIC_COMM, "communicator", op);
+  if (st != CNP_OK) return st;
   int fin = 0;
   MPI_Finalized(&fin);
   if (!fin) {
@@ -173,6 +184,7 @@ cnp_status cnp_comm_destroy(cnp_comm *c)
     st = cnp__fail(CNP_ESTATE, op, "MPI was finalized before the communicator was destroyed "
                    "(the handle is freed, the MPI duplicate leaked)");
   }
+  cnp__handle_unregister(c);
   c->magic = CNP__MAGIC_DEAD;
   cnp__free(c);
   return st;
@@ -180,17 +192,17 @@ cnp_status cnp_comm_destroy(cnp_comm *c)
 
 int cnp_comm_rank(const cnp_comm *c)
 {
-  return c && c->magic == CNP__MAGIC_COMM ? c->rank : -1;
+  return comm_live(c) ? c->rank : -1;
 }
 
 int cnp_comm_size(const cnp_comm *c)
 {
-  return c && c->magic == CNP__MAGIC_COMM ? c->size : -1;
+  return comm_live(c) ? c->size : -1;
 }
 
 int cnp_comm_fortran(const cnp_comm *c)
 {
-  if (!c || c->magic != CNP__MAGIC_COMM) return (int)MPI_Comm_c2f(MPI_COMM_NULL);
+  if (!comm_live(c)) return (int)MPI_Comm_c2f(MPI_COMM_NULL);
   return (int)MPI_Comm_c2f(c->comm);
 }
 

@@ -87,9 +87,10 @@ static cnp_array view1d(void *data, cnp_dtype t, int64_t n, cnp_backend b, int d
 
 static cnp_status plan_check(const cnp_migrate_plan *p, const char *op)
 {
-  if (p == NULL) return cnp__fail(CNP_EINVAL, op, "migration plan is NULL");
-  if (p->magic != CNP__MAGIC_MIGRATE)
-    return cnp__fail(CNP_ESTATE, op, "migration plan was destroyed");
+  /* Through the live-handle registry: a destroyed plan is CNP_ESTATE without reading freed
+  ** memory; another kind of handle is CNP_EINVAL. */
+  cnp_status st = cnp__check_handle(p, CNP__MAGIC_MIGRATE, "migration plan", op);
+  if (st != CNP_OK) return st;
   return cnp__comm_check(p->comm, op);
 }
 
@@ -141,6 +142,7 @@ static void plan_free(cnp_migrate_plan *p)
   cnp__free(p->cnt_send);
   cnp__free(p->blk);
   cnp__free(p->scount);
+  cnp__handle_unregister(p);
   p->magic = CNP__MAGIC_DEAD;
   cnp__free(p);
 }
@@ -282,8 +284,8 @@ cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
     m->item = cnp_dtype_size(m->dtype);
     m->elem = cnp__mpi_type(m->dtype);
   }
-  if ((st = plan_alloc(p, op))) {
-    plan_free(p);
+  if ((st = plan_alloc(p, op)) || (st = cnp__handle_register(p, op))) {
+    plan_free(p);                      /* unregistering an unregistered plan is harmless */
     return st;
   }
   *out = p;
@@ -293,22 +295,24 @@ cnp_status cnp_migrate_plan_create(cnp_migrate_plan **out, cnp_comm *comm,
 cnp_status cnp_migrate_plan_destroy(cnp_migrate_plan *p)
 {
   if (p == NULL) return CNP_OK;
-  if (p->magic != CNP__MAGIC_MIGRATE)
-    return cnp__fail(CNP_ESTATE, "cnp_migrate_plan_destroy", "migration plan was destroyed");
+  cnp_status st = cnp__check_handle(p, CNP__MAGIC_MIGRATE, "migration plan",
+                                    "cnp_migrate_plan_destroy");
+  if (st != CNP_OK) return st;
   plan_free(p);
   return CNP_OK;
 }
 
 int64_t cnp_migrate_plan_capacity(const cnp_migrate_plan *p)
 {
-  return p && p->magic == CNP__MAGIC_MIGRATE ? p->cap : -1;
+  return cnp__handle_live(p) && p->magic == CNP__MAGIC_MIGRATE ? p->cap : -1;
 }
 
 cnp_status cnp_migrate_last_stats(const cnp_migrate_plan *p, cnp_migrate_stats *out)
 {
   static const char op[] = "cnp_migrate_last_stats";
-  if (p == NULL || p->magic != CNP__MAGIC_MIGRATE)
-    return cnp__fail(CNP_EINVAL, op, "invalid migration plan");
+  if (p == NULL) return cnp__fail(CNP_EINVAL, op, "migration plan is NULL");
+  cnp_status hst = cnp__check_handle(p, CNP__MAGIC_MIGRATE, "migration plan", op);
+  if (hst != CNP_OK) return hst;
   CNP__CHECK_NOTNULL(op, out);
   if (!p->have_stats) return cnp__fail(CNP_ESTATE, op, "no step has completed yet");
   *out = p->stats;

@@ -16,6 +16,7 @@
 */
 #include "mpi_internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 typedef enum stage_path { PATH_PASS, PATH_HOST_PACK, PATH_DEV_PACK, PATH_STAGE, PATH_DEV_STAGE }
@@ -57,16 +58,20 @@ struct cnp_mpi_stage {
 
 static cnp_status stage_check(const cnp_mpi_stage *s, const char *op)
 {
-  if (s == NULL) return cnp__fail(CNP_EINVAL, op, "staging object is NULL");
-  if (s->magic != CNP__MAGIC_STAGE)
-    return cnp__fail(CNP_ESTATE, op, "staging object was destroyed");
+  /* Through the live-handle registry: a destroyed stage is CNP_ESTATE without reading
+  ** freed memory; another kind of handle is CNP_EINVAL. */
+  cnp_status st = cnp__check_handle(s, CNP__MAGIC_STAGE, "staging object", op);
+  if (st != CNP_OK) return st;
   return cnp__comm_check(s->comm, op);
 }
 
 static cnp_status ctx_check(const cnp_mpi_ctx *c, const char *op)
 {
   if (c == NULL) return cnp__fail(CNP_EINVAL, op, "context is NULL");
-  if (c->stage == NULL || c->stage->magic != CNP__MAGIC_STAGE)
+  /* A context lives inside its stage: check the stage is live before reading c. */
+  const cnp_mpi_stage *owner =
+      (const cnp_mpi_stage *)(const void *)((const char *)c - offsetof(cnp_mpi_stage, ctx));
+  if (!cnp__handle_live(owner) || owner->magic != CNP__MAGIC_STAGE || c->stage != owner)
     return cnp__fail(CNP_ESTATE, op, "context belongs to a destroyed staging object");
   if (c->kind == CTX_NONE || !c->stage->busy)
     return cnp__fail(CNP_ESTATE, op, "context is closed");
@@ -219,6 +224,10 @@ cnp_status cnp_mpi_stage_create(cnp_mpi_stage **out, cnp_comm *comm, cnp_dtype d
   s->mode = mode;
   s->aware = mode == CNP_CUDA_AWARE_ON ||
              (mode == CNP_CUDA_AWARE_AUTO && cnp__mpi_cuda_aware_library());
+  if ((st = cnp__handle_register(s, op)) != CNP_OK) {
+    cnp__free(s);
+    return st;
+  }
   *out = s;
   return CNP_OK;
 }
@@ -227,12 +236,13 @@ cnp_status cnp_mpi_stage_destroy(cnp_mpi_stage *s)
 {
   static const char op[] = "cnp_mpi_stage_destroy";
   if (s == NULL) return CNP_OK;
-  if (s->magic != CNP__MAGIC_STAGE)
-    return cnp__fail(CNP_ESTATE, op, "staging object was destroyed");
+  cnp_status hst = cnp__check_handle(s, CNP__MAGIC_STAGE, "staging object", op);
+  if (hst != CNP_OK) return hst;
   if (s->busy) return cnp__fail(CNP_EBUSY, op, "a context is still open (call cnp_mpi_end)");
   cnp_status st = CNP_OK, st2;
   if (s->host.data && (st2 = cnp_array_free(&s->host)) && !st) st = st2;
   if (s->dpack.data && (st2 = cnp_array_free(&s->dpack)) && !st) st = st2;
+  cnp__handle_unregister(s);
   s->magic = CNP__MAGIC_DEAD;
   cnp__free(s);
   return st;
@@ -249,7 +259,7 @@ cnp_status cnp_mpi_stage_reserve(cnp_mpi_stage *s, const cnp_array *like)
 
 int cnp_mpi_stage_cuda_aware(const cnp_mpi_stage *s)
 {
-  return s && s->magic == CNP__MAGIC_STAGE ? s->aware : 0;
+  return cnp__handle_live(s) && s->magic == CNP__MAGIC_STAGE ? s->aware : 0;
 }
 
 /* ---- contexts ------------------------------------------------------------------------- */

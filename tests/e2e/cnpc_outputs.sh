@@ -55,4 +55,20 @@ if command -v dot >/dev/null; then dot -Tsvg "$dotf" -o "$work/pic.svg" || fail 
 (cd "$work/a" && "$cnpc" --emit=header,c --out-dir dep -MD -MF dep/pic.d -MT dep/pic.c ex/pic.cnp)
 grep -q '^dep/pic.c: \\$' "$work/a/dep/pic.d" && grep -q '^  ex/pic.cnp$' "$work/a/dep/pic.d" \
   || fail "depfile: $(cat "$work/a/dep/pic.d")"
+# depfile: a kernel declared in an imported file is listed relative to that file (where cnpc
+# reads it), not to the main input
+mkdir -p "$work/k/lib"
+printf 'extern "C" __global__ void bump(double *x, long long n) { if (n) x[0] += 1.0; }\n' > "$work/k/lib/bump.cu"
+printf 'kernel bump from "bump.cu";\n' > "$work/k/lib/k.cnp"
+printf 'pipeline ki;\ndim N;\nfield x : f64[N];\nimport "lib/k.cnp";\n' > "$work/k/ki.cnp"
+(cd "$work" && "$cnpc" --emit=header -MD --out-dir k/out k/ki.cnp) || fail "kernel in an import"
+grep -q '^  k/lib/bump.cu$' "$work/k/out/ki.d" || fail "depfile kernel path: $(cat "$work/k/out/ki.d")"
+
+# -o with a C file name: the extension is the outputs' own (pic.c, pic.h, pic.cu), not pic.c.c
+mkdir -p "$work/o"
+"$cnpc" -o "$work/o/named.c" "$src/examples/pic/pic.cnp" || fail "-o named.c"
+[ -f "$work/o/named.c" ] && [ -f "$work/o/named.h" ] && [ -f "$work/o/named.cu" ] && [ ! -e "$work/o/named.c.c" ] \
+  || fail "-o named.c wrote: $(ls "$work/o")"
+grep -q '#include "named.h"' "$work/o/named.c" || fail "-o named.c: include"
+
 echo "cnpc outputs: deterministic, rewritten only on change, --no-line, explain, dot, depfile ok"

@@ -25,8 +25,12 @@ int main(void)
   int st = gather_step(p);
   CHECK(st == CNP_ERANGE, "out of range gave %s", cnp_status_name((cnp_status)st));
   CHECK(strstr(gather_error(p), "gather.cnp:11:"), "error names the map: %s", gather_error(p));
+  CHECK(strstr(gather_error(p), "an index is out of range"), "error says why: %s", gather_error(p));
   ((int64_t *)idx.data)[5] = -1;
+  CHECK(cnp_stream_synchronize(NULL) == CNP_EINVAL, "an unrelated failure first");
   CHECK(gather_step(p) == CNP_ERANGE, "negative index");
+  CHECK(!strstr(gather_error(p), "cnp_stream_synchronize"), "stale detail: %s", gather_error(p));
+  CHECK(strstr(gather_error(p), "an index is out of range"), "error says why: %s", gather_error(p));
   gather_teardown(p);
   printf("bounds: out-of-range gathers are CNP_ERANGE\n");
   return 0;

@@ -210,3 +210,22 @@ Test(gen, f16_constants_fold_to_their_f16_value)
   buf_free(&u.explain);
   cnp_free(cc);
 }
+
+/* Successive step() calls: streams sharing a field one of them writes wait for each other's
+** previous call (sema's stream_join); a stream with nothing in common does not. */
+Test(gen, cross_call_order_of_streams)
+{
+  Cnp *cc;
+  (void)lower_src(&cc,
+                  "pipeline t; dim N; field x : f64[N]; field y : f64[N]; field z : f64[N];\n"
+                  "stream a, b, c; event e;\n"
+                  "step on a { map i in N { x[i] = x[i] + 1.0; } record e; }\n"
+                  "step on b after e { map i in N { y[i] = x[i] * 2.0; } }\n"
+                  "step on c { map i in N { z[i] = z[i] + 1.0; } }\n",
+                  stderr);
+  cr_assert_not_null(cc->stream_join);
+  cr_assert(cc->stream_join[0 * 3 + 1] && cc->stream_join[1 * 3 + 0], "a and b share x");
+  cr_assert(!cc->stream_join[0 * 3 + 2] && !cc->stream_join[2 * 3 + 0], "c shares nothing");
+  cr_assert(!cc->stream_join[1 * 3 + 2] && !cc->stream_join[2 * 3 + 1], "c shares nothing");
+  cnp_free(cc);
+}

@@ -606,6 +606,15 @@ static void teardown(void)
 {
   OK(cnp_migrate_plan_destroy(plan));
   OK(cnp_migrate_plan_destroy(NULL));
+  /* A destroyed plan is CNP_ESTATE (found through the live-handle registry). */
+  cnp_migrate_stats stats;
+  int64_t n_out = -1;
+  ASSERT_EQ_I(-1, cnp_migrate_plan_capacity(plan));
+  ASSERT_ST(CNP_ESTATE, cnp_migrate_last_stats(plan, &stats));
+  ASSERT_ST(CNP_ESTATE, cnp_migrate(plan, &fx, 1, 0, &fdest, NULL, NULL, &n_out));
+  ASSERT(n_out == -1);
+  ASSERT_ST(CNP_ESTATE, cnp_migrate_plan_destroy(plan));
+  ASSERT_DETAIL("cnp_migrate_plan_destroy");
   OK(cnp_array_free(&fx));
   OK(cnp_array_free(&fv));
   OK(cnp_array_free(&fid));

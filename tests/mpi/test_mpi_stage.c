@@ -339,6 +339,55 @@ static void test_mpi_errors(void)
   OK(cnp_array_free(&small));
 }
 
+/* Destroyed handles are CNP_ESTATE and handles of another kind CNP_EINVAL, found through
+** the live-handle registry (no freed memory is read: the ASan build checks that). */
+static void test_stale_and_wrong_kind_handles(void)
+{
+  int64_t n = 4;
+  cnp_array a;
+  OK(cnp_array_alloc_on(&a, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &n, CNP_ORDER_C, 0));
+  cnp_comm *c2 = NULL;
+  OK(cnp_comm_create_mpi(&c2, MPI_COMM_WORLD));
+  cnp_mpi_stage *s = NULL;
+  OK(cnp_mpi_stage_create(&s, c2, CNP_INT32, 1, &n, CNP_CUDA_AWARE_OFF));
+  cnp_mpi_ctx *ctx = NULL;
+  OK(cnp_mpi_send_begin(s, &a, NULL, NULL, &ctx));
+  OK(cnp_mpi_end(ctx));
+  /* Another kind of handle. */
+  ASSERT_ST(CNP_EINVAL, cnp_mpi_stage_reserve((cnp_mpi_stage *)c2, &a));
+  ASSERT_DETAIL("not a staging object handle");
+  cnp_stream *st = NULL;
+  OK(cnp_stream_create(&st));
+  cnp_mpi_stage *s2 = NULL;
+  ASSERT_ST(CNP_EINVAL, cnp_mpi_stage_create(&s2, (cnp_comm *)st, CNP_INT32, 1, &n,
+                                             CNP_CUDA_AWARE_OFF));
+  ASSERT_DETAIL("not a communicator handle");
+  ASSERT(s2 == NULL);
+  ASSERT_EQ_I(-1, cnp_comm_rank((cnp_comm *)st));
+  OK(cnp_stream_destroy(st));
+  /* Never created: not live. */
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_stage_reserve((cnp_mpi_stage *)&a, &a));
+  /* Destroyed stage: its calls and its (closed) context. */
+  OK(cnp_mpi_stage_destroy(s));
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_stage_reserve(s, &a));
+  ASSERT_DETAIL("cnp_mpi_stage_reserve");
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_send_begin(s, &a, NULL, NULL, &ctx));
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_send(ctx, right, 1));
+  ASSERT_DETAIL("destroyed staging object");
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_end(ctx));
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_stage_destroy(s));
+  ASSERT_EQ_I(0, cnp_mpi_stage_cuda_aware(s));
+  /* Destroyed communicator (collective free). */
+  OK(cnp_comm_destroy(c2));
+  ASSERT_EQ_I(-1, cnp_comm_rank(c2));
+  ASSERT_EQ_I(-1, cnp_comm_size(c2));
+  ASSERT_ST(CNP_ESTATE, cnp_mpi_stage_create(&s, c2, CNP_INT32, 1, &n, CNP_CUDA_AWARE_OFF));
+  ASSERT(s == NULL);
+  ASSERT_ST(CNP_ESTATE, cnp_comm_destroy(c2));
+  ASSERT_DETAIL("cnp_comm_destroy");
+  OK(cnp_array_free(&a));
+}
+
 int main(int argc, char **argv)
 {
   /* Before MPI_Init: a polite CNP_ESTATE, and the version needs no MPI. */
@@ -361,6 +410,7 @@ int main(int argc, char **argv)
   RUN(test_overlap_rejected);
   RUN(test_producers_and_arguments);
   RUN(test_mpi_errors);
+  RUN(test_stale_and_wrong_kind_handles);
   OK(cnp_comm_destroy(comm));
   return t_finish("test_mpi_stage");
 }

@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -121,11 +123,11 @@ struct csort_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   int64_t P_nb;  /* param nb (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_v;  /* field v : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_live;  /* field live : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_bin;  /* field bin : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_total;  /* field total : field total : f64[2, nb]; */
+  cnp_array f_x;  /* field x : f64[N] (input.cnp:6) */
+  cnp_array f_v;  /* field v : f64[2, N] (input.cnp:6) */
+  cnp_array f_live;  /* field live : bool[N] (input.cnp:6) */
+  cnp_array f_bin;  /* field bin : i64[N] (input.cnp:6) */
+  cnp_array f_total;  /* field total : f64[2, nb] (input.cnp:7) */
   cnp_stream *s_s;
   cnp_segment_plan *plan_byb;
   int fused_k0;  /* last step: kernel 0 did compact + sort itself */
@@ -140,10 +142,16 @@ struct csort_h {
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int csort_failed(csort_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -205,7 +213,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 209 "input.c"
+#line 217 "input.c"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -460,6 +468,7 @@ static int csort_h_step(csort_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:10: step on s ---- */
   S = p->s_s;
@@ -468,7 +477,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 472 "input.c"
+#line 481 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -487,7 +496,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 491 "input.c"
+#line 500 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -503,7 +512,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 507 "input.c"
+#line 516 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -516,7 +525,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 520 "input.c"
+#line 529 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -549,7 +558,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 553 "input.c"
+#line 562 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
@@ -610,7 +619,7 @@ int csort_setup(csort **p, const csort_config *cfg, char *err, size_t errlen)
 {
   csort_h *h = NULL;
   int st = csort_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (csort *)h;
+  if (p) *p = (struct csort *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -146,11 +148,11 @@ struct csort_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   int64_t P_nb;  /* param nb (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_v;  /* field v : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_live;  /* field live : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_bin;  /* field bin : field x : f64[N]; field v : f64[2, N]; field live : bool[N]; field bin : i64[N]; */
-  cnp_array f_total;  /* field total : field total : f64[2, nb]; */
+  cnp_array f_x;  /* field x : f64[N] (input.cnp:6) */
+  cnp_array f_v;  /* field v : f64[2, N] (input.cnp:6) */
+  cnp_array f_live;  /* field live : bool[N] (input.cnp:6) */
+  cnp_array f_bin;  /* field bin : i64[N] (input.cnp:6) */
+  cnp_array f_total;  /* field total : f64[2, nb] (input.cnp:7) */
   cnp_stream *s_s;
   cnp_segment_plan *plan_byb;
   int fused_k0;  /* last step: kernel 0 did compact + sort itself */
@@ -173,10 +175,16 @@ struct csort_h {
   cudaKernelNodeParams gkp_k0;
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int csort_failed(csort_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -239,7 +247,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 243 "input.cu"
+#line 251 "input.cu"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -323,7 +331,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 327 "input.cu"
+#line 335 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -734,6 +742,7 @@ static int csort_h_step(csort_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:10: step on s ---- */
   S = p->s_s;
@@ -748,7 +757,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 752 "input.cu"
+#line 761 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -767,7 +776,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 771 "input.cu"
+#line 780 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -784,7 +793,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 788 "input.cu"
+#line 797 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -798,7 +807,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 802 "input.cu"
+#line 811 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -831,7 +840,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 835 "input.cu"
+#line 844 "input.cu"
     }
   }
   p->stats.steps++;
@@ -896,7 +905,7 @@ int csort_setup(csort **p, const csort_config *cfg, char *err, size_t errlen)
 {
   csort_h *h = NULL;
   int st = csort_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (csort *)h;
+  if (p) *p = (struct csort *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

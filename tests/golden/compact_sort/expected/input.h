@@ -59,7 +59,8 @@ cnp_array csort_field(csort *p, const char *name);
 ** dim gives -1 / CNP_EINVAL. */
 int64_t   csort_extent(csort *p, const char *dim);
 int       csort_set_extent(csort *p, const char *dim, int64_t n);
-/* Host view of the latest copy into a snapshot (waits for it). */
+/* Host view of the latest copy into a snapshot (waits for it); for a field over a dim, its
+** live rows at the time of the copy. CNP_ESTATE before the first copy. */
 int       csort_snapshot(csort *p, const char *name, cnp_array *host_view);
 void      csort_stats_get(csort *p, csort_stats *out);
 /* Where the last failing step() failed ("pic.cnp:20: compact alive: <detail>"). */

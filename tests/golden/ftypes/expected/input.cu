@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -285,6 +287,10 @@ __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_mk128(double re, double im) { 
   __host__ __device__ CNP_G_INLINE bool operator==(C a, C b) { return a.re == b.re && a.im == b.im; } \
   __host__ __device__ CNP_G_INLINE bool operator!=(C a, C b) { return !(a == b); }              \
   __host__ __device__ CNP_G_INLINE R cnp_g_cabs(C a) { return cuda::std::abs(cnp_g_std(a)); }   \
+  __host__ __device__ CNP_G_INLINE R cnp_g_carg(C a) { return cuda::std::arg(cnp_g_std(a)); }   \
+  __host__ __device__ CNP_G_INLINE R cnp_g_creal(C a) { return a.re; }                          \
+  __host__ __device__ CNP_G_INLINE R cnp_g_cimag(C a) { return a.im; }                          \
+  __host__ __device__ CNP_G_INLINE C cnp_g_conj(C a) { return C(a.re, -a.im); }                  \
   __host__ __device__ CNP_G_INLINE C cnp_g_csqrt(C a) { return cnp_g_of(cuda::std::sqrt(cnp_g_std(a))); } \
   __host__ __device__ CNP_G_INLINE C cnp_g_cexp(C a) { return cnp_g_of(cuda::std::exp(cnp_g_std(a))); } \
   __host__ __device__ CNP_G_INLINE C cnp_g_clog(C a) { return cnp_g_of(cuda::std::log(cnp_g_std(a))); } \
@@ -338,14 +344,14 @@ struct ftypes_h {
   cnp_g_c128 P_w;  /* param w (per step) */
   int64_t P_n_cells;  /* param n_cells (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : field x : f32[N]; field h : f16[N]; field z : c128[N]; field y : c64[N]; */
-  cnp_array f_h;  /* field h : field x : f32[N]; field h : f16[N]; field z : c128[N]; field y : c64[N]; */
-  cnp_array f_z;  /* field z : field x : f32[N]; field h : f16[N]; field z : c128[N]; field y : c64[N]; */
-  cnp_array f_y;  /* field y : field x : f32[N]; field h : f16[N]; field z : c128[N]; field y : c64[N]; */
-  cnp_array f_cell;  /* field cell : field cell : i64[N]; field m : f64[N]; */
-  cnp_array f_m;  /* field m : field cell : i64[N]; field m : f64[N]; */
-  cnp_array f_hs;  /* field hs : field hs : f16[n_cells]; field zs : c128[n_cells]; */
-  cnp_array f_zs;  /* field zs : field hs : f16[n_cells]; field zs : c128[n_cells]; */
+  cnp_array f_x;  /* field x : f32[N] (input.cnp:10) */
+  cnp_array f_h;  /* field h : f16[N] (input.cnp:10) */
+  cnp_array f_z;  /* field z : c128[N] (input.cnp:10) */
+  cnp_array f_y;  /* field y : c64[N] (input.cnp:10) */
+  cnp_array f_cell;  /* field cell : i64[N] (input.cnp:11) */
+  cnp_array f_m;  /* field m : f64[N] (input.cnp:11) */
+  cnp_array f_hs;  /* field hs : f16[n_cells] (input.cnp:12) */
+  cnp_array f_zs;  /* field zs : c128[n_cells] (input.cnp:12) */
   cnp_stream *s_s;
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
@@ -360,10 +366,16 @@ struct ftypes_h {
   cudaKernelNodeParams gkp_k0;
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int ftypes_failed(ftypes_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -422,7 +434,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
 #line 16 "input.cnp"
       float l_t = cnp_g_hround(((cnp_g_h2f(f_h[l_i]) * P_gain) + 0.0010004043579101562f));
 #line 17 "input.cnp"
-      f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1));
+      f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1f));
 #line 18 "input.cnp"
       f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 19 "input.cnp"
@@ -433,7 +445,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 437 "input.cu"
+#line 449 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -462,7 +474,7 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
 #line 16 "input.cnp"
     float l_t = cnp_g_hround(((cnp_g_h2f(f_h[l_i]) * P_gain) + 0.0010004043579101562f));
 #line 17 "input.cnp"
-    f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1));
+    f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1f));
 #line 18 "input.cnp"
     f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 19 "input.cnp"
@@ -473,7 +485,7 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
     cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
     cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 477 "input.cu"
+#line 489 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -848,6 +860,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
   p->P_w = cnp_g_mk128(w.re, w.im);
 
   /* ---- input.cnp:14: step on s ---- */
@@ -861,7 +874,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:15: map i in N");
-#line 865 "input.cu"
+#line 878 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
@@ -928,7 +941,7 @@ int ftypes_setup(ftypes **p, const ftypes_config *cfg, char *err, size_t errlen)
 {
   ftypes_h *h = NULL;
   int st = ftypes_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (ftypes *)h;
+  if (p) *p = (struct ftypes *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

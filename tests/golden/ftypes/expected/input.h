@@ -72,7 +72,8 @@ cnp_array ftypes_field(ftypes *p, const char *name);
 ** dim gives -1 / CNP_EINVAL. */
 int64_t   ftypes_extent(ftypes *p, const char *dim);
 int       ftypes_set_extent(ftypes *p, const char *dim, int64_t n);
-/* Host view of the latest copy into a snapshot (waits for it). */
+/* Host view of the latest copy into a snapshot (waits for it); for a field over a dim, its
+** live rows at the time of the copy. CNP_ESTATE before the first copy. */
 int       ftypes_snapshot(ftypes *p, const char *name, cnp_array *host_view);
 void      ftypes_stats_get(ftypes *p, ftypes_stats *out);
 /* Where the last failing step() failed ("pic.cnp:20: compact alive: <detail>"). */

@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -123,20 +125,26 @@ struct fuse_h {
   float P_k;  /* param k (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
   int64_t cap_M, n_M;  /* dim M: capacity and live extent */
-  cnp_array f_a;  /* field a : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
-  cnp_array f_b;  /* field b : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
-  cnp_array f_keep;  /* field keep : field a : f64[N]; field b : f32[N]; field keep : bool[N]; */
-  cnp_array f_m;  /* field m : field m : i32[M]; */
+  cnp_array f_a;  /* field a : f64[N] (input.cnp:8) */
+  cnp_array f_b;  /* field b : f32[N] (input.cnp:8) */
+  cnp_array f_keep;  /* field keep : bool[N] (input.cnp:8) */
+  cnp_array f_m;  /* field m : i32[M] (input.cnp:9) */
   cnp_stream *s_s;
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int fuse_failed(fuse_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -180,15 +188,15 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 184 "input.c"
+#line 192 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
 #line 17 "input.cnp"
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
-      f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5);
-#line 192 "input.c"
+      f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
+#line 200 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -233,7 +241,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 237 "input.c"
+#line 245 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -381,6 +389,7 @@ static int fuse_h_step(fuse_h *p, double dt)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
   p->P_dt = dt;
 
   /* ---- input.cnp:11: step on s ---- */
@@ -390,13 +399,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 394 "input.c"
+#line 403 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 400 "input.c"
+#line 409 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -413,7 +422,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 417 "input.c"
+#line 426 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -478,7 +487,7 @@ int fuse_setup(fuse **p, const fuse_config *cfg, char *err, size_t errlen)
 {
   fuse_h *h = NULL;
   int st = fuse_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (fuse *)h;
+  if (p) *p = (struct fuse *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

@@ -60,7 +60,8 @@ cnp_array fuse_field(fuse *p, const char *name);
 ** dim gives -1 / CNP_EINVAL. */
 int64_t   fuse_extent(fuse *p, const char *dim);
 int       fuse_set_extent(fuse *p, const char *dim, int64_t n);
-/* Host view of the latest copy into a snapshot (waits for it). */
+/* Host view of the latest copy into a snapshot (waits for it); for a field over a dim, its
+** live rows at the time of the copy. CNP_ESTATE before the first copy. */
 int       fuse_snapshot(fuse *p, const char *name, cnp_array *host_view);
 void      fuse_stats_get(fuse *p, fuse_stats *out);
 /* Where the last failing step() failed ("pic.cnp:20: compact alive: <detail>"). */

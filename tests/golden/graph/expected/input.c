@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -121,22 +123,31 @@ struct graph_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   double P_dt;  /* param dt (per step) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
-  cnp_array f_v;  /* field v : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
-  cnp_array f_live;  /* field live : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
-  cnp_array f_y;  /* field y : field x : f64[N]; field v : f64[N]; field live : bool[N]; field y : f64[N]; */
+  cnp_array f_x;  /* field x : f64[N] (input.cnp:8) */
+  cnp_array f_v;  /* field v : f64[N] (input.cnp:8) */
+  cnp_array f_live;  /* field live : bool[N] (input.cnp:8) */
+  cnp_array f_y;  /* field y : f64[N] (input.cnp:8) */
   cnp_stream *s_s;
+  cnp_event *ej_s;  /* end of the last step() call's work on s */
   cnp_stream *s_io;
+  cnp_event *ej_io;  /* end of the last step() call's work on io */
   cnp_event *e_done;
   int nthreads;                  /* host threads of the fused kernels */
+  int ej_ready;                   /* the ej_ events hold the end of a previous call */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int graph_failed(graph_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -178,7 +189,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 182 "input.c"
+#line 193 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -222,7 +233,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 226 "input.c"
+#line 237 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -264,7 +275,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 268 "input.c"
+#line 279 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -295,7 +306,9 @@ static void graph_h_teardown(graph_h *p)
   if (p->f_v.data) cnp_array_free(&p->f_v);
   if (p->f_live.data) cnp_array_free(&p->f_live);
   if (p->f_y.data) cnp_array_free(&p->f_y);
+  if (p->ej_s) cnp_event_destroy(p->ej_s);
   if (p->s_s) cnp_stream_destroy(p->s_s);
+  if (p->ej_io) cnp_event_destroy(p->ej_io);
   if (p->s_io) cnp_stream_destroy(p->s_io);
   if (p->e_done) cnp_event_destroy(p->e_done);
   if (p->bad.data) cnp_array_free(&p->bad);
@@ -392,7 +405,15 @@ static int graph_h_setup(graph_h **pp, const graph_config *cfg, char *err, size_
     where = "input.cnp:9: stream s";
     goto fail;
   }
+  if ((st = cnp_event_create(&p->ej_s, CNP_EVENT_DEFAULT)) != CNP_OK) {
+    where = "input.cnp:9: stream s";
+    goto fail;
+  }
   if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+    where = "input.cnp:9: stream io";
+    goto fail;
+  }
+  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
     where = "input.cnp:9: stream io";
     goto fail;
   }
@@ -419,16 +440,20 @@ static int graph_h_step(graph_h *p, double dt)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
   p->P_dt = dt;
 
   /* ---- input.cnp:11: step on s ---- */
   S = p->s_s;
+  if (p->ej_ready)  /* after stream io's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_io),
+              "input.cnp:11: step on s");
 
   /* input.cnp:12: map i in N */
 #line 12 "input.cnp"
   CNP_G_TRY(graph_k0(p, S),
             "input.cnp:12: map i in N");
-#line 432 "input.c"
+#line 457 "input.c"
 
   /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -445,32 +470,42 @@ static int graph_h_step(graph_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 449 "input.c"
+#line 474 "input.c"
 
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
   CNP_G_TRY(graph_k1(p, S),
             "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 455 "input.c"
+#line 480 "input.c"
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 461 "input.c"
+#line 486 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
+  if (p->ej_ready)  /* after stream s's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_s),
+              "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 468 "input.c"
+#line 496 "input.c"
 
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
 #line 20 "input.cnp"
   CNP_G_TRY(graph_k2(p, S),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 474 "input.c"
+#line 502 "input.c"
+
+  /* the next call orders its work after this call's (see the waits above) */
+  CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
+            "graph_step: end of the call on stream s");
+  CNP_G_TRY(cnp_event_record(p->ej_io, p->s_io),
+            "graph_step: end of the call on stream io");
+  p->ej_ready = 1;
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -533,7 +568,7 @@ int graph_setup(graph **p, const graph_config *cfg, char *err, size_t errlen)
 {
   graph_h *h = NULL;
   int st = graph_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (graph *)h;
+  if (p) *p = (struct graph *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

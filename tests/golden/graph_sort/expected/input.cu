@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -147,13 +149,15 @@ struct graph_sort_h {
   double P_dt;  /* param dt (per step) */
   int64_t P_n_cells;  /* param n_cells (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : field x : f64[N]; field w : f64[2, N]; field live : bool[N]; field cell : i64[N]; */
-  cnp_array f_w;  /* field w : field x : f64[N]; field w : f64[2, N]; field live : bool[N]; field cell : i64[N]; */
-  cnp_array f_live;  /* field live : field x : f64[N]; field w : f64[2, N]; field live : bool[N]; field cell : i64[N]; */
-  cnp_array f_cell;  /* field cell : field x : f64[N]; field w : f64[2, N]; field live : bool[N]; field cell : i64[N]; */
-  cnp_array f_rho;  /* field rho : field rho : f64[2, n_cells]; */
+  cnp_array f_x;  /* field x : f64[N] (input.cnp:11) */
+  cnp_array f_w;  /* field w : f64[2, N] (input.cnp:11) */
+  cnp_array f_live;  /* field live : bool[N] (input.cnp:11) */
+  cnp_array f_cell;  /* field cell : i64[N] (input.cnp:11) */
+  cnp_array f_rho;  /* field rho : f64[2, n_cells] (input.cnp:12) */
   cnp_stream *s_s;
+  cnp_event *ej_s;  /* end of the last step() call's work on s */
   cnp_stream *s_io;
+  cnp_event *ej_io;  /* end of the last step() call's work on io */
   cnp_event *e_done;
   cnp_snapshot *snap_out;
   cnp_snapshot_handle h_out;  /* latest copy */
@@ -167,6 +171,7 @@ struct graph_sort_h {
   int64_t *off_dep;  /* segment offsets of plan dep from kernel 0 */
   int inl_dep;  /* plan dep was built from those offsets */
   int nthreads;                  /* host threads of the fused kernels */
+  int ej_ready;                   /* the ej_ events hold the end of a previous call */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
   cnp_array dn_N;  /* int64[1]: live extent of dim N for CUDA graphs */
@@ -179,10 +184,16 @@ struct graph_sort_h {
   cudaKernelNodeParams gkp_k0;
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int graph_sort_failed(graph_sort_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -245,7 +256,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
         f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 249 "input.cu"
+#line 260 "input.cu"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_cell[cnp_i];
@@ -330,7 +341,7 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
     f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 334 "input.cu"
+#line 345 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -555,7 +566,9 @@ static void graph_sort_h_teardown(graph_sort_h *p)
   if (p->f_live.data) cnp_array_free(&p->f_live);
   if (p->f_cell.data) cnp_array_free(&p->f_cell);
   if (p->f_rho.data) cnp_array_free(&p->f_rho);
+  if (p->ej_s) cnp_event_destroy(p->ej_s);
   if (p->s_s) cnp_stream_destroy(p->s_s);
+  if (p->ej_io) cnp_event_destroy(p->ej_io);
   if (p->s_io) cnp_stream_destroy(p->s_io);
   if (p->e_done) cnp_event_destroy(p->e_done);
   if (p->snap_out) cnp_snapshot_destroy(p->snap_out);
@@ -679,7 +692,15 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
     where = "input.cnp:13: stream s";
     goto fail;
   }
+  if ((st = cnp_event_create(&p->ej_s, CNP_EVENT_DEFAULT)) != CNP_OK) {
+    where = "input.cnp:13: stream s";
+    goto fail;
+  }
   if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+    where = "input.cnp:13: stream io";
+    goto fail;
+  }
+  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
     where = "input.cnp:13: stream io";
     goto fail;
   }
@@ -754,10 +775,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
   p->P_dt = dt;
 
   /* ---- input.cnp:17: step push on s ---- */
   S = p->s_s;
+  if (p->ej_ready)  /* after stream io's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_io),
+              "input.cnp:17: step push on s");
   if (p->gx_0) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_sort_g0_replay(p, S),
               "input.cnp:17: step push on s");
@@ -769,7 +794,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 773 "input.cu"
+#line 798 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -788,7 +813,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 792 "input.cu"
+#line 817 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -805,7 +830,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 809 "input.cu"
+#line 834 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -819,7 +844,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 823 "input.cu"
+#line 848 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -852,7 +877,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 856 "input.cu"
+#line 881 "input.cu"
     }
   }
 
@@ -860,21 +885,31 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 864 "input.cu"
+#line 889 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
+  if (p->ej_ready)  /* after stream s's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_s),
+              "input.cnp:29: step drain on io after done { copy out <- rho; }");
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 871 "input.cu"
+#line 899 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 878 "input.cu"
+#line 906 "input.cu"
+
+  /* the next call orders its work after this call's (see the waits above) */
+  CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
+            "graph_sort_step: end of the call on stream s");
+  CNP_G_TRY(cnp_event_record(p->ej_io, p->s_io),
+            "graph_sort_step: end of the call on stream io");
+  p->ej_ready = 1;
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -932,8 +967,10 @@ static int graph_sort_h_set_extent(graph_sort_h *p, const char *dim, int64_t n)
 static int graph_sort_h_snapshot(graph_sort_h *p, const char *name, cnp_array *view)
 {
   if (!p || !name || !view) return CNP_EINVAL;
-  if (strcmp(name, "out") == 0)
-    return p->has_out ? (int)cnp_snapshot_result(p->h_out, view) : CNP_ESTATE;
+  if (strcmp(name, "out") == 0) {
+    if (!p->has_out) return CNP_ESTATE;
+    return (int)cnp_snapshot_result(p->h_out, view);
+  }
   return CNP_EINVAL;
 }
 
@@ -943,7 +980,7 @@ int graph_sort_setup(graph_sort **p, const graph_sort_config *cfg, char *err, si
 {
   graph_sort_h *h = NULL;
   int st = graph_sort_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (graph_sort *)h;
+  if (p) *p = (struct graph_sort *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

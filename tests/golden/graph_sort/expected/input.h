@@ -59,7 +59,8 @@ cnp_array graph_sort_field(graph_sort *p, const char *name);
 ** dim gives -1 / CNP_EINVAL. */
 int64_t   graph_sort_extent(graph_sort *p, const char *dim);
 int       graph_sort_set_extent(graph_sort *p, const char *dim, int64_t n);
-/* Host view of the latest copy into a snapshot (waits for it). */
+/* Host view of the latest copy into a snapshot (waits for it); for a field over a dim, its
+** live rows at the time of the copy. CNP_ESTATE before the first copy. */
 int       graph_sort_snapshot(graph_sort *p, const char *name, cnp_array *host_view);
 void      graph_sort_stats_get(graph_sort *p, graph_sort_stats *out);
 /* Where the last failing step() failed ("pic.cnp:20: compact alive: <detail>"). */

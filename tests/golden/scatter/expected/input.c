@@ -43,6 +43,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -121,23 +123,29 @@ struct scatter_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   int64_t P_n_cells;  /* param n_cells (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_pos;  /* field pos : field pos : f64[N]; field q : f64[N]; field cell : i64[N]; */
-  cnp_array f_q;  /* field q : field pos : f64[N]; field q : f64[N]; field cell : i64[N]; */
-  cnp_array f_cell;  /* field cell : field pos : f64[N]; field q : f64[N]; field cell : i64[N]; */
-  cnp_array f_E;  /* field E : field E : f64[n_cells]; field rho : f64[n_cells]; field force : f64[2, N]; */
-  cnp_array f_rho;  /* field rho : field E : f64[n_cells]; field rho : f64[n_cells]; field force : f64[2, N]; */
-  cnp_array f_force;  /* field force : field E : f64[n_cells]; field rho : f64[n_cells]; field force : f64[2, N]; */
-  cnp_array f_hits;  /* field hits : field hits : i64[n_cells]; */
+  cnp_array f_pos;  /* field pos : f64[N] (input.cnp:5) */
+  cnp_array f_q;  /* field q : f64[N] (input.cnp:5) */
+  cnp_array f_cell;  /* field cell : i64[N] (input.cnp:5) */
+  cnp_array f_E;  /* field E : f64[n_cells] (input.cnp:6) */
+  cnp_array f_rho;  /* field rho : f64[n_cells] (input.cnp:6) */
+  cnp_array f_force;  /* field force : f64[2, N] (input.cnp:6) */
+  cnp_array f_hits;  /* field hits : i64[n_cells] (input.cnp:7) */
   cnp_stream *s_s;
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int scatter_failed(scatter_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -210,7 +218,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
       CNP_G_OMP("omp atomic")
       f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 214 "input.c"
+#line 222 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -401,6 +409,7 @@ static int scatter_h_step(scatter_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:9: step on s ---- */
   S = p->s_s;
@@ -409,7 +418,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
   CNP_G_TRY(scatter_k0(p, S),
             "input.cnp:10: map i in N");
-#line 413 "input.c"
+#line 422 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -471,7 +480,7 @@ int scatter_setup(scatter **p, const scatter_config *cfg, char *err, size_t errl
 {
   scatter_h *h = NULL;
   int st = scatter_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (scatter *)h;
+  if (p) *p = (struct scatter *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

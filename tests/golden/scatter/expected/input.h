@@ -59,7 +59,8 @@ cnp_array scatter_field(scatter *p, const char *name);
 ** dim gives -1 / CNP_EINVAL. */
 int64_t   scatter_extent(scatter *p, const char *dim);
 int       scatter_set_extent(scatter *p, const char *dim, int64_t n);
-/* Host view of the latest copy into a snapshot (waits for it). */
+/* Host view of the latest copy into a snapshot (waits for it); for a field over a dim, its
+** live rows at the time of the copy. CNP_ESTATE before the first copy. */
 int       scatter_snapshot(scatter *p, const char *name, cnp_array *host_view);
 void      scatter_stats_get(scatter *p, scatter_stats *out);
 /* Where the last failing step() failed ("pic.cnp:20: compact alive: <detail>"). */

@@ -49,6 +49,8 @@
 #define CNP_G_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CNP_G_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
+__host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -146,28 +148,37 @@ struct streams_h {
   cnp_array *views;             /* scratch views for algorithm calls (allocated at setup) */
   int64_t P_n_cells;  /* param n_cells (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_key;  /* field key : field key : i64[N]; field w : f64[N]; field v : f64[3, N]; */
-  cnp_array f_w;  /* field w : field key : i64[N]; field w : f64[N]; field v : f64[3, N]; */
-  cnp_array f_v;  /* field v : field key : i64[N]; field w : f64[N]; field v : f64[3, N]; */
-  cnp_array f_off;  /* field off : field off : i64[n_cells + 1]; */
-  cnp_array f_rho;  /* field rho : field rho : f64[n_cells]; field j : f64[3, n_cells]; */
-  cnp_array f_j;  /* field j : field rho : f64[n_cells]; field j : f64[3, n_cells]; */
+  cnp_array f_key;  /* field key : i64[N] (input.cnp:5) */
+  cnp_array f_w;  /* field w : f64[N] (input.cnp:5) */
+  cnp_array f_v;  /* field v : f64[3, N] (input.cnp:5) */
+  cnp_array f_off;  /* field off : i64[n_cells + 1] (input.cnp:6) */
+  cnp_array f_rho;  /* field rho : f64[n_cells] (input.cnp:7) */
+  cnp_array f_j;  /* field j : f64[3, n_cells] (input.cnp:7) */
   cnp_stream *s_work;
+  cnp_event *ej_work;  /* end of the last step() call's work on work */
   cnp_stream *s_io;
+  cnp_event *ej_io;  /* end of the last step() call's work on io */
   cnp_event *e_ready;
   cnp_snapshot *snap_snap;
   cnp_snapshot_handle h_snap;  /* latest copy */
   int has_snap;
   cnp_segment_plan *plan_p;
   int nthreads;                  /* host threads of the fused kernels */
+  int ej_ready;                   /* the ej_ events hold the end of a previous call */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
 };
 
-/* Records where a step failed (with the runtime's detail) and returns st. */
+/* Records where a step failed (with the runtime's detail) and returns st. step() clears
+** the detail first, so an empty one means generated code failed: a fused kernel's index
+** check (CNP_ERANGE) or a status without a runtime message. */
 static int streams_failed(streams_h *p, int st, const char *where)
 {
-  snprintf(p->error, sizeof p->error, "%s: %s", where, cnp_last_error());
+  const char *detail = cnp_last_error();
+  if (!detail[0])
+    detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
+                              : cnp_status_name((cnp_status)st);
+  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
   return st;
 }
 
@@ -202,7 +213,9 @@ static void streams_h_teardown(streams_h *p)
   if (p->f_off.data) cnp_array_free(&p->f_off);
   if (p->f_rho.data) cnp_array_free(&p->f_rho);
   if (p->f_j.data) cnp_array_free(&p->f_j);
+  if (p->ej_work) cnp_event_destroy(p->ej_work);
   if (p->s_work) cnp_stream_destroy(p->s_work);
+  if (p->ej_io) cnp_event_destroy(p->ej_io);
   if (p->s_io) cnp_stream_destroy(p->s_io);
   if (p->e_ready) cnp_event_destroy(p->e_ready);
   if (p->snap_snap) cnp_snapshot_destroy(p->snap_snap);
@@ -330,7 +343,15 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
     where = "input.cnp:8: stream work";
     goto fail;
   }
+  if ((st = cnp_event_create(&p->ej_work, CNP_EVENT_DEFAULT)) != CNP_OK) {
+    where = "input.cnp:8: stream work";
+    goto fail;
+  }
   if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+    where = "input.cnp:8: stream io";
+    goto fail;
+  }
+  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
     where = "input.cnp:8: stream io";
     goto fail;
   }
@@ -365,9 +386,13 @@ static int streams_h_step(streams_h *p)
   p->stats.launches = 0;
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
+  cnp_clear_error();              /* a failure below reports only its own detail */
 
   /* ---- input.cnp:12: step sorting on work ---- */
   S = p->s_work;
+  if (p->ej_ready)  /* after stream io's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_io),
+              "input.cnp:12: step sorting on work");
 
   /* input.cnp:13: sort key (w, v); */
 #line 13 "input.cnp"
@@ -382,7 +407,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
-#line 386 "input.cu"
+#line 411 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -394,7 +419,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
-#line 398 "input.cu"
+#line 423 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -405,7 +430,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
-#line 409 "input.cu"
+#line 434 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -421,7 +446,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 425 "input.cu"
+#line 450 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -437,27 +462,37 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 441 "input.cu"
+#line 466 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 447 "input.cu"
+#line 472 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
+  if (p->ej_ready)  /* after stream work's work of the previous call */
+    CNP_G_TRY(cnp_stream_wait_event(S, p->ej_work),
+              "input.cnp:20: step output on io after ready { copy snap <- rho; }");
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 454 "input.cu"
+#line 482 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 461 "input.cu"
+#line 489 "input.cu"
+
+  /* the next call orders its work after this call's (see the waits above) */
+  CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
+            "streams_step: end of the call on stream work");
+  CNP_G_TRY(cnp_event_record(p->ej_io, p->s_io),
+            "streams_step: end of the call on stream io");
+  p->ej_ready = 1;
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
@@ -516,8 +551,10 @@ static int streams_h_set_extent(streams_h *p, const char *dim, int64_t n)
 static int streams_h_snapshot(streams_h *p, const char *name, cnp_array *view)
 {
   if (!p || !name || !view) return CNP_EINVAL;
-  if (strcmp(name, "snap") == 0)
-    return p->has_snap ? (int)cnp_snapshot_result(p->h_snap, view) : CNP_ESTATE;
+  if (strcmp(name, "snap") == 0) {
+    if (!p->has_snap) return CNP_ESTATE;
+    return (int)cnp_snapshot_result(p->h_snap, view);
+  }
   return CNP_EINVAL;
 }
 
@@ -527,7 +564,7 @@ int streams_setup(streams **p, const streams_config *cfg, char *err, size_t errl
 {
   streams_h *h = NULL;
   int st = streams_h_setup(&h, cfg, err, errlen);
-  if (p) *p = (streams *)h;
+  if (p) *p = (struct streams *)h;  /* the tag: a variable may share the name */
   return st;
 }
 

@@ -59,7 +59,8 @@ cnp_array streams_field(streams *p, const char *name);
 ** dim gives -1 / CNP_EINVAL. */
 int64_t   streams_extent(streams *p, const char *dim);
 int       streams_set_extent(streams *p, const char *dim, int64_t n);
-/* Host view of the latest copy into a snapshot (waits for it). */
+/* Host view of the latest copy into a snapshot (waits for it); for a field over a dim, its
+** live rows at the time of the copy. CNP_ESTATE before the first copy. */
 int       streams_snapshot(streams *p, const char *name, cnp_array *host_view);
 void      streams_stats_get(streams *p, streams_stats *out);
 /* Where the last failing step() failed ("pic.cnp:20: compact alive: <detail>"). */
