@@ -1105,6 +1105,7 @@ typedef struct host_plan {
   char    *priv;                       /* (nt - 1) partitions of priv_slots 8-byte slots */
   int64_t  priv_slots;                 /* per partition: n_segments * priv_g */
   int64_t  priv_g;                     /* components per pass the partitions hold (0: none) */
+  int64_t  rows_used;                  /* rows the build read: [rows_used, n_rows) are dropped */
 } host_plan;
 
 static void host_plan_free(host_plan *p)
@@ -1255,6 +1256,7 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
     desc += res[t].descents;
   }
   plan->n_rows = n;
+  p->rows_used = n;
   plan->n_kept = n - neg;
   p->identity = neg == 0 && desc == 0;
   int64_t *off = p->offsets;
@@ -1520,6 +1522,9 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   }
   (void)sum_f16_scan;
   if (ns == 0 || kc == 0) return CNP_OK;
+  /* Rows past rows_used (a device-count build) are dropped: leave them out of the thread
+  ** split too, so that the sums equal those of a plan built over the used rows alone. */
+  n = p->rows_used;
   int nt = threads_for(n > ns ? n : ns, p->nt);
   (void)nt;                                    /* unused in a serial build */
   /* Unsorted keys and few segments: split the rows between the threads (each reads only its
