@@ -1349,6 +1349,8 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
     list_views(u, b, &s->list);
     try_call(u, b, s->loc, "cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S)");
     buf_line(b, "p->stats.launches++;");
+    if (cuda_unit)
+      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */");
     b->indent -= 2;
     buf_line(b, "}");
     break;
@@ -1361,6 +1363,8 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
     buf_line(b, "cnp_array off = cnp_g_row(&p->f_%s, 0, %s);", out->name, live_extent(u, out));
     try_call(u, b, s->loc, "cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S)");
     buf_line(b, "p->stats.launches++;");
+    if (cuda_unit)
+      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */");
     b->indent -= 2;
     buf_line(b, "}");
     break;
@@ -1372,6 +1376,8 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
     buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
     try_call(u, b, s->loc, "cnp_segment_plan_build(p->plan_%s, &key, S)", s->a.decl->name);
     buf_line(b, "p->stats.launches++;");
+    if (cuda_unit)
+      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */");
     b->indent -= 2;
     buf_line(b, "}");
     break;
@@ -1512,6 +1518,28 @@ static const char *param_value(GenUnit *u, Decl *d, const char *v) {
 static bool graph_step(GenUnit *u, GenStep *gs, int *end);
 static bool unit_graph_pulls(GenUnit *u);
 
+/* Does step gs, run directly, read live extents on the host (so that an extent only the
+** device holds must come back first)? Records, waits, snapshot copies, mirror refreshes and
+** maps over a param or const that do not read a dim's extent do not. */
+static bool step_reads_extents(GenStep *gs) {
+  for (int o = 0; o < gs->n_ops; o++) {
+    GenOp *op = &gs->ops[o];
+    if (op->kind == GOP_MAP) {
+      KUse use;
+      Decl *over = op->stmt->over.decl;
+      if (!over || over->kind == DECL_DIM) return true;
+      group_use(op, &use);
+      if (use.n_dims) return true;
+      continue;
+    }
+    switch (op->stmt->kind) {
+    case ST_RECORD: case ST_WAIT: case ST_COPY: case ST_REFRESH: break;
+    default: return true;
+    }
+  }
+  return false;
+}
+
 /* Cross-call order (sema's stream_join): stream t waits at its first step of a call for
 ** the end-of-call event of stream u recorded by the previous call. */
 static bool join_needs(GenUnit *u, int t, int s) {
@@ -1569,7 +1597,8 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
       buf_line(b, "} else {");
       b->indent += 2;
     }
-    if (cuda && pull) try_call(u, b, d->kw_loc, "%s_pull(p, 1)", u->name);
+    if (cuda && pull && (graph || step_reads_extents(gs)))
+      try_call(u, b, d->kw_loc, "%s_pull(p, 1)", u->name);
     for (int o = 0; o < gs->n_ops; o++) {
       if (graph && o == end) {
         b->indent -= 2;
@@ -1596,15 +1625,53 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
 
 /* ======================================================================== CUDA graphs (.cu only) */
 
+/* Are all fields of the list over dim `dim` (a live extent)? */
+static bool list_over(RefList *l, Decl *dim) {
+  Decl *fd = NULL;
+  for (int k = 0; k < l->n; k++)
+    if (!gen_decl_is_dim_extent(l->v[k].decl, &fd) || fd != dim) return false;
+  return true;
+}
+
+/* The dim whose live extent a graph-captured statement works over (NULL: none). */
+static Decl *graph_stmt_dim(Stmt *s) {
+  Decl *dim = NULL;
+  switch (s->kind) {
+  case ST_COMPACT: case ST_SORT:
+    if (s->a.decl && gen_decl_is_dim_extent(s->a.decl, &dim)) return dim;
+    return NULL;
+  case ST_SEGMENTS:
+    if (s->b.decl && gen_decl_is_dim_extent(s->b.decl, &dim)) return dim;
+    return NULL;
+  case ST_SUM:
+    if (s->list.n > 0 && gen_decl_is_dim_extent(s->list.v[0].decl, &dim)) return dim;
+    return NULL;
+  default: return NULL;
+  }
+}
+
+/* Is every `sum` over plan `plan` in the unit inside ops (o, e) of step gs? (A plan built
+** with a device count describes the capacity's rows, which only the graph's sums expect.) */
+static bool plan_sums_inside(GenUnit *u, Decl *plan, GenStep *gs, int o, int e) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int k = 0; k < u->steps[i].n_ops; k++) {
+      GenOp *op = &u->steps[i].ops[k];
+      if (op->kind != GOP_STMT || op->stmt->kind != ST_SUM || op->stmt->a.decl != plan) continue;
+      if (&u->steps[i] != gs || k <= o || k >= e) return false;
+    }
+  return true;
+}
+
 /* A step is replayed as a CUDA graph, captured once at setup, when its work needs no host
 ** decision: ops [0, *end) are fused kernels (no hand-written ones, none reading a dim's
-** extent as a value, extents that are dims or setup params) and compactions whose mask the
-** kernel just before writes (their count stays on the device); the ops from *end on may
-** only be `record`s, run directly after the graph launch. Anything else (sort, offsets,
-** segments, sum, copy, refresh, wait, call, exchange, migrate, host steps) runs as direct
-** launches. */
+** extent as a value, extents that are dims or setup params), compactions whose mask the
+** kernel just before writes, sorts, segment plan builds and sums over a dim's live extent
+** (their row counts stay on the device: the *_device_count runtime calls); the ops from
+** *end on may only be `record`s, run directly after the graph launch. A plan built in a
+** graph must be summed only by sums after it in the same graph. Anything else (offsets,
+** copy, refresh, wait, call, exchange, migrate, host steps) runs as direct launches. On the
+** host backend none of this exists: `.c` units have no graphs. */
 static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
-  (void)u;
   if (!gs->decl->stream.decl) return false;
   int e = gs->n_ops;
   while (e > 0 && gs->ops[e - 1].kind == GOP_STMT && gs->ops[e - 1].stmt->kind == ST_RECORD) e--;
@@ -1612,9 +1679,10 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   for (int o = 0; o < e; o++) {
     GenOp *op = &gs->ops[o];
     if (op->kind == GOP_MAP) {
+      /* a host fast-path kernel (fused_sort) is a plain map kernel on CUDA */
       Decl *over = op->stmt->over.decl;
       KUse use;
-      if (op->fused_sort || !over) return false;
+      if (!over) return false;
       if (over->kind == DECL_PARAM && !over->setup) return false;
       if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
       group_use(op, &use);
@@ -1622,14 +1690,33 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
       continue;
     }
     Stmt *s = op->stmt;
-    if (s->kind != ST_COMPACT) return false;
-    Decl *dim = NULL, *fd = NULL;
-    if (!s->a.decl || !gen_decl_is_dim_extent(s->a.decl, &dim)) return false;
-    if (o == 0 || gs->ops[o - 1].kind != GOP_MAP || gs->ops[o - 1].mask_of != s ||
-        gs->ops[o - 1].stmt->over.decl != dim)
-      return false;
-    for (int k = 0; k < s->list.n; k++)
-      if (!gen_decl_is_dim_extent(s->list.v[k].decl, &fd) || fd != dim) return false;
+    Decl *dim = graph_stmt_dim(s);
+    if (!dim) return false;
+    switch (s->kind) {
+    case ST_COMPACT:
+      if (o == 0 || gs->ops[o - 1].kind != GOP_MAP || gs->ops[o - 1].mask_of != s ||
+          gs->ops[o - 1].stmt->over.decl != dim)
+        return false;
+      if (!list_over(&s->list, dim)) return false;
+      break;
+    case ST_SORT:
+      if (!list_over(&s->list, dim)) return false;
+      break;
+    case ST_SEGMENTS:
+      if (!plan_sums_inside(u, s->a.decl, gs, o, e)) return false;
+      break;
+    case ST_SUM: {
+      bool built = false;
+      if (!list_over(&s->list, dim)) return false;
+      for (int k = 0; k < o; k++)
+        if (gs->ops[k].kind == GOP_STMT && gs->ops[k].stmt->kind == ST_SEGMENTS &&
+            gs->ops[k].stmt->a.decl == s->a.decl && graph_stmt_dim(gs->ops[k].stmt) == dim)
+          built = true;
+      if (!built) return false;
+      break;
+    }
+    default: return false;
+    }
   }
   *end = e;
   return true;
@@ -1659,8 +1746,8 @@ static void graph_dims(GenStep *gs, int end, GDims *g) {
     Decl *dim = NULL;
     if (op->kind == GOP_MAP && op->stmt->over.decl->kind == DECL_DIM)
       gdims_add(g, op->stmt->over.decl, false);
-    else if (op->kind == GOP_STMT && gen_decl_is_dim_extent(op->stmt->a.decl, &dim))
-      gdims_add(g, dim, true);
+    else if (op->kind == GOP_STMT && (dim = graph_stmt_dim(op->stmt)) != NULL)
+      gdims_add(g, dim, op->stmt->kind == ST_COMPACT);
   }
 }
 
@@ -1779,17 +1866,52 @@ static void graph_funcs(GenUnit *u, Buf *b, int i, int end) {
       buf_line(b, "if ((st = %s_k%d_capture(p, S)) != CNP_OK) return st;", N, op->kernel);
       continue;
     }
-    Decl *dim = NULL;
-    gen_decl_is_dim_extent(s->a.decl, &dim);
-    buf_line(b, "{  /* over the capacity: the kernel cleared the mask past the live extent */");
-    b->indent += 2;
-    buf_line(b, "cnp_array mask = cnp_g_row(&p->f_%s, 0, p->cap_%s);", s->a.decl->name, dim->name);
-    buf_line(b, "int nv = 0;");
-    for (int k = 0; k < s->list.n; k++)
-      buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, p->cap_%s);", s->list.v[k].decl->name,
-               dim->name);
-    buf_line(b, "st = cnp_compact_by_mask_device_count(&mask, p->views, nv, &p->dn_%s, p->ws, S);",
-             dim->name);
+    Decl *dim = graph_stmt_dim(s);
+    const char *D = dim->name;
+    switch (s->kind) {
+    case ST_COMPACT:
+      buf_line(b, "{  /* over the capacity: the kernel cleared the mask past the live extent */");
+      b->indent += 2;
+      buf_line(b, "cnp_array mask = cnp_g_row(&p->f_%s, 0, p->cap_%s);", s->a.decl->name, D);
+      buf_line(b, "int nv = 0;");
+      for (int k = 0; k < s->list.n; k++)
+        buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, p->cap_%s);", s->list.v[k].decl->name, D);
+      buf_line(b, "st = cnp_compact_by_mask_device_count(&mask, p->views, nv, &p->dn_%s, p->ws, S);", D);
+      break;
+    case ST_SORT:
+      buf_line(b, "{  /* over the capacity: rows past the live extent dn_%s sort last, untouched */", D);
+      b->indent += 2;
+      buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, p->cap_%s);", s->a.decl->name, D);
+      buf_line(b, "int nv = 0;");
+      for (int k = 0; k < s->list.n; k++)
+        buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, p->cap_%s);", s->list.v[k].decl->name, D);
+      buf_line(b, "st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_%s, p->ws, S);",
+               D);
+      break;
+    case ST_SEGMENTS:
+      buf_line(b, "{  /* over the capacity: rows past the live extent dn_%s are dropped */", D);
+      b->indent += 2;
+      buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, p->cap_%s);", s->b.decl->name, D);
+      buf_line(b, "st = cnp_segment_plan_build_device_count(p->plan_%s, &key, &p->dn_%s, S);",
+               s->a.decl->name, D);
+      break;
+    default: {  /* ST_SUM */
+      Decl *out = s->b.decl;
+      buf_line(b, "{  /* values of capacity rows, as the plan's device-count build expects */");
+      b->indent += 2;
+      buf_line(b, "int64_t j = 0;");
+      buf_line(b, "int nv = 0;");
+      for (int k = 0; k < s->list.n; k++)
+        buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, p->cap_%s);", s->list.v[k].decl->name, D);
+      buf_line(b, "st = CNP_OK;");
+      buf_line(b, "for (int k = 0; k < nv && st == CNP_OK; k++, j++) {");
+      buf_line(b, "  cnp_array out = cnp_g_row(&p->f_%s, j, p->f_%s.shape[%d]);", out->name, out->name,
+               out->shape.rank - 1);
+      buf_line(b, "  st = cnp_segment_plan_sum(p->plan_%s, &p->views[k], &out, S);", s->a.decl->name);
+      buf_line(b, "}");
+      break;
+    }
+    }
     buf_line(b, "if (st != CNP_OK) return st;");
     b->indent -= 2;
     buf_line(b, "}");

@@ -400,6 +400,77 @@ cnp_status cnp_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *v
   return cnp__host_sort_by_key(keys, order, values, n_values, key_limit, ws);
 }
 
+/* ---- device counts ------------------------------------------------------------------- */
+
+/* count: int64[1] on ref's backend/device, not overlapping any of others[0..n_others). */
+static cnp_status check_count(const cnp_array *count, const cnp_array *ref,
+                              const cnp_array *const *others, int n_others, const char *op)
+{
+  cnp_status st = check_vector(count, 1u << CNP_INT64, op, "count");
+  if (st == CNP_OK) st = check_on(count, ref, op, "count");
+  if (st != CNP_OK) return st;
+  if (count->shape[0] != 1)
+    return cnp__fail(CNP_ESHAPE, op, "count must hold 1 element (has %lld)",
+                     (long long)count->shape[0]);
+  for (int i = 0; i < n_others; i++)
+    if (others[i] != NULL && spans_overlap(count, others[i]))
+      return cnp__fail(CNP_EALIAS, op, "count overlaps another argument");
+  return CNP_OK;
+}
+
+/* Host backend: the row count from host memory, checked against the N rows. */
+static cnp_status host_count(const cnp_array *count, int64_t n_axis, const char *op,
+                             int64_t *n)
+{
+  int64_t v;
+  memcpy(&v, count->data, sizeof v);
+  if (v < 0 || v > n_axis)
+    return cnp__fail(CNP_ERANGE, op, "count = %lld outside [0, N = %lld]", (long long)v,
+                     (long long)n_axis);
+  *n = v;
+  return CNP_OK;
+}
+
+cnp_status cnp_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
+                                        const cnp_array *values, int n_values,
+                                        int64_t key_limit, const cnp_array *count,
+                                        cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_sort_by_key_device_count";
+  CNP__CHECK_NOTNULL(op, keys);
+  CNP__CHECK_NOTNULL(op, count);
+  cnp_status st = check_vector(keys, KEY_DTYPES, op, "keys");
+  if (st != CNP_OK) return st;
+  int64_t n = keys->shape[0];
+  if (key_limit < 0)
+    return cnp__fail(CNP_EINVAL, op, "key_limit = %lld is negative", (long long)key_limit);
+  if (order != NULL) {
+    st = check_vector(order, 1u << CNP_INT64, op, "order");
+    if (st == CNP_OK) st = check_on(order, keys, op, "order");
+    if (st != CNP_OK) return st;
+    if (order->shape[0] != n)
+      return cnp__fail(CNP_ESHAPE, op, "order has %lld rows, keys %lld",
+                       (long long)order->shape[0], (long long)n);
+    if (spans_overlap(order, keys))
+      return cnp__fail(CNP_EALIAS, op, "order overlaps keys");
+  }
+  const cnp_array *pair[2] = {keys, order};
+  st = check_count(count, keys, pair, 2, op);
+  if (st != CNP_OK) return st;
+  const cnp_array *others[3] = {keys, order, count};
+  st = check_row_arrays(values, n_values, n, keys, others, 3, op, "values");
+  if (st == CNP_OK) st = check_ws(ws, keys, n, op);
+  if (st == CNP_OK) st = check_stream_on(s, keys->backend, keys->device, op);
+  if (st != CNP_OK) return st;
+  if (keys->backend == CNP_BACKEND_CUDA)
+    return cnp__cuda_sort_by_key_device_count(keys, order, values, n_values, key_limit, count,
+                                              ws, s);
+  int64_t rows = 0;
+  st = host_count(count, n, op, &rows);
+  if (st != CNP_OK) return st;
+  return cnp__host_sort_by_key_rows(keys, order, values, n_values, key_limit, ws, rows);
+}
+
 /* ---- cell offsets -------------------------------------------------------------------- */
 
 cnp_status cnp_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
@@ -572,6 +643,37 @@ cnp_status cnp_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
   plan->built = 0;
   st = plan->backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_build(plan, keys)
                                          : cnp__cuda_segment_plan_build(plan, keys, s);
+  if (st == CNP_OK) plan->built = 1;
+  return st;
+}
+
+cnp_status cnp_segment_plan_build_device_count(cnp_segment_plan *plan, const cnp_array *keys,
+                                               const cnp_array *count, cnp_stream *s)
+{
+  static const char op[] = "cnp_segment_plan_build_device_count";
+  cnp_status st = check_plan(plan, op);
+  if (st != CNP_OK) return st;
+  CNP__CHECK_NOTNULL(op, keys);
+  CNP__CHECK_NOTNULL(op, count);
+  st = check_vector(keys, CELL_DTYPES, op, "keys");
+  if (st == CNP_OK) st = check_plan_on(plan, keys, op, "keys");
+  if (st == CNP_OK) {
+    const cnp_array *others[1] = {keys};
+    st = check_count(count, keys, others, 1, op);
+  }
+  if (st == CNP_OK) st = check_stream_on(s, plan->backend, plan->device, op);
+  if (st != CNP_OK) return st;
+  if (keys->shape[0] > plan->capacity)
+    return cnp__fail(CNP_EOVERFLOW, op, "N = %lld exceeds the plan capacity %lld",
+                     (long long)keys->shape[0], (long long)plan->capacity);
+  plan->built = 0;
+  if (plan->backend == CNP_BACKEND_CUDA) {
+    st = cnp__cuda_segment_plan_build_device_count(plan, keys, count, s);
+  } else {
+    int64_t rows = 0;
+    st = host_count(count, keys->shape[0], op, &rows);
+    if (st == CNP_OK) st = cnp__host_segment_plan_build_rows(plan, keys, rows);
+  }
   if (st == CNP_OK) plan->built = 1;
   return st;
 }

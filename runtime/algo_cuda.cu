@@ -16,6 +16,9 @@
 **   segment_boundaries      once, for the count;
 **   segment_plan_build      once, for validation, the kept-row count and sortedness;
 **   segment_plan_sum        never.
+** The *_device_count forms (compaction, sort, plan build) never synchronize and allocate
+** nothing: the row count stays in device memory, the work is sized by the arrays' rows, so
+** they can be captured into a CUDA graph (the generated code does, docs/codegen.md).
 */
 #include "algo_internal.h"
 
@@ -293,11 +296,14 @@ __global__ void k_compact_chunk(const W *src, int64_t rbw, int64_t colw, int64_t
   }
 }
 
+/* Rows [0, rows) of the chunk through perm into tmp; rows = *d_count when d_count, else n. */
 template <typename W>
 __global__ void k_gather_chunk(const W *src, int64_t rbw, int64_t colw, int64_t ww,
-                               const int64_t *perm, int64_t n, W *tmp)
+                               const int64_t *perm, int64_t n, W *tmp,
+                               const unsigned long long *d_count)
 {
-  int64_t total = n * ww, stride = (int64_t)gridDim.x * blockDim.x;
+  int64_t rows = d_count ? (int64_t)*d_count : n;
+  int64_t total = rows * ww, stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
     int64_t i = t / ww, c = t - i * ww;
     tmp[t] = src[perm[i] * rbw + colw + c];
@@ -465,7 +471,7 @@ static void launch_move(MoveKind kind, char *block, size_t rb, size_t col, size_
                                                pos_or_perm, n, (W *)tmp);
   else
     k_gather_chunk<W><<<g, kThreads, 0, st>>>((const W *)block, rbw, colw, ww, pos_or_perm,
-                                              n, (W *)tmp);
+                                              n, (W *)tmp, d_count);
   k_chunk_back<W><<<g, kThreads, 0, st>>>((W *)block, rbw, colw, ww, (const W *)tmp, n,
                                           d_count);
 }
@@ -680,6 +686,101 @@ extern "C" cnp_status cnp__cuda_sort_by_key(cnp_array *keys, cnp_array *order,
   }
   for (int j = 0; j < n_values; j++)
     if ((r = move_rows(op, MOVE_GATHER, &values[j], n, NULL, perm, NULL, w, st)) != CNP_OK)
+      return r;
+  return CNP_OK;
+}
+
+/* ---- sort by key over a device-held row count (graph-capturable) --------------------------
+** Everything is sized by N (the arrays' rows): rows [0, n) carry their radix key, rows past
+** n the sentinel (the largest value of the sorted bits), so the stable radix sort over all
+** N rows leaves them last and in place; keys and values are then gathered through the
+** permutation for rows [0, n) only. n is read by kernels: no synchronization. */
+
+/* n = *d_n clamped into [0, N], as the row count of the gathers. */
+__global__ void k_dc_count(const int64_t *d_n, int64_t N, Scalars *out)
+{
+  int64_t n = *d_n;
+  out->count = (unsigned long long)(n < 0 ? 0 : n > N ? N : n);
+}
+
+/* rk[i] = radix key of row i (ord(key), or the key clamped into [0, limit - 1] when
+** limit > 0) for i < n, else sentinel; idx[i] = i. */
+template <typename K, typename R>
+__global__ void k_dc_sort_in(const K *keys, int64_t N, const int64_t *d_n, long long limit,
+                             unsigned long long sentinel, R *rk, int64_t *idx)
+{
+  const int64_t n = *d_n;
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < N; i += stride) {
+    unsigned long long v = sentinel;
+    if (i < n) {
+      K k = keys[i];
+      if (limit <= 0) v = ord<K>(k);
+      else if (is_neg<K>(k)) v = 0;
+      else if ((unsigned long long)k >= (unsigned long long)limit) v = (unsigned long long)limit - 1;
+      else v = (unsigned long long)k;
+    }
+    rk[i] = (R)v;
+    idx[i] = i;
+  }
+}
+
+template <typename K>
+static cnp_status sort_dc_t(const char *op, const cnp_array *keys, int64_t *perm,
+                            int64_t key_limit, const int64_t *d_n, CudaWs *w, cudaStream_t st)
+{
+  const K *k = (const K *)keys->data;
+  int64_t n = keys->shape[0];
+  int bits;
+  unsigned long long sentinel;
+  if (key_limit > 0) {                 /* keys in [0, key_limit): the sentinel is key_limit */
+    bits = bits_for((unsigned long long)key_limit);
+    sentinel = (unsigned long long)key_limit;
+  } else {                             /* every bit of the ordered key */
+    bits = (int)(8 * sizeof(K));
+    sentinel = bits == 64 ? ~0ull : 0xffffffffull;
+  }
+  if (bits <= 32) {
+    k_dc_sort_in<K, uint32_t><<<grid_for(n), kThreads, 0, st>>>(
+        k, n, d_n, (long long)key_limit, sentinel, (uint32_t *)w->rk[0], w->idx[0]);
+    CU_LAUNCHED(op, "radix keys");
+    return radix_pairs<uint32_t>(op, w, n, bits, perm, st);
+  }
+  k_dc_sort_in<K, uint64_t><<<grid_for(n), kThreads, 0, st>>>(
+      k, n, d_n, (long long)key_limit, sentinel, (uint64_t *)w->rk[0], w->idx[0]);
+  CU_LAUNCHED(op, "radix keys");
+  return radix_pairs<uint64_t>(op, w, n, bits, perm, st);
+}
+
+extern "C" cnp_status cnp__cuda_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
+                                                         const cnp_array *values,
+                                                         int n_values, int64_t key_limit,
+                                                         const cnp_array *count,
+                                                         cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_sort_by_key_device_count";
+  DEVICE_SCOPE(op, keys->device);
+  CudaWs *w = (CudaWs *)ws->impl;
+  cudaStream_t st = native(s);
+  int64_t n = keys->shape[0];
+  const int64_t *d_n = (const int64_t *)count->data;
+  if (n == 0) return CNP_OK;
+  int64_t *perm = order ? (int64_t *)order->data : w->idx[1];
+  cnp_status r;
+  switch (keys->dtype) {
+  case CNP_INT32: r = sort_dc_t<int32_t>(op, keys, perm, key_limit, d_n, w, st); break;
+  case CNP_INT64: r = sort_dc_t<int64_t>(op, keys, perm, key_limit, d_n, w, st); break;
+  default: r = sort_dc_t<uint64_t>(op, keys, perm, key_limit, d_n, w, st); break;
+  }
+  if (r != CNP_OK) return r;
+  k_dc_count<<<1, 1, 0, st>>>(d_n, n, w->scal);
+  CU_LAUNCHED(op, "row count");
+  /* the keys themselves go through the permutation too (clamped radix keys are not keys) */
+  if ((r = move_rows(op, MOVE_GATHER, keys, n, NULL, perm, &w->scal->count, w, st)) != CNP_OK)
+    return r;
+  for (int j = 0; j < n_values; j++)
+    if ((r = move_rows(op, MOVE_GATHER, &values[j], n, NULL, perm, &w->scal->count, w, st)) !=
+        CNP_OK)
       return r;
   return CNP_OK;
 }
@@ -915,6 +1016,77 @@ extern "C" cnp_status cnp__cuda_segment_plan_build(cnp_segment_plan *plan,
   DEVICE_SCOPE(op, plan->device);
   if (keys->dtype == CNP_INT32) return plan_build_t<int32_t>(op, plan, keys, native(s));
   return plan_build_t<int64_t>(op, plan, keys, native(s));
+}
+
+/* Device-count build: rk[i] = key for i < n with 0 <= key < ns, else ns (dropped rows sort
+** past every segment); idx[i] = i. */
+template <typename K, typename R>
+__global__ void k_dc_seg_in(const K *keys, int64_t N, const int64_t *d_n, long long ns, R *rk,
+                            int64_t *idx)
+{
+  const int64_t n = *d_n;
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < N; i += stride) {
+    unsigned long long v = (unsigned long long)ns;
+    if (i < n) {
+      K k = keys[i];
+      if (!is_neg<K>(k) && (unsigned long long)k < (unsigned long long)ns)
+        v = (unsigned long long)k;
+    }
+    rk[i] = (R)v;
+    idx[i] = i;
+  }
+}
+
+/* Always the permutation form (the host cannot know whether the keys were sorted): one
+** stable radix sort over N rows of the bits of n_segments, offsets by binary search. */
+template <typename K>
+static cnp_status plan_build_dc_t(const char *op, cnp_segment_plan *plan, const cnp_array *keys,
+                                  const int64_t *d_n, cudaStream_t st)
+{
+  CudaPlan *p = (CudaPlan *)plan->impl;
+  CudaWs *w = p->w;
+  const K *k = (const K *)keys->data;
+  int64_t n = keys->shape[0], ns = plan->n_segments;
+  plan->n_rows = n;
+  plan->n_kept = -1;                   /* on the device only: off[ns] */
+  p->identity = 0;
+  int bits = bits_for((unsigned long long)ns);
+  if (bits <= 32) {
+    if (n > 0) {
+      k_dc_seg_in<K, uint32_t><<<grid_for(n), kThreads, 0, st>>>(
+          k, n, d_n, (long long)ns, (uint32_t *)w->rk[0], w->idx[0]);
+      CU_LAUNCHED(op, "radix keys");
+      cnp_status r = radix_pairs<uint32_t>(op, w, n, bits, p->perm, st);
+      if (r != CNP_OK) return r;
+    }
+    k_lower_bounds<uint32_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+        (const uint32_t *)w->rk[1], n, p->off, ns);
+  } else {
+    if (n > 0) {
+      k_dc_seg_in<K, uint64_t><<<grid_for(n), kThreads, 0, st>>>(
+          k, n, d_n, (long long)ns, (uint64_t *)w->rk[0], w->idx[0]);
+      CU_LAUNCHED(op, "radix keys");
+      cnp_status r = radix_pairs<uint64_t>(op, w, n, bits, p->perm, st);
+      if (r != CNP_OK) return r;
+    }
+    k_lower_bounds<uint64_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+        (const uint64_t *)w->rk[1], n, p->off, ns);
+  }
+  CU_LAUNCHED(op, "segment offsets");
+  return CNP_OK;
+}
+
+extern "C" cnp_status cnp__cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
+                                                                const cnp_array *keys,
+                                                                const cnp_array *count,
+                                                                cnp_stream *s)
+{
+  static const char op[] = "cnp_segment_plan_build_device_count";
+  DEVICE_SCOPE(op, plan->device);
+  const int64_t *d_n = (const int64_t *)count->data;
+  if (keys->dtype == CNP_INT32) return plan_build_dc_t<int32_t>(op, plan, keys, d_n, native(s));
+  return plan_build_dc_t<int64_t>(op, plan, keys, d_n, native(s));
 }
 
 /* Loads and stores of the sum kernel. */

@@ -769,9 +769,32 @@ static void radix_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int bits,
 cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
                                  int n_values, int64_t key_limit, cnp_workspace *ws)
 {
+  return cnp__host_sort_by_key_rows(keys, order, values, n_values, key_limit, ws,
+                                    keys->shape[0]);
+}
+
+/* The rows' axis has extent N = keys->shape[0]; only rows [0, n) take part. */
+static cnp_status sort_rows(cnp_array *keys, cnp_array *order, const cnp_array *values,
+                            int n_values, int64_t key_limit, cnp_workspace *ws, int64_t n);
+
+cnp_status cnp__host_sort_by_key_rows(cnp_array *keys, cnp_array *order,
+                                      const cnp_array *values, int n_values, int64_t key_limit,
+                                      cnp_workspace *ws, int64_t n)
+{
+  cnp_status st = sort_rows(keys, order, values, n_values, key_limit, ws, n);
+  if (st == CNP_OK && order != NULL) {          /* rows past n stay where they are */
+    int64_t *o = order->data;
+    for (int64_t i = n; i < keys->shape[0]; i++) o[i] = i;
+  }
+  return st;
+}
+
+static cnp_status sort_rows(cnp_array *keys, cnp_array *order, const cnp_array *values,
+                            int n_values, int64_t key_limit, cnp_workspace *ws, int64_t n)
+{
   static const char op[] = "cnp_sort_by_key";
   host_ws *h = ws->impl;
-  int64_t n = keys->shape[0];
+  const int64_t n_axis = keys->shape[0];       /* extent of the row axis of every array */
   if (n == 0) return CNP_OK;
   cnp_dtype dt = keys->dtype;
   void *k = keys->data;
@@ -832,7 +855,7 @@ cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_ar
   size_t gw = 0;
   for (int j = 0; j < n_values; j++) {
     cnp__rows r;
-    cnp_status st = cnp__algo_rows(&values[j], n, op, "values", &r);
+    cnp_status st = cnp__algo_rows(&values[j], n_axis, op, "values", &r);
     if (st != CNP_OK) return st;
     for (int64_t blk = 0; blk < r.n_blocks; blk++)
       for (size_t col = 0; col < r.row_bytes; col += ws->row_bytes) {
@@ -1082,6 +1105,7 @@ typedef struct host_plan {
   char    *priv;                       /* (nt - 1) partitions of priv_slots 8-byte slots */
   int64_t  priv_slots;                 /* per partition: n_segments * priv_g */
   int64_t  priv_g;                     /* components per pass the partitions hold (0: none) */
+  int64_t  rows_used;                  /* rows the build read: [rows_used, n_rows) are dropped */
 } host_plan;
 
 static void host_plan_free(host_plan *p)
@@ -1232,6 +1256,7 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
     desc += res[t].descents;
   }
   plan->n_rows = n;
+  p->rows_used = n;
   plan->n_kept = n - neg;
   p->identity = neg == 0 && desc == 0;
   int64_t *off = p->offsets;
@@ -1255,6 +1280,25 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
   if (p->identity) {
     int64_t last = n > 0 ? cell_at(k, n - 1, dt) : -1;
     for (int64_t q = last + 1; q <= ns; q++) off[q] = n;
+  }
+  return CNP_OK;
+}
+
+cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_array *keys,
+                                             int64_t n)
+{
+  host_plan *p = plan->impl;
+  int64_t n_axis = keys->shape[0];
+  cnp_array head = *keys;                      /* rows [0, n): 1-D contiguous like keys */
+  head.shape[0] = n;
+  cnp_status st = cnp__host_segment_plan_build(plan, &head);
+  if (st != CNP_OK) return st;
+  plan->n_rows = n_axis;                       /* sums take values of N rows */
+  if (!p->identity) {                          /* rows [n, N) dropped: key -1 */
+    for (int64_t i = n; i < n_axis; i++) {
+      if (p->wide) ((int64_t *)p->skeys)[i] = -1;
+      else ((int32_t *)p->skeys)[i] = -1;
+    }
   }
   return CNP_OK;
 }
@@ -1478,6 +1522,9 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   }
   (void)sum_f16_scan;
   if (ns == 0 || kc == 0) return CNP_OK;
+  /* Rows past rows_used (a device-count build) are dropped: leave them out of the thread
+  ** split too, so that the sums equal those of a plan built over the used rows alone. */
+  n = p->rows_used;
   int nt = threads_for(n > ns ? n : ns, p->nt);
   (void)nt;                                    /* unused in a serial build */
   /* Unsorted keys and few segments: split the rows between the threads (each reads only its

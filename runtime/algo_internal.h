@@ -91,6 +91,16 @@ cnp_status cnp__cuda_segment_boundaries(const cnp_array *sorted_keys,
                                         cnp_array *stops, int64_t *count,
                                         cnp_workspace *ws, cnp_stream *s);
 
+/* Device-count forms (count: validated int64[1] on the keys' device; N = keys->shape[0]). */
+cnp_status cnp__cuda_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
+                                              const cnp_array *values, int n_values,
+                                              int64_t key_limit, const cnp_array *count,
+                                              cnp_workspace *ws, cnp_stream *s);
+/* Sets plan->n_rows = N and plan->n_kept = -1. */
+cnp_status cnp__cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
+                                                     const cnp_array *keys,
+                                                     const cnp_array *count, cnp_stream *s);
+
 /* Fill plan->impl for plan->capacity/n_segments; destroy frees it. */
 cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan);
 cnp_status cnp__cuda_segment_plan_destroy(cnp_segment_plan *plan);
@@ -113,9 +123,17 @@ cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells
 cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
                                         cnp_array *unique_keys, cnp_array *starts,
                                         cnp_array *stops, int64_t *count);
+/* Sorts rows [0, n) of the N = keys->shape[0] rows (n <= N); order[i] = i for i >= n. */
+cnp_status cnp__host_sort_by_key_rows(cnp_array *keys, cnp_array *order,
+                                      const cnp_array *values, int n_values, int64_t key_limit,
+                                      cnp_workspace *ws, int64_t n);
 cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan);
 cnp_status cnp__host_segment_plan_destroy(cnp_segment_plan *plan);
 cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys);
+/* Builds over rows [0, n) of keys (n <= N = keys->shape[0]); the plan describes N rows,
+** rows [n, N) dropped. */
+cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_array *keys,
+                                             int64_t n);
 cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
                                       cnp_array *out);
 

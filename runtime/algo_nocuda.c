@@ -91,3 +91,21 @@ cnp_status cnp__cuda_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   (void)plan; (void)values; (void)out; (void)s;
   return no_cuda("cnp_segment_plan_sum");
 }
+
+cnp_status cnp__cuda_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
+                                              const cnp_array *values, int n_values,
+                                              int64_t key_limit, const cnp_array *count,
+                                              cnp_workspace *ws, cnp_stream *s)
+{
+  (void)keys; (void)order; (void)values; (void)n_values; (void)key_limit; (void)count;
+  (void)ws; (void)s;
+  return no_cuda("cnp_sort_by_key_device_count");
+}
+
+cnp_status cnp__cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
+                                                     const cnp_array *keys,
+                                                     const cnp_array *count, cnp_stream *s)
+{
+  (void)plan; (void)keys; (void)count; (void)s;
+  return no_cuda("cnp_segment_plan_build_device_count");
+}

@@ -178,6 +178,45 @@ cnp_status cnp_compact_by_mask_device_count(const cnp_array *mask, const cnp_arr
                                             int n_arrays, cnp_array *count,
                                             cnp_workspace *ws, cnp_stream *s);
 
+/* ---------------------------------------------------------------------------------------
+** Sort and segment plans over a row count held on the device (CUDA graphs, continued).
+** `count` is an int64[1] array on the keys' backend and device holding n, the number of
+** leading rows that take part (typically the count a device-count compaction wrote). The
+** arrays themselves have N >= n rows (N <= capacity; typically the capacity). On CUDA the
+** work is sized by N, n is read only by kernels (no host synchronization, nothing
+** allocated), so the calls may be captured into a CUDA graph; a count outside [0, N] is
+** clamped there. On the host backend the calls are synchronous, n is read from host
+** memory and must lie in [0, N] (CNP_ERANGE otherwise).
+**
+** cnp_sort_by_key_device_count: as cnp_sort_by_key for rows [0, n): sorted stably by key,
+**   `order` (int64 [N], optional) receives the permutation (order[i] = i for i >= n), the
+**   values follow. Rows [n, N) are left as they were. key_limit 0: the full key range
+**   (CUDA: a radix sort over all key bits). key_limit > 0: the caller promises 0 <= key <
+**   key_limit for rows [0, n) and the radix sort covers only the bits of key_limit; on the
+**   host backend a key outside is CNP_ERANGE (arrays unchanged), on CUDA it is not
+**   reported and the row sorts as if its key were clamped into [0, key_limit - 1] (its key
+**   value itself is kept).
+**
+**   cnp_sort_by_key_device_count(&cell, NULL, vals, 2, 0, &d_count, ws, stream);
+*/
+cnp_status cnp_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
+                                        const cnp_array *values, int n_values,
+                                        int64_t key_limit, const cnp_array *count,
+                                        cnp_workspace *ws, cnp_stream *s);
+
+/* cnp_segment_plan_build_device_count: as cnp_segment_plan_build over rows [0, n) of keys
+**   (int32 or int64 [N], N <= plan capacity); rows [n, N) are dropped like negative keys.
+**   The plan then describes N rows: cnp_segment_plan_sum takes values of N rows (rows past
+**   n are never read) and is itself capture-safe on CUDA (it reads the plan's offsets on
+**   the device, never synchronizes). A key >= n_segments among rows [0, n) is CNP_ERANGE on
+**   the host backend; on CUDA it is not reported and the row is dropped. On CUDA the plan
+**   always keeps a permutation (one radix sort over N rows of the bits of n_segments) and
+**   cnp_segment_plan_rows reports n_kept = -1 (the kept count stays on the device); on the
+**   host backend n_kept is the rows kept.
+*/
+cnp_status cnp_segment_plan_build_device_count(cnp_segment_plan *plan, const cnp_array *keys,
+                                               const cnp_array *count, cnp_stream *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -644,6 +644,193 @@ static void test_plans(void)
 }
 
 /* ======================================================================================
+** Device-count forms (CUDA graphs): the row count lives in an int64[1] on each backend.
+** The host side (whose results equal the ordinary calls over the first n rows:
+** tests/unit/test_algo_device_sort.c) against the device side, then the whole PIC chain
+** captured into one CUDA graph and replayed.
+*/
+
+template <typename K>
+static void test_dc_sort(cnp_dtype kt, int64_t n, int64_t m, int64_t key_limit,
+                         std::vector<K> keys, const char *what)
+{
+  std::vector<double> x(n), v(3 * n);
+  std::vector<int32_t> y(n);
+  for (int64_t i = 0; i < n; i++) {
+    x[i] = (double)i * 0.5;
+    y[i] = (int32_t)(i * 7);
+    for (int k = 0; k < 3; k++) v[k * n + i] = (double)(k * 1000000 + i);
+  }
+  Pair pk, po, px, pv, py, pc;
+  int64_t s1[1] = {n}, s3n[2] = {3, n}, one[1] = {1};
+  pair_make(pk, kt, 1, s1, keys.data());
+  pair_make(po, CNP_INT64, 1, s1, NULL);
+  pair_make(px, CNP_FLOAT64, 1, s1, x.data());
+  pair_make(pv, CNP_FLOAT64, 2, s3n, v.data());
+  pair_make(py, CNP_INT32, 1, s1, y.data());
+  pair_make(pc, CNP_INT64, 1, one, &m);
+  cnp_array hv[3] = {px.h, pv.h, py.h}, dv[3] = {px.d, pv.d, py.d};
+  Workspaces ws(n, key_limit, 0);
+  Outcome oh = outcome(
+      cnp_sort_by_key_device_count(&pk.h, &po.h, hv, 3, key_limit, &pc.h, ws.h, NULL));
+  Outcome od = outcome(
+      cnp_sort_by_key_device_count(&pk.d, &po.d, dv, 3, key_limit, &pc.d, ws.d, NULL));
+  CHECK(oh.st == CNP_OK && od.st == CNP_OK, "%s: host %s '%s', device %s '%s'", what,
+        cnp_status_name(oh.st), oh.msg, cnp_status_name(od.st), od.msg);
+  CK(cudaDeviceSynchronize());
+  pair_same(pk, what);                         /* every row: those past m are untouched */
+  pair_same(po, what);
+  pair_same(px, what);
+  pair_same(pv, what);
+  pair_same(py, what);
+  Pair *all[] = {&pk, &po, &px, &pv, &py, &pc};
+  for (Pair *p : all) pair_free(*p);
+}
+
+/* Build over the first m of n keys, then sums of n-row values, host against device. */
+template <typename K>
+static void test_dc_plan(cnp_dtype kt, std::vector<K> keys, int64_t m, int64_t ns,
+                         const char *what)
+{
+  int64_t n = (int64_t)keys.size();
+  cnp_segment_plan *ph = nullptr, *pd = nullptr;
+  CHECK(cnp_segment_plan_create(&ph, CNP_BACKEND_HOST, 0, n, ns) == CNP_OK, "%s",
+        cnp_last_error());
+  CHECK(cnp_segment_plan_create(&pd, CNP_BACKEND_CUDA, 0, n, ns) == CNP_OK, "%s",
+        cnp_last_error());
+  Pair pk, pc, pv, po;
+  int64_t s1[1] = {n}, one[1] = {1}, sv[2] = {n, 2}, so[2] = {ns, 2};
+  pair_make(pk, kt, 1, s1, keys.data());
+  pair_make(pc, CNP_INT64, 1, one, &m);
+  std::vector<double> vals(2 * n);
+  for (int64_t i = 0; i < 2 * n; i++) vals[i] = (double)(rnd() % 1000) / 7.0;
+  pair_make(pv, CNP_FLOAT64, 2, sv, vals.data());
+  pair_make(po, CNP_FLOAT64, 2, so, NULL);
+  Outcome bh = outcome(cnp_segment_plan_build_device_count(ph, &pk.h, &pc.h, NULL));
+  Outcome bd = outcome(cnp_segment_plan_build_device_count(pd, &pk.d, &pc.d, NULL));
+  CHECK(bh.st == CNP_OK && bd.st == CNP_OK, "%s: host %s '%s', device %s '%s'", what,
+        cnp_status_name(bh.st), bh.msg, cnp_status_name(bd.st), bd.msg);
+  int64_t kd = 0, rd = 0;
+  cnp_segment_plan_rows(pd, &kd, &rd);
+  CHECK(kd == -1 && rd == n, "%s: device rows %lld/%lld", what, (long long)kd, (long long)rd);
+  Outcome sh = outcome(cnp_segment_plan_sum(ph, &pv.h, &po.h, NULL));
+  Outcome sd = outcome(cnp_segment_plan_sum(pd, &pv.d, &po.d, NULL));
+  same_outcome(sh, sd, what);
+  CK(cudaDeviceSynchronize());
+  pair_same(po, what);
+  Pair *all[] = {&pk, &pc, &pv, &po};
+  for (Pair *p : all) pair_free(*p);
+  cnp_segment_plan_destroy(ph);
+  cnp_segment_plan_destroy(pd);
+}
+
+/* The PIC step's runtime chain (compact, sort by cell, plan build, sum) over the capacity
+** with the count on the device, captured once into a CUDA graph and replayed; the same
+** calls on the host backend give the expected rows, count and sums. */
+static void test_dc_graph(int64_t cap, int64_t n_cells)
+{
+  std::vector<unsigned char> mask(cap);
+  std::vector<int64_t> cell(cap);
+  std::vector<double> x(cap), w(cap);
+  for (int64_t i = 0; i < cap; i++) {
+    mask[i] = (unsigned char)(rnd() % 4 != 0);
+    cell[i] = (int64_t)(rnd() % (uint64_t)n_cells);
+    x[i] = (double)i;
+    w[i] = (double)(rnd() % 1000) / 8.0;
+  }
+  Pair pm, pcell, px, pw, pn, prho;
+  int64_t s1[1] = {cap}, one[1] = {1}, sr[1] = {n_cells}, zero = 0;
+  pair_make(pm, CNP_BOOL, 1, s1, mask.data());
+  pair_make(pcell, CNP_INT64, 1, s1, cell.data());
+  pair_make(px, CNP_FLOAT64, 1, s1, x.data());
+  pair_make(pw, CNP_FLOAT64, 1, s1, w.data());
+  pair_make(pn, CNP_INT64, 1, one, &zero);
+  pair_make(prho, CNP_FLOAT64, 1, sr, NULL);
+  Workspaces ws(cap, 0, 0);
+  cnp_segment_plan *ph = nullptr, *pd = nullptr;
+  CHECK(cnp_segment_plan_create(&ph, CNP_BACKEND_HOST, 0, cap, n_cells) == CNP_OK, "%s",
+        cnp_last_error());
+  CHECK(cnp_segment_plan_create(&pd, CNP_BACKEND_CUDA, 0, cap, n_cells) == CNP_OK, "%s",
+        cnp_last_error());
+  /* host: the expected state */
+  cnp_array hc[3] = {px.h, pw.h, pcell.h}, hs[2] = {px.h, pw.h};
+  CHECK(cnp_compact_by_mask_device_count(&pm.h, hc, 3, &pn.h, ws.h, NULL) == CNP_OK, "%s",
+        cnp_last_error());
+  CHECK(cnp_sort_by_key_device_count(&pcell.h, NULL, hs, 2, 0, &pn.h, ws.h, NULL) == CNP_OK,
+        "%s", cnp_last_error());
+  CHECK(cnp_segment_plan_build_device_count(ph, &pcell.h, &pn.h, NULL) == CNP_OK, "%s",
+        cnp_last_error());
+  CHECK(cnp_segment_plan_sum(ph, &pw.h, &prho.h, NULL) == CNP_OK, "%s", cnp_last_error());
+  /* device: capture on a stream of our own, then one replay */
+  cudaStream_t cs;
+  CK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  cnp_backend prev = cnp_backend_current();
+  CHECK(cnp_backend_select(CNP_BACKEND_CUDA, 1) == CNP_OK, "%s", cnp_last_error());
+  cnp_stream *S = nullptr;
+  CHECK(cnp_stream_wrap(&S, (void *)cs) == CNP_OK, "%s", cnp_last_error());
+  cnp_array dc[3] = {px.d, pw.d, pcell.d}, ds[2] = {px.d, pw.d};
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t gx = nullptr;
+  CK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
+  cnp_status st = cnp_compact_by_mask_device_count(&pm.d, dc, 3, &pn.d, ws.d, S);
+  if (st == CNP_OK) st = cnp_sort_by_key_device_count(&pcell.d, NULL, ds, 2, 0, &pn.d, ws.d, S);
+  if (st == CNP_OK) st = cnp_segment_plan_build_device_count(pd, &pcell.d, &pn.d, S);
+  if (st == CNP_OK) st = cnp_segment_plan_sum(pd, &pw.d, &prho.d, S);
+  CHECK(st == CNP_OK, "graph capture: %s", cnp_last_error());
+  CK(cudaStreamEndCapture(cs, &g));
+  CK(cudaGraphInstantiate(&gx, g, 0ULL));
+  size_t n_nodes = 0;
+  CK(cudaGraphGetNodes(g, NULL, &n_nodes));
+  CK(cudaGraphLaunch(gx, cs));
+  CK(cudaStreamSynchronize(cs));
+  int64_t live = 0;
+  memcpy(&live, pn.hp, sizeof live);
+  pair_same(pn, "graph: live count");
+  pair_same(px, "graph: x", (size_t)live * 8);
+  pair_same(pw, "graph: w", (size_t)live * 8);
+  pair_same(pcell, "graph: cell", (size_t)live * 8);
+  pair_same(prho, "graph: rho");
+  printf("graph of compact + sort + segments + sum over %lld rows: %zu nodes, %lld live\n",
+         (long long)cap, n_nodes, (long long)live);
+  cudaGraphExecDestroy(gx);
+  cudaGraphDestroy(g);
+  cnp_stream_destroy(S);
+  cudaStreamDestroy(cs);
+  cnp_backend_select(prev, 0);
+  Pair *all[] = {&pm, &pcell, &px, &pw, &pn, &prho};
+  for (Pair *p : all) pair_free(*p);
+  cnp_segment_plan_destroy(ph);
+  cnp_segment_plan_destroy(pd);
+}
+
+static void test_device_counts(void)
+{
+  const int64_t n = sz(70001);
+  std::vector<int32_t> k32(n);
+  std::vector<int64_t> k64(n), kseg(n);
+  std::vector<uint64_t> ku(n);
+  for (int64_t i = 0; i < n; i++) {
+    k32[i] = (int32_t)(rnd() % 1000);
+    k64[i] = (int64_t)(rnd() % 200001) - 100000;
+    ku[i] = rnd();
+    kseg[i] = (int64_t)(rnd() % 780) - 3;            /* negatives dropped */
+  }
+  const int64_t ms[3] = {0, n / 2 + 1, n};
+  for (int64_t m : ms) {
+    test_dc_sort<int32_t>(CNP_INT32, n, m, 1000, k32, "device-count sort int32 key_limit");
+    test_dc_sort<int32_t>(CNP_INT32, n, m, 0, k32, "device-count sort int32 full range");
+    test_dc_sort<int64_t>(CNP_INT64, n, m, 0, k64, "device-count sort int64 negatives");
+    test_dc_sort<uint64_t>(CNP_UINT64, n, m, 0, ku, "device-count sort uint64");
+    test_dc_plan<int64_t>(CNP_INT64, kseg, m, 777, "device-count plan int64");
+    std::vector<int32_t> kp32(k32);
+    test_dc_plan<int32_t>(CNP_INT32, kp32, m, 1000, "device-count plan int32");
+  }
+  test_dc_sort<int64_t>(CNP_INT64, 1, 1, 0, std::vector<int64_t>(1, 9), "device-count sort one");
+  test_dc_graph(sz(100003), 512);
+  test_dc_graph(1, 4);
+}
+
+/* ======================================================================================
 ** Kernel catalog on the device: compile for this device, load, launch, check limits.
 */
 
@@ -751,6 +938,7 @@ int main(void)
   test_cell_offsets();
   test_boundaries();
   test_plans();
+  test_device_counts();
   test_catalog();
   CK(cudaDeviceSynchronize());
   printf("%d checks, %d failures\n", g_checks, g_fails);

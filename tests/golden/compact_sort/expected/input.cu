@@ -165,6 +165,14 @@ struct csort_h {
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
+  cnp_array dn_N;  /* int64[1]: live extent of dim N for CUDA graphs */
+  int64_t dk_N;  /* the value dn_N holds, as last uploaded */
+  int dev_N;  /* 1: the live extent is only in dn_N (a graph compacted it) */
+  cudaStream_t ds_N;  /* stream of that graph */
+  cudaGraph_t gg_0;  /* step 0 captured at setup (NULL: direct launches) */
+  cudaGraphExec_t gx_0;
+  cudaGraphNode_t gnode_k0;  /* kernel 0 in the graph */
+  cudaKernelNodeParams gkp_k0;
 };
 
 /* Records where a step failed (with the runtime's detail) and returns st. step() clears
@@ -239,7 +247,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 243 "input.cu"
+#line 251 "input.cu"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -323,7 +331,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 327 "input.cu"
+#line 335 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -374,10 +382,166 @@ static int csort_k0(csort_h *p, cnp_stream *S)
 
 /* ---- CUDA graphs (steps without host decisions) ----------------------------------------- */
 
+/* Arguments of kernel 0 in the CUDA graph: grid sized by the capacity, the live
+** extent read on the device. */
+static void csort_k0_fill(csort_h *p, csort_k0_args *ap)
+{
+  memset(ap, 0, sizeof *ap);
+  ap->n = p->cap_N;
+  ap->d_n = (const int64_t *)p->dn_N.data;
+  ap->bad = (int *)p->bad.data;
+  ap->f_x = (double *)p->f_x.data;
+  ap->f_x_e0 = p->f_x.shape[0];
+  ap->f_v = (double *)p->f_v.data;
+  ap->f_v_e0 = p->f_v.shape[0];
+  ap->f_v_e1 = p->f_v.shape[1];
+  ap->f_live = (uint8_t *)p->f_live.data;
+  ap->f_live_e0 = p->f_live.shape[0];
+  ap->f_bin = (int64_t *)p->f_bin.data;
+  ap->f_bin_e0 = p->f_bin.shape[0];
+}
+
+/* Kernel 0 launched while its step is captured; remembers its graph node. */
+static int csort_k0_capture(csort_h *p, cnp_stream *S)
+{
+  csort_k0_args A;
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  enum cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t *deps = NULL;
+  size_t n_deps = 0;
+  csort_k0_fill(p, &A);
+  if (A.n <= 0) return CNP_EINVAL;
+  csort_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
+  if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  /* right after the launch, the capture's only dependency is the kernel's node */
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+      cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
+      cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
+    return CNP_EBACKEND;
+  p->gnode_k0 = deps[0];
+  return CNP_OK;
+}
+
+/* This step's arguments (per-step params) into kernel 0's node of the graph. */
+static int csort_k0_update(csort_h *p, cudaGraphExec_t x)
+{
+  csort_k0_args A;
+  void *args[1] = {&A};
+  cudaKernelNodeParams kp = p->gkp_k0;
+  csort_k0_fill(p, &A);
+  kp.kernelParams = args;  /* copied by the call */
+  kp.extra = NULL;
+  return cudaGraphExecKernelNodeSetParams(x, p->gnode_k0, &kp) == cudaSuccess ? CNP_OK
+                                                                         : CNP_EBACKEND;
+}
+
+/* input.cnp:10: step on s -- its work, enqueued while the stream is captured. */
+static int csort_g0_enqueue(csort_h *p, cnp_stream *S)
+{
+  int st;
+  /* input.cnp:11: map i in N */
+  if ((st = csort_k0_capture(p, S)) != CNP_OK) return st;
+  /* input.cnp:16: compact live (x, v, bin); */
+  {  /* over the capacity: the kernel cleared the mask past the live extent */
+    cnp_array mask = cnp_g_row(&p->f_live, 0, p->cap_N);
+    int nv = 0;
+    nv = cnp_g_rows(p->views, nv, &p->f_x, p->cap_N);
+    nv = cnp_g_rows(p->views, nv, &p->f_v, p->cap_N);
+    nv = cnp_g_rows(p->views, nv, &p->f_bin, p->cap_N);
+    st = cnp_compact_by_mask_device_count(&mask, p->views, nv, &p->dn_N, p->ws, S);
+    if (st != CNP_OK) return st;
+  }
+  /* input.cnp:17: sort bin (x, v); */
+  {  /* over the capacity: rows past the live extent dn_N sort last, untouched */
+    cnp_array key = cnp_g_row(&p->f_bin, 0, p->cap_N);
+    int nv = 0;
+    nv = cnp_g_rows(p->views, nv, &p->f_x, p->cap_N);
+    nv = cnp_g_rows(p->views, nv, &p->f_v, p->cap_N);
+    st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_N, p->ws, S);
+    if (st != CNP_OK) return st;
+  }
+  /* input.cnp:18: byb = segments(bin, nb); */
+  {  /* over the capacity: rows past the live extent dn_N are dropped */
+    cnp_array key = cnp_g_row(&p->f_bin, 0, p->cap_N);
+    st = cnp_segment_plan_build_device_count(p->plan_byb, &key, &p->dn_N, S);
+    if (st != CNP_OK) return st;
+  }
+  /* input.cnp:19: sum byb (v) -> total; */
+  {  /* values of capacity rows, as the plan's device-count build expects */
+    int64_t j = 0;
+    int nv = 0;
+    nv = cnp_g_rows(p->views, nv, &p->f_v, p->cap_N);
+    st = CNP_OK;
+    for (int k = 0; k < nv && st == CNP_OK; k++, j++) {
+      cnp_array out = cnp_g_row(&p->f_total, j, p->f_total.shape[1]);
+      st = cnp_segment_plan_sum(p->plan_byb, &p->views[k], &out, S);
+    }
+    if (st != CNP_OK) return st;
+  }
+  return CNP_OK;
+}
+
+/* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
+static int csort_g0_capture(csort_h *p, cnp_stream *S)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  cudaGraph_t g = NULL;
+  int st;
+  if (!cs || cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+    return CNP_EBACKEND;
+  st = csort_g0_enqueue(p, S);
+  if (cudaStreamEndCapture(cs, &g) != cudaSuccess && st == CNP_OK) st = CNP_EBACKEND;
+  if (st == CNP_OK && cudaGraphInstantiate(&p->gx_0, g, 0ULL) != cudaSuccess) {
+    p->gx_0 = NULL;
+    st = CNP_EBACKEND;
+  }
+  if (st != CNP_OK) {
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+    return st;
+  }
+  p->gg_0 = g;
+  return CNP_OK;
+}
+
+/* One timestep of step 0: extents the host changed go up, this step's arguments into
+** the kernel nodes, one graph launch; no host synchronization. */
+static int csort_g0_replay(csort_h *p, cnp_stream *S)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  if (!p->dev_N && p->n_N != p->dk_N) {  /* set on the host since the last upload */
+    if (cudaMemcpyAsync(p->dn_N.data, &p->n_N, sizeof(int64_t), cudaMemcpyHostToDevice, cs) !=
+        cudaSuccess)
+      return CNP_EBACKEND;
+    p->dk_N = p->n_N;
+  }
+  {
+    int st = csort_k0_update(p, p->gx_0);
+    if (st != CNP_OK) return st;
+  }
+  if (cudaGraphLaunch(p->gx_0, cs) != cudaSuccess) return CNP_EBACKEND;
+  p->dev_N = 1;  /* the live extent is now on the device only */
+  p->ds_N = cs;
+  p->stats.launches++;
+  p->stats.graph_replays++;
+  return CNP_OK;
+}
+
 /* Live extents that only the device holds (after graph replays) back to the host:
 ** one synchronization each; counted in the last step's host_syncs when in_step. */
 static int csort_pull(csort_h *p, int in_step)
 {
+  if (p->dev_N) {
+    int64_t n = 0;
+    if (cudaMemcpyAsync(&n, p->dn_N.data, sizeof n, cudaMemcpyDeviceToHost, p->ds_N) !=
+            cudaSuccess ||
+        cudaStreamSynchronize(p->ds_N) != cudaSuccess)
+      return CNP_EBACKEND;
+    p->n_N = p->dk_N = n;
+    p->dev_N = 0;
+    if (in_step) p->stats.host_syncs++;
+    else p->stats.total_host_syncs++;
+  }
   (void)p;
   (void)in_step;
   return CNP_OK;
@@ -403,6 +567,9 @@ static void csort_h_teardown(csort_h *p)
   if (p->g0_bin.data) cnp_array_free(&p->g0_bin);
   if (p->bad.data) cnp_array_free(&p->bad);
   cnp_workspace_destroy(p->ws);
+  if (p->gx_0) cudaGraphExecDestroy(p->gx_0);
+  if (p->gg_0) cudaGraphDestroy(p->gg_0);
+  if (p->dn_N.data) cnp_array_free(&p->dn_N);
   free(p->views);
   free(p);
 }
@@ -541,6 +708,22 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
     }
     memset(p->g0_bin.data, 0, cnp_array_nbytes(&p->g0_bin));  /* touch the pages now, not in the first step */
   }
+  if (B == CNP_BACKEND_CUDA) {  /* CUDA graphs: steps without host decisions */
+    {
+      const int64_t one = 1;
+      if ((st = cnp_array_alloc_on(&p->dn_N, B, p->device, CNP_INT64, 1, &one, CNP_ORDER_C, 0)) != CNP_OK) {
+        where = "csort_setup: device extent of dim N";
+        goto fail;
+      }
+      p->dk_N = -1;  /* not uploaded yet */
+    }
+#ifndef CNP_DEBUG_BOUNDS  /* index checks read a flag back after each kernel */
+    if (csort_g0_capture(p, p->s_s) != CNP_OK) {  /* else direct launches */
+      if (p->gx_0) cudaGraphExecDestroy(p->gx_0);
+      p->gx_0 = NULL;
+    }
+#endif
+  }
   cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
@@ -563,93 +746,102 @@ static int csort_h_step(csort_h *p)
 
   /* ---- input.cnp:10: step on s ---- */
   S = p->s_s;
-
-  /* input.cnp:11: map i in N */
-#line 11 "input.cnp"
-  CNP_G_TRY(csort_k0(p, S),
-            "input.cnp:11: map i in N");
-#line 572 "input.cu"
-
-  /* input.cnp:16: compact live (x, v, bin); */
-  if (!p->fused_k0) {  /* else done by kernel 0 */
-#line 16 "input.cnp"
-    {
-      cnp_array mask = cnp_g_row(&p->f_live, 0, p->n_N);
-      int64_t live = 0;
-      int nv;
-      nv = 0;
-      nv = cnp_g_rows(p->views, nv, &p->f_x, p->n_N);
-      nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
-      nv = cnp_g_rows(p->views, nv, &p->f_bin, p->n_N);
-      CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-                "input.cnp:16: compact live (x, v, bin);");
-      p->n_N = live;
-      p->stats.launches++;
-      if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
-    }
-#line 591 "input.cu"
-  }
-
-  /* input.cnp:17: sort bin (x, v); */
-  if (!p->fused_k0) {  /* else done by kernel 0 */
-#line 17 "input.cnp"
-    {
-      cnp_array key = cnp_g_row(&p->f_bin, 0, p->n_N);
-      int nv;
-      nv = 0;
-      nv = cnp_g_rows(p->views, nv, &p->f_x, p->n_N);
-      nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
-      CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-                "input.cnp:17: sort bin (x, v);");
-      p->stats.launches++;
-    }
-#line 607 "input.cu"
-  }
-
-  /* input.cnp:18: byb = segments(bin, nb); */
-  p->inl_byb = p->fused_k0;
-  if (!p->inl_byb) {  /* else the offsets came from kernel 0 */
-#line 18 "input.cnp"
-    {
-      cnp_array key = cnp_g_row(&p->f_bin, 0, p->n_N);
-      CNP_G_TRY(cnp_segment_plan_build(p->plan_byb, &key, S),
-                "input.cnp:18: byb = segments(bin, nb);");
-      p->stats.launches++;
-    }
-#line 620 "input.cu"
-  }
-
-  /* input.cnp:19: sum byb (v) -> total; */
-  if (p->inl_byb) {  /* offsets from the counting sort of kernel 0 */
-    const int64_t R = p->f_total.shape[1];
-    const int64_t *const off = p->off_byb;
-    int64_t j = 0;
-    for (int64_t c = 0; c < cnp_g_ncomp(&p->f_v); c++, j++) {
-      const double *const src = (const double *)p->f_v.data + c * p->f_v.shape[1];
-      double *const dst = (double *)p->f_total.data + j * R;
-      CNP_G_OMP("omp parallel for schedule(static)")
-      for (int64_t k = 0; k < R; k++) {
-        double acc = 0;
-        for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (double)src[r];
-        dst[k] = acc;
-      }
-      p->stats.launches++;
-    }
+  if (p->gx_0) {  /* the CUDA graph captured at setup */
+    CNP_G_TRY(csort_g0_replay(p, S),
+              "input.cnp:10: step on s");
   } else {
-#line 19 "input.cnp"
-    {
+    CNP_G_TRY(csort_pull(p, 1),
+              "input.cnp:10: step on s");
+
+    /* input.cnp:11: map i in N */
+#line 11 "input.cnp"
+    CNP_G_TRY(csort_k0(p, S),
+              "input.cnp:11: map i in N");
+#line 761 "input.cu"
+
+    /* input.cnp:16: compact live (x, v, bin); */
+    if (!p->fused_k0) {  /* else done by kernel 0 */
+#line 16 "input.cnp"
+      {
+        cnp_array mask = cnp_g_row(&p->f_live, 0, p->n_N);
+        int64_t live = 0;
+        int nv;
+        nv = 0;
+        nv = cnp_g_rows(p->views, nv, &p->f_x, p->n_N);
+        nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
+        nv = cnp_g_rows(p->views, nv, &p->f_bin, p->n_N);
+        CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
+                  "input.cnp:16: compact live (x, v, bin);");
+        p->n_N = live;
+        p->stats.launches++;
+        if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
+      }
+#line 780 "input.cu"
+    }
+
+    /* input.cnp:17: sort bin (x, v); */
+    if (!p->fused_k0) {  /* else done by kernel 0 */
+#line 17 "input.cnp"
+      {
+        cnp_array key = cnp_g_row(&p->f_bin, 0, p->n_N);
+        int nv;
+        nv = 0;
+        nv = cnp_g_rows(p->views, nv, &p->f_x, p->n_N);
+        nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
+        CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
+                  "input.cnp:17: sort bin (x, v);");
+        p->stats.launches++;
+        if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
+      }
+#line 797 "input.cu"
+    }
+
+    /* input.cnp:18: byb = segments(bin, nb); */
+    p->inl_byb = p->fused_k0;
+    if (!p->inl_byb) {  /* else the offsets came from kernel 0 */
+#line 18 "input.cnp"
+      {
+        cnp_array key = cnp_g_row(&p->f_bin, 0, p->n_N);
+        CNP_G_TRY(cnp_segment_plan_build(p->plan_byb, &key, S),
+                  "input.cnp:18: byb = segments(bin, nb);");
+        p->stats.launches++;
+        if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
+      }
+#line 811 "input.cu"
+    }
+
+    /* input.cnp:19: sum byb (v) -> total; */
+    if (p->inl_byb) {  /* offsets from the counting sort of kernel 0 */
+      const int64_t R = p->f_total.shape[1];
+      const int64_t *const off = p->off_byb;
       int64_t j = 0;
-      int nv;
-      nv = 0;
-      nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
-      for (int k = 0; k < nv; k++, j++) {
-        cnp_array out = cnp_g_row(&p->f_total, j, p->f_total.shape[1]);
-        CNP_G_TRY(cnp_segment_plan_sum(p->plan_byb, &p->views[k], &out, S),
-                  "input.cnp:19: sum byb (v) -> total;");
+      for (int64_t c = 0; c < cnp_g_ncomp(&p->f_v); c++, j++) {
+        const double *const src = (const double *)p->f_v.data + c * p->f_v.shape[1];
+        double *const dst = (double *)p->f_total.data + j * R;
+        CNP_G_OMP("omp parallel for schedule(static)")
+        for (int64_t k = 0; k < R; k++) {
+          double acc = 0;
+          for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (double)src[r];
+          dst[k] = acc;
+        }
         p->stats.launches++;
       }
+    } else {
+#line 19 "input.cnp"
+      {
+        int64_t j = 0;
+        int nv;
+        nv = 0;
+        nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
+        for (int k = 0; k < nv; k++, j++) {
+          cnp_array out = cnp_g_row(&p->f_total, j, p->f_total.shape[1]);
+          CNP_G_TRY(cnp_segment_plan_sum(p->plan_byb, &p->views[k], &out, S),
+                    "input.cnp:19: sum byb (v) -> total;");
+          p->stats.launches++;
+        }
+      }
+#line 844 "input.cu"
     }
-#line 653 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

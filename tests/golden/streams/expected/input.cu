@@ -405,8 +405,9 @@ static int streams_h_step(streams_h *p)
     CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
+    if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
-#line 410 "input.cu"
+#line 411 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -416,8 +417,9 @@ static int streams_h_step(streams_h *p)
     CNP_G_TRY(cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S),
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
+    if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
-#line 421 "input.cu"
+#line 423 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -426,8 +428,9 @@ static int streams_h_step(streams_h *p)
     CNP_G_TRY(cnp_segment_plan_build(p->plan_p, &key, S),
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
+    if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
-#line 431 "input.cu"
+#line 434 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -443,7 +446,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 447 "input.cu"
+#line 450 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -459,13 +462,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 463 "input.cu"
+#line 466 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 469 "input.cu"
+#line 472 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -475,14 +478,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 479 "input.cu"
+#line 482 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 486 "input.cu"
+#line 489 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
