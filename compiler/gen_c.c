@@ -599,6 +599,22 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
 
 static void ex_node(KCtx *k, Buf *b, Expr *e);
 
+/* Signed integer arithmetic goes through the wrapping helpers of templates/int.tmpl (u64
+** wraps in C already). */
+static bool signed_int(DType t) { return t == DT_I32 || t == DT_I64; }
+static const char *signed_int_bits(DType t) { return t == DT_I32 ? "32" : "64"; }
+static const char *int_op_name(int op) {
+  switch (op) {
+  case OP_ADD: return "add";
+  case OP_SUB: return "sub";
+  case OP_MUL: return "mul";
+  case OP_DIV: return "div";
+  case OP_MOD: return "mod";
+  default: cnp_ice("integer operator %d", op);
+  }
+  return "";
+}
+
 /* Emit e; its untyped literals print as the float type they adapt to (docs/language.md,
 ** Types): 0.1f next to an f32 operand, so f32 arithmetic stays in f32 on the host and the
 ** GPU, and 2.0 for an integer literal next to a float (no integer `x / 0`). Casts and
@@ -648,11 +664,26 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, e->ref.decl->dtype == DT_F16 ? "])" : "]");
     return;
   case EX_UNARY:
+    if (e->op == OP_NEG && signed_int(e->type) && e->args[0]->kind != EX_INT) {
+      buf_printf(b, "cnp_g_neg_i%s(", signed_int_bits(e->type));   /* wraps (templates/int.tmpl) */
+      ex(k, b, e->args[0]);
+      buf_puts(b, ")");
+      return;
+    }
     buf_puts(b, e->op == OP_NEG ? "(-" : "(!");
     ex(k, b, e->args[0]);
     buf_puts(b, ")");
     return;
   case EX_BINARY: {
+    if (e->op >= OP_ADD && e->op <= OP_MOD && signed_int(e->type)) {
+      /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
+      buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
+      ex(k, b, e->args[0]);
+      buf_puts(b, ", ");
+      ex(k, b, e->args[1]);
+      buf_puts(b, ")");
+      return;
+    }
     if (e->op == OP_MOD && dtype_is_float(e->type)) {
       buf_printf(b, "%s(", float_fn(BI_FMOD, e->type));
       ex(k, b, e->args[0]);
@@ -795,6 +826,8 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
         buf_line(b, "CNP_G_OMP(\"omp atomic\")");
         buf_line(b, "%s += (%s)%s;", T, ct, V);
       }
+    } else if (add && signed_int(tt)) {           /* wraps like + (templates/int.tmpl) */
+      buf_line(b, "%s = cnp_g_add_i%s(%s, (%s)%s);", T, signed_int_bits(tt), T, ct, V);
     } else {
       buf_line(b, "%s %s (%s)%s;", T, add ? "+=" : "=", ct, V);
     }
@@ -2564,6 +2597,7 @@ static const char *step_params(GenUnit *u, bool internal, bool call) {
 
 typedef struct TypeUse {
   bool f16, complex, complex_param;
+  bool ints;              /* signed integer arithmetic: templates/int.tmpl */
 } TypeUse;
 
 static void type_note(TypeUse *t, DType d) {
@@ -2575,12 +2609,16 @@ static void type_expr(TypeUse *t, Expr *e) {
   if (!e) return;
   type_note(t, e->type);
   if (e->kind == EX_CAST) type_note(t, e->cast_to);
+  if ((e->kind == EX_UNARY || e->kind == EX_BINARY) && signed_int(e->type)) t->ints = true;
   for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
 }
 
 static void type_stmts(TypeUse *t, Stmt *s) {
   for (; s; s = s->next) {
     if (s->kind == ST_LET) type_note(t, s->let->type);
+    if (s->kind == ST_ADD && s->target &&
+        signed_int(s->target->kind == EX_INDEX ? s->target->ref.decl->dtype : s->target->ref.local->type))
+      t->ints = true;
     type_expr(t, s->target);
     type_expr(t, s->value);
     type_stmts(t, s->body);
@@ -2590,7 +2628,7 @@ static void type_stmts(TypeUse *t, Stmt *s) {
 
 /* Which of the prelude's f16 / complex helpers the pipeline needs (none: no change). */
 static TypeUse type_use(GenUnit *u) {
-  TypeUse t = {false, false, false};
+  TypeUse t = {false, false, false, false};
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_FIELD || d->kind == DECL_PARAM || d->kind == DECL_CONST || d->kind == DECL_MPI)
       type_note(&t, d->dtype);
@@ -2616,11 +2654,13 @@ static const char *api_types(GenUnit *u) {
          "#endif\n\n";
 }
 
-/* The unit's f16 and complex helpers (templates/f16.tmpl, complex.c.tmpl, complex.cu.tmpl). */
+/* The unit's f16, complex and integer helpers (templates/f16.tmpl, complex.c.tmpl,
+** complex.cu.tmpl, int.tmpl). */
 static void type_helpers(GenUnit *u, Buf *b, bool cuda) {
   TypeUse t = type_use(u);
   if (t.f16) emit_template(b, "f16", NULL, 0);
   if (t.complex) emit_template(b, cuda ? "complex.cu" : "complex.c", NULL, 0);
+  if (t.ints) emit_template(b, "int", NULL, 0);
 }
 
 /* ======================================================================== entry points */

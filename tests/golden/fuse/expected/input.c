@@ -113,6 +113,31 @@ CNP_G_INLINE cnp_array cnp_g_live(const cnp_array *a, int64_t n)
   return r;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0. The compiler inlines them; a constant divisor keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
 typedef struct fuse_h fuse_h;
 
 struct fuse_h {
@@ -188,7 +213,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 192 "input.c"
+#line 217 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -196,7 +221,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 200 "input.c"
+#line 225 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -240,8 +265,8 @@ static int fuse_k1_host(const fuse_k1_args *ap)
     { /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
-      f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 245 "input.c"
+      f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
+#line 270 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -399,13 +424,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 403 "input.c"
+#line 428 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 409 "input.c"
+#line 434 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -422,7 +447,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 426 "input.c"
+#line 451 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

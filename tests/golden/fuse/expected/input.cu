@@ -138,6 +138,31 @@ CNP_G_INLINE int cnp_g_launched(void)
   return cudaGetLastError() == cudaSuccess ? CNP_OK : CNP_EBACKEND;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0. The compiler inlines them; a constant divisor keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
 typedef struct fuse_h fuse_h;
 
 struct fuse_h {
@@ -214,7 +239,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 218 "input.cu"
+#line 243 "input.cu"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -222,7 +247,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 226 "input.cu"
+#line 251 "input.cu"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -247,7 +272,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
     f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 251 "input.cu"
+#line 276 "input.cu"
   } /* map i */
   { /* input.cnp:16: map j in N */
     const int64_t l_j = cnp_i;
@@ -255,7 +280,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
     f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 259 "input.cu"
+#line 284 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -322,8 +347,8 @@ static int fuse_k1_host(const fuse_k1_args *ap)
     { /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
-      f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 327 "input.cu"
+      f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
+#line 352 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -341,8 +366,8 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
   { /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
-    f_m[l_q] = (int32_t)(f_m[l_q] + 1);
-#line 346 "input.cu"
+    f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
+#line 371 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -537,13 +562,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 541 "input.cu"
+#line 566 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 547 "input.cu"
+#line 572 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -560,7 +585,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 564 "input.cu"
+#line 589 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

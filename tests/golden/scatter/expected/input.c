@@ -113,6 +113,31 @@ CNP_G_INLINE cnp_array cnp_g_live(const cnp_array *a, int64_t n)
   return r;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0. The compiler inlines them; a constant divisor keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
 typedef struct scatter_h scatter_h;
 
 struct scatter_h {
@@ -197,7 +222,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
     { /* input.cnp:10: map i in N */
       const int64_t l_i = cnp_i;
 #line 11 "input.cnp"
-      int64_t l_c = (int64_t)CNP_G_MIN(CNP_G_MAX(((int64_t)floor((f_pos[l_i] * ((double)P_n_cells)))), 0), (P_n_cells - 1));
+      int64_t l_c = (int64_t)CNP_G_MIN(CNP_G_MAX(((int64_t)floor((f_pos[l_i] * ((double)P_n_cells)))), 0), cnp_g_sub_i64(P_n_cells, 1));
 #line 12 "input.cnp"
       f_cell[l_i] = (int64_t)l_c;
 #line 13 "input.cnp"
@@ -218,7 +243,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
       CNP_G_OMP("omp atomic")
       f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 222 "input.c"
+#line 247 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -418,7 +443,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
   CNP_G_TRY(scatter_k0(p, S),
             "input.cnp:10: map i in N");
-#line 422 "input.c"
+#line 447 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
