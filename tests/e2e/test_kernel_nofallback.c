@@ -1,7 +1,7 @@
 /*
 ** test_kernel_nofallback.c -- kernel_nofallback.cnp's host unit (built with -Werror): setup
 ** on the host backend fails with CNP_EUNSUPPORTED and a message naming the kernel and its
-** declaration, leaving no pipeline behind.
+** declaration (and no empty runtime detail after it), leaving no pipeline behind.
 */
 #include "kernel_nofallback.h"
 #include "e2e.h"
@@ -17,6 +17,8 @@ int main(void)
   CHECK(p == NULL, "no pipeline after a failed setup");
   CHECK(strstr(err, "kernel_nofallback.cnp:9: kernel scale has no host fallback") != NULL,
         "message: %s", err);
+  size_t n = strlen(err);   /* the runtime left no detail: no empty ": " after the message */
+  CHECK(n > 2 && strcmp(err + n - 2, ": ") != 0 && err[n - 1] == ')', "message ends: '%s'", err);
   printf("kernel_nofallback: setup on the host fails: %s\n", err);
   return 0;
 }

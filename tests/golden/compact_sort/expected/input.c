@@ -34,9 +34,12 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
-/* Helpers below may go unused by a pipeline: inline keeps compilers quiet about that. */
+/* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
+** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
 #define CNP_G_INLINE inline
+#elif defined(__GNUC__)
+#define CNP_G_INLINE static inline __attribute__((unused))
 #else
 #define CNP_G_INLINE static inline
 #endif
@@ -213,7 +216,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
         f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 217 "input.c"
+#line 220 "input.c"
       } /* map i */
       if (f_live[cnp_i]) {  /* live: count its key */
         const int64_t key = (int64_t)f_bin[cnp_i];
@@ -454,7 +457,10 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   csort_h_teardown(p);
   return st;
@@ -477,7 +483,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 481 "input.c"
+#line 487 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -496,7 +502,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 500 "input.c"
+#line 506 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -512,7 +518,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 516 "input.c"
+#line 522 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -525,7 +531,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 529 "input.c"
+#line 535 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -558,7 +564,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 562 "input.c"
+#line 568 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -728,7 +728,10 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   csort_h_teardown(p);
   return st;
@@ -757,7 +760,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 761 "input.cu"
+#line 764 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -776,7 +779,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 780 "input.cu"
+#line 783 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -793,7 +796,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 797 "input.cu"
+#line 800 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -807,7 +810,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 811 "input.cu"
+#line 814 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -840,7 +843,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 844 "input.cu"
+#line 847 "input.cu"
     }
   }
   p->stats.steps++;

@@ -34,9 +34,12 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
-/* Helpers below may go unused by a pipeline: inline keeps compilers quiet about that. */
+/* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
+** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
 #define CNP_G_INLINE inline
+#elif defined(__GNUC__)
+#define CNP_G_INLINE static inline __attribute__((unused))
 #else
 #define CNP_G_INLINE static inline
 #endif
@@ -368,7 +371,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 372 "input.c"
+#line 375 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -558,7 +561,10 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   ftypes_h_teardown(p);
   return st;
@@ -582,7 +588,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
   CNP_G_TRY(ftypes_k0(p, S),
             "input.cnp:15: map i in N");
-#line 586 "input.c"
+#line 592 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

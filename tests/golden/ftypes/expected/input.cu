@@ -846,7 +846,10 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   ftypes_h_teardown(p);
   return st;
@@ -874,7 +877,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:15: map i in N");
-#line 878 "input.cu"
+#line 881 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

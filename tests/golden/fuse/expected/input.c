@@ -34,9 +34,12 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
-/* Helpers below may go unused by a pipeline: inline keeps compilers quiet about that. */
+/* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
+** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
 #define CNP_G_INLINE inline
+#elif defined(__GNUC__)
+#define CNP_G_INLINE static inline __attribute__((unused))
 #else
 #define CNP_G_INLINE static inline
 #endif
@@ -213,7 +216,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 217 "input.c"
+#line 220 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -221,7 +224,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 225 "input.c"
+#line 228 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -266,7 +269,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 270 "input.c"
+#line 273 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -400,7 +403,10 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   fuse_h_teardown(p);
   return st;
@@ -424,13 +430,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 428 "input.c"
+#line 434 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 434 "input.c"
+#line 440 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -447,7 +453,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 451 "input.c"
+#line 457 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -34,9 +34,12 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
-/* Helpers below may go unused by a pipeline: inline keeps compilers quiet about that. */
+/* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
+** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
 #define CNP_G_INLINE inline
+#elif defined(__GNUC__)
+#define CNP_G_INLINE static inline __attribute__((unused))
 #else
 #define CNP_G_INLINE static inline
 #endif
@@ -189,7 +192,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 193 "input.c"
+#line 196 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -233,7 +236,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 237 "input.c"
+#line 240 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -275,7 +278,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 279 "input.c"
+#line 282 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -426,7 +429,10 @@ static int graph_h_setup(graph_h **pp, const graph_config *cfg, char *err, size_
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   graph_h_teardown(p);
   return st;
@@ -453,7 +459,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(graph_k0(p, S),
             "input.cnp:12: map i in N");
-#line 457 "input.c"
+#line 463 "input.c"
 
   /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -470,19 +476,19 @@ static int graph_h_step(graph_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 474 "input.c"
+#line 480 "input.c"
 
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
   CNP_G_TRY(graph_k1(p, S),
             "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 480 "input.c"
+#line 486 "input.c"
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 486 "input.c"
+#line 492 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -492,13 +498,13 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 496 "input.c"
+#line 502 "input.c"
 
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
 #line 20 "input.cnp"
   CNP_G_TRY(graph_k2(p, S),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 502 "input.c"
+#line 508 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -917,7 +917,10 @@ static int graph_h_setup(graph_h **pp, const graph_config *cfg, char *err, size_
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   graph_h_teardown(p);
   return st;
@@ -950,7 +953,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
     CNP_G_TRY(graph_k0(p, S),
               "input.cnp:12: map i in N");
-#line 954 "input.cu"
+#line 957 "input.cu"
 
     /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -967,20 +970,20 @@ static int graph_h_step(graph_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 971 "input.cu"
+#line 974 "input.cu"
 
     /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_k1(p, S),
               "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 977 "input.cu"
+#line 980 "input.cu"
   }
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 984 "input.cu"
+#line 987 "input.cu"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -990,7 +993,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 994 "input.cu"
+#line 997 "input.cu"
   if (p->gx_1) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g1_replay(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
@@ -1002,7 +1005,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
     CNP_G_TRY(graph_k2(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1006 "input.cu"
+#line 1009 "input.cu"
   }
 
   /* the next call orders its work after this call's (see the waits above) */

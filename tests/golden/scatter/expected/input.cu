@@ -667,7 +667,10 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   scatter_h_teardown(p);
   return st;
@@ -694,7 +697,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
     CNP_G_TRY(scatter_k0(p, S),
               "input.cnp:10: map i in N");
-#line 698 "input.cu"
+#line 701 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -34,9 +34,12 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
-/* Helpers below may go unused by a pipeline: inline keeps compilers quiet about that. */
+/* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
+** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
 #define CNP_G_INLINE inline
+#elif defined(__GNUC__)
+#define CNP_G_INLINE static inline __attribute__((unused))
 #else
 #define CNP_G_INLINE static inline
 #endif
@@ -332,7 +335,10 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   streams_h_teardown(p);
   return st;
@@ -366,7 +372,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 370 "input.c"
+#line 376 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -377,7 +383,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 381 "input.c"
+#line 387 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -387,7 +393,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 391 "input.c"
+#line 397 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -403,7 +409,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 407 "input.c"
+#line 413 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -419,13 +425,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 423 "input.c"
+#line 429 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 429 "input.c"
+#line 435 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -435,14 +441,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 439 "input.c"
+#line 445 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 446 "input.c"
+#line 452 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

@@ -372,7 +372,10 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
   *pp = p;
   return CNP_OK;
 fail:
-  cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  if (cnp_last_error()[0])        /* the runtime's detail, when it left one */
+    cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
+  else
+    cnp_g_err(err, errlen, st, "%s", where);
   cnp_backend_select(prev, 0);
   streams_h_teardown(p);
   return st;
@@ -407,7 +410,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
-#line 411 "input.cu"
+#line 414 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -419,7 +422,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
-#line 423 "input.cu"
+#line 426 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -430,7 +433,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
-#line 434 "input.cu"
+#line 437 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -446,7 +449,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 450 "input.cu"
+#line 453 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -462,13 +465,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 466 "input.cu"
+#line 469 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 472 "input.cu"
+#line 475 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -478,14 +481,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 482 "input.cu"
+#line 485 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 489 "input.cu"
+#line 492 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
