@@ -677,10 +677,15 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
   case EX_BINARY: {
     if (e->op >= OP_ADD && e->op <= OP_MOD && signed_int(e->type)) {
       /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
+      /* an untyped constant operand may be i64 in an i32 operation: narrowed on purpose */
       buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
-      ex(k, b, e->args[0]);
-      buf_puts(b, ", ");
-      ex(k, b, e->args[1]);
+      for (int i = 0; i < 2; i++) {
+        if (i) buf_puts(b, ", ");
+        double lv;
+        if (e->args[i]->type == DT_I64 && e->type == DT_I32 && !literal_value(e->args[i], &lv))
+          ex_as(k, b, e->args[i], DT_I32);
+        else ex(k, b, e->args[i]);
+      }
       buf_puts(b, ")");
       return;
     }

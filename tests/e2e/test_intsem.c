@@ -56,7 +56,7 @@ static void get(intsem *p, const char *name, void *data)
         "copy of %s to the host: %s", name, cnp_last_error());
 }
 
-static int32_t a[NN], b[NN], acc32[NN], a0[NN], s32[6 * NN];
+static int32_t a[NN], b[NN], acc32[NN], a0[NN], s32[6 * NN], lit[NN];
 static int64_t x[NN], y[NN], acc64[NN], x0[NN], s64[6 * NN], mix[NN];
 
 int main(void) {
@@ -114,6 +114,7 @@ int main(void) {
   get(p, "acc32", acc32);
   get(p, "acc64", acc64);
   get(p, "mix", mix);
+  get(p, "lit", lit);
   int checked = 0;
   for (int i = 0; i < NN; i++) {
     uint32_t ua = (uint32_t)a[i], ub = (uint32_t)b[i];
@@ -133,7 +134,8 @@ int main(void) {
     CHECK(acc32[i] == w32((uint32_t)a0[i] + ua + ub), "acc32[%d]", i);
     CHECK(acc64[i] == w64((uint64_t)x0[i] + ux * 3u), "acc64[%d]", i);
     CHECK(mix[i] == w64((uint64_t)(int64_t)a[i] * uy - 1u), "mix[%d]", i);
-    checked += 3;
+    CHECK(lit[i] == w32(0u - ua + 3u + 3u + ua * (0u - 2u)), "lit[%d]", i);
+    checked += 4;
   }
   /* the documented edge cases, spelled out */
   int imin = 9 * NE, mone = 2;   /* e32[9] = INT32_MIN, e32[2] = -1 */
