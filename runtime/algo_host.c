@@ -1099,6 +1099,7 @@ typedef struct host_plan {
   int      nt;
   int      identity;                   /* keys sorted, none dropped: offsets describe rows */
   int      wide;                       /* skeys holds int64 (else int32) */
+  int      dropped;                    /* the last build dropped rows (negative keys) */
   void    *skeys;                      /* capacity: snapshot of the keys (negatives < 0) */
   int64_t *offsets;                    /* n_segments + 1 (identity plans) */
   float   *facc;                       /* n_segments * HALF_GROUP (float16 sums) */
@@ -1259,6 +1260,7 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
   p->rows_used = n;
   plan->n_kept = n - neg;
   p->identity = neg == 0 && desc == 0;
+  p->dropped = neg > 0;
   int64_t *off = p->offsets;
   int all_copied = 1;
   for (int t = 0; t < used; t++) all_copied &= res[t].copied;
@@ -1379,24 +1381,25 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
     else name##_scan_t(p->skeys, 0, vals, o, n, kc, s0, s1);                             \
   }                                                                                      \
   /* rows [a, b): components [c0, c0 + G) of each row added into acc[key * st + c] */     \
-  static ALWAYS_INLINE void name##_rows_t(const void *sk, int wide, const IN *v, ACC *acc, \
-                                          int64_t st, int64_t a, int64_t b, int64_t kc,  \
-                                          int64_t c0, int64_t G)                         \
+  /* WIDE, NEG (rows may be dropped), PF (prefetch) and G are constants where it matters */ \
+  static ALWAYS_INLINE void name##_rows_t(const void *sk, int WIDE, int NEG, int PF,     \
+                                          const IN *v, ACC *acc, int64_t st, int64_t a,  \
+                                          int64_t b, int64_t kc, int64_t c0, int64_t G)  \
   {                                                                                      \
     ACC sink[SINK_WAYS * PRIV_G] = {0};       /* dropped rows (negative keys) */         \
-    int64_t i = a, m = b - a > PRIV_PF ? b - PRIV_PF : a;                                \
+    int64_t i = a, m = PF && b - a > PRIV_PF ? b - PRIV_PF : a;                          \
     for (; i < m; i++) {                      /* partial sums beyond L2: prefetch */     \
-      int64_t q = wide ? ((const int64_t *)sk)[i + PRIV_PF]                              \
+      int64_t q = WIDE ? ((const int64_t *)sk)[i + PRIV_PF]                              \
                        : ((const int32_t *)sk)[i + PRIV_PF];                             \
       __builtin_prefetch(acc + (q > 0 ? q : 0) * st, 1);                                 \
-      int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
-      ACC *d = s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;            \
+      int64_t s = WIDE ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
+      ACC *d = !NEG || s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;    \
       const IN *row = v + i * kc + c0;                                                   \
       for (int64_t c = 0; c < G; c++) d[c] += LOAD(row[c]);                              \
     }                                                                                    \
     for (; i < b; i++) {                                                                 \
-      int64_t s = wide ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
-      ACC *d = s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;            \
+      int64_t s = WIDE ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
+      ACC *d = !NEG || s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;    \
       const IN *row = v + i * kc + c0;                                                   \
       for (int64_t c = 0; c < G; c++) d[c] += LOAD(row[c]);                              \
     }                                                                                    \
@@ -1404,18 +1407,25 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
   static void name##_rows(const host_plan *p, const IN *v, ACC *acc, int64_t st,         \
                           int64_t a, int64_t b, int64_t kc, int64_t c0, int64_t g)       \
   {                                                                                      \
+    const void *sk = p->skeys;                                                           \
     int w = p->wide;                                                                     \
+    if (kc == 1 && !w && !p->dropped) {       /* the common case: one scalar, all kept */ \
+      name##_rows_t(sk, 0, 0, 0, v, acc, st, a, b, 1, 0, 1);                             \
+      return;                                                                            \
+    }                                                                                    \
     switch (g) {                                                                         \
     case 1:                                                                              \
-      if (kc == 1) name##_rows_t(p->skeys, w, v, acc, st, a, b, 1, 0, 1);                \
-      else name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 1);                      \
+      if (kc == 1) name##_rows_t(sk, w, 1, 0, v, acc, st, a, b, 1, 0, 1);                \
+      else name##_rows_t(sk, w, 1, 1, v, acc, st, a, b, kc, c0, 1);                      \
       break;                                                                             \
-    case 2: name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 2); break;              \
+    case 2: name##_rows_t(sk, w, 1, 1, v, acc, st, a, b, kc, c0, 2); break;              \
     case 3:                                                                              \
-      if (kc == 3) name##_rows_t(p->skeys, w, v, acc, st, a, b, 3, 0, 3);                \
-      else name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, 3);                      \
+      if (kc == 3 && !w && !p->dropped)                                                  \
+        name##_rows_t(sk, 0, 0, 1, v, acc, st, a, b, 3, 0, 3);                           \
+      else if (kc == 3) name##_rows_t(sk, w, 1, 1, v, acc, st, a, b, 3, 0, 3);           \
+      else name##_rows_t(sk, w, 1, 1, v, acc, st, a, b, kc, c0, 3);                      \
       break;                                                                             \
-    default: name##_rows_t(p->skeys, w, v, acc, st, a, b, kc, c0, PRIV_G); break;        \
+    default: name##_rows_t(sk, w, 1, 1, v, acc, st, a, b, kc, c0, PRIV_G); break;        \
     }                                                                                    \
   }                                                                                      \
   static void name##_split(const host_plan *p, const void *vals, void *outp, int64_t n,  \
