@@ -309,6 +309,8 @@ struct Decl {
   Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field */
   int slots;              /* SNAPSHOT: number of host slots (default 2) */
   CudaAware cuda_aware;   /* MPI */
+  bool own_buffer;        /* MPI (sema): `exchange H with ...` names no field: the staging
+                          ** buffer itself, a host array NAME_field(p, "H"), is exchanged */
 
   const char *path;       /* IMPORT: as written; KERNEL: the .cu file (as written) */
   const char *host_path;  /* KERNEL: host fallback .c file, NULL if none */

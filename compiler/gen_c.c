@@ -1334,6 +1334,13 @@ static void inline_sum(GenUnit *u, Buf *b, Stmt *s) {
   buf_line(b, "} else {");
 }
 
+/* The array an exchange sends and receives: its field, or the staging buffer itself
+** (`exchange H with ...`, a host array p->hb_H). */
+static const char *exchanged(GenUnit *u, const Stmt *s) {
+  if (s->b.decl) return arena_printf(&u->cc->arena, "p->f_%s", s->b.decl->name);
+  return arena_printf(&u->cc->arena, "p->hb_%s", s->a.decl->name);
+}
+
 static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
   Stmt *s = op->stmt;
   buf_puts(b, "\n");
@@ -1510,8 +1517,8 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
     break;
   }
   case ST_EXCHANGE:
-    try_call(u, b, s->loc, "cnp_mpi_exchange(p->mpi_%s, &p->f_%s, p->xdst_%d, p->xsrc_%d, %d, S, NULL)",
-             s->a.decl->name, s->b.decl->name, op->mpi_id, op->mpi_id, 100 + op->mpi_id);
+    try_call(u, b, s->loc, "cnp_mpi_exchange(p->mpi_%s, &%s, p->xdst_%d, p->xsrc_%d, %d, S, NULL)",
+             s->a.decl->name, exchanged(u, s), op->mpi_id, op->mpi_id, 100 + op->mpi_id);
     buf_line(b, "p->stats.host_syncs++;");
     break;
   case ST_MIGRATE: {
@@ -2179,7 +2186,12 @@ static void gen_struct(GenUnit *u, Buf *b) {
     buf_line(b, "int rank, size;");
   }
   for (Decl *d = u->cc->decls; d; d = d->next)
-    if (d->kind == DECL_MPI) buf_line(b, "cnp_mpi_stage *mpi_%s;  /* mpi staging %s */", d->name, d->name);
+    if (d->kind == DECL_MPI) {
+      buf_line(b, "cnp_mpi_stage *mpi_%s;  /* mpi staging %s */", d->name, d->name);
+      if (d->own_buffer)
+        buf_line(b, "cnp_array hb_%s;  /* its buffer, exchanged by `exchange %s with ...` (host) */",
+                 d->name, d->name);
+    }
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       GenOp *op = &u->steps[i].ops[o];
@@ -2272,6 +2284,10 @@ static void gen_setup_mpi(GenUnit *u, Buf *b) {
     setup_try(b, d, arena_printf(a, "cnp_mpi_stage_create(&p->mpi_%s, p->comm, %s, %d, shape, %s)",
                                  d->name, gen_cnp_dtype(d->dtype), d->shape.rank,
                                  modes[d->cuda_aware]));
+    if (d->own_buffer)
+      setup_try(b, d, arena_printf(a, "cnp_array_alloc_on(&p->hb_%s, CNP_BACKEND_HOST, 0, %s, %d, "
+                                      "shape, CNP_ORDER_C, 0)",
+                                   d->name, gen_cnp_dtype(d->dtype), d->shape.rank));
     b->indent -= 2;
     buf_line(b, "}");
     buf_free(&shp);
@@ -2282,10 +2298,34 @@ static void gen_setup_mpi(GenUnit *u, Buf *b) {
       Stmt *s = op->stmt;
       const char *file = base_name(s->loc.file->path);
       if (s->kind == ST_EXCHANGE) {
-        Decl *h = s->a.decl, *f = s->b.decl;
-        buf_line(b, "p->xdst_%d = (int)(%s);", op->mpi_id, setup_str(u, s->value, "p->"));
-        buf_line(b, "p->xsrc_%d = (int)(%s);", op->mpi_id,
-                 setup_str(u, s->value2 ? s->value2 : s->value, "p->"));
+        Decl *h = s->a.decl;
+        const char *dst = setup_str(u, s->value, "p->");
+        buf_line(b, "p->xdst_%d = (int)(%s);", op->mpi_id, dst);
+        if (s->value2) {
+          buf_line(b, "p->xsrc_%d = (int)(%s);", op->mpi_id, setup_str(u, s->value2, "p->"));
+        } else {
+          /* no `from`: receive from the one rank whose destination is this rank (the ring
+          ** (rank + 1) % size receives from rank - 1; a pairwise swap from its partner) */
+          buf_line(b, "{");
+          buf_line(b, "  const int me = p->rank;");
+          buf_line(b, "  int senders = 0;");
+          buf_line(b, "  p->xsrc_%d = -1;", op->mpi_id);
+          buf_line(b, "  for (int r = 0; r < p->size; r++) {  /* the destination rank r computes */");
+          buf_line(b, "    p->rank = r;");
+          buf_line(b, "    if ((int)(%s) == me) {", dst);
+          buf_line(b, "      p->xsrc_%d = r;", op->mpi_id);
+          buf_line(b, "      senders++;");
+          buf_line(b, "    }");
+          buf_line(b, "  }");
+          buf_line(b, "  p->rank = me;");
+          buf_line(b, "  if (senders != 1) {");
+          buf_line(b, "    st = CNP_EINVAL;");
+          buf_line(b, "    where = \"%s:%d: exchange %s: not exactly one rank sends to this one; "
+                      "give the source with `from`\";", file, s->loc.line, h->name);
+          buf_line(b, "    goto fail;");
+          buf_line(b, "  }");
+          buf_line(b, "}");
+        }
         buf_line(b, "if (p->xdst_%d < 0 || p->xdst_%d >= p->size || p->xsrc_%d < 0 || p->xsrc_%d >= p->size) {",
                  op->mpi_id, op->mpi_id, op->mpi_id, op->mpi_id);
         buf_line(b, "  st = CNP_ERANGE;");
@@ -2293,9 +2333,10 @@ static void gen_setup_mpi(GenUnit *u, Buf *b) {
                  s->loc.line, h->name);
         buf_line(b, "  goto fail;");
         buf_line(b, "}");
-        buf_line(b, "if ((st = cnp_mpi_stage_reserve(p->mpi_%s, &p->f_%s)) != CNP_OK) {", h->name, f->name);
+        buf_line(b, "if ((st = cnp_mpi_stage_reserve(p->mpi_%s, &%s)) != CNP_OK) {", h->name,
+                 exchanged(u, s));
         buf_line(b, "  where = \"%s:%d: exchange %s (%s): the field must have the staging shape\";",
-                 file, s->loc.line, h->name, f->name);
+                 file, s->loc.line, h->name, s->b.decl ? s->b.decl->name : h->name);
         buf_line(b, "  goto fail;");
         buf_line(b, "}");
       } else if (s->kind == ST_MIGRATE) {
@@ -2508,7 +2549,10 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
         buf_line(b, "if (p->mig_%d) cnp_migrate_plan_destroy(p->mig_%d);", u->steps[i].ops[o].mpi_id,
                  u->steps[i].ops[o].mpi_id);
   for (Decl *d = u->cc->decls; d; d = d->next)
-    if (d->kind == DECL_MPI) buf_line(b, "if (p->mpi_%s) cnp_mpi_stage_destroy(p->mpi_%s);", d->name, d->name);
+    if (d->kind == DECL_MPI) {
+      buf_line(b, "if (p->mpi_%s) cnp_mpi_stage_destroy(p->mpi_%s);", d->name, d->name);
+      if (d->own_buffer) buf_line(b, "if (p->hb_%s.data) cnp_array_free(&p->hb_%s);", d->name, d->name);
+    }
   if (u->uses_mpi) buf_line(b, "if (p->comm) cnp_comm_destroy(p->comm);");
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_KERNEL) {
@@ -2527,6 +2571,10 @@ static void gen_lookups(GenUnit *u, Buf *field, Buf *ext, Buf *set_ext, Buf *sna
     case DECL_FIELD:
       buf_line(field, "if (strcmp(name, \"%s\") == 0) return cnp_g_live(&p->f_%s, %s);", d->name,
                d->name, live_extent(u, d));
+      break;
+    case DECL_MPI:
+      if (d->own_buffer)
+        buf_line(field, "if (strcmp(name, \"%s\") == 0) return p->hb_%s;", d->name, d->name);
       break;
     case DECL_DIM:
       buf_line(ext, "if (strcmp(dim, \"%s\") == 0) return p->n_%s;", d->name, d->name);

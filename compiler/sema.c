@@ -1049,35 +1049,6 @@ static int staging_mismatch(Sema *S, const Decl *f, const Decl *h, int64_t *fe, 
   return -1;
 }
 
-static bool fits_staging(Sema *S, const Decl *f, const Decl *h) {
-  int64_t a, b;
-  return f->dtype == h->dtype && f->shape.rank == h->shape.rank && staging_mismatch(S, f, h, &a, &b) < 0;
-}
-
-/* `exchange H with DEST;` (the design brief's sketch) names no field: MPI needs the array it
-** sends and receives into. The error shows the form to write, with the fields that fit H. */
-static void missing_exchange_field(Sema *S, Stmt *s, Decl *h) {
-  const char *hn = s->a.name;
-  if (!h) return;                 /* already reported */
-  const Decl *fit[3];
-  int n = 0, pos = 0;
-  for (Decl *d = S->cc->decls; d && pos < S->pos; d = d->next, pos++)
-    if (d->kind == DECL_FIELD && d->name && fits_staging(S, d, h)) {
-      if (n < 3) fit[n] = d;
-      n++;
-    }
-  if (n == 1)
-    diag_error(S->cc, s->b.loc, "exchange must name the field it sends and receives: "
-               "'exchange %s (FIELD) with ...'; did you mean 'exchange %s (%s) with ...'?",
-               hn, hn, fit[0]->name);
-  else
-    diag_error(S->cc, s->b.loc, "exchange must name the field it sends and receives: "
-               "'exchange %s (FIELD) with ...'", hn);
-  if (n > 1)
-    diag_note(S->cc, h->loc, "fields that fit '%s' (%s): '%s', '%s'%s", h->name, sema_type_text(S->cc, h),
-              fit[0]->name, fit[1]->name, n > 2 ? ", ..." : "");
-}
-
 static void check_target(Sema *S, Stmt *s) {
   Expr *t = s->target;
   int mode = s->kind == ST_ASSIGN ? 1 : 2;
@@ -1354,11 +1325,10 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
   case ST_EXCHANGE: {
     Decl *h = resolve(S, &s->a, K(DECL_MPI));
-    if (!s->b.name) {           /* `exchange H with ...`: name the field, suggest those that fit */
-      missing_exchange_field(S, s, h);
-      break;
-    }
-    Decl *f = field_ref(S, &s->b);
+    /* `exchange H with ...` (the brief's sketch) exchanges the staging buffer itself: a host
+    ** array of H's dtype and shape that the program reads and writes as NAME_field("H") */
+    if (!s->b.name && h) h->own_buffer = true;
+    Decl *f = s->b.name ? field_ref(S, &s->b) : NULL;
     if (h && f) {
       if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
         diag_error(S->cc, s->b.loc, "field '%s' (%s) does not match the staging buffer '%s' (%s)",

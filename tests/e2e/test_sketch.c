@@ -1,7 +1,7 @@
 /*
 ** test_sketch.c -- the brief's sketch on the host backend (one MPI rank): push, compaction,
 ** stable sort by cell, segment sum and snapshot against a plain C reference; the exchange
-** sends v to this same rank.
+** sends the staging buffer (pic_step_field "halo") to this same rank and back.
 */
 #include "sketch.h"
 #include "e2e.h"
@@ -47,6 +47,9 @@ int main(int argc, char **argv) {
   rn = N0;
   for (int s = 0; s < 5; s++) {
     double dt = 0.03 * (s + 1);
+    cnp_array halo = pic_step_field(p, "halo");   /* the staging buffer, f64[3, 1024] on the host */
+    CHECK(halo.ndim == 2 && halo.shape[0] == 3 && halo.shape[1] == 1024, "halo view");
+    for (int k = 0; k < 3 * 1024; k++) ((double *)halo.data)[k] = s * 1e4 + k;
     CHECK(pic_step_step(p, dt) == 0, "step: %s", pic_step_error(p));
     CHECK(pic_step_sync(p) == 0, "sync");
     ref_step(dt);
@@ -60,6 +63,8 @@ int main(int argc, char **argv) {
       CHECK(((int64_t *)cell.data)[i] == rcell[i], "cell[%ld]", (long)i);
       for (int k = 0; k < 3; k++) CHECK(*e2e_at(v.data, v.strides, k, i) == rv[k][i], "v[%d,%ld]", k, (long)i);
     }
+    cnp_array halo2 = pic_step_field(p, "halo");
+    for (int k = 0; k < 3 * 1024; k++) CHECK(((double *)halo2.data)[k] == s * 1e4 + k, "halo[%d]", k);
     cnp_array snap;
     CHECK(pic_step_snapshot(p, "out", &snap) == 0, "snapshot");
     for (int c = 0; c < NC; c++) {

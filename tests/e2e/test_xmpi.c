@@ -41,6 +41,9 @@ int main(int argc, char **argv) {
   }
   for (int g = 0; g < NG; g++) { for (int k = 0; k < 2; k++) *e2e_at(fg.data, fg.strides, k, g) = ghost[rank][k][g]; F("edge", int64_t)[g] = edge[rank][g]; }
   for (int s = 0; s < 4; s++) {
+    cnp_array ring = xmpi_field(p, "ring");  /* the staging buffer: a host i32[2, 3] */
+    CHECK(ring.ndim == 2 && ring.shape[0] == 2 && ring.shape[1] == 3 && ring.dtype == CNP_INT32, "ring view");
+    for (int k = 0; k < 6; k++) ((int32_t *)ring.data)[k] = 1000 * rank + 10 * s + k;
     CHECK(xmpi_step(p) == 0, "step: %s", xmpi_error(p));
     CHECK(xmpi_sync(p) == 0, "sync");
     /* reference for every rank */
@@ -75,6 +78,10 @@ int main(int argc, char **argv) {
       CHECK(F("q", int32_t)[i] == a->q, "q[%ld]", (long)i);
       for (int k = 0; k < 2; k++) CHECK(*(float *)((char *)fp.data + k * fp.strides[0] + i * fp.strides[1]) == a->p[k], "p2");
     }
+    ring = xmpi_field(p, "ring");               /* from the rank whose destination is this one */
+    for (int k = 0; k < 6; k++)
+      CHECK(((int32_t *)ring.data)[k] == 1000 * ((rank + R - 1) % R) + 10 * s + k,
+            "rank %d ring[%d] %d", rank, k, ((int32_t *)ring.data)[k]);
     for (int g = 0; g < NG; g++) {
       for (int k = 0; k < 2; k++) CHECK(*e2e_at(fg.data, fg.strides, k, g) == ghost[rank][k][g], "rank %d ghost[%d,%d] %g vs %g", rank, k, g, *e2e_at(fg.data, fg.strides, k, g), ghost[rank][k][g]);
       CHECK(F("edge", int64_t)[g] == edge[rank][g], "rank %d edge[%d] %ld vs %ld", rank, g, (long)F("edge", int64_t)[g], (long)edge[rank][g]);
