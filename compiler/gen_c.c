@@ -2776,6 +2776,9 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   gen_step_body(u, &step, cuda);
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
+  /* a pipeline without streams or dims (only MPI staging, say) leaves these unused */
+  if (!sync.n) buf_line(&sync, "(void)p;");
+  if (!eset.n) buf_line(&eset, "(void)n;");
   Buf gfields = {0}, gfuncs = {0}, gsetup = {0}, gteardown = {0};
   if (cuda) gen_graphs(u, &gfields, &gfuncs, &gsetup, &gteardown);
   bsel.indent = 2;
