@@ -540,6 +540,8 @@ int sema_check(Cnp *cc);
 Decl *sema_lookup(Cnp *cc, const char *name);
 /* "f64[3, N]": dtype and extents of a field or staging buffer (arena string). */
 const char *sema_type_text(Cnp *cc, const Decl *f);
+/* The type two operands of an arithmetic or comparison promote to (docs/language.md, Types). */
+DType sema_promote(const Expr *a, const Expr *b);
 
 /* ======================================================================== dump.c */
 

@@ -398,21 +398,6 @@ static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
 ** yet; complex: the CUDA structs have no mixed-type operators). */
 static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
 
-/* sema's complex type holding values of type t. */
-static DType complex_of(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_C64 ? DT_C64 : DT_C128; }
-
-/* sema's promotion of two operands (literals adapt to the other side). */
-static DType promoted(const Expr *a, const Expr *b) {
-  DType x = a->type, y = b->type;
-  bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
-  if (ua && !ub && dtype_is_complex(x)) return complex_of(y);   /* complex(1.0, 2.0) * y */
-  if (ub && !ua && dtype_is_complex(y)) return complex_of(x);
-  if (ua && !ub) return x == DT_F64 && dtype_is_int(y) ? DT_F64 : y;
-  if (ub && !ua) return y == DT_F64 && dtype_is_int(x) ? DT_F64 : x;
-  if ((x == DT_C64 && y == DT_F64) || (y == DT_C64 && x == DT_F64)) return DT_C128;
-  return x > y ? x : y;
-}
-
 /* Value of a literal, possibly negated. */
 static bool literal_value(const Expr *e, double *v) {
   if (e->kind == EX_INT) {
@@ -733,7 +718,7 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
     DType t = DT_VOID;
     if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
     else if (e->op >= OP_EQ && e->op <= OP_GE && e->args[0]->type != DT_BOOL)
-      t = promoted(e->args[0], e->args[1]);
+      t = sema_promote(e->args[0], e->args[1]);
     bool conv = converted_type(t);
     buf_puts(b, "(");
     if (conv) ex_as(k, b, e->args[0], t);

@@ -267,8 +267,9 @@ static bool is_num(DType t) { return dtype_is_int(t) || dtype_is_float(t) || dty
 /* The complex type holding values of type t: c64 for f16, f32 and c64, else c128. */
 static DType complex_of(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_C64 ? DT_C64 : DT_C128; }
 
-/* Promote two numeric operand types (literals adapt to the other side). */
-static DType promote(const Expr *a, const Expr *b) {
+/* Promote two numeric operand types (literals adapt to the other side); the generator
+** converts operands with the same rule (cnpc.h). */
+DType sema_promote(const Expr *a, const Expr *b) {
   DType x = a->type, y = b->type;
   bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
   if (ua && !ub && dtype_is_complex(x)) return complex_of(y);   /* complex(1.0, 2.0) * y */
@@ -562,7 +563,7 @@ static DType check_call(Sema *S, Expr *e) {
       diag_error(S->cc, e->loc, "'select' mixes '%s' and '%s'", dtype_name(x->type), dtype_name(y->type));
       return DT_VOID;
     }
-    e->type = x->type == DT_BOOL ? DT_BOOL : promote(x, y);
+    e->type = x->type == DT_BOOL ? DT_BOOL : sema_promote(x, y);
     if (e->type != DT_BOOL) operand_literals_fit(S, x, y, e->type);
     if ((x->flags & EXF_UNTYPED) && (y->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
     return e->type;
@@ -585,11 +586,11 @@ static DType check_call(Sema *S, Expr *e) {
                    i ? "imaginary" : "real", dtype_name(e->args[i]->type));
         return DT_VOID;
       }
-    e->type = complex_of(promote(a, e->args[1]));
+    e->type = complex_of(sema_promote(a, e->args[1]));
     if ((a->flags & EXF_UNTYPED) && (e->args[1]->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
     return e->type;
   }
-  DType t = e->nargs == 2 ? promote(a, e->args[1]) : a->type;
+  DType t = e->nargs == 2 ? sema_promote(a, e->args[1]) : a->type;
   if (e->nargs == 2) operand_literals_fit(S, a, e->args[1], t);
   if (e->nargs == 1 && (a->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
   switch (e->builtin) {
@@ -688,7 +689,7 @@ static DType check_expr(Sema *S, Expr *e) {
         diag_error(S->cc, e->loc, "cannot compare '%s' with '%s'", dtype_name(x), dtype_name(y));
         return DT_VOID;
       }
-      if (x != DT_BOOL) operand_literals_fit(S, a, b, promote(a, b));
+      if (x != DT_BOOL) operand_literals_fit(S, a, b, sema_promote(a, b));
       e->flags &= ~(unsigned)EXF_UNTYPED;
       e->type = DT_BOOL;
       return e->type;
@@ -700,7 +701,7 @@ static DType check_expr(Sema *S, Expr *e) {
                  dtype_name(x), op_text(e->op), dtype_name(y));
       return DT_VOID;
     }
-    DType t = promote(a, b);
+    DType t = sema_promote(a, b);
     operand_literals_fit(S, a, b, t);
     if (S->map && (e->op == OP_DIV || e->op == OP_MOD) && (b->flags & EXF_CONST) &&
         (dtype_is_int(b->type) || dtype_is_float(b->type))) {

@@ -369,27 +369,35 @@ cnp_status cnp_compact_by_mask_device_count(const cnp_array *mask, const cnp_arr
 
 /* ---- sort ---------------------------------------------------------------------------- */
 
+/* keys (a key vector), key_limit and the optional order output of both sort forms. */
+static cnp_status check_sort_keys(const cnp_array *keys, const cnp_array *order,
+                                  int64_t key_limit, const char *op)
+{
+  cnp_status st = check_vector(keys, KEY_DTYPES, op, "keys");
+  if (st != CNP_OK) return st;
+  int64_t n = keys->shape[0];
+  if (key_limit < 0)
+    return cnp__fail(CNP_EINVAL, op, "key_limit = %lld is negative", (long long)key_limit);
+  if (order == NULL) return CNP_OK;
+  st = check_vector(order, 1u << CNP_INT64, op, "order");
+  if (st == CNP_OK) st = check_on(order, keys, op, "order");
+  if (st != CNP_OK) return st;
+  if (order->shape[0] != n)
+    return cnp__fail(CNP_ESHAPE, op, "order has %lld rows, keys %lld",
+                     (long long)order->shape[0], (long long)n);
+  if (spans_overlap(order, keys)) return cnp__fail(CNP_EALIAS, op, "order overlaps keys");
+  return CNP_OK;
+}
+
 cnp_status cnp_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
                            int n_values, int64_t key_limit, cnp_workspace *ws,
                            cnp_stream *s)
 {
   static const char op[] = "cnp_sort_by_key";
   CNP__CHECK_NOTNULL(op, keys);
-  cnp_status st = check_vector(keys, KEY_DTYPES, op, "keys");
+  cnp_status st = check_sort_keys(keys, order, key_limit, op);
   if (st != CNP_OK) return st;
   int64_t n = keys->shape[0];
-  if (key_limit < 0)
-    return cnp__fail(CNP_EINVAL, op, "key_limit = %lld is negative", (long long)key_limit);
-  if (order != NULL) {
-    st = check_vector(order, 1u << CNP_INT64, op, "order");
-    if (st == CNP_OK) st = check_on(order, keys, op, "order");
-    if (st != CNP_OK) return st;
-    if (order->shape[0] != n)
-      return cnp__fail(CNP_ESHAPE, op, "order has %lld rows, keys %lld",
-                       (long long)order->shape[0], (long long)n);
-    if (spans_overlap(order, keys))
-      return cnp__fail(CNP_EALIAS, op, "order overlaps keys");
-  }
   const cnp_array *others[2] = {keys, order};
   st = check_row_arrays(values, n_values, n, keys, others, 2, op, "values");
   if (st == CNP_OK) st = check_ws(ws, keys, n, op);
@@ -439,21 +447,9 @@ cnp_status cnp_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
   static const char op[] = "cnp_sort_by_key_device_count";
   CNP__CHECK_NOTNULL(op, keys);
   CNP__CHECK_NOTNULL(op, count);
-  cnp_status st = check_vector(keys, KEY_DTYPES, op, "keys");
+  cnp_status st = check_sort_keys(keys, order, key_limit, op);
   if (st != CNP_OK) return st;
   int64_t n = keys->shape[0];
-  if (key_limit < 0)
-    return cnp__fail(CNP_EINVAL, op, "key_limit = %lld is negative", (long long)key_limit);
-  if (order != NULL) {
-    st = check_vector(order, 1u << CNP_INT64, op, "order");
-    if (st == CNP_OK) st = check_on(order, keys, op, "order");
-    if (st != CNP_OK) return st;
-    if (order->shape[0] != n)
-      return cnp__fail(CNP_ESHAPE, op, "order has %lld rows, keys %lld",
-                       (long long)order->shape[0], (long long)n);
-    if (spans_overlap(order, keys))
-      return cnp__fail(CNP_EALIAS, op, "order overlaps keys");
-  }
   const cnp_array *pair[2] = {keys, order};
   st = check_count(count, keys, pair, 2, op);
   if (st != CNP_OK) return st;

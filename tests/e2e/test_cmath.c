@@ -10,6 +10,7 @@
 */
 #include "cmath.h"
 #include "e2e.h"
+#include "e2e_backend.h"
 
 #include <complex.h>
 
@@ -17,43 +18,11 @@
 #define STEPS 2
 #define PI 3.14159265358979323846
 
-static int g_cuda;
-
-static void *g_copies[32];
-static int g_n_copies;
-
-static const void *get(cmath *p, const char *name)
-{
-  cnp_array v = cmath_field(p, name), h;
-  CHECK(v.data, "no field %s", name);
-  if (!g_cuda) return v.data;
-  CHECK(g_n_copies < 32, "too many copies");
-  void *buf = malloc(cnp_array_nbytes(&v) + 1);
-  CHECK(buf, "out of memory");
-  g_copies[g_n_copies++] = buf;
-  CHECK(cnp_array_wrap(&h, buf, CNP_BACKEND_HOST, 0, v.dtype, v.ndim, v.shape, NULL) == CNP_OK &&
-            cnp_array_copy(&h, &v, NULL) == CNP_OK && cnp_device_synchronize() == CNP_OK,
-        "copy of %s to the host: %s", name, cnp_last_error());
-  return buf;
-}
-
-static void release(void)
-{
-  while (g_n_copies > 0) free(g_copies[--g_n_copies]);
-}
-
+static const void *get(cmath *p, const char *name) { return e2e_get(cmath_field(p, name), name); }
+static void release(void) { e2e_release(); }
 static void put(cmath *p, const char *name, const void *data)
 {
-  cnp_array v = cmath_field(p, name), h;
-  CHECK(v.data, "no field %s", name);
-  if (!g_cuda) {
-    memcpy(v.data, data, cnp_array_nbytes(&v));
-    return;
-  }
-  CHECK(cnp_array_wrap(&h, (void *)data, CNP_BACKEND_HOST, 0, v.dtype, v.ndim, v.shape, NULL) ==
-                CNP_OK &&
-            cnp_array_copy(&v, &h, NULL) == CNP_OK && cnp_device_synchronize() == CNP_OK,
-        "copy of %s to the device: %s", name, cnp_last_error());
+  e2e_put(cmath_field(p, name), name, data);
 }
 
 static int close_z(double complex a, double complex b, double tol)
@@ -96,22 +65,8 @@ int main(void)
   cmath *p = NULL;
   char err[256];
   cmath_config cfg = CMATH_CONFIG_INIT;
-  const char *be = getenv("E2E_BACKEND");
-  if (be && strcmp(be, "cuda") == 0) {
-#ifdef E2E_CUDA_UNIT
-    const char *why = "";
-    const char *req = getenv("CNP_REQUIRE_CUDA");
-    if (!cnp_cuda_available(&why)) {
-      printf("cmath: no CUDA device (%s)\n", why);
-      return req && req[0] == '1' ? 1 : 77;
-    }
-    g_cuda = 1;
-    cfg.backend = CNP_BACKEND_CUDA;
-    cfg.strict = 1;
-#else
-    CHECK(0, "E2E_BACKEND=cuda needs the CUDA unit");
-#endif
-  }
+  int skip = e2e_choose_backend("cmath", &cfg.backend, &cfg.strict);
+  if (skip) return skip;
   cfg.N = NN;
   CHECK(cmath_setup(&p, &cfg, err, sizeof err) == CNP_OK, "setup: %s", err);
   fill();
@@ -171,6 +126,6 @@ int main(void)
   }
   cmath_teardown(p);
   printf("cmath (%s backend): complex, real, imag, conj, arg match <complex.h> over %d steps\n",
-         g_cuda ? "CUDA" : "host", STEPS);
+         e2e_cuda ? "CUDA" : "host", STEPS);
   return 0;
 }

@@ -15,6 +15,7 @@
 */
 #include "ftypes.h"
 #include "e2e.h"
+#include "e2e_backend.h"
 
 #include <complex.h>
 
@@ -42,56 +43,23 @@ static uint32_t fbits(float f)
   return u;
 }
 
-static int g_cuda;                                 /* the pipeline runs on the CUDA backend */
-
-/* Host copies of field views taken on the CUDA backend (freed by release()). */
-static void *g_copies[64];
-static int g_n_copies;
-
-/* A field's data on the host: the view itself on the host backend, else a copy. */
-static const void *get(ftypes *p, const char *name)
-{
-  cnp_array v = ftypes_field(p, name), h;
-  CHECK(v.data, "no field %s", name);
-  if (!g_cuda) return v.data;
-  CHECK(g_n_copies < 64, "too many copies");
-  void *buf = malloc(cnp_array_nbytes(&v) + 1);
-  CHECK(buf, "out of memory");
-  g_copies[g_n_copies++] = buf;
-  CHECK(cnp_array_wrap(&h, buf, CNP_BACKEND_HOST, 0, v.dtype, v.ndim, v.shape, NULL) == CNP_OK &&
-            cnp_array_copy(&h, &v, NULL) == CNP_OK && cnp_device_synchronize() == CNP_OK,
-        "copy of %s to the host: %s", name, cnp_last_error());
-  return buf;
-}
-
-static void release(void)
-{
-  while (g_n_copies > 0) free(g_copies[--g_n_copies]);
-}
-
+/* A field's data on the host (a copy on the CUDA backend, freed by release()). */
+static const void *get(ftypes *p, const char *name) { return e2e_get(ftypes_field(p, name), name); }
+static void release(void) { e2e_release(); }
 /* Sets a field's live elements from host data. */
 static void put(ftypes *p, const char *name, const void *data)
 {
-  cnp_array v = ftypes_field(p, name), h;
-  CHECK(v.data, "no field %s", name);
-  if (!g_cuda) {
-    memcpy(v.data, data, cnp_array_nbytes(&v));
-    return;
-  }
-  CHECK(cnp_array_wrap(&h, (void *)data, CNP_BACKEND_HOST, 0, v.dtype, v.ndim, v.shape, NULL) ==
-                CNP_OK &&
-            cnp_array_copy(&v, &h, NULL) == CNP_OK && cnp_device_synchronize() == CNP_OK,
-        "copy of %s to the device: %s", name, cnp_last_error());
+  e2e_put(ftypes_field(p, name), name, data);
 }
 
 /* f16 results of the GPU's conversions equal the runtime's except for NaN payloads. */
 static int same_h(uint16_t a, uint16_t b)
 {
   int nan_a = (a & 0x7c00) == 0x7c00 && (a & 0x3ff), nan_b = (b & 0x7c00) == 0x7c00 && (b & 0x3ff);
-  return a == b || (g_cuda && nan_a && nan_b);
+  return a == b || (e2e_cuda && nan_a && nan_b);
 }
 
-static int same_f(float a, float b) { return fbits(a) == fbits(b) || (g_cuda && isnan(a) && isnan(b)); }
+static int same_f(float a, float b) { return fbits(a) == fbits(b) || (e2e_cuda && isnan(a) && isnan(b)); }
 
 /* f64 -> f16, rounded once to nearest even (not through f32): the exact f16 value, then
 ** its bits (an f16 value converts to f32 and back exactly). */
@@ -245,7 +213,7 @@ static void run(ftypes *p, int with_negative, int serial, float scale, float com
     CHECK(H[j] == r->h, "h[%lld] = %#x, reference %#x", (long long)j, H[j], r->h);
     CHECK(fbits(HB[j]) == fbits(r->hb), "hb[%lld] = %.9g, reference %.9g", (long long)j, HB[j], r->hb);
     CHECK(HQ[j] == r->hq, "hq[%lld] = %#x, reference %#x", (long long)j, HQ[j], r->hq);
-    CHECK(NE[j] == r->near || (g_cuda && (NE[j] == r->near + 1 || NE[j] + 1 == r->near)),
+    CHECK(NE[j] == r->near || (e2e_cuda && (NE[j] == r->near + 1 || NE[j] + 1 == r->near)),
           "near[%lld] = %#x, reference %#x", (long long)j, NE[j], r->near);
     CHECK(close_c(Z[j], r->z, ZTOL), "z[%lld] = %.17g%+.17gi, reference %.17g%+.17gi", (long long)j,
           creal(Z[j]), cimag(Z[j]), creal(r->z), cimag(r->z));
@@ -339,22 +307,8 @@ int main(void)
   ftypes *p = NULL;
   char err[256];
   ftypes_config cfg = FTYPES_CONFIG_INIT;
-  const char *be = getenv("E2E_BACKEND");
-  if (be && strcmp(be, "cuda") == 0) {
-#ifdef E2E_CUDA_UNIT
-    const char *why = "";
-    const char *req = getenv("CNP_REQUIRE_CUDA");
-    if (!cnp_cuda_available(&why)) {
-      printf("ftypes: no CUDA device (%s)\n", why);
-      return req && req[0] == '1' ? 1 : 77;
-    }
-    g_cuda = 1;
-    cfg.backend = CNP_BACKEND_CUDA;
-    cfg.strict = 1;
-#else
-    CHECK(0, "E2E_BACKEND=cuda needs the CUDA unit");
-#endif
-  }
+  int skip = e2e_choose_backend("ftypes", &cfg.backend, &cfg.strict);
+  if (skip) return skip;
   cfg.N = CAP;
   cfg.M = MM;
   cfg.n_cells = NC;
@@ -371,11 +325,11 @@ int main(void)
   run(p, 1, serial, cfg.scale, a);                 /* live negative keys: the runtime */
   conversions_check(p);
   ftypes_stats_get(p, &s2);
-  CHECK(g_cuda || s2.launches > s1.launches, "the fallback runs compact, sort and build as "
+  CHECK(e2e_cuda || s2.launches > s1.launches, "the fallback runs compact, sort and build as "
         "runtime calls (%llu launches vs %llu)", (unsigned long long)s2.launches,
         (unsigned long long)s1.launches);
   ftypes_teardown(p);
   printf("ftypes (%s backend): f16 and complex maps, gather, scatter-adds, compaction, sums match "
-         "the reference%s\n", g_cuda ? "CUDA" : "host", serial ? " (serial: f16 scatter-add exact)" : "");
+         "the reference%s\n", e2e_cuda ? "CUDA" : "host", serial ? " (serial: f16 scatter-add exact)" : "");
   return 0;
 }

@@ -9,6 +9,7 @@
 */
 #include "intsem.h"
 #include "e2e.h"
+#include "e2e_backend.h"
 #define NE 12
 #define NN (NE * NE + 200)
 static int32_t w32(uint32_t v) { return (int32_t)v; }
@@ -25,35 +26,14 @@ static int64_t div64(int64_t a, int64_t b) {
   return a / b;
 }
 static int64_t mod64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
-static int g_cuda;
-
-/* Copies host data into field `name` (the field itself on the host backend). */
+/* Copies host data into field `name` / field `name` into host memory `data`. */
 static void put(intsem *p, const char *name, const void *data)
 {
-  cnp_array v = intsem_field(p, name), h;
-  CHECK(v.data, "no field %s", name);
-  if (!g_cuda) {
-    memcpy(v.data, data, cnp_array_nbytes(&v));
-    return;
-  }
-  CHECK(cnp_array_wrap(&h, (void *)data, CNP_BACKEND_HOST, 0, v.dtype, v.ndim, v.shape, NULL) ==
-                CNP_OK &&
-            cnp_array_copy(&v, &h, NULL) == CNP_OK && cnp_device_synchronize() == CNP_OK,
-        "copy of %s to the device: %s", name, cnp_last_error());
+  e2e_put(intsem_field(p, name), name, data);
 }
-
-/* Copies field `name` into host memory `data`. */
 static void get(intsem *p, const char *name, void *data)
 {
-  cnp_array v = intsem_field(p, name), h;
-  CHECK(v.data, "no field %s", name);
-  if (!g_cuda) {
-    memcpy(data, v.data, cnp_array_nbytes(&v));
-    return;
-  }
-  CHECK(cnp_array_wrap(&h, data, CNP_BACKEND_HOST, 0, v.dtype, v.ndim, v.shape, NULL) == CNP_OK &&
-            cnp_array_copy(&h, &v, NULL) == CNP_OK && cnp_device_synchronize() == CNP_OK,
-        "copy of %s to the host: %s", name, cnp_last_error());
+  e2e_get_into(intsem_field(p, name), name, data);
 }
 
 static int32_t a[NN], b[NN], acc32[NN], a0[NN], s32[6 * NN], lit[NN];
@@ -68,22 +48,8 @@ int main(void) {
   intsem *p;
   char err[256];
   intsem_config cfg = INTSEM_CONFIG_INIT;
-  const char *be = getenv("E2E_BACKEND");
-  if (be && strcmp(be, "cuda") == 0) {
-#ifdef E2E_CUDA_UNIT
-    const char *why = "";
-    const char *req = getenv("CNP_REQUIRE_CUDA");
-    if (!cnp_cuda_available(&why)) {
-      printf("intsem: no CUDA device (%s)\n", why);
-      return req && req[0] == '1' ? 1 : 77;
-    }
-    g_cuda = 1;
-    cfg.backend = CNP_BACKEND_CUDA;
-    cfg.strict = 1;
-#else
-    CHECK(0, "E2E_BACKEND=cuda needs the CUDA unit");
-#endif
-  }
+  int skip = e2e_choose_backend("intsem", &cfg.backend, &cfg.strict);
+  if (skip) return skip;
   cfg.N = NN;
   CHECK(intsem_setup(&p, &cfg, err, sizeof err) == 0, "setup: %s", err);
   for (int i = 0; i < NN; i++) {
@@ -145,6 +111,6 @@ int main(void) {
   CHECK(s32[0 * NN + 8 * NE + 1] == INT32_MIN, "INT32_MAX + 1");
   CHECK(s64[3 * NN + 9 * NE] == INT64_MIN, "-INT64_MIN");
   intsem_teardown(p);
-  printf("intsem ok (%s): %d values\n", g_cuda ? "cuda" : "host", checked);
+  printf("intsem ok (%s): %d values\n", e2e_cuda ? "cuda" : "host", checked);
   return 0;
 }
