@@ -161,6 +161,44 @@ static const char *fast_path_blocker(GenUnit *u, GenOp *op, Stmt *c, Stmt *srt, 
   return NULL;
 }
 
+/*
+** The dry first pass of the fast path. Pass 1 of the fused kernel computes the maps' values
+** for a row in locals and stores only the mask, the fields no compaction moves and the row's
+** key (a uint32 per row); pass 2 computes the same values again from the same inputs and
+** writes the compacted fields straight into the double buffers, so the fields the scatter
+** moves are neither written by pass 1 nor read back by pass 2. Valid when recomputing reads
+** exactly what pass 1 read: every field the kernel writes is held in locals per row
+** (element-wise accesses with constant components, no scatter-add), and the fields pass 1
+** does store (the mask, written fields outside the compaction) are never read by the maps.
+** Pass 2 places rows by the keys pass 1 stored, never by recomputed ones.
+*/
+#define DRY_MAX_COST 256    /* operations per row beyond which recomputing costs more than the
+                            ** memory traffic it saves (calls count 8) */
+static const char *dry_blocker(GenUnit *u, GenOp *op, const char **stores) {
+  Arena *a = &u->cc->arena;
+  Stmt *c = op->mask_of;
+  Decl *mask = c->a.decl, *key = op->fused_sort->a.decl;
+  RowVals rv;
+  const char *why = fuse_row_values(u, op, &rv);
+  if (why) return why;
+  if (mask->shape.rank != 1 || key->shape.rank != 1)
+    return "the mask or the key has components";
+  *stores = mask->name;
+  for (int i = 0; i < rv.n; i++) {
+    Decl *f = rv.v[i].f;
+    bool stored = f == mask || !in_list(&c->list, f);
+    if (stored && rv.v[i].read)
+      return arena_printf(a, "the maps read '%s', which the first pass stores", f->name);
+    bool listed = f == mask;
+    for (int j = 0; j < i; j++) listed = listed || rv.v[j].f == f;
+    if (stored && !listed) *stores = arena_printf(a, "%s, %s", *stores, f->name);
+  }
+  if (rv.cost > DRY_MAX_COST)
+    return arena_printf(a, "recomputing the maps (%d operations per row) costs more than it saves",
+                        rv.cost);
+  return NULL;
+}
+
 static void find_fast_path(GenUnit *u, GenStep *gs) {
   for (int o = 0; o + 2 < gs->n_ops; o++) {
     GenOp *op = &gs->ops[o];
@@ -181,6 +219,15 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
     explain(u, srt->loc, "sort %s: compaction and counting sort done by kernel k%d and one "
             "scatter pass on the host (keys bounded by plan %s)", key->name, op->kernel,
             plan->name);
+    const char *stores = "", *dry = dry_blocker(u, op, &stores);
+    op->dry = dry == NULL;
+    if (dry)
+      explain(u, op->stmt->loc, "kernel k%d: not dry: the first pass writes every field the maps "
+              "write: %s", op->kernel, dry);
+    else
+      explain(u, op->stmt->loc, "kernel k%d: dry first pass: it stores only %s and the keys; the "
+              "scatter pass computes the maps again and writes the moved fields straight into "
+              "the double buffers", op->kernel, stores);
   }
 }
 
