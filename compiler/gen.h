@@ -70,6 +70,9 @@ typedef struct GenOp {
   ** computes the maps' values only to store the mask, the fields nothing moves and the keys;
   ** the scatter pass computes them again and writes them straight into the double buffers. */
   bool dry;
+  /* GOP_MAP with fused_sort: the `sum PLAN (VALUES) -> OUT` right after segments(...), done
+  ** while the kernel scatters (lower.c, find_fast_path), or NULL. */
+  Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
 } GenOp;
 

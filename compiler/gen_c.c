@@ -1047,6 +1047,14 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   if (op->dry && fuse_row_values(u, op, &rv)) cnp_ice("dry kernel %d without row values", K);
   KCtx kd = k;
   kd.rows = &rv;
+  Stmt *sum = op->fused_sum;
+  Decl *out = sum ? sum->b.decl : NULL;
+  int64_t n_sums = 0;     /* components summed: rows of the output */
+  for (int i = 0; sum && i < sum->list.n; i++) {
+    int64_t nc = 1;
+    (void)fuse_const_ncomp(sum->list.v[i].decl, &nc);
+    n_sums += nc;
+  }
   buf_line(b, "/* Kernel %d on the host: %d map%s, then compact %s + sort %s as one counting "
               "sort%s. */", K, op->n_maps, op->n_maps > 1 ? "s" : "", mask->name, key->name,
            op->dry ? " (dry first pass)" : "");
@@ -1080,6 +1088,10 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
     buf_line(b, "%s *const dst_%s = (%s *)p->g%d_%s.data;", gen_ctype(f->dtype), f->name,
              gen_ctype(f->dtype), K, f->name);
   }
+  if (sum)
+    buf_line(b, "%s *const sum_%s = (%s *)p->f_%s.data;  /* %s:%d: sum %s -> %s, done here */",
+             gen_ctype(out->dtype), out->name, gen_ctype(out->dtype), out->name,
+             base_name(sum->loc.file->path), sum->loc.line, plan->name, out->name);
   buf_line(b, "memset(hist, 0, sizeof(int64_t) * (size_t)p->nthreads * (size_t)R);");
   if (op->dry) buf_line(b, "if (R >= (int64_t)UINT32_MAX) oob = 1;  /* keys beyond uint32: the "
                            "runtime sorts */");
@@ -1142,14 +1154,18 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   buf_line(b, "    }");
   buf_line(b, "    p->off_%s[R] = run;", plan->name);
   buf_line(b, "    live = run;");
+  if (sum)
+    buf_line(b, "    for (int64_t k = 0; k < %" PRId64 " * R; k++) sum_%s[k] = 0;", n_sums, out->name);
   buf_line(b, "  }");
   buf_line(b, "}");
   buf_line(b, "int oob_all;");
   buf_line(b, "CNP_G_OMP(\"omp atomic read\")");
   buf_line(b, "oob_all = oob;");
+  const char *kexpr = op->dry ? "kv" : "key";   /* the row's key in pass 2 */
   if (op->dry) {
     buf_line(b, "if (!oob_all) {  /* pass 2: each live row computed again, stored at its sorted "
                 "place */");
+    if (sum) buf_line(b, "  const int first = t == 0;  /* its rows come first in every segment */");
     buf_line(b, "  for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
     buf_line(b, "    const uint32_t kv = keys[cnp_i];");
     buf_line(b, "    if (kv == UINT32_MAX) continue;");
@@ -1160,9 +1176,15 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
     buf_line(b, "    const int64_t j = h[kv]++;  /* placed by pass 1's key */");
   } else {
     buf_line(b, "if (!oob_all) {  /* scatter live rows to their sorted places */");
+    if (sum) buf_line(b, "  const int first = t == 0;  /* its rows come first in every segment */");
     buf_line(b, "  for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
     buf_line(b, "    if (!f_%s[cnp_i]) continue;", mask->name);
-    buf_line(b, "    const int64_t j = h[(int64_t)f_%s[cnp_i]]++;", key->name);
+    if (sum) {
+      buf_line(b, "    const int64_t key = (int64_t)f_%s[cnp_i];", key->name);
+      buf_line(b, "    const int64_t j = h[key]++;");
+    } else {
+      buf_line(b, "    const int64_t j = h[(int64_t)f_%s[cnp_i]]++;", key->name);
+    }
   }
   for (int i = 0; i < c->list.n; i++) {
     Decl *f = c->list.v[i].decl;
@@ -1185,10 +1207,48 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
       buf_line(b, "      dst_%s[c * cap + j] = src_%s[c * cap + cnp_i];", f->name, f->name);
     }
   }
+  /* the fused sum: thread 0 adds the values it just moved (sum_values gives each one) */
+  for (int i = 0, J = 0; sum && i < sum->list.n; i++) {
+    Decl *f = sum->list.v[i].decl;
+    int64_t nc = 1;
+    (void)fuse_const_ncomp(f, &nc);
+    for (int64_t q = 0; q < nc; q++, J++) {
+      const char *at = q ? arena_printf(&u->cc->arena, "%" PRId64 " * cap + ", q) : "";
+      const char *v;
+      if (op->dry && f == key) v = "kv";
+      else if (op->dry && row_held(&rv, f, q)) v = row_name(u, f, q);
+      else v = arena_printf(&u->cc->arena, "src_%s[%scnp_i]", f->name, at);
+      buf_line(b, "    if (first) sum_%s[%s%s] += (%s)%s;", out->name,
+               J ? arena_printf(&u->cc->arena, "%d * R + ", J) : "", kexpr,
+               gen_ctype(out->dtype), v);
+    }
+  }
   if (op->dry) {
     b->indent = 8;
     row_unused(u, b, &rv);
     b->indent = 4;
+  }
+  if (sum) {
+    buf_line(b, "  }");
+    buf_line(b, "  CNP_G_OMP(\"omp barrier\")");
+    buf_line(b, "  CNP_G_OMP(\"omp for schedule(static)\")");
+    buf_line(b, "  for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted "
+                "order */");
+    for (int i = 0, J = 0; i < sum->list.n; i++) {
+      Decl *f = sum->list.v[i].decl;
+      int64_t nc = 1;
+      (void)fuse_const_ncomp(f, &nc);
+      for (int64_t q = 0; q < nc; q++, J++) {
+        const char *at = q ? arena_printf(&u->cc->arena, "%" PRId64 " * cap + ", q) : "";
+        const char *o = J ? arena_printf(&u->cc->arena, "%d * R + k", J) : "k";
+        buf_line(b, "    {");
+        buf_line(b, "      %s acc = sum_%s[%s];", gen_ctype(out->dtype), out->name, o);
+        buf_line(b, "      for (int64_t r = hist[k]; r < p->off_%s[k + 1]; r++) acc += (%s)dst_%s[%sr];",
+                 plan->name, gen_ctype(out->dtype), f->name, at);
+        buf_line(b, "      sum_%s[%s] = acc;", out->name, o);
+        buf_line(b, "    }");
+      }
+    }
   }
   buf_line(b, "  }");
   if (op->dry) {
@@ -1448,7 +1508,8 @@ static GenOp *fused_owner(GenUnit *u, Stmt *s) {
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       GenOp *op = &u->steps[i].ops[o];
-      if (op->fused_sort && (op->fused_sort == s || op->mask_of == s)) return op;
+      if (op->fused_sort && (op->fused_sort == s || op->mask_of == s || op->fused_sum == s))
+        return op;
     }
   return NULL;
 }
@@ -1499,8 +1560,9 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
   Stmt *s = op->stmt;
   buf_puts(b, "\n");
   comment_loc(u, b, s->loc);
-  GenOp *owner = (s->kind == ST_COMPACT || s->kind == ST_SORT) ? fused_owner(u, s) : NULL;
-  bool sum_inline = s->kind == ST_SUM && lower_plan_producer(u, s->a.decl);
+  GenOp *owner = (s->kind == ST_COMPACT || s->kind == ST_SORT || s->kind == ST_SUM)
+                     ? fused_owner(u, s) : NULL;
+  bool sum_inline = s->kind == ST_SUM && !owner && lower_plan_producer(u, s->a.decl);
   if (owner) {
     buf_line(b, "if (!p->fused_k%d) {  /* else done by kernel %d */", owner->kernel, owner->kernel);
     b->indent += 2;

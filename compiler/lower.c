@@ -199,6 +199,35 @@ static const char *dry_blocker(GenUnit *u, GenOp *op, const char **stores) {
   return NULL;
 }
 
+/*
+** The sum over the fast path's plan, fused into the scatter pass: `sum PLAN (VALUES) -> OUT`
+** right after `PLAN = segments(KEY, R)`. Thread 0 adds each value as it moves its row (its
+** rows come first in every segment, in order); after the scatter, the rows of the other
+** threads are added in sorted order. The additions are the same, in the same order, as a
+** sequential pass over each segment, so the sums are bit for bit those of that pass.
+*/
+static const char *sum_blocker(GenUnit *u, GenOp *op, Stmt *sum) {
+  Arena *a = &u->cc->arena;
+  Decl *out = sum->b.decl;
+  if (dtype_is_complex(out->dtype) || out->dtype == DT_F16)
+    return arena_printf(a, "'%s' is %s", out->name, dtype_name(out->dtype));
+  if (in_list(&op->mask_of->list, out)) return arena_printf(a, "'%s' is compacted", out->name);
+  for (int m = 0; m < op->n_maps; m++)
+    if (gen_stmts_touch(op->maps[m]->body, out, NULL, NULL))
+      return arena_printf(a, "the kernel accesses '%s'", out->name);
+  for (int i = 0; i < sum->list.n; i++) {
+    Decl *f = sum->list.v[i].decl;
+    int64_t nc;
+    if (!in_list(&op->mask_of->list, f))
+      return arena_printf(a, "'%s' is not moved by the kernel", f->name);
+    if (dtype_is_complex(f->dtype) || f->dtype == DT_F16)
+      return arena_printf(a, "'%s' is %s", f->name, dtype_name(f->dtype));
+    if (!fuse_const_ncomp(f, &nc))
+      return arena_printf(a, "the leading extents of '%s' are not constants", f->name);
+  }
+  return NULL;
+}
+
 static void find_fast_path(GenUnit *u, GenStep *gs) {
   for (int o = 0; o + 2 < gs->n_ops; o++) {
     GenOp *op = &gs->ops[o];
@@ -213,9 +242,6 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
     }
     op->fused_sort = srt;
     op->fused_plan = plan;
-    if (o + 3 < gs->n_ops && gs->ops[o + 3].stmt->kind == ST_SEGMENTS &&
-        gs->ops[o + 3].stmt->a.decl == plan && gs->ops[o + 3].stmt->b.decl == key)
-      gs->ops[o + 3].seg_inline = true;
     explain(u, srt->loc, "sort %s: compaction and counting sort done by kernel k%d and one "
             "scatter pass on the host (keys bounded by plan %s)", key->name, op->kernel,
             plan->name);
@@ -228,6 +254,22 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
       explain(u, op->stmt->loc, "kernel k%d: dry first pass: it stores only %s and the keys; the "
               "scatter pass computes the maps again and writes the moved fields straight into "
               "the double buffers", op->kernel, stores);
+    if (o + 3 < gs->n_ops && gs->ops[o + 3].stmt->kind == ST_SEGMENTS &&
+        gs->ops[o + 3].stmt->a.decl == plan && gs->ops[o + 3].stmt->b.decl == key) {
+      gs->ops[o + 3].seg_inline = true;
+      Stmt *sum = o + 4 < gs->n_ops ? gs->ops[o + 4].stmt : NULL;
+      if (sum && sum->kind == ST_SUM && sum->a.decl == plan) {
+        const char *swhy = sum_blocker(u, op, sum);
+        if (swhy) {
+          explain(u, sum->loc, "sum %s -> %s: a pass over the segments after kernel k%d: %s", plan->name, sum->b.name,
+                  op->kernel, swhy);
+        } else {
+          op->fused_sum = sum;
+          explain(u, sum->loc, "sum %s -> %s: done by kernel k%d while it scatters (the same additions "
+                  "in the same order as a pass over each segment)", plan->name, sum->b.name, op->kernel);
+        }
+      }
+    }
   }
 }
 

@@ -201,6 +201,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
   const double *const src_v = (const double *)p->f_v.data;
   double *const dst_v = (double *)p->g0_v.data;
   int64_t *const dst_bin = (int64_t *)p->g0_bin.data;
+  double *const sum_total = (double *)p->f_total.data;  /* input.cnp:19: sum byb -> total, done here */
   memset(hist, 0, sizeof(int64_t) * (size_t)p->nthreads * (size_t)R);
   if (R >= (int64_t)UINT32_MAX) oob = 1;  /* keys beyond uint32: the runtime sorts */
   CNP_G_OMP("omp parallel num_threads(p->nthreads) reduction(|:bad)")
@@ -221,7 +222,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)((int64_t)r_x);
-#line 225 "input.c"
+#line 226 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -256,12 +257,14 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         }
         p->off_byb[R] = run;
         live = run;
+        for (int64_t k = 0; k < 2 * R; k++) sum_total[k] = 0;
       }
     }
     int oob_all;
     CNP_G_OMP("omp atomic read")
     oob_all = oob;
     if (!oob_all) {  /* pass 2: each live row computed again, stored at its sorted place */
+      const int first = t == 0;  /* its rows come first in every segment */
       for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
         const uint32_t kv = keys[cnp_i];
         if (kv == UINT32_MAX) continue;
@@ -276,14 +279,30 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)((int64_t)r_x);
-#line 280 "input.c"
+#line 283 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
         for (int64_t c = 0; c < nc_v; c++)
           dst_v[c * cap + j] = src_v[c * cap + cnp_i];
         dst_bin[j] = (int64_t)kv;
+        if (first) sum_total[kv] += (double)src_v[cnp_i];
+        if (first) sum_total[1 * R + kv] += (double)src_v[1 * cap + cnp_i];
         (void)r_x; (void)r_live; (void)r_bin;
+      }
+      CNP_G_OMP("omp barrier")
+      CNP_G_OMP("omp for schedule(static)")
+      for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted order */
+        {
+          double acc = sum_total[k];
+          for (int64_t r = hist[k]; r < p->off_byb[k + 1]; r++) acc += (double)dst_v[r];
+          sum_total[k] = acc;
+        }
+        {
+          double acc = sum_total[1 * R + k];
+          for (int64_t r = hist[k]; r < p->off_byb[k + 1]; r++) acc += (double)dst_v[1 * cap + r];
+          sum_total[1 * R + k] = acc;
+        }
       }
     } else {  /* a key out of range: the maps run for real (their inputs are unchanged), then
               ** compact and sort run as runtime calls */
@@ -296,7 +315,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 300 "input.c"
+#line 319 "input.c"
         } /* map i */
       }
     }
@@ -526,7 +545,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 530 "input.c"
+#line 549 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -545,7 +564,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 549 "input.c"
+#line 568 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -561,7 +580,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 565 "input.c"
+#line 584 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -574,26 +593,11 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 578 "input.c"
+#line 597 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
-  if (p->inl_byb) {  /* offsets from the counting sort of kernel 0 */
-    const int64_t R = p->f_total.shape[1];
-    const int64_t *const off = p->off_byb;
-    int64_t j = 0;
-    for (int64_t c = 0; c < cnp_g_ncomp(&p->f_v); c++, j++) {
-      const double *const src = (const double *)p->f_v.data + c * p->f_v.shape[1];
-      double *const dst = (double *)p->f_total.data + j * R;
-      CNP_G_OMP("omp parallel for schedule(static)")
-      for (int64_t k = 0; k < R; k++) {
-        double acc = 0;
-        for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (double)src[r];
-        dst[k] = acc;
-      }
-      p->stats.launches++;
-    }
-  } else {
+  if (!p->fused_k0) {  /* else done by kernel 0 */
 #line 19 "input.cnp"
     {
       int64_t j = 0;
@@ -607,7 +611,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 611 "input.c"
+#line 615 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -210,6 +210,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
   const double *const src_w = (const double *)p->f_w.data;
   double *const dst_w = (double *)p->g0_w.data;
   int64_t *const dst_cell = (int64_t *)p->g0_cell.data;
+  double *const sum_rho = (double *)p->f_rho.data;  /* input.cnp:26: sum dep -> rho, done here */
   memset(hist, 0, sizeof(int64_t) * (size_t)p->nthreads * (size_t)R);
   if (R >= (int64_t)UINT32_MAX) oob = 1;  /* keys beyond uint32: the runtime sorts */
   CNP_G_OMP("omp parallel num_threads(p->nthreads) reduction(|:bad)")
@@ -231,7 +232,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 235 "input.c"
+#line 236 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -266,12 +267,14 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         }
         p->off_dep[R] = run;
         live = run;
+        for (int64_t k = 0; k < 2 * R; k++) sum_rho[k] = 0;
       }
     }
     int oob_all;
     CNP_G_OMP("omp atomic read")
     oob_all = oob;
     if (!oob_all) {  /* pass 2: each live row computed again, stored at its sorted place */
+      const int first = t == 0;  /* its rows come first in every segment */
       for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
         const uint32_t kv = keys[cnp_i];
         if (kv == UINT32_MAX) continue;
@@ -287,14 +290,30 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 291 "input.c"
+#line 294 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
         for (int64_t c = 0; c < nc_w; c++)
           dst_w[c * cap + j] = src_w[c * cap + cnp_i];
         dst_cell[j] = (int64_t)kv;
+        if (first) sum_rho[kv] += (double)src_w[cnp_i];
+        if (first) sum_rho[1 * R + kv] += (double)src_w[1 * cap + cnp_i];
         (void)r_x; (void)r_live; (void)r_cell;
+      }
+      CNP_G_OMP("omp barrier")
+      CNP_G_OMP("omp for schedule(static)")
+      for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted order */
+        {
+          double acc = sum_rho[k];
+          for (int64_t r = hist[k]; r < p->off_dep[k + 1]; r++) acc += (double)dst_w[r];
+          sum_rho[k] = acc;
+        }
+        {
+          double acc = sum_rho[1 * R + k];
+          for (int64_t r = hist[k]; r < p->off_dep[k + 1]; r++) acc += (double)dst_w[1 * cap + r];
+          sum_rho[1 * R + k] = acc;
+        }
       }
     } else {  /* a key out of range: the maps run for real (their inputs are unchanged), then
               ** compact and sort run as runtime calls */
@@ -307,7 +326,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 311 "input.c"
+#line 330 "input.c"
         } /* map i */
       }
     }
@@ -565,7 +584,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 569 "input.c"
+#line 588 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -584,7 +603,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 588 "input.c"
+#line 607 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -600,7 +619,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w);");
       p->stats.launches++;
     }
-#line 604 "input.c"
+#line 623 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -613,26 +632,11 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells);");
       p->stats.launches++;
     }
-#line 617 "input.c"
+#line 636 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
-  if (p->inl_dep) {  /* offsets from the counting sort of kernel 0 */
-    const int64_t R = p->f_rho.shape[1];
-    const int64_t *const off = p->off_dep;
-    int64_t j = 0;
-    for (int64_t c = 0; c < cnp_g_ncomp(&p->f_w); c++, j++) {
-      const double *const src = (const double *)p->f_w.data + c * p->f_w.shape[1];
-      double *const dst = (double *)p->f_rho.data + j * R;
-      CNP_G_OMP("omp parallel for schedule(static)")
-      for (int64_t k = 0; k < R; k++) {
-        double acc = 0;
-        for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (double)src[r];
-        dst[k] = acc;
-      }
-      p->stats.launches++;
-    }
-  } else {
+  if (!p->fused_k0) {  /* else done by kernel 0 */
 #line 26 "input.cnp"
     {
       int64_t j = 0;
@@ -646,14 +650,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 650 "input.c"
+#line 654 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 657 "input.c"
+#line 661 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -663,14 +667,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 667 "input.c"
+#line 671 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 674 "input.c"
+#line 678 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
