@@ -1020,11 +1020,13 @@ static void row_loads(GenUnit *u, Buf *b, const RowVals *rv) {
   }
 }
 
-/* Dry pass: the locals a pass does not use (each pass uses only some of them). */
+/* Dry pass: the locals a pass does not use (each pass uses only some of them). `(void)&x`,
+** not `(void)x`: nvcc's front end still calls a variable assigned and cast to void "set but
+** never used" (#550). */
 static void row_unused(GenUnit *u, Buf *b, const RowVals *rv) {
   Buf t = {0};
   for (int i = 0; i < rv->n; i++)
-    buf_printf(&t, "%s(void)%s;", i ? " " : "", row_name(u, rv->v[i].f, rv->v[i].comp));
+    buf_printf(&t, "%s(void)&%s;", i ? " " : "", row_name(u, rv->v[i].f, rv->v[i].comp));
   buf_line(b, "%s", buf_str(&t));
   buf_free(&t);
 }

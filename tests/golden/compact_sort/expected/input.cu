@@ -268,7 +268,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         }
       }
       keys[cnp_i] = kv;
-      (void)r_x; (void)r_live; (void)r_bin;
+      (void)&r_x; (void)&r_live; (void)&r_bin;
     }
     CNP_G_OMP("omp barrier")
     CNP_G_OMP("omp single")
@@ -319,7 +319,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         dst_bin[j] = (int64_t)kv;
         if (first) sum_total[kv] += (double)src_v[cnp_i];
         if (first) sum_total[1 * R + kv] += (double)src_v[1 * cap + cnp_i];
-        (void)r_x; (void)r_live; (void)r_bin;
+        (void)&r_x; (void)&r_live; (void)&r_bin;
       }
       CNP_G_OMP("omp barrier")
       CNP_G_OMP("omp for schedule(static)")

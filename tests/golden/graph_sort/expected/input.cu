@@ -278,7 +278,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         }
       }
       keys[cnp_i] = kv;
-      (void)r_x; (void)r_live; (void)r_cell;
+      (void)&r_x; (void)&r_live; (void)&r_cell;
     }
     CNP_G_OMP("omp barrier")
     CNP_G_OMP("omp single")
@@ -330,7 +330,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         dst_cell[j] = (int64_t)kv;
         if (first) sum_rho[kv] += (double)src_w[cnp_i];
         if (first) sum_rho[1 * R + kv] += (double)src_w[1 * cap + cnp_i];
-        (void)r_x; (void)r_live; (void)r_cell;
+        (void)&r_x; (void)&r_live; (void)&r_cell;
       }
       CNP_G_OMP("omp barrier")
       CNP_G_OMP("omp for schedule(static)")
