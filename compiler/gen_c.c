@@ -1233,7 +1233,7 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   if (sum) {
     buf_line(b, "  }");
     buf_line(b, "  CNP_G_OMP(\"omp barrier\")");
-    buf_line(b, "  CNP_G_OMP(\"omp for schedule(static)\")");
+    buf_line(b, "  CNP_G_OMP(\"omp for schedule(static) nowait\")  /* the region ends next */");
     buf_line(b, "  for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted "
                 "order */");
     for (int i = 0, J = 0; i < sum->list.n; i++) {

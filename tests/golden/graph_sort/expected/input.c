@@ -302,7 +302,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         (void)&r_x; (void)&r_live; (void)&r_cell;
       }
       CNP_G_OMP("omp barrier")
-      CNP_G_OMP("omp for schedule(static)")
+      CNP_G_OMP("omp for schedule(static) nowait")  /* the region ends next */
       for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted order */
         {
           double acc = sum_rho[k];
