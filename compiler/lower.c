@@ -261,12 +261,13 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
       if (sum && sum->kind == ST_SUM && sum->a.decl == plan) {
         const char *swhy = sum_blocker(u, op, sum);
         if (swhy) {
-          explain(u, sum->loc, "sum %s -> %s: a pass over the segments after kernel k%d: %s", plan->name, sum->b.name,
-                  op->kernel, swhy);
+          explain(u, sum->loc, "sum %s -> %s: a pass over the segments after kernel k%d: %s",
+                  plan->name, sum->b.name, op->kernel, swhy);
         } else {
           op->fused_sum = sum;
-          explain(u, sum->loc, "sum %s -> %s: done by kernel k%d while it scatters (the same additions "
-                  "in the same order as a pass over each segment)", plan->name, sum->b.name, op->kernel);
+          explain(u, sum->loc, "sum %s -> %s: done by kernel k%d while it scatters (the same "
+                  "additions in the same order as a pass over each segment)", plan->name,
+                  sum->b.name, op->kernel);
         }
       }
     }
