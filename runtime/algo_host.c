@@ -928,12 +928,17 @@ static ALWAYS_INLINE int64_t offsets_rows_t(const void *c, int64_t a, int64_t b,
 ** branch-free (vectorized) check of the whole block, then the writes, which skip 8 rows at
 ** once while the cell does not change (the block is sorted: row i + 7 equal to the current
 ** cell means rows i..i+7 are). A bad block is redone row by row to find the first error.
+** The check streams the block from memory; the writes run on it in L1, so each skip also
+** prefetches the row OFF_PF_BYTES ahead (the next block), keeping the memory stream going
+** while no load misses (measured: 25% less time at 10^7 rows, docs/algorithms.md).
 ** Returns the first bad index (kind 1: range, 2: order) or -1. */
 #define OFF_BLOCK 2048
+#define OFF_PF_BYTES 16384
 static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b,
                                              int64_t n_cells, int64_t *off, int *kind,
                                              cnp_dtype dt)
 {
+  const int64_t pf = OFF_PF_BYTES / (dt == CNP_INT32 ? 4 : 8);
   int64_t prev = a > 0 ? cell_at(c, a - 1, dt) : -1;
   if (prev >= n_cells) prev = n_cells - 1;     /* reported by the chunk that owns it */
   if (prev < -1) prev = -1;
@@ -942,9 +947,11 @@ static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b
     int bad = block_unsorted(c, i0, i1, dt) || cell_at(c, i0, dt) < prev ||
               cell_at(c, i1 - 1, dt) >= n_cells;
     if (bad) return offsets_rows_t(c, i0, i1, n_cells, prev, off, kind, dt);
-    int64_t q = prev;
+    int64_t q = prev, pf_end = b - pf;
     for (int64_t i = i0; i < i1;) {
       if (i + 8 <= i1 && cell_at(c, i + 7, dt) == q) {
+        if (i < pf_end)
+          __builtin_prefetch((const char *)c + (size_t)(i + pf) * (dt == CNP_INT32 ? 4 : 8));
         i += 8;
         continue;
       }
