@@ -612,7 +612,16 @@ static const vcase SPLIT_CASES[] = {
 
 /* One plan (created with T threads) against the documented order, every dtype above:
 ** components below, at and above the 4 per pass, float16 in float, complex as pairs. */
+static void run_split_d(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed,
+                        int dropped);
 static void run_split(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed)
+{
+  run_split_d(T, n, ns, kdt, seed, 1);
+}
+
+/* dropped 0: every key in [0, ns) (the loops without the dropped-row select) */
+static void run_split_d(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed,
+                        int dropped)
 {
   set_threads(T);
   cnp_segment_plan *plan;
@@ -622,6 +631,7 @@ static void run_split(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed
   int64_t *k64 = malloc((size_t)n * sizeof *k64);
   for (int64_t i = 0; i < n; i++) {
     k64[i] = (int64_t)(rng_next(&seed) % (uint64_t)(ns + 10)) - 10;   /* some dropped */
+    if (!dropped && k64[i] < 0) k64[i] += 10;
     if (kdt == CNP_INT32) ((int32_t *)keys.data)[i] = (int32_t)k64[i];
     else ((int64_t *)keys.data)[i] = k64[i];
   }
@@ -682,6 +692,8 @@ Test(algo_plan, row_split_documented_order)
   for (int T = 1; T <= 3; T++) {
     run_split(T, 100000, 1563, CNP_INT64, 77 + (uint64_t)T);
     run_split(T, 40000, 7, CNP_INT32, 5 + (uint64_t)T);
+    run_split_d(T, 100000, 1563, CNP_INT32, 31 + (uint64_t)T, 0);   /* none dropped */
+    run_split_d(T, 100000, 1563, CNP_INT64, 41 + (uint64_t)T, 0);
   }
 }
 
