@@ -179,13 +179,33 @@ static cnp_status c_memset(void *dst, int value, size_t bytes, void *stream)
   return CNP_OK;
 }
 
+/* 2D copies and fills. cudaMemcpy2D* / cudaMemset2D* reject a pitch above the device's
+** cudaDevAttrMaxPitch (2^31 - 1 bytes on current GPUs) with cudaErrorInvalidPitchValue, and
+** copy.c hands over whole contiguous arrays as one row (pitch = width = all the bytes) and
+** component rows of (k, N) fields with pitch N * item: both pass 2 GiB on large GPUs. So a
+** contiguous block (one row, or rows without gaps) goes through the 1D call, which has no
+** such limit, and only a gapped layout whose pitch exceeds kMaxPitch is split into rows
+** (then pitch * height fits in device memory, so there are at most a few dozen rows). */
+static const size_t kMaxPitch = 2147483647u;
+
 static cnp_status c_memcpy2d(void *dst, size_t dpitch, cnp_backend dst_b, const void *src,
                              size_t spitch, cnp_backend src_b, size_t width, size_t height,
                              void *stream)
 {
   if (width == 0 || height == 0) return CNP_OK;
-  CU_CHECK("cuda_memcpy2d", cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
-                                              kind_of(dst_b, src_b), (cudaStream_t)stream));
+  cudaStream_t s = (cudaStream_t)stream;
+  cudaMemcpyKind kind = kind_of(dst_b, src_b);
+  if (height == 1 || (dpitch == width && spitch == width)) {
+    CU_CHECK("cuda_memcpy2d", cudaMemcpyAsync(dst, src, width * height, kind, s));
+    return CNP_OK;
+  }
+  if (dpitch <= kMaxPitch && spitch <= kMaxPitch) {
+    CU_CHECK("cuda_memcpy2d", cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, s));
+    return CNP_OK;
+  }
+  for (size_t r = 0; r < height; r++)
+    CU_CHECK("cuda_memcpy2d", cudaMemcpyAsync((char *)dst + r * dpitch,
+                                              (const char *)src + r * spitch, width, kind, s));
   return CNP_OK;
 }
 
@@ -193,8 +213,17 @@ static cnp_status c_memset2d(void *dst, size_t pitch, int value, size_t width, s
                              void *stream)
 {
   if (width == 0 || height == 0) return CNP_OK;
-  CU_CHECK("cuda_memset2d",
-           cudaMemset2DAsync(dst, pitch, value, width, height, (cudaStream_t)stream));
+  cudaStream_t s = (cudaStream_t)stream;
+  if (height == 1 || pitch == width) {
+    CU_CHECK("cuda_memset2d", cudaMemsetAsync(dst, value, width * height, s));
+    return CNP_OK;
+  }
+  if (pitch <= kMaxPitch) {
+    CU_CHECK("cuda_memset2d", cudaMemset2DAsync(dst, pitch, value, width, height, s));
+    return CNP_OK;
+  }
+  for (size_t r = 0; r < height; r++)
+    CU_CHECK("cuda_memset2d", cudaMemsetAsync((char *)dst + r * pitch, value, width, s));
   return CNP_OK;
 }
 
@@ -317,7 +346,13 @@ static cnp_status c_stream_device(void *native, int *device)
     CU_CHECK(op, cudaGetDevice(device));
     return CNP_OK;
   }
+#if CUDART_VERSION >= 12080
   CU_CHECK(op, cudaStreamGetDevice((cudaStream_t)native, device));
+#else
+  /* cudaStreamGetDevice is CUDA 12.8+: older toolkits take the current device (a stream of
+  ** another device then fails at its first use instead of at wrap). */
+  CU_CHECK(op, cudaGetDevice(device));
+#endif
   return CNP_OK;
 }
 
