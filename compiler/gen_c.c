@@ -1846,7 +1846,12 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   buf_line(b, "%s_k%d_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);", N, K);
   buf_line(b, "if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;");
   buf_line(b, "/* right after the launch, the capture's only dependency is the kernel's node */");
+  /* CUDA 13 added an edge-data argument (the 12.x form has 6): both toolkits compile it */
+  buf_puts(b, "#if CUDART_VERSION >= 13000\n");
   buf_line(b, "if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||");
+  buf_puts(b, "#else\n");
+  buf_line(b, "if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||");
+  buf_puts(b, "#endif\n");
   buf_line(b, "    cst != cudaStreamCaptureStatusActive || n_deps != 1 ||");
   buf_line(b, "    cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k%d) != cudaSuccess)", K);
   buf_line(b, "  return CNP_EBACKEND;");
