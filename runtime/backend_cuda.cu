@@ -108,12 +108,16 @@ static cudaMemcpyKind kind_of(cnp_backend dst, cnp_backend src)
   return src == CNP_BACKEND_CUDA ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
 }
 
-/* cudaMalloc then, with CNP__MEM_ZERO, a synchronous cudaMemset on the same device. */
+/* cudaMalloc then, with CNP__MEM_ZERO, a zero fill that is complete on return. cudaMemset
+** alone is not: it is queued on the legacy default stream, which a cudaStreamNonBlocking
+** stream (a user's, through cnp_stream_wrap) does not wait for, so a kernel there could run
+** before the fill or be overwritten by it. Setup-time only: the wait costs nothing per step. */
 static cudaError_t malloc_zeroed(void **p, size_t bytes, bool zero)
 {
   cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
   if (e != cudaSuccess || !zero) return e;
-  e = cudaMemset(*p, 0, bytes ? bytes : 1);
+  e = cudaMemsetAsync(*p, 0, bytes ? bytes : 1, cudaStreamLegacy);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
   if (e != cudaSuccess) {
     (void)cudaFree(*p);
     *p = NULL;
