@@ -414,7 +414,11 @@ static int csort_k0_capture(csort_h *p, cnp_stream *S)
   csort_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
   if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
   /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
   if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
       cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
       cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
     return CNP_EBACKEND;
@@ -760,7 +764,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 764 "input.cu"
+#line 768 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -779,7 +783,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 783 "input.cu"
+#line 787 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -796,7 +800,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 800 "input.cu"
+#line 804 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -810,7 +814,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 814 "input.cu"
+#line 818 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -843,7 +847,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 847 "input.cu"
+#line 851 "input.cu"
     }
   }
   p->stats.steps++;
