@@ -1816,9 +1816,35 @@ static bool join_source(GenUnit *u, int s) {
   return false;
 }
 
+/* The compaction / sort / offsets scratch p->ws is one per pipeline. On CUDA, steps on two
+** streams that both use it would run on the same device buffers at once (a graph's or a
+** direct call's kernels are asynchronous), so when steps on two or more streams use it, each
+** of them waits for the end of the previous one (event ws_ev) and records its own. */
+static bool step_uses_ws(const GenStep *gs) {
+  for (int o = 0; o < gs->n_ops; o++) {
+    const Stmt *s = gs->ops[o].stmt;
+    if (gs->ops[o].kind == GOP_STMT && s &&
+        (s->kind == ST_COMPACT || s->kind == ST_SORT || s->kind == ST_OFFSETS))
+      return true;
+  }
+  return false;
+}
+
+static bool ws_shared(GenUnit *u) {
+  Decl *first = NULL;
+  for (int i = 0; i < u->n_steps; i++) {
+    Decl *st = u->steps[i].decl->stream.decl;
+    if (!st || !step_uses_ws(&u->steps[i])) continue;
+    if (!first) first = st;
+    else if (st != first) return true;
+  }
+  return false;
+}
+
 static const char *param_cname(GenUnit *u, const Decl *d);
 
 static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
+  bool ws_order = ws_shared(u);
   bool pull = cuda && unit_graph_pulls(u);
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup)
@@ -1850,6 +1876,13 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
       try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
       line_back(u, b);
     }
+    bool ws_step = ws_order && d->stream.decl && step_uses_ws(gs);
+    if (ws_step) {
+      buf_line(b, "if (p->ws_used)  /* the shared workspace: after the last step that used it */");
+      b->indent += 2;
+      try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->ws_ev)");
+      b->indent -= 2;
+    }
     int end = 0;
     bool graph = cuda && graph_step(u, gs, &end);
     if (graph) {
@@ -1872,6 +1905,10 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
     if (graph && end == gs->n_ops) {
       b->indent -= 2;
       buf_line(b, "}");
+    }
+    if (ws_step) {
+      try_call(u, b, d->kw_loc, "cnp_event_record(p->ws_ev, S)");
+      buf_line(b, "p->ws_used = 1;");
     }
   }
   bool any = false;
@@ -2079,7 +2116,12 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   buf_line(b, "%s_k%d_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);", N, K);
   buf_line(b, "if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;");
   buf_line(b, "/* right after the launch, the capture's only dependency is the kernel's node */");
+  /* CUDA 13 added an edge-data argument (the 12.x form has 6): both toolkits compile it */
+  buf_puts(b, "#if CUDART_VERSION >= 13000\n");
   buf_line(b, "if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||");
+  buf_puts(b, "#else\n");
+  buf_line(b, "if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||");
+  buf_puts(b, "#endif\n");
   buf_line(b, "    cst != cudaStreamCaptureStatusActive || n_deps != 1 ||");
   buf_line(b, "    cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k%d) != cudaSuccess)", K);
   buf_line(b, "  return CNP_EBACKEND;");
@@ -2430,6 +2472,10 @@ static void gen_struct(GenUnit *u, Buf *b) {
   if (u->cc->stream_join)
     buf_line(b, "int ej_ready;                   /* the ej_ events hold the end of a previous call */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
+  if (ws_shared(u)) {
+    buf_line(b, "cnp_event *ws_ev;              /* end of the last step that used ws */");
+    buf_line(b, "int ws_used;                   /* ws_ev was recorded */");
+  }
   buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
   b->indent = 0;
 }
@@ -2642,6 +2688,12 @@ static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
   buf_line(b, "  where = \"%s_setup: workspace\";", u->name);
   buf_line(b, "  goto fail;");
   buf_line(b, "}");
+  if (ws_shared(u)) {
+    buf_line(b, "if ((st = cnp_event_create(&p->ws_ev, CNP_EVENT_DEFAULT)) != CNP_OK) {");
+    buf_line(b, "  where = \"%s_setup: workspace event\";", u->name);
+    buf_line(b, "  goto fail;");
+    buf_line(b, "}");
+  }
   for (Decl *d = u->cc->decls; d; d = d->next) {
     switch (d->kind) {
     case DECL_STREAM:
@@ -2791,6 +2843,7 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
     }
   buf_line(b, "if (p->bad.data) cnp_array_free(&p->bad);");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
+  if (ws_shared(u)) buf_line(b, "if (p->ws_ev) cnp_event_destroy(p->ws_ev);");
   b->indent = 0;
 }
 

@@ -472,7 +472,11 @@ static int csort_k0_capture(csort_h *p, cnp_stream *S)
   csort_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
   if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
   /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
   if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
       cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
       cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
     return CNP_EBACKEND;
@@ -822,7 +826,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 826 "input.cu"
+#line 830 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -841,7 +845,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 845 "input.cu"
+#line 849 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -858,7 +862,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 862 "input.cu"
+#line 866 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -872,7 +876,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 876 "input.cu"
+#line 880 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -890,7 +894,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 894 "input.cu"
+#line 898 "input.cu"
     }
   }
   p->stats.steps++;

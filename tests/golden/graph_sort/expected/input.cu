@@ -482,7 +482,11 @@ static int graph_sort_k0_capture(graph_sort_h *p, cnp_stream *S)
   graph_sort_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
   if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
   /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
   if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
       cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
       cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
     return CNP_EBACKEND;
@@ -861,7 +865,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 865 "input.cu"
+#line 869 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -880,7 +884,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 884 "input.cu"
+#line 888 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -897,7 +901,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 901 "input.cu"
+#line 905 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -911,7 +915,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 915 "input.cu"
+#line 919 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -929,7 +933,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 933 "input.cu"
+#line 937 "input.cu"
     }
   }
 
@@ -937,7 +941,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 941 "input.cu"
+#line 945 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -947,14 +951,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 951 "input.cu"
+#line 955 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 958 "input.cu"
+#line 962 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
