@@ -18,13 +18,6 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
-/* "dir/pic.cnp" -> "pic" */
-static const char *stem_of(Cnp *cc, const char *path) {
-  const char *b = base_name(path);
-  const char *dot = strrchr(b, '.');
-  return arena_strndup(&cc->arena, b, dot ? (size_t)(dot - b) : strlen(b));
-}
-
 /* Replaces each "#line @@CNP_LINE_BACK@@" marker with "#line <its next line> "<file>"". */
 static void fix_line_markers(Buf *b, const char *file) {
   static const char marker[] = "#line @@CNP_LINE_BACK@@\n";
@@ -149,7 +142,9 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     }
     u.stem = base_name(base);
   } else {
-    u.stem = stem_of(cc, u.src_path);
+    /* The pipeline names the generated API and, by default, its files: `pipeline pic_step;`
+    ** in foo.cnp writes pic_step.h, pic_step.c, ... (-o overrides). */
+    u.stem = u.name;
     base = opt->out_dir ? arena_printf(&cc->arena, "%s/%s", opt->out_dir, u.stem) : u.stem;
   }
   if (!opt->output && opt->out_dir && make_dirs(cc, opt->out_dir)) return 1;

@@ -2,7 +2,7 @@
 ** test_kernel.c -- kernel.cnp on the host backend: the generated maps around the
 ** hand-written kernel's host fallback give y = 2 * ((x + 1) * factor + 0.5).
 */
-#include "kernel.h"
+#include "kcall.h"
 #include "e2e.h"
 
 int main(void)

@@ -1,7 +1,7 @@
 /*
 ** test_names.c -- names.cnp: pipeline h (setup() has a local h), step(p, p_, S_, double_).
 */
-#include "names.h"
+#include "h.h"
 #include "e2e.h"
 int main(void) {
   h *p; char err[256];

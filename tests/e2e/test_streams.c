@@ -3,7 +3,7 @@
 ** slots, a mirror of the user's array, an imported declaration file, a hand-written kernel
 ** (host fallback kernels/smooth.c) taking a component-major i32 field.
 */
-#include "streams.h"
+#include "streamy.h"
 #include "e2e.h"
 #define NN 300
 int main(void) {
