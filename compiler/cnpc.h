@@ -532,6 +532,15 @@ Stmt *ast_block_stmt(StmtList body);              /* else { ... } as a statement
 void  ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n_expected);
 void  ast_stack_overflow(Cnp *cc);
 
+/* ======================================================================== cnames.c */
+
+/* Whether a user name can become a generated C identifier as it is: CN_KEYWORD (C/C++),
+** CN_MACRO (an object-like macro: breaks any use), CN_LIBRARY (a function, type or
+** function-like macro of the C library, OpenMP or CUDA: breaks a file-scope name). */
+typedef enum { CN_FREE, CN_KEYWORD, CN_MACRO, CN_LIBRARY } CnClash;
+CnClash cn_clash(const char *name);
+const char *cn_clash_text(CnClash c);   /* "is reserved in C or C++", ... */
+
 /* ======================================================================== sema.c */
 
 /* Resolve names, check types/shapes, stream hazards. Returns the number of errors. */

@@ -930,34 +930,16 @@ static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
   return true;
 }
 
-/* The pipeline name becomes C identifiers (NAME, NAME_setup, NAME_config, NAME_CONFIG_INIT):
-** it cannot be a C or C++ keyword (the header is used from both), `main`, or take the
-** runtime's prefix `cnp_` (pipeline cnp would redeclare cnp_snapshot, cnp_backend). */
-static bool c_reserved(const char *name) {
-  static const char *const reserved[] = {
-      "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
-      "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq",
-      "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t",
-      "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
-      "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype",
-      "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
-      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
-      "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires",
-      "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
-      "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-      "try", "typedef", "typeid", "typename", "typeof", "union", "unsigned", "using", "virtual",
-      "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
-  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-    if (!strcmp(name, reserved[i])) return true;
-  return false;
-}
-
+/* The pipeline name becomes C identifiers at file scope (the typedef NAME, NAME_setup,
+** NAME_config, NAME_CONFIG_INIT): it cannot be a C or C++ keyword (the header is used from
+** both), a macro, a name of the C library / OpenMP / CUDA (`pipeline exp;` would redeclare
+** exp() for any program including <math.h>), `main`, or take the runtime's prefix `cnp_`. */
 static void check_pipeline_name(Sema *S, Decl *d) {
   if (!d->name) return;
-  if (c_reserved(d->name) || !strcmp(d->name, "main")) {
-    diag_error(S->cc, d->loc, "pipeline name '%s' is reserved in C or C++ (it names the generated C API)",
-               d->name);
+  CnClash c = cn_clash(d->name);
+  if (c != CN_FREE || !strcmp(d->name, "main")) {
+    diag_error(S->cc, d->loc, "pipeline name '%s' %s (it names the generated C API)", d->name,
+               c == CN_FREE ? cn_clash_text(CN_KEYWORD) : cn_clash_text(c));
     return;
   }
   char low[5] = {0};
@@ -967,21 +949,40 @@ static void check_pipeline_name(Sema *S, Decl *d) {
                d->name);
 }
 
-/* Dims and setup params are members of the generated NAME_config (cfg.N, cfg.n_cells): a C
-** or C++ keyword, or a member the config already has, would not compile. */
+/* Dims and setup params are members of the generated NAME_config (cfg.N, cfg.n_cells), and
+** so is cfg.<mirror>_host: a C or C++ keyword, a macro (`dim EOF;` in any program that
+** includes <stdio.h>), or a member the config already has would not compile. */
 static void check_config_member(Sema *S, Decl *d) {
   static const char *const own[] = {"backend", "strict", "mpi_fcomm", "cuda_streams"};
   if (!d->name || (d->kind == DECL_PARAM && !d->setup)) return;
   const char *what = d->kind == DECL_DIM ? "dim" : "setup param";
-  if (c_reserved(d->name)) {
-    diag_error(S->cc, d->loc, "%s '%s' is reserved in C or C++ (it names the config member cfg.%s)", what,
-               d->name, d->name);
+  CnClash c = cn_clash(d->name);
+  if (c == CN_KEYWORD || c == CN_MACRO) {
+    diag_error(S->cc, d->loc, "%s '%s' %s (it names the config member cfg.%s)", what, d->name,
+               cn_clash_text(c), d->name);
     return;
   }
   for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
     if (!strcmp(d->name, own[i]))
       diag_error(S->cc, d->loc, "%s '%s' would be a second config member cfg.%s (the configuration's own)",
                  what, d->name, d->name);
+}
+
+/* mirror M is the config member cfg.M_host: no dim or setup param may have that name. */
+static void check_mirror_member(Sema *S, Decl *d) {
+  if (!d->name) return;
+  const char *member = arena_printf(&S->cc->arena, "%s_host", d->name);
+  for (Decl *o = S->cc->decls; o; o = o->next)
+    if (o->name && !strcmp(o->name, member) &&
+        (o->kind == DECL_DIM || (o->kind == DECL_PARAM && o->setup))) {
+      Decl *first = d;   /* the one declared first (program order) gets the note */
+      for (Decl *e = S->cc->decls; e && e != d; e = e->next)
+        if (e == o) first = o;
+      Decl *second = first == o ? d : o;
+      diag_error(S->cc, second->loc, "%s '%s' and mirror '%s' would both be the config member cfg.%s",
+                 o->kind == DECL_DIM ? "dim" : "setup param", o->name, d->name, member);
+      diag_note(S->cc, first->loc, "'%s' is declared here", first->name);
+    }
 }
 
 static void check_decl(Sema *S, Decl *d) {
@@ -1020,6 +1021,7 @@ static void check_decl(Sema *S, Decl *d) {
     break;
   case DECL_MIRROR:
     field_ref(S, &d->target);
+    check_mirror_member(S, d);
     break;
   case DECL_PLAN:
     signed_field(S, field_ref(S, &d->target), d->target.loc, "the key", false);
