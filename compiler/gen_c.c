@@ -231,6 +231,25 @@ static const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
   return s;
 }
 
+/* An extent or segment count of the configuration, computed with the overflow-checked
+** helpers of templates/extent.tmpl (INT64_MIN on overflow): setup's check of it. */
+static void setup_expr_checked(GenUnit *u, Buf *b, Expr *e) {
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
+    buf_printf(b, "cnp_g_x%s(", e->op == OP_ADD ? "add" : e->op == OP_SUB ? "sub" : "mul");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ", ");
+    setup_expr_checked(u, b, e->args[1]);
+    buf_puts(b, ")");
+  } else if (e->kind == EX_UNARY) {
+    buf_puts(b, "cnp_g_xsub(0, ");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ")");
+  } else setup_expr(u, b, e, "cfg->");
+}
+
+/* Whether a field extent or segment count is computed (then the unit has templates/extent.tmpl). */
+static bool extent_computed(Expr *e) { return e && (e->kind == EX_BINARY || e->kind == EX_UNARY); }
+
 /* Source text of an expression (first line only). */
 static const char *expr_src(GenUnit *u, Expr *e) {
   const char *s = e->loc.file->src;
@@ -2217,10 +2236,22 @@ static void gen_setup_checks(GenUnit *u, Buf *b) {
         Expr *e = d->kind == DECL_FIELD ? d->shape.ext[k] : d->value;
         if (e->kind == EX_INT) continue;
         const char *v = setup_str(u, e, "cfg->");
+        if (extent_computed(e)) {
+          Buf t = {0};
+          setup_expr_checked(u, &t, e);
+          v = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+          buf_free(&t);
+        }
         bool dup = false;
         for (int i = 0; i < n_seen; i++) dup = dup || strcmp(seen[i], v) == 0;
         if (dup || (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)) continue;
         if (n_seen < 256) seen[n_seen++] = v;
+        if (extent_computed(e)) {
+          buf_line(b, "if (%s == INT64_MIN)", v);
+          buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%d: %s %s: %s '%s' overflows "
+                      "int64\");", file, d->loc.line, decl_kind_name(d->kind), d->name,
+                   d->kind == DECL_FIELD ? "extent" : "segment count", expr_src(u, e));
+        }
         buf_line(b, "if (%s <= 0)", v);
         buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%d: %s %s: %s '%s' must be "
                     "> 0 (got %%lld)\",", file, d->loc.line, decl_kind_name(d->kind), d->name,
@@ -2710,6 +2741,13 @@ static void type_helpers(GenUnit *u, Buf *b, bool cuda) {
   if (t.f16) emit_template(b, "f16", NULL, 0);
   if (t.complex) emit_template(b, cuda ? "complex.cu" : "complex.c", NULL, 0);
   if (t.ints) emit_template(b, "int", NULL, 0);
+  bool computed = false;   /* templates/extent.tmpl: setup checks computed extents */
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind == DECL_FIELD)
+      for (int k = 0; k < d->shape.rank; k++) computed = computed || extent_computed(d->shape.ext[k]);
+    if (d->kind == DECL_PLAN) computed = computed || extent_computed(d->value);
+  }
+  if (computed) emit_template(b, "extent", NULL, 0);
 }
 
 /* ======================================================================== entry points */
