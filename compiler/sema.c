@@ -844,6 +844,18 @@ static bool check_extent_expr(Sema *S, Expr *e, const char *what) {
       ok = check_extent_expr(S, e->args[1], what) && ok;
       e->type = DT_I64;
       e->flags |= EXF_SETUP | (e->args[0]->flags & e->args[1]->flags & EXF_CONST);
+      if (ok && (e->flags & EXF_CONST)) {   /* constants fold at compile time: no overflow */
+        bool f0, f1;
+        int64_t a, b, r;
+        double fv;
+        if (fold(S, e->args[0], &f0, &a, &fv) && fold(S, e->args[1], &f1, &b, &fv) && !f0 && !f1 &&
+            (e->op == OP_ADD ? __builtin_add_overflow(a, b, &r)
+             : e->op == OP_SUB ? __builtin_sub_overflow(a, b, &r) : __builtin_mul_overflow(a, b, &r))) {
+          diag_error(S->cc, e->loc, "%s overflows int64 (%lld %s %lld)", what, (long long)a,
+                     e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : "*", (long long)b);
+          return false;
+        }
+      }
       return ok;
     }
     break;
@@ -855,8 +867,18 @@ static bool check_extent_expr(Sema *S, Expr *e, const char *what) {
   return false;
 }
 
+/* An extent that is a constant (`const Z = 0;`, `A - A`) must be positive too. */
+static void check_const_positive(Sema *S, Expr *e, const char *what) {
+  bool f;
+  int64_t v;
+  double fv;
+  if (e->kind != EX_INT && (e->flags & EXF_CONST) && fold(S, e, &f, &v, &fv) && !f && v <= 0)
+    diag_error(S->cc, e->loc, "%s must be positive (it is %lld)", what, (long long)v);
+}
+
 static void check_shape(Sema *S, Shape *sh) {
-  for (int i = 0; i < sh->rank; i++) check_extent_expr(S, sh->ext[i], "an extent");
+  for (int i = 0; i < sh->rank; i++)
+    if (check_extent_expr(S, sh->ext[i], "an extent")) check_const_positive(S, sh->ext[i], "an extent");
 }
 
 /* ------------------------------------------------------------------ declarations */
@@ -1025,7 +1047,8 @@ static void check_decl(Sema *S, Decl *d) {
     break;
   case DECL_PLAN:
     signed_field(S, field_ref(S, &d->target), d->target.loc, "the key", false);
-    check_extent_expr(S, d->value, "the number of segments");
+    if (check_extent_expr(S, d->value, "the number of segments"))
+      check_const_positive(S, d->value, "the number of segments");
     break;
   case DECL_STEP:
   case DECL__COUNT:
