@@ -463,9 +463,17 @@ static DType check_index(Sema *S, Expr *e, int write) {
     }
   } else {
     e->flags |= EXF_GATHER;
-    if (write == 1)
+    if (write == 1) {
       diag_error(S->cc, last->loc, "a store must use the map index as the element index "
                  "(use '+=' for a scatter-add)");
+      for (int i = 0; i + 1 < e->nargs; i++)
+        if (is_index_of_map(S, e->args[i])) {   /* r[i, 1] of a row-major r : f64[N, 3] */
+          diag_note(S->cc, f->loc, "the element index is the last one: declare '%s' with '%s' as its "
+                    "last extent (component-major, f64[3, N]) and write %s[c, %s]", f->name,
+                    S->map->over.name, f->name, e->args[i]->ref.name);
+          break;
+        }
+    }
   }
   for (int i = 0; i + 1 < e->nargs; i++) {
     Expr *x = e->args[i], *ext = f->shape.ext[i];
@@ -1196,7 +1204,12 @@ static void same_extents(Sema *S, Decl *ref, RefList *list, const char *role) {
       extent_text(b, sizeof b, last_extent(ref));
       diag_error(S->cc, list->v[i].loc, "array '%s' has extent '%s', but the %s '%s' has extent '%s'",
                  f->name, a, role, ref->name, b);
-      diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+      bool leading = false;   /* f64[N, 3]: the element axis is the last one */
+      for (int k = 0; k + 1 < f->shape.rank; k++) leading = leading || same_extent(f->shape.ext[k], last_extent(ref));
+      if (leading)
+        diag_note(S->cc, f->loc, "'%s' is declared here; the element axis is its last extent: "
+                  "declare it component-major, '%s'-last (f64[3, N], not f64[N, 3])", f->name, b);
+      else diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
     }
     for (int j = 0; j < i; j++)
       if (list->v[j].decl == f) {
