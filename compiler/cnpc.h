@@ -480,6 +480,7 @@ DType ast_dtype(Cnp *cc, Token t);
 
 Expr *ast_int(Cnp *cc, Token t);
 Expr *ast_float(Cnp *cc, Token t);
+Expr *ast_imag(Cnp *cc, Token t);    /* 2.5i: complex(0.0, 2.5) */
 Expr *ast_bool(Cnp *cc, Token t, bool v);
 Expr *ast_name(Cnp *cc, Token t);
 Expr *ast_index(Cnp *cc, Token name, ExprList idx, Token close);

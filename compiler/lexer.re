@@ -43,7 +43,7 @@ static const char *const token_names[] = {
   [TK_EXCHANGE] = "'exchange'", [TK_WITH] = "'with'", [TK_MIGRATE] = "'migrate'",
   [TK_BY] = "'by'", [TK_OVER] = "'over'", [TK_TRUE] = "'true'", [TK_FALSE] = "'false'",
   [TK_SLOTS] = "'slots'", [TK_CUDA_AWARE] = "'cuda_aware'", [TK_TYPE] = "type name",
-  [TK_IDENT] = "identifier", [TK_INT] = "integer", [TK_FLOAT] = "number",
+  [TK_IDENT] = "identifier", [TK_INT] = "integer", [TK_FLOAT] = "number", [TK_IMAG] = "imaginary number",
   [TK_STRING] = "string", [TK_SEMI] = "';'", [TK_COMMA] = "','", [TK_COLON] = "':'",
   [TK_LP] = "'('", [TK_RP] = "')'", [TK_LB] = "'['", [TK_RB] = "']'",
   [TK_LBRACE] = "'{'", [TK_RBRACE] = "'}'", [TK_ASSIGN] = "'='", [TK_PLUSEQ] = "'+='",
@@ -146,6 +146,7 @@ loop:
   id                                    { RET(TK_IDENT); }
   dig+ | "0" [xX] [0-9a-fA-F]+          { RET(TK_INT); }
   dig+ "." dig* exp? | "." dig+ exp? | dig+ exp { RET(TK_FLOAT); }
+  (dig+ "." dig* exp? | "." dig+ exp? | dig+ exp? ) "i" { RET(TK_IMAG); }
   (dig | ".") [A-Za-z0-9_.]* {
     diag_error(lx->cc, here(lx, tok, (int)(cur - tok)), "malformed number '%.*s'",
                (int)(cur - tok), tok);

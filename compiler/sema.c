@@ -354,7 +354,10 @@ static void operand_literals_fit(Sema *S, const Expr *a, const Expr *b, DType t)
 
 static void check_assign_type(Sema *S, Loc loc, DType to, const Expr *v, const char *what) {
   if (v->type == DT_VOID || to == DT_VOID) return;
-  if (!assignable(to, v->type, v->flags))
+  if (!assignable(to, v->type, v->flags) && dtype_is_complex(v->type) && !dtype_is_complex(to))
+    diag_error(S->cc, loc, "cannot store '%s' into %s of type '%s': a complex value becomes real "
+               "only through real(...), imag(...) or abs(...)", dtype_name(v->type), what, dtype_name(to));
+  else if (!assignable(to, v->type, v->flags))
     diag_error(S->cc, loc, "cannot store '%s' into %s of type '%s' without a cast (write %s(...))",
                dtype_name(v->type), what, dtype_name(to), dtype_name(to));
   else
