@@ -1001,6 +1001,26 @@ static void check_config_member(Sema *S, Decl *d) {
                  what, d->name, d->name);
 }
 
+/* A hand-written kernel is called by its own name (the CUDA kernel, its host fallback): it
+** must be a C function name the generated unit can declare and call, so not a keyword, a
+** macro or a name of the C library / OpenMP / CUDA (`exp` would redeclare exp()), `main`, the
+** runtime's prefix, or a variable of the generated step() around the call (p, S, n, a0...). */
+static void check_kernel_name(Sema *S, Decl *d) {
+  if (!d->name) return;
+  CnClash c = cn_clash(d->name);
+  const char *n = d->name;
+  bool arg = n[0] == 'a' && n[1];
+  for (const char *q = n + 1; arg && *q; q++) arg = *q >= '0' && *q <= '9';
+  if (c != CN_FREE || !strcmp(n, "main"))
+    diag_error(S->cc, d->loc, "kernel name '%s' %s (the kernel and its host fallback are C functions of "
+               "that name)", n, c == CN_FREE ? cn_clash_text(CN_KEYWORD) : cn_clash_text(c));
+  else if (!strncmp(n, "cnp_", 4) || !strncmp(n, "CNP_", 4))
+    diag_error(S->cc, d->loc, "kernel name '%s' takes the runtime's prefix 'cnp_'", n);
+  else if (!strcmp(n, "p") || !strcmp(n, "S") || !strcmp(n, "n") || arg)
+    diag_error(S->cc, d->loc, "kernel name '%s' is a variable of the generated step() where the kernel "
+               "is called (p, S, n, a0, a1, ...)", n);
+}
+
 /* mirror M is the config member cfg.M_host: no dim or setup param may have that name. */
 static void check_mirror_member(Sema *S, Decl *d) {
   if (!d->name) return;
@@ -1023,7 +1043,10 @@ static void check_decl(Sema *S, Decl *d) {
   case DECL_PARAM: case DECL_DIM:
     check_config_member(S, d);
     break;
-  case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
+  case DECL_KERNEL:
+    check_kernel_name(S, d);
+    break;
+  case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT:
     break;
   case DECL_PIPELINE:
     if (d->file->imported) diag_error(S->cc, d->kw_loc, "'pipeline' in an imported file");
