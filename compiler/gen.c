@@ -118,6 +118,25 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     diag_plain(cc, "no 'pipeline NAME;' declaration: nothing to generate");
     return 1;
   }
+  /* Source paths go verbatim into #line "...", comments and message strings of the
+  ** generated code: a '"', '\\', a newline or a comment end there would not compile. */
+  const char *paths[512];
+  int np = 0;
+  for (CnpFile *f = cc->files; f && np < 510; f = f->next) paths[np++] = f->path;
+  for (Decl *d = cc->decls; d && np < 510; d = d->next)
+    if (d->kind == DECL_KERNEL) {
+      if (d->path) paths[np++] = d->path;
+      if (d->host_path) paths[np++] = d->host_path;
+    }
+  for (int i = 0; i < np; i++) {
+    const char *bad = strpbrk(paths[i], "\"\\\n");
+    if (bad || strstr(paths[i], "*/")) {
+      diag_plain(cc, "cannot generate code from '%s': its path contains %s, which the generated "
+                 "#line directives, comments and messages cannot carry (rename it)", paths[i],
+                 bad ? (*bad == '"' ? "'\"'" : *bad == '\\' ? "'\\'" : "a newline") : "'*/'");
+      return 1;
+    }
+  }
   GenUnit u;
   memset(&u, 0, sizeof u);
   u.cc = cc;

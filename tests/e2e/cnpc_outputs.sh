@@ -94,4 +94,14 @@ grep -q '#include "foo.h"' "$work/pn/other/foo.c" && grep -q 'int  *pic_step_ste
   || fail "-o other/foo: include or API name"
 grep -q '^other/foo.c: \\$' "$work/pn/other/foo.d" || fail "-o depfile: $(cat "$work/pn/other/foo.d")"
 
+# A path with a space works; one with '"' or '\' (which #line "..." cannot carry) is an error,
+# not C that fails to compile.
+mkdir -p "$work/q d" "$work/q\"d"
+cp "$work/pn/foo.cnp" "$work/q d/sp ace.cnp"; cp "$work/pn/foo.cnp" "$work/q\"d/x.cnp"
+"$cnpc" --emit=header,c --out-dir "$work/q d/out" "$work/q d/sp ace.cnp" || fail "path with a space"
+grep -q "^#line [0-9]* \"$work/q d/sp ace.cnp\"$" "$work/q d/out/pic_step.c" || fail "#line of a path with a space"
+if msg=$("$cnpc" --emit=header,c --out-dir "$work/qo" "$work/q\"d/x.cnp" 2>&1); then fail "path with a quote accepted"; fi
+grep -q "its path contains '\"'" <<<"$msg" || fail "path with a quote: $msg"
+[ ! -e "$work/qo/pic_step.c" ] || fail "path with a quote: wrote pic_step.c"
+
 echo "cnpc outputs: deterministic, rewritten only on change, --no-line, explain, dot, depfile ok"
