@@ -683,6 +683,10 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
   if (prev)
     snprintf(what + strlen(what), sizeof what - strlen(what), " (did you mean '%s' instead of '%.*s'?)", prev,
              cc->prev_ident.n > 40 ? 40 : cc->prev_ident.n, cc->prev_ident.z);
+  else if (!hint && cc->prev_ident.z &&
+           ((cc->prev_ident.n == 3 && !memcmp(cc->prev_ident.z, "for", 3)) ||
+            (cc->prev_ident.n == 5 && !memcmp(cc->prev_ident.z, "while", 5))))
+    snprintf(what + strlen(what), sizeof what - strlen(what), " (a loop over a dim is 'map i in N { ... }')");
   if (n >= 1 && n <= 3) {
     char list[160] = "";
     for (int i = 0; i < n; i++) {

@@ -148,8 +148,13 @@ loop:
   dig+ "." dig* exp? | "." dig+ exp? | dig+ exp { RET(TK_FLOAT); }
   (dig+ "." dig* exp? | "." dig+ exp? | dig+ exp? ) "i" { RET(TK_IMAG); }
   (dig | ".") [A-Za-z0-9_.]* {
-    diag_error(lx->cc, here(lx, tok, (int)(cur - tok)), "malformed number '%.*s'",
-               (int)(cur - tok), tok);
+    char last = cur[-1];
+    diag_error(lx->cc, here(lx, tok, (int)(cur - tok)), "malformed number '%.*s'%s",
+               (int)(cur - tok), tok,
+               last == 'f' || last == 'F' || last == 'L' || last == 'l' || last == 'u' || last == 'U'
+                   ? " (literals have no suffix: one takes the other operand's type; a cast such as "
+                     "f32(1.0) fixes it)"
+                   : "");
     RET(TK_INT);
   }
   ["] [^"\n\x00]* ["]                   { RET(TK_STRING); }
@@ -170,8 +175,13 @@ loop:
 
   * {
     unsigned char c = (unsigned char)*tok;
+    /* C and Python habits get the cnp spelling */
+    const char *hint = c == '?' ? " (a conditional value is select(COND, A, B))"
+                       : c == '^' ? " (a power is pow(A, B))"
+                       : c == '&' ? " (logical and is '&&')"
+                       : c == '|' ? " (logical or is '||')" : "";
     if (c >= 0x20 && c < 0x7f)
-      diag_error(lx->cc, here(lx, tok, 1), "stray '%c' in the program", c);
+      diag_error(lx->cc, here(lx, tok, 1), "stray '%c' in the program%s", c, hint);
     else
       diag_error(lx->cc, here(lx, tok, 1), "stray byte 0x%02x in the program", c);
     goto loop;
