@@ -266,28 +266,35 @@ static const char *expr_src(GenUnit *u, Expr *e) {
 
 /* What one fused kernel uses: fields, params, dims (the argument struct). */
 typedef struct KUse {
-  Decl *fields[128];
-  int n_fields;
-  Decl *params[64];
-  int n_params;
-  Decl *dims[32];
-  int n_dims;
+  Decl **fields;          /* arena arrays, grown as needed (a map may use any number) */
+  int n_fields, cap_fields;
+  Decl **params;
+  int n_params, cap_params;
+  Decl **dims;
+  int n_dims, cap_dims;
+  Arena *arena;
 } KUse;
 
-static void kuse_add(Decl **v, int *n, int cap, Decl *d) {
+static void kuse_add(Arena *a, Decl ***v, int *n, int *cap, Decl *d) {
   for (int i = 0; i < *n; i++)
-    if (v[i] == d) return;
-  if (*n == cap) cnp_ice("kernel uses too many names");
-  v[(*n)++] = d;
+    if ((*v)[i] == d) return;
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 16;
+    Decl **nv = arena_alloc(a, sizeof *nv * (size_t)nc);
+    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
+    *v = nv;
+    *cap = nc;
+  }
+  (*v)[(*n)++] = d;
 }
 
 static void kuse_expr(KUse *k, Expr *e) {
   if (!e) return;
   if ((e->kind == EX_NAME || e->kind == EX_INDEX) && e->ref.decl) {
     Decl *d = e->ref.decl;
-    if (d->kind == DECL_FIELD) kuse_add(k->fields, &k->n_fields, 128, d);
-    else if (d->kind == DECL_PARAM) kuse_add(k->params, &k->n_params, 64, d);
-    else if (d->kind == DECL_DIM) kuse_add(k->dims, &k->n_dims, 32, d);
+    if (d->kind == DECL_FIELD) kuse_add(k->arena, &k->fields, &k->n_fields, &k->cap_fields, d);
+    else if (d->kind == DECL_PARAM) kuse_add(k->arena, &k->params, &k->n_params, &k->cap_params, d);
+    else if (d->kind == DECL_DIM) kuse_add(k->arena, &k->dims, &k->n_dims, &k->cap_dims, d);
   }
   for (int i = 0; i < e->nargs; i++) kuse_expr(k, e->args[i]);
 }
@@ -886,8 +893,9 @@ static void group_body(KCtx *k, Buf *b, GenOp *op) {
   }
 }
 
-static void group_use(GenOp *op, KUse *use) {
+static void group_use(GenUnit *u, GenOp *op, KUse *use) {
   memset(use, 0, sizeof *use);
+  use->arena = &u->cc->arena;
   for (int m = 0; m < op->n_maps; m++) kuse_stmts(use, op->maps[m]->body);
 }
 
@@ -1156,7 +1164,7 @@ static void gen_kernels(GenUnit *u, Buf *b, bool cuda) {
       GenOp *op = &u->steps[s].ops[o];
       if (op->kind != GOP_MAP) continue;
       KUse use;
-      group_use(op, &use);
+      group_use(u, op, &use);
       buf_puts(b, "\n");
       kernel_args(u, b, op, &use, cuda);
       if (op->fused_sort) kernel_host_fused(u, b, op, &use);
@@ -1570,14 +1578,14 @@ static bool unit_graph_pulls(GenUnit *u);
 /* Does step gs, run directly, read live extents on the host (so that an extent only the
 ** device holds must come back first)? Records, waits, snapshot copies, mirror refreshes and
 ** maps over a param or const that do not read a dim's extent do not. */
-static bool step_reads_extents(GenStep *gs) {
+static bool step_reads_extents(GenUnit *u, GenStep *gs) {
   for (int o = 0; o < gs->n_ops; o++) {
     GenOp *op = &gs->ops[o];
     if (op->kind == GOP_MAP) {
       KUse use;
       Decl *over = op->stmt->over.decl;
       if (!over || over->kind == DECL_DIM) return true;
-      group_use(op, &use);
+      group_use(u, op, &use);
       if (use.n_dims) return true;
       continue;
     }
@@ -1646,7 +1654,7 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
       buf_line(b, "} else {");
       b->indent += 2;
     }
-    if (cuda && pull && (graph || step_reads_extents(gs)))
+    if (cuda && pull && (graph || step_reads_extents(u, gs)))
       try_call(u, b, d->kw_loc, "%s_pull(p, 1)", u->name);
     for (int o = 0; o < gs->n_ops; o++) {
       if (graph && o == end) {
@@ -1734,7 +1742,7 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
       if (!over) return false;
       if (over->kind == DECL_PARAM && !over->setup) return false;
       if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
-      group_use(op, &use);
+      group_use(u, op, &use);
       if (use.n_dims) return false;
       continue;
     }
@@ -1821,7 +1829,7 @@ static bool unit_graph_pulls(GenUnit *u) {
 /* Kernel K inside a graph: its argument fill, capture and per-replay argument update. */
 static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   KUse use;
-  group_use(op, &use);
+  group_use(u, op, &use);
   const char *N = u->name;
   int K = op->kernel;
   Decl *over = op->stmt->over.decl;

@@ -851,8 +851,16 @@ static bool check_extent_expr(Sema *S, Expr *e, const char *what) {
   }
   case EX_BINARY:
     if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
-      bool ok = check_extent_expr(S, e->args[0], what);
-      ok = check_extent_expr(S, e->args[1], what) && ok;
+      bool ok = true;
+      for (int k = 0; k < 2; k++) {   /* a literal 0 may be a term (nc + 0); the whole must be > 0 */
+        Expr *a = e->args[k];
+        if (a->kind == EX_INT && a->ival == 0) {
+          a->type = DT_I64;
+          a->flags |= EXF_CONST | EXF_SETUP;
+        } else {
+          ok = check_extent_expr(S, a, what) && ok;
+        }
+      }
       e->type = DT_I64;
       e->flags |= EXF_SETUP | (e->args[0]->flags & e->args[1]->flags & EXF_CONST);
       if (ok && (e->flags & EXF_CONST)) {   /* constants fold at compile time: no overflow */
