@@ -1730,6 +1730,9 @@ static bool plan_sums_inside(GenUnit *u, Decl *plan, GenStep *gs, int o, int e) 
 ** host backend none of this exists: `.c` units have no graphs. */
 static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (!gs->decl->stream.decl) return false;
+  int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
+  for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
+  if (n_dims > 32) return false;
   int e = gs->n_ops;
   while (e > 0 && gs->ops[e - 1].kind == GOP_STMT && gs->ops[e - 1].stmt->kind == ST_RECORD) e--;
   if (e == 0) return false;
@@ -1792,7 +1795,7 @@ static void gdims_add(GDims *g, Decl *d, bool compacted) {
       g->compacted[i] = g->compacted[i] || compacted;
       return;
     }
-  if (g->n == 32) cnp_ice("too many dims in CUDA graphs");
+  if (g->n == 32) cnp_ice("too many dims in CUDA graphs");   /* graph_step() rules it out */
   g->d[g->n] = d;
   g->compacted[g->n++] = compacted;
 }
