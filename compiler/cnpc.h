@@ -338,6 +338,7 @@ typedef enum ColorMode { COLOR_NEVER = 0, COLOR_ALWAYS, COLOR_AUTO } ColorMode;
 ** -Werror=<name>). Add a kind here and its name in diag.c's warn_names[]. */
 typedef enum WarnKind {
   WARN_UNUSED_EVENT,        /* -Wunused-event: an event recorded but never waited for */
+  WARN_COMPACT_OMITS,       /* -Wcompact-omits: a field over the compacted dim left out of it */
   WARN_COUNT_
 } WarnKind;
 

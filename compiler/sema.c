@@ -1773,6 +1773,69 @@ static void check_graph(Sema *S) {
 
 /* ------------------------------------------------------------------ driver */
 
+/* -Wcompact-omits: a compaction moves the rows of the arrays it lists; a field over the
+** same dim that is left out keeps its rows where they were, so it no longer lines up. Warn
+** for such a field when some map over the dim reads it row by row (f[i], f[c, i], f[i] +=)
+** or a sum, sort, copy or kernel call uses it: per-row state. A field only gathered (a table
+** indexed by the dim) or only written (recomputed) is left alone. */
+static bool expr_reads_row(const Expr *e, const Decl *f) {
+  if (!e) return false;
+  if (e->kind == EX_INDEX && e->ref.decl == f && !(e->flags & EXF_GATHER)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_reads_row(e->args[i], f)) return true;
+  return false;
+}
+
+static bool stmts_read_row(const Stmt *s, const Decl *f) {
+  for (; s; s = s->next) {
+    if (expr_reads_row(s->value, f)) return true;
+    if (s->target && s->target->kind == EX_INDEX) {
+      for (int i = 0; i < s->target->nargs; i++)
+        if (expr_reads_row(s->target->args[i], f)) return true;
+      if (s->kind == ST_ADD && !s->scatter && s->target->ref.decl == f) return true;
+    }
+    if (stmts_read_row(s->body, f) || stmts_read_row(s->else_body, f)) return true;
+  }
+  return false;
+}
+
+static bool row_data(Cnp *cc, const Decl *f, const Decl *dim) {
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP) continue;
+    for (const Stmt *s = d->body; s; s = s->next) {
+      if (s->kind == ST_MAP && s->over.decl == dim && stmts_read_row(s->body, f)) return true;
+      if ((s->kind == ST_SUM || s->kind == ST_SORT) )
+        for (int i = 0; i < s->list.n; i++)
+          if (s->list.v[i].decl == f) return true;
+      if (s->kind == ST_COPY && s->b.decl == f) return true;
+      if (s->kind == ST_CALL)
+        for (int i = 0; i < s->nargs; i++)
+          if (s->args[i]->ref.decl == f) return true;
+    }
+  }
+  return false;
+}
+
+static void check_compact_omits(Cnp *cc) {
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP) continue;
+    for (const Stmt *s = d->body; s; s = s->next) {
+      Decl *m = s->kind == ST_COMPACT ? s->a.decl : NULL;
+      Decl *dim = dim_of(m);
+      if (!dim) continue;
+      for (Decl *f = cc->decls; f; f = f->next) {
+        if (f->kind != DECL_FIELD || f == m || dim_of(f) != dim) continue;
+        bool listed = false;
+        for (int i = 0; i < s->list.n; i++) listed = listed || s->list.v[i].decl == f;
+        if (!listed && row_data(cc, f, dim))
+          diag_warning(cc, WARN_COMPACT_OMITS, s->a.loc, "field '%s' is over dim '%s' but not in this "
+                       "compaction: its rows stay where they are while the listed arrays move", f->name,
+                       dim->name);
+      }
+    }
+  }
+}
+
 int sema_check(Cnp *cc) {
   Sema S = {0};
   S.cc = cc;
@@ -1825,5 +1888,6 @@ int sema_check(Cnp *cc) {
     diag_error(cc, at, "missing 'pipeline NAME;' declaration");
   }
   if (cc->n_errors == 0) check_graph(&S);
+  if (cc->n_errors == 0) check_compact_omits(cc);
   return cc->n_errors;
 }
