@@ -339,6 +339,7 @@ typedef enum ColorMode { COLOR_NEVER = 0, COLOR_ALWAYS, COLOR_AUTO } ColorMode;
 typedef enum WarnKind {
   WARN_UNUSED_EVENT,        /* -Wunused-event: an event recorded but never waited for */
   WARN_COMPACT_OMITS,       /* -Wcompact-omits: a field over the compacted dim left out of it */
+  WARN_SORT_OMITS,          /* -Wsort-omits: a field over the sorted dim left out of the sort */
   WARN_COUNT_
 } WarnKind;
 

@@ -1773,8 +1773,9 @@ static void check_graph(Sema *S) {
 
 /* ------------------------------------------------------------------ driver */
 
-/* -Wcompact-omits: a compaction moves the rows of the arrays it lists; a field over the
-** same dim that is left out keeps its rows where they were, so it no longer lines up. Warn
+/* -Wcompact-omits, -Wsort-omits: a compaction or sort moves the rows of the arrays it lists;
+** a field over the same dim that is left out keeps its rows where they were, so it no longer
+** lines up. Warn
 ** for such a field when some map over the dim reads it row by row (f[i], f[c, i], f[i] +=)
 ** or a sum, sort, copy or kernel call uses it: per-row state. A field only gathered (a table
 ** indexed by the dim) or only written (recomputed) is left alone. */
@@ -1820,17 +1821,18 @@ static void check_compact_omits(Cnp *cc) {
   for (Decl *d = cc->decls; d; d = d->next) {
     if (d->kind != DECL_STEP) continue;
     for (const Stmt *s = d->body; s; s = s->next) {
-      Decl *m = s->kind == ST_COMPACT ? s->a.decl : NULL;
+      Decl *m = s->kind == ST_COMPACT || s->kind == ST_SORT ? s->a.decl : NULL;
       Decl *dim = dim_of(m);
       if (!dim) continue;
+      bool sort = s->kind == ST_SORT;
       for (Decl *f = cc->decls; f; f = f->next) {
         if (f->kind != DECL_FIELD || f == m || dim_of(f) != dim) continue;
         bool listed = false;
         for (int i = 0; i < s->list.n; i++) listed = listed || s->list.v[i].decl == f;
         if (!listed && row_data(cc, f, dim))
-          diag_warning(cc, WARN_COMPACT_OMITS, s->a.loc, "field '%s' is over dim '%s' but not in this "
-                       "compaction: its rows stay where they are while the listed arrays move", f->name,
-                       dim->name);
+          diag_warning(cc, sort ? WARN_SORT_OMITS : WARN_COMPACT_OMITS, s->a.loc, "field '%s' is over "
+                       "dim '%s' but not in this %s: its rows stay where they are while the listed "
+                       "arrays move", f->name, dim->name, sort ? "sort" : "compaction");
       }
     }
   }

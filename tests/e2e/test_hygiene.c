@@ -26,6 +26,7 @@ static void ref_sort(void) {
 #define SWAP(T, arr) do { T tmp_ = arr[b]; arr[b] = arr[b - 1]; arr[b - 1] = tmp_; } while (0)
       SWAP(int64_t, r_key); SWAP(double, r_double); SWAP(double, r_n); SWAP(int32_t, r_int);
       SWAP(double, r_A); SWAP(double, r_S);
+      for (int o = 0; o < 9; o++) SWAP(double, r_other[o]);
 #undef SWAP
     }
 }
@@ -54,8 +55,7 @@ int main(void) {
     const int32_t vsize = 2 + s;
     CHECK(spelled_step(p, vNULL, verrno, vlinux, vint64, k2, vp, vp_, vexp, vx, vy, vsize) == 0,
           "step %d: %s", s, spelled_error(p));
-    /* reference: the map, then the sort (i, t, lo, ... are not in the sort's list: they stay
-       in place, r_other in the device's row order) */
+    /* reference: the map, then the sort (which permutes i, t, lo, ... too) */
     for (int j = 0; j < NP; j++) {
       double fl = r_double[j] * vexp + vNULL;
       double sg = verrno + vlinux + vint64 + (double)k2 + vp + vp_ + vx + vy + (double)vsize;
