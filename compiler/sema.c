@@ -1838,6 +1838,27 @@ static void check_compact_omits(Cnp *cc) {
   }
 }
 
+/* A plan is built only by `PLAN = segments(KEY, N);` in a step: a sum over a plan that no
+** step builds fails at run time ("the plan has not been built"), so it is an error here. */
+static void check_plans_built(Cnp *cc) {
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP) continue;
+    for (const Stmt *s = d->body; s; s = s->next) {
+      if (s->kind != ST_SUM || !s->a.decl || s->a.decl->kind != DECL_PLAN) continue;
+      bool built = false;
+      for (Decl *e = cc->decls; e && !built; e = e->next)
+        if (e->kind == DECL_STEP)
+          for (const Stmt *t = e->body; t && !built; t = t->next)
+            built = t->kind == ST_SEGMENTS && t->a.decl == s->a.decl;
+      if (built) continue;
+      Decl *pl = s->a.decl;
+      diag_error(cc, s->a.loc, "plan '%s' is summed over but no step builds it: add '%s = segments(...);' "
+                 "(after the key is final) before the sum", pl->name, pl->name);
+      diag_note(cc, pl->loc, "'%s' is declared here", pl->name);
+    }
+  }
+}
+
 int sema_check(Cnp *cc) {
   Sema S = {0};
   S.cc = cc;
@@ -1890,6 +1911,7 @@ int sema_check(Cnp *cc) {
     diag_error(cc, at, "missing 'pipeline NAME;' declaration");
   }
   if (cc->n_errors == 0) check_graph(&S);
+  if (cc->n_errors == 0) check_plans_built(cc);
   if (cc->n_errors == 0) check_compact_omits(cc);
   return cc->n_errors;
 }
