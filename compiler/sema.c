@@ -466,7 +466,7 @@ static DType check_index(Sema *S, Expr *e, int write) {
     }
   } else {
     e->flags |= EXF_GATHER;
-    if (write == 1) {
+    if (write == 1 && last->type != DT_VOID) {   /* (an index already reported stays quiet) */
       diag_error(S->cc, last->loc, "a store must use the map index as the element index "
                  "(use '+=' for a scatter-add)");
       for (int i = 0; i + 1 < e->nargs; i++)
