@@ -815,7 +815,10 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
   default:
     break;
   }
-  if (e->kind != EX_NAME) diag_error(S->cc, e->loc, "not a constant expression");
+  if (e->kind == EX_CALL && e->builtin == BI_COMPLEX)   /* 1i, complex(0.0, 1.0) */
+    diag_error(S->cc, e->loc, "not a constant expression: constants are integer, floating or bool; "
+               "write complex values (1i, complex(re, im)) where they are used");
+  else if (e->kind != EX_NAME) diag_error(S->cc, e->loc, "not a constant expression");
   return false;
 }
 
