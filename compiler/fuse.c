@@ -125,3 +125,154 @@ const char *fuse_check(GenUnit *u, Stmt **group, int n, Stmt *b) {
   }
   return NULL;
 }
+
+/*
+** Row values of a fused group (the dry first pass of the compact + sort fast path, lower.c):
+** every field the group writes is accessed only as F[c..., i] with constant components c and
+** the map index i, so that each such element can live in a local for the whole row.
+*/
+static bool const_int(const Expr *e, int64_t *v) {
+  if (e->kind == EX_INT && !dtype_is_float(e->type)) {
+    *v = e->ival;
+    return true;
+  }
+  if (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_CONST &&
+      dtype_is_int(e->ref.decl->dtype)) {
+    *v = e->ref.decl->ival;
+    return true;
+  }
+  return false;
+}
+
+/* Number of components of f (product of its leading extents) if they are constants. */
+bool fuse_const_ncomp(Decl *f, int64_t *n) {
+  *n = 1;
+  for (int d = 0; d + 1 < f->shape.rank; d++) {
+    int64_t e;
+    if (!const_int(f->shape.ext[d], &e)) return false;
+    *n *= e;
+  }
+  return true;
+}
+
+bool fuse_row_comp(const Expr *e, int64_t *comp) {
+  Decl *f = e->ref.decl;
+  *comp = 0;
+  for (int d = 0; d + 1 < e->nargs; d++) {
+    int64_t c, ext;
+    if (!const_int(e->args[d], &c) || !const_int(f->shape.ext[d], &ext)) return false;
+    *comp = *comp * ext + c;
+  }
+  return true;
+}
+
+typedef struct RowWalk {
+  GenUnit *u;
+  RowVals *rv;
+  Decl **w;               /* the fields the group writes */
+  int nw;
+  const char *why;        /* first reason the group's rows cannot be held in locals */
+} RowWalk;
+
+static bool row_written(RowWalk *r, Decl *f) {
+  for (int i = 0; i < r->nw; i++)
+    if (r->w[i] == f) return true;
+  return false;
+}
+
+/* One access F[args] of a written field: constant components, the map index last. */
+static void row_access(RowWalk *r, Expr *e, bool written) {
+  Decl *f = e->ref.decl;
+  Arena *a = &r->u->cc->arena;
+  if (r->why) return;
+  int64_t nc, comp = 0;
+  if (!fuse_const_ncomp(f, &nc)) {
+    r->why = arena_printf(a, "the leading extents of '%s' are not constants", f->name);
+    return;
+  }
+  for (int d = 0; d < e->nargs; d++) {
+    Expr *x = e->args[d];
+    int64_t c;
+    if (d + 1 == e->nargs) {
+      if (!(x->kind == EX_NAME && x->ref.local && x->ref.local->is_index)) {
+        r->why = arena_printf(a, "'%s' is accessed at another element (line %d)", f->name,
+                              e->loc.line);
+        return;
+      }
+    } else if (!const_int(x, &c)) {
+      r->why = arena_printf(a, "a component of '%s' is not a constant (line %d)", f->name,
+                            e->loc.line);
+      return;
+    } else {
+      int64_t ext = 0;
+      (void)const_int(f->shape.ext[d], &ext);
+      if (c < 0 || c >= ext) {
+        r->why = arena_printf(a, "a component of '%s' is out of range (line %d)", f->name,
+                              e->loc.line);
+        return;
+      }
+      comp = comp * ext + c;
+    }
+  }
+  RowVals *rv = r->rv;
+  for (int i = 0; i < rv->n; i++)
+    if (rv->v[i].f == f && rv->v[i].comp == comp) {
+      rv->v[i].written = rv->v[i].written || written;
+      rv->v[i].read = rv->v[i].read || !written;
+      return;
+    }
+  if (rv->n == (int)(sizeof rv->v / sizeof rv->v[0])) {
+    r->why = "it holds too many field elements per row";
+    return;
+  }
+  rv->v[rv->n++] = (RowVal){f, comp, written, !written};
+}
+
+static void row_expr(RowWalk *r, Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_INDEX && e->ref.decl && e->ref.decl->kind == DECL_FIELD &&
+      row_written(r, e->ref.decl))
+    row_access(r, e, false);
+  for (int i = 0; i < e->nargs; i++) row_expr(r, e->args[i]);
+  r->rv->cost += e->kind == EX_CALL ? 8 : 1;
+}
+
+static void row_stmts(RowWalk *r, Stmt *s) {
+  for (; s; s = s->next) {
+    r->rv->cost++;
+    row_expr(r, s->value);
+    if ((s->kind == ST_ASSIGN || s->kind == ST_ADD) && s->target->kind == EX_INDEX) {
+      Expr *t = s->target;
+      for (int i = 0; i < t->nargs; i++) row_expr(r, t->args[i]);
+      if (s->scatter && !r->why)
+        r->why = arena_printf(&r->u->cc->arena, "it scatter-adds into '%s' (line %d)",
+                              t->ref.decl->name, s->loc.line);
+      row_access(r, t, true);
+      if (s->kind == ST_ADD) row_access(r, t, false);       /* F[i] += v reads F[i] */
+    }
+    row_stmts(r, s->body);
+    row_stmts(r, s->else_body);
+  }
+}
+
+const char *fuse_row_values(GenUnit *u, GenOp *op, RowVals *rv) {
+  Decl *w[128];
+  int nw = 0;
+  memset(rv, 0, sizeof *rv);
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind != DECL_FIELD) continue;
+    bool writes = false;
+    for (int m = 0; m < op->n_maps; m++) {
+      bool wr = false;
+      gen_stmts_touch(op->maps[m]->body, d, &wr, NULL);
+      writes = writes || wr;
+    }
+    if (writes) {
+      if (nw == (int)(sizeof w / sizeof w[0])) return "it writes too many fields";
+      w[nw++] = d;
+    }
+  }
+  RowWalk r = {u, rv, w, nw, NULL};
+  for (int m = 0; m < op->n_maps; m++) row_stmts(&r, op->maps[m]->body);
+  return r.why;
+}

@@ -66,6 +66,13 @@ typedef struct GenOp {
   Stmt *fused_sort;
   Decl *fused_plan;
   bool seg_inline;        /* GOP_STMT segments(...) right after such a sort: offsets known */
+  /* GOP_MAP with fused_sort: "dry" first pass (lower.c, find_fast_path): the first pass
+  ** computes the maps' values only to store the mask, the fields nothing moves and the keys;
+  ** the scatter pass computes them again and writes them straight into the double buffers. */
+  bool dry;
+  /* GOP_MAP with fused_sort: the `sum PLAN (VALUES) -> OUT` right after segments(...), done
+  ** while the kernel scatters (lower.c, find_fast_path), or NULL. */
+  Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
 } GenOp;
 
@@ -101,6 +108,24 @@ int lower_unit(GenUnit *u);
 GenOp *lower_plan_producer(GenUnit *u, Decl *plan);
 /* Could `b` join the fused group maps[0..n)? NULL if yes, else the reason (arena text). */
 const char *fuse_check(GenUnit *u, Stmt **maps, int n, Stmt *b);
+/* The elements a fused group holds per row when the fields it writes live in locals: one
+** entry per (field written by the group, constant component) it accesses. */
+typedef struct RowVal {
+  Decl *f;
+  int64_t comp;           /* linear component: 0 for rank 1; c for F[c, i] */
+  bool written, read;
+} RowVal;
+typedef struct RowVals {
+  RowVal v[64];
+  int n;
+  int cost;               /* operations per row (a call counts 8): the price of recomputing */
+} RowVals;
+/* Fills rv; NULL, or why the written fields of the group cannot live in locals per row. */
+const char *fuse_row_values(GenUnit *u, GenOp *op, RowVals *rv);
+/* The linear component of a field access F[c..., i] with constant components. */
+bool fuse_row_comp(const Expr *e, int64_t *comp);
+/* Components of f (the product of its leading extents) when those are constants. */
+bool fuse_const_ncomp(Decl *f, int64_t *n);
 /* Does the expression / statement list read or write field `f`? */
 bool gen_stmts_touch(Stmt *s, Decl *f, bool *writes, bool *gathers);
 

@@ -332,7 +332,27 @@ typedef struct KCtx {
   bool cuda;              /* emitting the body of a __global__ kernel */
   Stmt *map;              /* the map whose body is being emitted */
   DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
+  const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
 } KCtx;
+
+/* Name of the local that holds element `comp` of f for the row (the dry pass). */
+static const char *row_name(GenUnit *u, Decl *f, int64_t comp) {
+  if (f->shape.rank == 1) return arena_printf(&u->cc->arena, "r_%s", f->name);
+  return arena_printf(&u->cc->arena, "r_%s_%" PRId64, f->name, comp);
+}
+
+/* The local holding the field element e (EX_INDEX) in the dry pass, or NULL. */
+static const char *row_local(KCtx *k, Expr *e) {
+  if (!k->rows) return NULL;
+  for (int i = 0; i < k->rows->n; i++)
+    if (k->rows->v[i].f == e->ref.decl) {
+      int64_t comp;
+      if (!fuse_row_comp(e, &comp)) cnp_ice("row value of '%s' without constant components",
+                                            e->ref.decl->name);
+      return row_name(k->u, e->ref.decl, comp);
+    }
+  return NULL;
+}
 
 /* The type an untyped literal operand of e adapts to: the other operand's (arithmetic,
 ** comparisons, select and builtins); DT_VOID when e gives literals no type. */
@@ -668,12 +688,19 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
     }
     return;
   }
-  case EX_INDEX:
+  case EX_INDEX: {
+    const char *r = row_local(k, e);
     if (e->ref.decl->dtype == DT_F16) buf_puts(b, "cnp_g_h2f(");
-    buf_printf(b, "f_%s[", e->ref.decl->name);
-    lin_index(k, b, e);
-    buf_puts(b, e->ref.decl->dtype == DT_F16 ? "])" : "]");
+    if (r) {
+      buf_puts(b, r);
+    } else {
+      buf_printf(b, "f_%s[", e->ref.decl->name);
+      lin_index(k, b, e);
+      buf_puts(b, "]");
+    }
+    buf_puts(b, e->ref.decl->dtype == DT_F16 ? ")" : "");
     return;
+  }
   case EX_UNARY:
     if (e->op == OP_NEG && signed_int(e->type) && e->args[0]->kind != EX_INT) {
       buf_printf(b, "cnp_g_neg_i%s(", signed_int_bits(e->type));   /* wraps (templates/int.tmpl) */
@@ -812,7 +839,9 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     } else if (converted_type(tt)) ex_as(k, &v, val, tt);
     else ex(k, &v, val);
     const char *ct = tt == DT_BOOL ? (tg->kind == EX_INDEX ? "uint8_t" : "int") : gen_ctype(tt);
-    if (tg->kind == EX_INDEX) {               /* the element itself (f16: its bits) */
+    if (tg->kind == EX_INDEX && row_local(k, tg)) {   /* dry pass: the row's local */
+      buf_puts(&t, row_local(k, tg));
+    } else if (tg->kind == EX_INDEX) {        /* the element itself (f16: its bits) */
       buf_printf(&t, "f_%s[", tg->ref.decl->name);
       lin_index(k, &t, tg);
       buf_puts(&t, "]");
@@ -876,6 +905,25 @@ static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
   for (; s; s = s->next) map_stmt(k, b, s, whole);
 }
 
+/* Does the emitted code of the dry pass read the map index? (Not in the elements held in
+** locals: their last index is the map index.) */
+static bool rows_expr_read_index(KCtx *k, Expr *e, Local *l) {
+  if (!e) return false;
+  if (e->kind == EX_NAME && e->ref.local == l) return true;
+  if (e->kind == EX_INDEX && row_local(k, e)) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (rows_expr_read_index(k, e->args[i], l)) return true;
+  return false;
+}
+
+static bool rows_read_index(KCtx *k, Stmt *s, Local *l) {
+  for (; s; s = s->next) {
+    if (rows_expr_read_index(k, s->value, l) || rows_expr_read_index(k, s->target, l)) return true;
+    if (rows_read_index(k, s->body, l) || rows_read_index(k, s->else_body, l)) return true;
+  }
+  return false;
+}
+
 /* The per-element code of a fused group: each map in its own block. */
 static void group_body(KCtx *k, Buf *b, GenOp *op) {
   for (int m = 0; m < op->n_maps; m++) {
@@ -885,7 +933,8 @@ static void group_body(KCtx *k, Buf *b, GenOp *op) {
              src_line(k->u, map->loc));
     b->indent += 2;
     buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
-    if (!stmts_read_local(map->body, map->index)) buf_line(b, "(void)l_%s;", map->index->name);
+    if (!stmts_read_local(map->body, map->index) || (k->rows && !rows_read_index(k, map->body, map->index)))
+      buf_line(b, "(void)l_%s;", map->index->name);
     map_stmts(k, b, map->body, map->body);
     line_back(k->u, b);
     b->indent -= 2;
@@ -934,7 +983,7 @@ static void kernel_locals(Buf *b, KUse *use) {
 }
 
 static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL, DT_VOID};
+  KCtx k = {u, false, NULL, DT_VOID, NULL};
   buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop. */", op->kernel,
            op->n_maps, op->n_maps > 1 ? "s" : "");
   buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap)", u->name, op->kernel, u->name,
@@ -969,18 +1018,75 @@ static const char *ncomp_str(GenUnit *u, Decl *f) {
   return arena_printf(&u->cc->arena, "%" PRId64, n);
 }
 
+static bool in_reflist(const RefList *l, const Decl *d) {
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i].decl == d) return true;
+  return false;
+}
+
+/* Is element `comp` of f held in a local per row (the dry pass)? */
+static bool row_held(const RowVals *rv, Decl *f, int64_t comp) {
+  for (int i = 0; i < rv->n; i++)
+    if (rv->v[i].f == f && (comp < 0 || rv->v[i].comp == comp)) return true;
+  return false;
+}
+
+/* The element `comp` of row cnp_i of f, as a C lvalue. */
+static const char *row_elem(GenUnit *u, Decl *f, int64_t comp) {
+  if (comp == 0) return arena_printf(&u->cc->arena, "f_%s[cnp_i]", f->name);
+  return arena_printf(&u->cc->arena, "f_%s[%" PRId64 " * A.f_%s_e%d + cnp_i]", f->name, comp,
+                      f->name, f->shape.rank - 1);
+}
+
+/* Dry pass: the row's elements of the fields the maps write, loaded into locals. */
+static void row_loads(GenUnit *u, Buf *b, const RowVals *rv) {
+  for (int i = 0; i < rv->n; i++) {
+    Decl *f = rv->v[i].f;
+    buf_line(b, "%s %s = %s;", gen_ctype(f->dtype), row_name(u, f, rv->v[i].comp),
+             row_elem(u, f, rv->v[i].comp));
+  }
+}
+
+/* Dry pass: the locals a pass does not use (each pass uses only some of them). `(void)&x`,
+** not `(void)x`: nvcc's front end still calls a variable assigned and cast to void "set but
+** never used" (#550). */
+static void row_unused(GenUnit *u, Buf *b, const RowVals *rv) {
+  Buf t = {0};
+  for (int i = 0; i < rv->n; i++)
+    buf_printf(&t, "%s(void)&%s;", i ? " " : "", row_name(u, rv->v[i].f, rv->v[i].comp));
+  buf_line(b, "%s", buf_str(&t));
+  buf_free(&t);
+}
+
 /* The host kernel of the compact + sort fast path (lower.c, find_fast_path): one parallel
 ** region; each thread runs the maps over its chunk and counts live keys, one thread turns
 ** the counts into offsets, each thread scatters its live rows to their sorted places in
-** the double buffers, and the buffers are swapped. */
+** the double buffers, and the buffers are swapped. With a dry first pass (op->dry) pass 1
+** keeps the maps' results in locals and stores only the mask, the fields no compaction
+** moves and each row's key; pass 2 computes the results again and stores them straight
+** into the double buffers; if a key is out of range, the maps then run for real. */
 static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL, DT_VOID};
+  KCtx k = {u, false, NULL, DT_VOID, NULL};
   Stmt *c = op->mask_of;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   Decl *dim = op->stmt->over.decl;
   int K = op->kernel;
+  RowVals rv;
+  memset(&rv, 0, sizeof rv);
+  if (op->dry && fuse_row_values(u, op, &rv)) cnp_ice("dry kernel %d without row values", K);
+  KCtx kd = k;
+  kd.rows = &rv;
+  Stmt *sum = op->fused_sum;
+  Decl *out = sum ? sum->b.decl : NULL;
+  int64_t n_sums = 0;     /* components summed: rows of the output */
+  for (int i = 0; sum && i < sum->list.n; i++) {
+    int64_t nc = 1;
+    (void)fuse_const_ncomp(sum->list.v[i].decl, &nc);
+    n_sums += nc;
+  }
   buf_line(b, "/* Kernel %d on the host: %d map%s, then compact %s + sort %s as one counting "
-              "sort. */", K, op->n_maps, op->n_maps > 1 ? "s" : "", mask->name, key->name);
+              "sort%s. */", K, op->n_maps, op->n_maps > 1 ? "s" : "", mask->name, key->name,
+           op->dry ? " (dry first pass)" : "");
   buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap, %s_h *p)", u->name, K, u->name, K,
            u->name);
   buf_line(b, "{");
@@ -992,16 +1098,32 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
            plan->name);
   buf_line(b, "const int64_t cap = p->cap_%s;", dim->name);
   buf_line(b, "int64_t *const hist = p->hist_k%d;", K);
+  if (op->dry) buf_line(b, "uint32_t *const keys = p->keys_k%d;  /* pass 1: each row's key, "
+                           "UINT32_MAX if not live */", K);
   buf_line(b, "int64_t live = 0;");
   for (int i = 0; i < c->list.n; i++) {
     Decl *f = c->list.v[i].decl;
-    if (f->shape.rank > 1) buf_line(b, "const int64_t nc_%s = %s;", f->name, ncomp_str(u, f));
-    buf_line(b, "const %s *const src_%s = (const %s *)p->f_%s.data;", gen_ctype(f->dtype), f->name,
-             gen_ctype(f->dtype), f->name);
+    int64_t nc = 1;
+    bool held = op->dry && row_held(&rv, f, -1), need_src = !(op->dry && f == key);
+    if (held) {
+      (void)fuse_const_ncomp(f, &nc);
+      need_src = false;
+      for (int64_t q = 0; q < nc && f != key; q++) need_src = need_src || !row_held(&rv, f, q);
+    }
+    if (f->shape.rank > 1 && !held) buf_line(b, "const int64_t nc_%s = %s;", f->name, ncomp_str(u, f));
+    if (need_src)
+      buf_line(b, "const %s *const src_%s = (const %s *)p->f_%s.data;", gen_ctype(f->dtype),
+               f->name, gen_ctype(f->dtype), f->name);
     buf_line(b, "%s *const dst_%s = (%s *)p->g%d_%s.data;", gen_ctype(f->dtype), f->name,
              gen_ctype(f->dtype), K, f->name);
   }
+  if (sum)
+    buf_line(b, "%s *const sum_%s = (%s *)p->f_%s.data;  /* %s:%d: sum %s -> %s, done here */",
+             gen_ctype(out->dtype), out->name, gen_ctype(out->dtype), out->name,
+             base_name(sum->loc.file->path), sum->loc.line, plan->name, out->name);
   buf_line(b, "memset(hist, 0, sizeof(int64_t) * (size_t)p->nthreads * (size_t)R);");
+  if (op->dry) buf_line(b, "if (R >= (int64_t)UINT32_MAX) oob = 1;  /* keys beyond uint32: the "
+                           "runtime sorts */");
   buf_line(b, "CNP_G_OMP(\"omp parallel num_threads(p->nthreads) reduction(|:bad)\")");
   buf_line(b, "{");
   b->indent = 4;
@@ -1010,16 +1132,37 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   buf_line(b, "int64_t *const h = hist + t * R;");
   buf_line(b, "for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
   b->indent = 6;
-  group_body(&k, b, op);
-  buf_line(b, "if (f_%s[cnp_i]) {  /* live: count its key */", mask->name);
-  buf_line(b, "  const int64_t key = (int64_t)f_%s[cnp_i];", key->name);
-  buf_line(b, "  if (key >= 0 && key < R) {");
-  buf_line(b, "    h[key]++;");
+  if (op->dry) {
+    buf_line(b, "/* pass 1 (dry): the maps' results stay in these locals */");
+    row_loads(u, b, &rv);
+    group_body(&kd, b, op);
+    for (int i = 0; i < rv.n; i++) {     /* the mask and the fields no compaction moves */
+      Decl *f = rv.v[i].f;
+      if (!rv.v[i].written || (f != mask && in_reflist(&c->list, f))) continue;
+      buf_line(b, "%s = %s;", row_elem(u, f, rv.v[i].comp), row_name(u, f, rv.v[i].comp));
+    }
+    buf_line(b, "uint32_t kv = UINT32_MAX;");
+    buf_line(b, "if (%s) {  /* live: count its key */", row_name(u, mask, 0));
+    buf_line(b, "  const int64_t key = (int64_t)%s;", row_name(u, key, 0));
+    buf_line(b, "  if (key >= 0 && key < R) {");
+    buf_line(b, "    h[key]++;");
+    buf_line(b, "    kv = (uint32_t)key;");
+  } else {
+    group_body(&k, b, op);
+    buf_line(b, "if (f_%s[cnp_i]) {  /* live: count its key */", mask->name);
+    buf_line(b, "  const int64_t key = (int64_t)f_%s[cnp_i];", key->name);
+    buf_line(b, "  if (key >= 0 && key < R) {");
+    buf_line(b, "    h[key]++;");
+  }
   buf_line(b, "  } else {");
   buf_line(b, "    CNP_G_OMP(\"omp atomic write\")");
   buf_line(b, "    oob = 1;");
   buf_line(b, "  }");
   buf_line(b, "}");
+  if (op->dry) {
+    buf_line(b, "keys[cnp_i] = kv;");
+    row_unused(u, b, &rv);
+  }
   b->indent = 4;
   buf_line(b, "}");
   buf_line(b, "CNP_G_OMP(\"omp barrier\")");
@@ -1040,25 +1183,113 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   buf_line(b, "    }");
   buf_line(b, "    p->off_%s[R] = run;", plan->name);
   buf_line(b, "    live = run;");
+  if (sum)
+    buf_line(b, "    for (int64_t k = 0; k < %" PRId64 " * R; k++) sum_%s[k] = 0;", n_sums, out->name);
   buf_line(b, "  }");
   buf_line(b, "}");
   buf_line(b, "int oob_all;");
   buf_line(b, "CNP_G_OMP(\"omp atomic read\")");
   buf_line(b, "oob_all = oob;");
-  buf_line(b, "if (!oob_all) {  /* scatter live rows to their sorted places */");
-  buf_line(b, "  for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
-  buf_line(b, "    if (!f_%s[cnp_i]) continue;", mask->name);
-  buf_line(b, "    const int64_t j = h[(int64_t)f_%s[cnp_i]]++;", key->name);
+  const char *kexpr = op->dry ? "kv" : "key";   /* the row's key in pass 2 */
+  if (op->dry) {
+    buf_line(b, "if (!oob_all) {  /* pass 2: each live row computed again, stored at its sorted "
+                "place */");
+    if (sum) buf_line(b, "  const int first = t == 0;  /* its rows come first in every segment */");
+    buf_line(b, "  for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
+    buf_line(b, "    const uint32_t kv = keys[cnp_i];");
+    buf_line(b, "    if (kv == UINT32_MAX) continue;");
+    b->indent = 8;
+    row_loads(u, b, &rv);
+    group_body(&kd, b, op);
+    b->indent = 4;
+    buf_line(b, "    const int64_t j = h[kv]++;  /* placed by pass 1's key */");
+  } else {
+    buf_line(b, "if (!oob_all) {  /* scatter live rows to their sorted places */");
+    if (sum) buf_line(b, "  const int first = t == 0;  /* its rows come first in every segment */");
+    buf_line(b, "  for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
+    buf_line(b, "    if (!f_%s[cnp_i]) continue;", mask->name);
+    if (sum) {
+      buf_line(b, "    const int64_t key = (int64_t)f_%s[cnp_i];", key->name);
+      buf_line(b, "    const int64_t j = h[key]++;");
+    } else {
+      buf_line(b, "    const int64_t j = h[(int64_t)f_%s[cnp_i]]++;", key->name);
+    }
+  }
   for (int i = 0; i < c->list.n; i++) {
     Decl *f = c->list.v[i].decl;
-    if (f->shape.rank == 1) {
+    int64_t nc = 1;
+    if (op->dry && f == key) {
+      buf_line(b, "    dst_%s[j] = (%s)kv;", f->name, gen_ctype(f->dtype));
+    } else if (op->dry && row_held(&rv, f, -1)) {
+      (void)fuse_const_ncomp(f, &nc);
+      for (int64_t q = 0; q < nc; q++) {
+        const char *at = q ? arena_printf(&u->cc->arena, "%" PRId64 " * cap + ", q) : "";
+        if (row_held(&rv, f, q))
+          buf_line(b, "    dst_%s[%sj] = %s;", f->name, at, row_name(u, f, q));
+        else
+          buf_line(b, "    dst_%s[%sj] = src_%s[%scnp_i];", f->name, at, f->name, at);
+      }
+    } else if (f->shape.rank == 1) {
       buf_line(b, "    dst_%s[j] = src_%s[cnp_i];", f->name, f->name);
     } else {
       buf_line(b, "    for (int64_t c = 0; c < nc_%s; c++)", f->name);
       buf_line(b, "      dst_%s[c * cap + j] = src_%s[c * cap + cnp_i];", f->name, f->name);
     }
   }
+  /* the fused sum: thread 0 adds the values it just moved (sum_values gives each one) */
+  for (int i = 0, J = 0; sum && i < sum->list.n; i++) {
+    Decl *f = sum->list.v[i].decl;
+    int64_t nc = 1;
+    (void)fuse_const_ncomp(f, &nc);
+    for (int64_t q = 0; q < nc; q++, J++) {
+      const char *at = q ? arena_printf(&u->cc->arena, "%" PRId64 " * cap + ", q) : "";
+      const char *v;
+      if (op->dry && f == key) v = "kv";
+      else if (op->dry && row_held(&rv, f, q)) v = row_name(u, f, q);
+      else v = arena_printf(&u->cc->arena, "src_%s[%scnp_i]", f->name, at);
+      buf_line(b, "    if (first) sum_%s[%s%s] += (%s)%s;", out->name,
+               J ? arena_printf(&u->cc->arena, "%d * R + ", J) : "", kexpr,
+               gen_ctype(out->dtype), v);
+    }
+  }
+  if (op->dry) {
+    b->indent = 8;
+    row_unused(u, b, &rv);
+    b->indent = 4;
+  }
+  if (sum) {
+    buf_line(b, "  }");
+    buf_line(b, "  CNP_G_OMP(\"omp barrier\")");
+    buf_line(b, "  CNP_G_OMP(\"omp for schedule(static) nowait\")  /* the region ends next */");
+    buf_line(b, "  for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted "
+                "order */");
+    for (int i = 0, J = 0; i < sum->list.n; i++) {
+      Decl *f = sum->list.v[i].decl;
+      int64_t nc = 1;
+      (void)fuse_const_ncomp(f, &nc);
+      for (int64_t q = 0; q < nc; q++, J++) {
+        const char *at = q ? arena_printf(&u->cc->arena, "%" PRId64 " * cap + ", q) : "";
+        const char *o = J ? arena_printf(&u->cc->arena, "%d * R + k", J) : "k";
+        buf_line(b, "    {");
+        buf_line(b, "      %s acc = sum_%s[%s];", gen_ctype(out->dtype), out->name, o);
+        buf_line(b, "      for (int64_t r = hist[k]; r < p->off_%s[k + 1]; r++) acc += (%s)dst_%s[%sr];",
+                 plan->name, gen_ctype(out->dtype), f->name, at);
+        buf_line(b, "      sum_%s[%s] = acc;", out->name, o);
+        buf_line(b, "    }");
+      }
+    }
+  }
   buf_line(b, "  }");
+  if (op->dry) {
+    buf_line(b, "} else {  /* a key out of range: the maps run for real (their inputs are "
+                "unchanged), then");
+    buf_line(b, "          ** compact and sort run as runtime calls */");
+    buf_line(b, "  for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {");
+    b->indent = 8;
+    group_body(&k, b, op);
+    b->indent = 4;
+    buf_line(b, "  }");
+  }
   buf_line(b, "}");
   b->indent = 2;
   buf_line(b, "} /* parallel */");
@@ -1080,7 +1311,7 @@ static void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
 }
 
 static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, true, NULL, DT_VOID};
+  KCtx k = {u, true, NULL, DT_VOID, NULL};
   buf_line(b, "/* Kernel %d on the device: one thread per element. */", op->kernel);
   buf_line(b, "static __global__ void %s_k%d_cuda(const %s_k%d_args A)", u->name, op->kernel,
            u->name, op->kernel);
@@ -1306,7 +1537,8 @@ static GenOp *fused_owner(GenUnit *u, Stmt *s) {
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       GenOp *op = &u->steps[i].ops[o];
-      if (op->fused_sort && (op->fused_sort == s || op->mask_of == s)) return op;
+      if (op->fused_sort && (op->fused_sort == s || op->mask_of == s || op->fused_sum == s))
+        return op;
     }
   return NULL;
 }
@@ -1357,8 +1589,9 @@ static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
   Stmt *s = op->stmt;
   buf_puts(b, "\n");
   comment_loc(u, b, s->loc);
-  GenOp *owner = (s->kind == ST_COMPACT || s->kind == ST_SORT) ? fused_owner(u, s) : NULL;
-  bool sum_inline = s->kind == ST_SUM && lower_plan_producer(u, s->a.decl);
+  GenOp *owner = (s->kind == ST_COMPACT || s->kind == ST_SORT || s->kind == ST_SUM)
+                     ? fused_owner(u, s) : NULL;
+  bool sum_inline = s->kind == ST_SUM && !owner && lower_plan_producer(u, s->a.decl);
   if (owner) {
     buf_line(b, "if (!p->fused_k%d) {  /* else done by kernel %d */", owner->kernel, owner->kernel);
     b->indent += 2;
@@ -1610,9 +1843,35 @@ static bool join_source(GenUnit *u, int s) {
   return false;
 }
 
+/* The compaction / sort / offsets scratch p->ws is one per pipeline. On CUDA, steps on two
+** streams that both use it would run on the same device buffers at once (a graph's or a
+** direct call's kernels are asynchronous), so when steps on two or more streams use it, each
+** of them waits for the end of the previous one (event ws_ev) and records its own. */
+static bool step_uses_ws(const GenStep *gs) {
+  for (int o = 0; o < gs->n_ops; o++) {
+    const Stmt *s = gs->ops[o].stmt;
+    if (gs->ops[o].kind == GOP_STMT && s &&
+        (s->kind == ST_COMPACT || s->kind == ST_SORT || s->kind == ST_OFFSETS))
+      return true;
+  }
+  return false;
+}
+
+static bool ws_shared(GenUnit *u) {
+  Decl *first = NULL;
+  for (int i = 0; i < u->n_steps; i++) {
+    Decl *st = u->steps[i].decl->stream.decl;
+    if (!st || !step_uses_ws(&u->steps[i])) continue;
+    if (!first) first = st;
+    else if (st != first) return true;
+  }
+  return false;
+}
+
 static const char *param_cname(GenUnit *u, const Decl *d);
 
 static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
+  bool ws_order = ws_shared(u);
   bool pull = cuda && unit_graph_pulls(u);
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup)
@@ -1644,6 +1903,13 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
       try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
       line_back(u, b);
     }
+    bool ws_step = ws_order && d->stream.decl && step_uses_ws(gs);
+    if (ws_step) {
+      buf_line(b, "if (p->ws_used)  /* the shared workspace: after the last step that used it */");
+      b->indent += 2;
+      try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->ws_ev)");
+      b->indent -= 2;
+    }
     int end = 0;
     bool graph = cuda && graph_step(u, gs, &end);
     if (graph) {
@@ -1666,6 +1932,10 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
     if (graph && end == gs->n_ops) {
       b->indent -= 2;
       buf_line(b, "}");
+    }
+    if (ws_step) {
+      try_call(u, b, d->kw_loc, "cnp_event_record(p->ws_ev, S)");
+      buf_line(b, "p->ws_used = 1;");
     }
   }
   bool any = false;
@@ -1876,7 +2146,12 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   buf_line(b, "%s_k%d_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);", N, K);
   buf_line(b, "if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;");
   buf_line(b, "/* right after the launch, the capture's only dependency is the kernel's node */");
+  /* CUDA 13 added an edge-data argument (the 12.x form has 6): both toolkits compile it */
+  buf_puts(b, "#if CUDART_VERSION >= 13000\n");
   buf_line(b, "if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||");
+  buf_puts(b, "#else\n");
+  buf_line(b, "if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||");
+  buf_puts(b, "#endif\n");
   buf_line(b, "    cst != cudaStreamCaptureStatusActive || n_deps != 1 ||");
   buf_line(b, "    cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k%d) != cudaSuccess)", K);
   buf_line(b, "  return CNP_EBACKEND;");
@@ -2188,6 +2463,9 @@ static void gen_struct(GenUnit *u, Buf *b) {
                op->kernel);
       buf_line(b, "int64_t *hist_k%d;  /* per-thread key counts of kernel %d */", op->kernel,
                op->kernel);
+      if (op->dry)
+        buf_line(b, "uint32_t *keys_k%d;  /* each row's key from the dry first pass of kernel %d */",
+                 op->kernel, op->kernel);
       for (int k = 0; k < op->mask_of->list.n; k++)
         buf_line(b, "cnp_array g%d_%s;  /* double buffer of %s */", op->kernel,
                  op->mask_of->list.v[k].decl->name, op->mask_of->list.v[k].decl->name);
@@ -2224,6 +2502,10 @@ static void gen_struct(GenUnit *u, Buf *b) {
   if (u->cc->stream_join)
     buf_line(b, "int ej_ready;                   /* the ej_ events hold the end of a previous call */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
+  if (ws_shared(u)) {
+    buf_line(b, "cnp_event *ws_ev;              /* end of the last step that used ws */");
+    buf_line(b, "int ws_used;                   /* ws_ev was recorded */");
+  }
   buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
   b->indent = 0;
 }
@@ -2448,6 +2730,12 @@ static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
   buf_line(b, "  where = \"%s_setup: workspace\";", u->name);
   buf_line(b, "  goto fail;");
   buf_line(b, "}");
+  if (ws_shared(u)) {
+    buf_line(b, "if ((st = cnp_event_create(&p->ws_ev, CNP_EVENT_DEFAULT)) != CNP_OK) {");
+    buf_line(b, "  where = \"%s_setup: workspace event\";", u->name);
+    buf_line(b, "  goto fail;");
+    buf_line(b, "}");
+  }
   for (Decl *d = u->cc->decls; d; d = d->next) {
     switch (d->kind) {
     case DECL_STREAM:
@@ -2522,7 +2810,15 @@ static void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
       buf_line(b, "p->hist_k%d = (int64_t *)calloc((size_t)p->nthreads * (size_t)%s, sizeof(int64_t));",
                op->kernel, R);
       buf_line(b, "p->off_%s = (int64_t *)calloc((size_t)%s + 1, sizeof(int64_t));", plan->name, R);
-      buf_line(b, "if (!p->hist_k%d || !p->off_%s) {", op->kernel, plan->name);
+      if (op->dry) {
+        buf_line(b, "p->keys_k%d = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)p->cap_%s);",
+                 op->kernel, op->stmt->over.decl->name);
+        buf_line(b, "if (p->keys_k%d)  /* touch the pages now, not in the first step */", op->kernel);
+        buf_line(b, "  memset(p->keys_k%d, 0xff, sizeof(uint32_t) * (size_t)p->cap_%s);", op->kernel,
+                 op->stmt->over.decl->name);
+      }
+      buf_line(b, "if (!p->hist_k%d || !p->off_%s%s) {", op->kernel, plan->name,
+               op->dry ? arena_printf(a, " || !p->keys_k%d", op->kernel) : "");
       buf_line(b, "  st = CNP_ENOMEM;");
       buf_line(b, "  where = \"%s_setup: counting sort of kernel %d\";", u->name, op->kernel);
       buf_line(b, "  goto fail;");
@@ -2565,6 +2861,7 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
       GenOp *op = &u->steps[i].ops[o];
       if (!op->fused_sort) continue;
       buf_line(b, "free(p->hist_k%d);", op->kernel);
+      if (op->dry) buf_line(b, "free(p->keys_k%d);", op->kernel);
       buf_line(b, "free(p->off_%s);", op->fused_plan->name);
       for (int k = 0; k < op->mask_of->list.n; k++)
         buf_line(b, "if (p->g%d_%s.data) cnp_array_free(&p->g%d_%s);", op->kernel,
@@ -2588,6 +2885,7 @@ static void gen_teardown_body(GenUnit *u, Buf *b) {
     }
   buf_line(b, "if (p->bad.data) cnp_array_free(&p->bad);");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
+  if (ws_shared(u)) buf_line(b, "if (p->ws_ev) cnp_event_destroy(p->ws_ev);");
   b->indent = 0;
 }
 

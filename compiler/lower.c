@@ -161,6 +161,73 @@ static const char *fast_path_blocker(GenUnit *u, GenOp *op, Stmt *c, Stmt *srt, 
   return NULL;
 }
 
+/*
+** The dry first pass of the fast path. Pass 1 of the fused kernel computes the maps' values
+** for a row in locals and stores only the mask, the fields no compaction moves and the row's
+** key (a uint32 per row); pass 2 computes the same values again from the same inputs and
+** writes the compacted fields straight into the double buffers, so the fields the scatter
+** moves are neither written by pass 1 nor read back by pass 2. Valid when recomputing reads
+** exactly what pass 1 read: every field the kernel writes is held in locals per row
+** (element-wise accesses with constant components, no scatter-add), and the fields pass 1
+** does store (the mask, written fields outside the compaction) are never read by the maps.
+** Pass 2 places rows by the keys pass 1 stored, never by recomputed ones.
+*/
+#define DRY_MAX_COST 256    /* operations per row beyond which recomputing costs more than the
+                            ** memory traffic it saves (calls count 8) */
+static const char *dry_blocker(GenUnit *u, GenOp *op, const char **stores) {
+  Arena *a = &u->cc->arena;
+  Stmt *c = op->mask_of;
+  Decl *mask = c->a.decl, *key = op->fused_sort->a.decl;
+  RowVals rv;
+  const char *why = fuse_row_values(u, op, &rv);
+  if (why) return why;
+  if (mask->shape.rank != 1 || key->shape.rank != 1)
+    return "the mask or the key has components";
+  *stores = mask->name;
+  for (int i = 0; i < rv.n; i++) {
+    Decl *f = rv.v[i].f;
+    bool stored = f == mask || !in_list(&c->list, f);
+    if (stored && rv.v[i].read)
+      return arena_printf(a, "the maps read '%s', which the first pass stores", f->name);
+    bool listed = f == mask;
+    for (int j = 0; j < i; j++) listed = listed || rv.v[j].f == f;
+    if (stored && !listed) *stores = arena_printf(a, "%s, %s", *stores, f->name);
+  }
+  if (rv.cost > DRY_MAX_COST)
+    return arena_printf(a, "recomputing the maps (%d operations per row) costs more than it saves",
+                        rv.cost);
+  return NULL;
+}
+
+/*
+** The sum over the fast path's plan, fused into the scatter pass: `sum PLAN (VALUES) -> OUT`
+** right after `PLAN = segments(KEY, R)`. Thread 0 adds each value as it moves its row (its
+** rows come first in every segment, in order); after the scatter, the rows of the other
+** threads are added in sorted order. The additions are the same, in the same order, as a
+** sequential pass over each segment, so the sums are bit for bit those of that pass.
+*/
+static const char *sum_blocker(GenUnit *u, GenOp *op, Stmt *sum) {
+  Arena *a = &u->cc->arena;
+  Decl *out = sum->b.decl;
+  if (dtype_is_complex(out->dtype) || out->dtype == DT_F16)
+    return arena_printf(a, "'%s' is %s", out->name, dtype_name(out->dtype));
+  if (in_list(&op->mask_of->list, out)) return arena_printf(a, "'%s' is compacted", out->name);
+  for (int m = 0; m < op->n_maps; m++)
+    if (gen_stmts_touch(op->maps[m]->body, out, NULL, NULL))
+      return arena_printf(a, "the kernel accesses '%s'", out->name);
+  for (int i = 0; i < sum->list.n; i++) {
+    Decl *f = sum->list.v[i].decl;
+    int64_t nc;
+    if (!in_list(&op->mask_of->list, f))
+      return arena_printf(a, "'%s' is not moved by the kernel", f->name);
+    if (dtype_is_complex(f->dtype) || f->dtype == DT_F16)
+      return arena_printf(a, "'%s' is %s", f->name, dtype_name(f->dtype));
+    if (!fuse_const_ncomp(f, &nc))
+      return arena_printf(a, "the leading extents of '%s' are not constants", f->name);
+  }
+  return NULL;
+}
+
 static void find_fast_path(GenUnit *u, GenStep *gs) {
   for (int o = 0; o + 2 < gs->n_ops; o++) {
     GenOp *op = &gs->ops[o];
@@ -175,12 +242,35 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
     }
     op->fused_sort = srt;
     op->fused_plan = plan;
-    if (o + 3 < gs->n_ops && gs->ops[o + 3].stmt->kind == ST_SEGMENTS &&
-        gs->ops[o + 3].stmt->a.decl == plan && gs->ops[o + 3].stmt->b.decl == key)
-      gs->ops[o + 3].seg_inline = true;
     explain(u, srt->loc, "sort %s: compaction and counting sort done by kernel k%d and one "
             "scatter pass on the host (keys bounded by plan %s)", key->name, op->kernel,
             plan->name);
+    const char *stores = "", *dry = dry_blocker(u, op, &stores);
+    op->dry = dry == NULL;
+    if (dry)
+      explain(u, op->stmt->loc, "kernel k%d: not dry: the first pass writes every field the maps "
+              "write: %s", op->kernel, dry);
+    else
+      explain(u, op->stmt->loc, "kernel k%d: dry first pass: it stores only %s and the keys; the "
+              "scatter pass computes the maps again and writes the moved fields straight into "
+              "the double buffers", op->kernel, stores);
+    if (o + 3 < gs->n_ops && gs->ops[o + 3].stmt->kind == ST_SEGMENTS &&
+        gs->ops[o + 3].stmt->a.decl == plan && gs->ops[o + 3].stmt->b.decl == key) {
+      gs->ops[o + 3].seg_inline = true;
+      Stmt *sum = o + 4 < gs->n_ops ? gs->ops[o + 4].stmt : NULL;
+      if (sum && sum->kind == ST_SUM && sum->a.decl == plan) {
+        const char *swhy = sum_blocker(u, op, sum);
+        if (swhy) {
+          explain(u, sum->loc, "sum %s -> %s: a pass over the segments after kernel k%d: %s",
+                  plan->name, sum->b.name, op->kernel, swhy);
+        } else {
+          op->fused_sum = sum;
+          explain(u, sum->loc, "sum %s -> %s: done by kernel k%d while it scatters (the same "
+                  "additions in the same order as a pass over each segment)", plan->name,
+                  sum->b.name, op->kernel);
+        }
+      }
+    }
   }
 }
 

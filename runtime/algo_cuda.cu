@@ -27,6 +27,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -92,8 +93,11 @@ struct Scalars {
   unsigned long long count;            /* compaction / run count */
 };
 
-/* Scratch for cell_offsets called without a workspace (one per device context). */
+/* Scratch for cell_offsets called without a workspace (one per device context). Calls that
+** use it hold g_scratch_lock until their synchronization, so two of them (other threads,
+** other streams) never interleave their kernels on it. */
 static __device__ Scalars g_scratch;
+static pthread_mutex_t g_scratch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 __global__ void k_init_scalars(Scalars *s)
 {
@@ -431,6 +435,18 @@ static cnp_status read_scalars(const char *op, const Scalars *d, Scalars *h, cud
   return CNP_OK;
 }
 
+/* A few bytes of device memory for an error message, after the call's synchronization: on
+** the call's stream (a cudaMemcpy would go through the legacy default stream, waiting for
+** every blocking stream and breaking another thread's stream capture), and reported. */
+static cnp_status read_back(const char *op, void *h, const void *d, size_t bytes,
+                            cudaStream_t st)
+{
+  CU(op, cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, st));
+  cnp_transfers_note(CNP_XFER_D2H, bytes, op);
+  CU(op, cudaStreamSynchronize(st));
+  return CNP_OK;
+}
+
 /* In-place exclusive sum of p[0, n) in the workspace's temporary storage. */
 static cnp_status exclusive_sum(const char *op, CudaWs *w, int64_t *p, int64_t n,
                                 cudaStream_t st)
@@ -630,7 +646,7 @@ static cnp_status sort_keys(const char *op, cnp_array *keys, int64_t *perm, int6
   if (r != CNP_OK) return r;
   if (h.bad != ~0ull) {
     K v;
-    CU(op, cudaMemcpy(&v, k + h.bad, sizeof v, cudaMemcpyDeviceToHost));
+    if ((r = read_back(op, &v, k + h.bad, sizeof v, st)) != CNP_OK) return r;
     return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld outside [0, key_limit %lld)",
                      (long long)h.bad, (long long)v, (long long)key_limit);
   }
@@ -802,8 +818,8 @@ static cnp_status cell_offsets_t(const char *op, const cnp_array *cells, int64_t
   if (r != CNP_OK || h.bad == ~0ull) return r;
   C v[2] = {0, 0};
   int64_t i = (int64_t)h.bad;
-  CU(op, cudaMemcpy(v, c + (i > 0 ? i - 1 : 0), (i > 0 ? 2 : 1) * sizeof(C),
-                    cudaMemcpyDeviceToHost));
+  r = read_back(op, v, c + (i > 0 ? i - 1 : 0), (i > 0 ? 2 : 1) * sizeof(C), st);
+  if (r != CNP_OK) return r;
   long long cur = i > 0 ? (long long)v[1] : (long long)v[0], prev = (long long)v[0];
   if (cur < 0 || cur >= n_cells)
     return cnp__fail(CNP_ERANGE, op, "sorted_cells[%lld] = %lld outside [0, %lld)",
@@ -825,9 +841,12 @@ extern "C" cnp_status cnp__cuda_cell_offsets(const cnp_array *sorted_cells, int6
     CU(op, cudaGetSymbolAddress((void **)&d_scal, g_scratch));
   }
   int64_t *off = (int64_t *)offsets->data;
-  if (sorted_cells->dtype == CNP_INT32)
-    return cell_offsets_t<int32_t>(op, sorted_cells, n_cells, off, d_scal, native(s));
-  return cell_offsets_t<int64_t>(op, sorted_cells, n_cells, off, d_scal, native(s));
+  if (!ws) pthread_mutex_lock(&g_scratch_lock);
+  cnp_status r = sorted_cells->dtype == CNP_INT32
+                     ? cell_offsets_t<int32_t>(op, sorted_cells, n_cells, off, d_scal, native(s))
+                     : cell_offsets_t<int64_t>(op, sorted_cells, n_cells, off, d_scal, native(s));
+  if (!ws) pthread_mutex_unlock(&g_scratch_lock);
+  return r;
 }
 
 /* ---- segment boundaries ------------------------------------------------------------------- */
@@ -974,7 +993,8 @@ static cnp_status plan_build_t(const char *op, cnp_segment_plan *plan, const cnp
   }
   if (h.bad != ~0ull) {
     K v;
-    CU(op, cudaMemcpy(&v, k + h.bad, sizeof v, cudaMemcpyDeviceToHost));
+    cnp_status r = read_back(op, &v, k + h.bad, sizeof v, st);
+    if (r != CNP_OK) return r;
     return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld >= n_segments %lld",
                      (long long)h.bad, (long long)v, (long long)ns);
   }

@@ -928,12 +928,17 @@ static ALWAYS_INLINE int64_t offsets_rows_t(const void *c, int64_t a, int64_t b,
 ** branch-free (vectorized) check of the whole block, then the writes, which skip 8 rows at
 ** once while the cell does not change (the block is sorted: row i + 7 equal to the current
 ** cell means rows i..i+7 are). A bad block is redone row by row to find the first error.
+** The check streams the block from memory; the writes run on it in L1, so each skip also
+** prefetches the row OFF_PF_BYTES ahead (the next block), keeping the memory stream going
+** while no load misses (measured: 25% less time at 10^7 rows, docs/algorithms.md).
 ** Returns the first bad index (kind 1: range, 2: order) or -1. */
 #define OFF_BLOCK 2048
+#define OFF_PF_BYTES 16384
 static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b,
                                              int64_t n_cells, int64_t *off, int *kind,
                                              cnp_dtype dt)
 {
+  const int64_t pf = OFF_PF_BYTES / (dt == CNP_INT32 ? 4 : 8);
   int64_t prev = a > 0 ? cell_at(c, a - 1, dt) : -1;
   if (prev >= n_cells) prev = n_cells - 1;     /* reported by the chunk that owns it */
   if (prev < -1) prev = -1;
@@ -942,9 +947,11 @@ static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b
     int bad = block_unsorted(c, i0, i1, dt) || cell_at(c, i0, dt) < prev ||
               cell_at(c, i1 - 1, dt) >= n_cells;
     if (bad) return offsets_rows_t(c, i0, i1, n_cells, prev, off, kind, dt);
-    int64_t q = prev;
+    int64_t q = prev, pf_end = b - pf;
     for (int64_t i = i0; i < i1;) {
       if (i + 8 <= i1 && cell_at(c, i + 7, dt) == q) {
+        if (i < pf_end)
+          __builtin_prefetch((const char *)c + (size_t)(i + pf) * (dt == CNP_INT32 ? 4 : 8));
         i += 8;
         continue;
       }
@@ -1305,6 +1312,20 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
   return CNP_OK;
 }
 
+/* d[c] += r[c] for c < g (float64 row of the row-split sum, partial sums in L3): two
+** components per SSE2 instruction, the same additions as the scalar loop (bit-identical),
+** fewer instructions waiting on the accumulators' cache misses (measured: about 5% less
+** time for 3 components at 10^7 rows, docs/algorithms.md). d and r never overlap. */
+static ALWAYS_INLINE void add_pairs_f64(double *d, const double *r, int64_t g)
+{
+  int64_t c = 0;
+#if defined(__SSE2__)
+  for (; c + 2 <= g; c += 2)
+    _mm_storeu_pd(d + c, _mm_add_pd(_mm_loadu_pd(d + c), _mm_loadu_pd(r + c)));
+#endif
+  for (; c < g; c++) d[c] += r[c];
+}
+
 /* Per-segment sums, IN element type, ACC accumulator (also the output type, except for
 ** float16, OUT_IS_ACC 0); kc scalars per row (complex counts two).
 **   _seg:   identity plans, segments [s0, s1) summed from their contiguous rows;
@@ -1315,7 +1336,7 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
 **           are then added in thread order (see cnp__host_segment_plan_sum). */
 #define SUM_GROUP 16
 #define SINK_WAYS 8                    /* rows of other threads cycle through 8 sink rows */
-#define DEFINE_SUM(name, IN, ACC, OUT, OUT_IS_ACC, LOAD, STORE)                         \
+#define DEFINE_SUM(name, IN, ACC, OUT, OUT_IS_ACC, LOAD, STORE, VEC)                    \
   static void name##_seg(const host_plan *p, const void *vals, void *outp, int64_t n,    \
                          int64_t kc, int64_t s0, int64_t s1)                             \
   {                                                                                      \
@@ -1395,7 +1416,9 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
       int64_t s = WIDE ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
       ACC *d = !NEG || s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;    \
       const IN *row = v + i * kc + c0;                                                   \
-      for (int64_t c = 0; c < G; c++) d[c] += LOAD(row[c]);                              \
+      if (VEC) add_pairs_f64((double *)(void *)d, (const double *)(const void *)row, G); \
+      else                                                                               \
+        for (int64_t c = 0; c < G; c++) d[c] += LOAD(row[c]);                            \
     }                                                                                    \
     for (; i < b; i++) {                                                                 \
       int64_t s = WIDE ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
@@ -1470,15 +1493,15 @@ cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_a
 #define STORE_ID(x) (x)
 #define STORE_HALF(x) cnp_float_to_half(x)
 
-DEFINE_SUM(sum_f64, double, double, double, 1, LOAD_ID, STORE_ID)
-DEFINE_SUM(sum_f32, float, float, float, 1, LOAD_ID, STORE_ID)
-DEFINE_SUM(sum_bool, unsigned char, double, double, 1, LOAD_BOOL, STORE_ID)
-DEFINE_SUM(sum_i32, int32_t, double, double, 1, LOAD_DBL, STORE_ID)
-DEFINE_SUM(sum_i64, int64_t, double, double, 1, LOAD_DBL, STORE_ID)
-DEFINE_SUM(sum_u64, uint64_t, double, double, 1, LOAD_DBL, STORE_ID)
+DEFINE_SUM(sum_f64, double, double, double, 1, LOAD_ID, STORE_ID, 1)
+DEFINE_SUM(sum_f32, float, float, float, 1, LOAD_ID, STORE_ID, 0)
+DEFINE_SUM(sum_bool, unsigned char, double, double, 1, LOAD_BOOL, STORE_ID, 0)
+DEFINE_SUM(sum_i32, int32_t, double, double, 1, LOAD_DBL, STORE_ID, 0)
+DEFINE_SUM(sum_i64, int64_t, double, double, 1, LOAD_DBL, STORE_ID, 0)
+DEFINE_SUM(sum_u64, uint64_t, double, double, 1, LOAD_DBL, STORE_ID, 0)
 /* float16 segments reuse the macro's _seg (float accumulators, float16 stores); its _scan
 ** would accumulate in float16, so sum_f16_scan below replaces it. */
-DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, 0, LOAD_HALF, STORE_HALF)
+DEFINE_SUM(sum_f16, uint16_t, float, uint16_t, 0, LOAD_HALF, STORE_HALF, 0)
 
 /* float16, any plan: float accumulators in p->facc, HALF_GROUP components per scan. */
 static void sum_f16_scan_fl(const host_plan *p, const void *vals, void *outp, int64_t n,

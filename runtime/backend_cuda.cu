@@ -108,12 +108,16 @@ static cudaMemcpyKind kind_of(cnp_backend dst, cnp_backend src)
   return src == CNP_BACKEND_CUDA ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
 }
 
-/* cudaMalloc then, with CNP__MEM_ZERO, a synchronous cudaMemset on the same device. */
+/* cudaMalloc then, with CNP__MEM_ZERO, a zero fill that is complete on return. cudaMemset
+** alone is not: it is queued on the legacy default stream, which a cudaStreamNonBlocking
+** stream (a user's, through cnp_stream_wrap) does not wait for, so a kernel there could run
+** before the fill or be overwritten by it. Setup-time only: the wait costs nothing per step. */
 static cudaError_t malloc_zeroed(void **p, size_t bytes, bool zero)
 {
   cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
   if (e != cudaSuccess || !zero) return e;
-  e = cudaMemset(*p, 0, bytes ? bytes : 1);
+  e = cudaMemsetAsync(*p, 0, bytes ? bytes : 1, cudaStreamLegacy);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
   if (e != cudaSuccess) {
     (void)cudaFree(*p);
     *p = NULL;
@@ -179,13 +183,33 @@ static cnp_status c_memset(void *dst, int value, size_t bytes, void *stream)
   return CNP_OK;
 }
 
+/* 2D copies and fills. cudaMemcpy2D* / cudaMemset2D* reject a pitch above the device's
+** cudaDevAttrMaxPitch (2^31 - 1 bytes on current GPUs) with cudaErrorInvalidPitchValue, and
+** copy.c hands over whole contiguous arrays as one row (pitch = width = all the bytes) and
+** component rows of (k, N) fields with pitch N * item: both pass 2 GiB on large GPUs. So a
+** contiguous block (one row, or rows without gaps) goes through the 1D call, which has no
+** such limit, and only a gapped layout whose pitch exceeds kMaxPitch is split into rows
+** (then pitch * height fits in device memory, so there are at most a few dozen rows). */
+static const size_t kMaxPitch = 2147483647u;
+
 static cnp_status c_memcpy2d(void *dst, size_t dpitch, cnp_backend dst_b, const void *src,
                              size_t spitch, cnp_backend src_b, size_t width, size_t height,
                              void *stream)
 {
   if (width == 0 || height == 0) return CNP_OK;
-  CU_CHECK("cuda_memcpy2d", cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
-                                              kind_of(dst_b, src_b), (cudaStream_t)stream));
+  cudaStream_t s = (cudaStream_t)stream;
+  cudaMemcpyKind kind = kind_of(dst_b, src_b);
+  if (height == 1 || (dpitch == width && spitch == width)) {
+    CU_CHECK("cuda_memcpy2d", cudaMemcpyAsync(dst, src, width * height, kind, s));
+    return CNP_OK;
+  }
+  if (dpitch <= kMaxPitch && spitch <= kMaxPitch) {
+    CU_CHECK("cuda_memcpy2d", cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, s));
+    return CNP_OK;
+  }
+  for (size_t r = 0; r < height; r++)
+    CU_CHECK("cuda_memcpy2d", cudaMemcpyAsync((char *)dst + r * dpitch,
+                                              (const char *)src + r * spitch, width, kind, s));
   return CNP_OK;
 }
 
@@ -193,8 +217,17 @@ static cnp_status c_memset2d(void *dst, size_t pitch, int value, size_t width, s
                              void *stream)
 {
   if (width == 0 || height == 0) return CNP_OK;
-  CU_CHECK("cuda_memset2d",
-           cudaMemset2DAsync(dst, pitch, value, width, height, (cudaStream_t)stream));
+  cudaStream_t s = (cudaStream_t)stream;
+  if (height == 1 || pitch == width) {
+    CU_CHECK("cuda_memset2d", cudaMemsetAsync(dst, value, width * height, s));
+    return CNP_OK;
+  }
+  if (pitch <= kMaxPitch) {
+    CU_CHECK("cuda_memset2d", cudaMemset2DAsync(dst, pitch, value, width, height, s));
+    return CNP_OK;
+  }
+  for (size_t r = 0; r < height; r++)
+    CU_CHECK("cuda_memset2d", cudaMemsetAsync((char *)dst + r * pitch, value, width, s));
   return CNP_OK;
 }
 
@@ -317,7 +350,13 @@ static cnp_status c_stream_device(void *native, int *device)
     CU_CHECK(op, cudaGetDevice(device));
     return CNP_OK;
   }
+#if CUDART_VERSION >= 12080
   CU_CHECK(op, cudaStreamGetDevice((cudaStream_t)native, device));
+#else
+  /* cudaStreamGetDevice is CUDA 12.8+: older toolkits take the current device (a stream of
+  ** another device then fails at its first use instead of at wrap). */
+  CU_CHECK(op, cudaGetDevice(device));
+#endif
   return CNP_OK;
 }
 

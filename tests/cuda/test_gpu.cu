@@ -285,6 +285,9 @@ static void pair_make(Pair &p, cnp_dtype t, int ndim, const int64_t *shape, cons
   } else {
     CK(cudaMemset(p.dp, 0, p.bytes ? p.bytes : 1));
   }
+  /* Both went to the legacy default stream, and a pageable cudaMemcpy may return before its
+  ** DMA lands: work on a cudaStreamNonBlocking stream (test_dc_graph) is not ordered after it. */
+  CK(cudaDeviceSynchronize());
   CHECK(cnp_array_wrap(&p.h, p.hp, CNP_BACKEND_HOST, 0, t, ndim, shape, NULL) == CNP_OK, "%s",
         cnp_last_error());
   CHECK(cnp_array_wrap(&p.d, p.dp, CNP_BACKEND_CUDA, 0, t, ndim, shape, NULL) == CNP_OK, "%s",

@@ -41,6 +41,13 @@ out=$(cd "$work/a" && "$cnpc" --emit=header --explain-fusion --out-dir expl ex/p
 grep -q "pic.cnp:2[0-9]: map i in N: fused into the kernel of the map above" <<<"$out" \
   || fail "explain: fused map: $out"
 grep -q "compact alive: mask produced inside kernel k0" <<<"$out" || fail "explain: mask: $out"
+grep -q "kernel k0: dry first pass: it stores only alive and the keys" <<<"$out" \
+  || fail "explain: dry: $out"
+out=$("$cnpc" --emit=header --explain-fusion --out-dir "$work/expl" "$src/tests/e2e/dryno.cnp")
+grep -q "kernel k0: not dry: .*: the maps read 'live', which the first pass stores" <<<"$out" \
+  || fail "explain: not dry (mask read): $out"
+grep -q "kernel k1: not dry: .*: a component of 'y' is not a constant (line 26)" <<<"$out" \
+  || fail "explain: not dry (component): $out"
 out=$("$cnpc" --emit=header --explain-fusion --out-dir "$work/expl" "$src/examples/deposit/deposit.cnp")
 grep -q "not fused: it maps over 'N', the kernel over 'n_cells'" <<<"$out" \
   || fail "explain: not fused: $out"

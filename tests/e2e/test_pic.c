@@ -3,9 +3,15 @@
 ** -Wall -Wextra -Werror, run for 60 steps and compared step by step with a straightforward
 ** hand-written C version of the same physics (push, absorb, stable sort by cell, charge
 ** per cell). Also checks the snapshot, the stats, the extent API and setup errors.
+**
+** Built a second time with the CUDA unit (pic.cu, E2E_CUDA_UNIT): run as is, the CUDA unit's
+** host fallback; with E2E_BACKEND=cuda (ctest e2e.pic.gpu), the CUDA backend, where the push
+** step is one CUDA graph (compaction, sort, plan build and sum over device-held counts,
+** docs/codegen.md "CUDA graphs"): the same reference, step by step.
 */
 #include "pic.h"
 #include "e2e.h"
+#include "e2e_backend.h"
 
 #define CAP 20000
 #define NC 64
@@ -76,25 +82,44 @@ static void solve_field(const double *rho, double *E)
 
 /* ---- checks ------------------------------------------------------------------------------ */
 
+/* A field view as a C-ordered host copy (v's live view is strided: its rows keep the
+** capacity), on either backend. */
+static void fetch(cnp_array a, const char *name, void *out)
+{
+  cnp_array h;
+  CHECK(a.data, "no field %s", name);
+  CHECK(cnp_array_wrap(&h, out, CNP_BACKEND_HOST, 0, a.dtype, a.ndim, a.shape, NULL) == CNP_OK &&
+            cnp_array_copy(&h, &a, NULL) == CNP_OK &&
+            (!e2e_cuda || cnp_device_synchronize() == CNP_OK),
+        "copy of %s: %s", name, cnp_last_error());
+}
+
 static void compare(pic *p, const Ref *r, int step)
 {
-  CHECK(pic_extent(p, "N") == r->n, "step %d: live count %lld, reference %lld", step,
-        (long long)pic_extent(p, "N"), (long long)r->n);
-  cnp_array x = pic_field(p, "x"), v = pic_field(p, "v"), w = pic_field(p, "w");
-  cnp_array cell = pic_field(p, "cell"), rho = pic_field(p, "rho");
-  CHECK(x.shape[0] == r->n && v.shape[0] == 3 && v.shape[1] == r->n, "view shapes");
-  for (int64_t i = 0; i < r->n; i++) {
-    CHECK(e2e_close(((double *)x.data)[i], r->x[i], 1e-12), "step %d: x[%lld] %.17g vs %.17g",
-          step, (long long)i, ((double *)x.data)[i], r->x[i]);
-    CHECK(((int64_t *)cell.data)[i] == r->cell[i], "step %d: cell[%lld]", step, (long long)i);
-    CHECK(((double *)w.data)[i] == r->w[i], "step %d: w[%lld]", step, (long long)i);
+  static double x[CAP], v[3 * CAP], w[CAP], rho[NC];
+  static int64_t cell[CAP];
+  const int64_t n = r->n;
+  CHECK(pic_extent(p, "N") == n, "step %d: live count %lld, reference %lld", step,
+        (long long)pic_extent(p, "N"), (long long)n);
+  cnp_array xv = pic_field(p, "x"), vv = pic_field(p, "v");
+  CHECK(xv.shape[0] == n && vv.shape[0] == 3 && vv.shape[1] == n, "view shapes");
+  fetch(xv, "x", x);
+  fetch(vv, "v", v);                               /* v[c * n + i] */
+  fetch(pic_field(p, "w"), "w", w);
+  fetch(pic_field(p, "cell"), "cell", cell);
+  fetch(pic_field(p, "rho"), "rho", rho);
+  for (int64_t i = 0; i < n; i++) {
+    CHECK(e2e_close(x[i], r->x[i], 1e-12), "step %d: x[%lld] %.17g vs %.17g", step,
+          (long long)i, x[i], r->x[i]);
+    CHECK(cell[i] == r->cell[i], "step %d: cell[%lld]", step, (long long)i);
+    CHECK(w[i] == r->w[i], "step %d: w[%lld]", step, (long long)i);
     for (int c = 0; c < 3; c++)
-      CHECK(e2e_close(*e2e_at(v.data, v.strides, c, i), r->v[c][i], 1e-12),
-            "step %d: v[%d, %lld]", step, c, (long long)i);
+      CHECK(e2e_close(v[c * n + i], r->v[c][i], 1e-12), "step %d: v[%d, %lld]", step, c,
+            (long long)i);
   }
   for (int k = 0; k < NC; k++)
-    CHECK(e2e_close(((double *)rho.data)[k], r->rho[k], 1e-12), "step %d: rho[%d] %.17g vs %.17g",
-          step, k, ((double *)rho.data)[k], r->rho[k]);
+    CHECK(e2e_close(rho[k], r->rho[k], 1e-12), "step %d: rho[%d] %.17g vs %.17g", step, k,
+          rho[k], r->rho[k]);
 }
 
 static void check_setup_errors(void)
@@ -113,8 +138,19 @@ static void check_setup_errors(void)
   cfg.n_cells = NC;
   cfg.backend = CNP_BACKEND_CUDA;
   cfg.strict = 1;
-  CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_EUNAVAILABLE, "strict CUDA in the host unit");
-  CHECK(strstr(err, "CUDA"), "message: %s", err);
+#ifdef E2E_CUDA_UNIT
+  if (cnp_cuda_available(NULL)) {                  /* the CUDA unit on a GPU: strict works */
+    CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_OK, "strict CUDA: %s", err);
+    CHECK(pic_backend(p) == CNP_BACKEND_CUDA, "strict CUDA backend");
+    pic_teardown(p);
+    p = NULL;
+    cfg.backend = CNP_BACKEND_HOST;                /* the checks below on the host backend */
+  } else
+#endif
+  {
+    CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_EUNAVAILABLE, "strict CUDA without it");
+    CHECK(strstr(err, "CUDA"), "message: %s", err);
+  }
   cfg.strict = 0;                                  /* non-strict: falls back to host */
   CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_OK, "fallback: %s", err);
   CHECK(pic_backend(p) == CNP_BACKEND_HOST, "fallback backend");
@@ -144,41 +180,58 @@ int main(void)
   pic *p = NULL;
   char err[256];
   pic_config cfg = PIC_CONFIG_INIT;
+  int skip = e2e_choose_backend("pic", &cfg.backend, &cfg.strict);
+  if (skip) return skip;
   cfg.N = CAP;
   cfg.n_cells = NC;
   cfg.qm = QM;
   CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_OK, "setup: %s", err);
+  CHECK(pic_backend(p) == (e2e_cuda ? CNP_BACKEND_CUDA : CNP_BACKEND_HOST), "backend");
   CHECK(pic_extent(p, "N") == CAP, "initial extent is the capacity");
-  cnp_array x = pic_field(p, "x"), v = pic_field(p, "v"), w = pic_field(p, "w");
-  for (int64_t i = 0; i < CAP; i++) {
-    ((double *)x.data)[i] = r.x[i];
-    ((double *)w.data)[i] = r.w[i];
-    for (int c = 0; c < 3; c++) *e2e_at(v.data, v.strides, c, i) = r.v[c][i];
-  }
+  e2e_put(pic_field(p, "x"), "x", r.x);
+  e2e_put(pic_field(p, "v"), "v", r.v);            /* (3, CAP): contiguous at full extent */
+  e2e_put(pic_field(p, "w"), "w", r.w);
 
+  /* CNP_GPU_SMALL=1 (scripts/gpu-check under compute-sanitizer): fewer steps */
+  const char *small = getenv("CNP_GPU_SMALL");
+  const int steps = small && small[0] == '1' ? 6 : 60;
   const double dt = 0.02;
-  for (int step = 0; step < 60; step++) {
-    cnp_array E = pic_field(p, "E");
-    memcpy(E.data, r.E, sizeof r.E);
+  for (int step = 0; step < steps; step++) {
+    e2e_put(pic_field(p, "E"), "E", r.E);
     ref_step(&r, dt);
     int st = pic_step(p, dt);
     CHECK(st == CNP_OK, "step %d: %s (%s)", step, cnp_status_name((cnp_status)st), pic_error(p));
     CHECK(pic_sync(p) == CNP_OK, "sync");
     compare(p, &r, step);
     cnp_array snap;
+    double rho[NC];
     CHECK(pic_snapshot(p, "out", &snap) == CNP_OK, "snapshot");
-    CHECK(snap.shape[0] == NC && memcmp(snap.data, pic_field(p, "rho").data, sizeof r.rho) == 0,
-          "snapshot holds rho");
+    CHECK(snap.backend == CNP_BACKEND_HOST, "snapshot on the host");
+    fetch(pic_field(p, "rho"), "rho", rho);
+    CHECK(snap.shape[0] == NC && memcmp(snap.data, rho, sizeof rho) == 0, "snapshot holds rho");
     solve_field(r.rho, r.E);
   }
   CHECK(r.n < CAP && r.n > CAP / 4, "some particles left, most stayed (%lld)", (long long)r.n);
   pic_stats s;
   pic_stats_get(p, &s);
-  CHECK(s.steps == 60, "steps %llu", (unsigned long long)s.steps);
-  /* kernel k0 (2 maps + compact + counting sort) + 1 segment sum from its offsets */
-  CHECK(s.launches == 2 && s.total_launches == 120, "launches %llu", (unsigned long long)s.launches);
-  CHECK(s.host_syncs == 0, "host syncs on the host backend");
+  CHECK(s.steps == (uint64_t)steps, "steps %llu", (unsigned long long)s.steps);
+  if (e2e_cuda) {
+    /* the push step is one CUDA graph replay a step: one launch, no host synchronization
+    ** in the step (the extent reads of compare() count outside it) */
+    CHECK(s.graph_replays == (uint64_t)steps, "graph replays %llu",
+          (unsigned long long)s.graph_replays);
+    CHECK(s.launches == 1 && s.total_launches == (uint64_t)steps, "launches %llu",
+          (unsigned long long)s.launches);
+    CHECK(s.host_syncs == 0 && s.total_host_syncs >= (uint64_t)steps, "host syncs %llu (total %llu)",
+          (unsigned long long)s.host_syncs, (unsigned long long)s.total_host_syncs);
+  } else {
+    /* kernel k0: 2 maps + compact + counting sort + the segment sum, all in one */
+    CHECK(s.launches == 1 && s.total_launches == (uint64_t)steps, "launches %llu",
+          (unsigned long long)s.launches);
+    CHECK(s.host_syncs == 0 && s.graph_replays == 0, "host syncs on the host backend");
+  }
   pic_teardown(p);
-  printf("pic: 60 steps match the reference (%lld particles left)\n", (long long)r.n);
+  printf("pic (%s backend): %d steps match the reference (%lld particles left)\n",
+         e2e_cuda ? "CUDA" : "host", steps, (long long)r.n);
   return 0;
 }

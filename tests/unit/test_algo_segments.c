@@ -66,14 +66,17 @@ Test(algo_half, matches_compiler_float16)
 
 /* ---- cell offsets ---------------------------------------------------------------------- */
 
-static void run_offsets(cnp_dtype dt, int64_t n, int64_t n_cells, uint64_t seed)
+/* p_next: probability that a row starts a later cell (0.3: short runs; 1/64: runs of about
+** 64 rows as in a particle sort, taking the 8-row skips and their prefetch) */
+static void run_offsets_p(cnp_dtype dt, int64_t n, int64_t n_cells, uint64_t seed,
+                          double p_next)
 {
   cnp_array cells = host_vec(dt, n), off = host_vec(CNP_INT64, n_cells + 1);
   int64_t *cnt = calloc((size_t)n_cells + 1, sizeof *cnt);
   /* sorted ids: random counts per cell, some cells empty (also at both ends) */
   int64_t c = n_cells > 2 ? 1 : 0;
   for (int64_t i = 0; i < n; i++) {
-    if (rng_unit(&seed) < 0.3 && c < n_cells - 1) c += 1 + (int64_t)(rng_next(&seed) % 2);
+    if (rng_unit(&seed) < p_next && c < n_cells - 1) c += 1 + (int64_t)(rng_next(&seed) % 2);
     if (c >= n_cells) c = n_cells - 1;
     if (dt == CNP_INT32) ((int32_t *)cells.data)[i] = (int32_t)c;
     else ((int64_t *)cells.data)[i] = c;
@@ -90,6 +93,38 @@ static void run_offsets(cnp_dtype dt, int64_t n, int64_t n_cells, uint64_t seed)
     if (k < n_cells) sum += cnt[k];
   }
   free(cnt);
+  free(cells.data);
+  free(off.data);
+}
+
+static void run_offsets(cnp_dtype dt, int64_t n, int64_t n_cells, uint64_t seed)
+{
+  run_offsets_p(dt, n, n_cells, seed, 0.3);
+}
+
+/* Long runs over many 2048-row blocks, on 1 and 2 threads (the 8-row skips, the prefetch
+** ahead and its stop near the end of each thread's rows), and an error deep inside. */
+Test(algo_segments, cell_offsets_long_runs)
+{
+  static const int64_t ns[] = {2047, 2048, 2049, 40000, 300001};
+  for (int th = 1; th <= 2; th++) {
+    set_threads(th);
+    for (int j = 0; j < 5; j++) {
+      run_offsets_p(CNP_INT64, ns[j], ns[j] / 64 + 3, (uint64_t)(100 + j), 1.0 / 64);
+      run_offsets_p(CNP_INT32, ns[j], ns[j] / 64 + 3, (uint64_t)(200 + j), 1.0 / 64);
+    }
+  }
+  int64_t n = 300001;
+  cnp_array cells = host_vec(CNP_INT64, n), off = host_vec(CNP_INT64, n / 64 + 2);
+  int64_t *cv = cells.data;
+  for (int64_t i = 0; i < n; i++) cv[i] = i / 64;
+  cv[250001] = cv[250000] - 1;                 /* a descent in the second thread's rows */
+  cr_expect_eq(cnp_cell_offsets(&cells, n / 64 + 1, &off, NULL, NULL), CNP_EORDER);
+  expect_msg("cnp_cell_offsets: sorted_cells not sorted at index 250001 (3905 after 3906)");
+  cv[250001] = cv[250000];
+  cv[n - 1] = n / 64 + 1;                      /* out of range in the very last row */
+  cr_expect_eq(cnp_cell_offsets(&cells, n / 64 + 1, &off, NULL, NULL), CNP_ERANGE);
+  expect_msg("cnp_cell_offsets: sorted_cells[300000] = 4688 outside [0, 4688)");
   free(cells.data);
   free(off.data);
 }
@@ -577,7 +612,16 @@ static const vcase SPLIT_CASES[] = {
 
 /* One plan (created with T threads) against the documented order, every dtype above:
 ** components below, at and above the 4 per pass, float16 in float, complex as pairs. */
+static void run_split_d(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed,
+                        int dropped);
 static void run_split(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed)
+{
+  run_split_d(T, n, ns, kdt, seed, 1);
+}
+
+/* dropped 0: every key in [0, ns) (the loops without the dropped-row select) */
+static void run_split_d(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed,
+                        int dropped)
 {
   set_threads(T);
   cnp_segment_plan *plan;
@@ -587,6 +631,7 @@ static void run_split(int T, int64_t n, int64_t ns, cnp_dtype kdt, uint64_t seed
   int64_t *k64 = malloc((size_t)n * sizeof *k64);
   for (int64_t i = 0; i < n; i++) {
     k64[i] = (int64_t)(rng_next(&seed) % (uint64_t)(ns + 10)) - 10;   /* some dropped */
+    if (!dropped && k64[i] < 0) k64[i] += 10;
     if (kdt == CNP_INT32) ((int32_t *)keys.data)[i] = (int32_t)k64[i];
     else ((int64_t *)keys.data)[i] = k64[i];
   }
@@ -647,6 +692,8 @@ Test(algo_plan, row_split_documented_order)
   for (int T = 1; T <= 3; T++) {
     run_split(T, 100000, 1563, CNP_INT64, 77 + (uint64_t)T);
     run_split(T, 40000, 7, CNP_INT32, 5 + (uint64_t)T);
+    run_split_d(T, 100000, 1563, CNP_INT32, 31 + (uint64_t)T, 0);   /* none dropped */
+    run_split_d(T, 100000, 1563, CNP_INT64, 41 + (uint64_t)T, 0);
   }
 }
 

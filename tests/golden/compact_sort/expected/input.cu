@@ -157,6 +157,7 @@ struct csort_h {
   cnp_segment_plan *plan_byb;
   int fused_k0;  /* last step: kernel 0 did compact + sort itself */
   int64_t *hist_k0;  /* per-thread key counts of kernel 0 */
+  uint32_t *keys_k0;  /* each row's key from the dry first pass of kernel 0 */
   cnp_array g0_x;  /* double buffer of x */
   cnp_array g0_v;  /* double buffer of v */
   cnp_array g0_bin;  /* double buffer of bin */
@@ -212,7 +213,7 @@ typedef struct csort_k0_args {
   int64_t f_bin_e0;
 } csort_k0_args;
 
-/* Kernel 0 on the host: 1 map, then compact live + sort bin as one counting sort. */
+/* Kernel 0 on the host: 1 map, then compact live + sort bin as one counting sort (dry first pass). */
 static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
 {
   const csort_k0_args A = *ap;
@@ -224,40 +225,50 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
   const int64_t R = (int64_t)p->P_nb;  /* keys in [0, R): plan byb */
   const int64_t cap = p->cap_N;
   int64_t *const hist = p->hist_k0;
+  uint32_t *const keys = p->keys_k0;  /* pass 1: each row's key, UINT32_MAX if not live */
   int64_t live = 0;
-  const double *const src_x = (const double *)p->f_x.data;
   double *const dst_x = (double *)p->g0_x.data;
   const int64_t nc_v = 2;
   const double *const src_v = (const double *)p->f_v.data;
   double *const dst_v = (double *)p->g0_v.data;
-  const int64_t *const src_bin = (const int64_t *)p->f_bin.data;
   int64_t *const dst_bin = (int64_t *)p->g0_bin.data;
+  double *const sum_total = (double *)p->f_total.data;  /* input.cnp:19: sum byb -> total, done here */
   memset(hist, 0, sizeof(int64_t) * (size_t)p->nthreads * (size_t)R);
+  if (R >= (int64_t)UINT32_MAX) oob = 1;  /* keys beyond uint32: the runtime sorts */
   CNP_G_OMP("omp parallel num_threads(p->nthreads) reduction(|:bad)")
   {
     const int64_t t = CNP_G_TID(), T = CNP_G_NT();
     const int64_t lo = A.n * t / T, hi = A.n * (t + 1) / T;
     int64_t *const h = hist + t * R;
     for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
+      /* pass 1 (dry): the maps' results stay in these locals */
+      double r_x = f_x[cnp_i];
+      uint8_t r_live = f_live[cnp_i];
+      int64_t r_bin = f_bin[cnp_i];
       { /* input.cnp:11: map i in N */
         const int64_t l_i = cnp_i;
 #line 12 "input.cnp"
-        f_x[l_i] = (double)(f_x[l_i] + f_v[l_i]);
+        r_x = (double)(r_x + f_v[l_i]);
 #line 13 "input.cnp"
-        f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
+        r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
-        f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 251 "input.cu"
+        r_bin = (int64_t)((int64_t)r_x);
+#line 257 "input.cu"
       } /* map i */
-      if (f_live[cnp_i]) {  /* live: count its key */
-        const int64_t key = (int64_t)f_bin[cnp_i];
+      f_live[cnp_i] = r_live;
+      uint32_t kv = UINT32_MAX;
+      if (r_live) {  /* live: count its key */
+        const int64_t key = (int64_t)r_bin;
         if (key >= 0 && key < R) {
           h[key]++;
+          kv = (uint32_t)key;
         } else {
           CNP_G_OMP("omp atomic write")
           oob = 1;
         }
       }
+      keys[cnp_i] = kv;
+      (void)&r_x; (void)&r_live; (void)&r_bin;
     }
     CNP_G_OMP("omp barrier")
     CNP_G_OMP("omp single")
@@ -277,19 +288,66 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         }
         p->off_byb[R] = run;
         live = run;
+        for (int64_t k = 0; k < 2 * R; k++) sum_total[k] = 0;
       }
     }
     int oob_all;
     CNP_G_OMP("omp atomic read")
     oob_all = oob;
-    if (!oob_all) {  /* scatter live rows to their sorted places */
+    if (!oob_all) {  /* pass 2: each live row computed again, stored at its sorted place */
+      const int first = t == 0;  /* its rows come first in every segment */
       for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
-        if (!f_live[cnp_i]) continue;
-        const int64_t j = h[(int64_t)f_bin[cnp_i]]++;
-        dst_x[j] = src_x[cnp_i];
+        const uint32_t kv = keys[cnp_i];
+        if (kv == UINT32_MAX) continue;
+        double r_x = f_x[cnp_i];
+        uint8_t r_live = f_live[cnp_i];
+        int64_t r_bin = f_bin[cnp_i];
+        { /* input.cnp:11: map i in N */
+          const int64_t l_i = cnp_i;
+#line 12 "input.cnp"
+          r_x = (double)(r_x + f_v[l_i]);
+#line 13 "input.cnp"
+          r_live = (uint8_t)(r_x >= 0.0);
+#line 14 "input.cnp"
+          r_bin = (int64_t)((int64_t)r_x);
+#line 314 "input.cu"
+        } /* map i */
+        const int64_t j = h[kv]++;  /* placed by pass 1's key */
+        dst_x[j] = r_x;
         for (int64_t c = 0; c < nc_v; c++)
           dst_v[c * cap + j] = src_v[c * cap + cnp_i];
-        dst_bin[j] = src_bin[cnp_i];
+        dst_bin[j] = (int64_t)kv;
+        if (first) sum_total[kv] += (double)src_v[cnp_i];
+        if (first) sum_total[1 * R + kv] += (double)src_v[1 * cap + cnp_i];
+        (void)&r_x; (void)&r_live; (void)&r_bin;
+      }
+      CNP_G_OMP("omp barrier")
+      CNP_G_OMP("omp for schedule(static) nowait")  /* the region ends next */
+      for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted order */
+        {
+          double acc = sum_total[k];
+          for (int64_t r = hist[k]; r < p->off_byb[k + 1]; r++) acc += (double)dst_v[r];
+          sum_total[k] = acc;
+        }
+        {
+          double acc = sum_total[1 * R + k];
+          for (int64_t r = hist[k]; r < p->off_byb[k + 1]; r++) acc += (double)dst_v[1 * cap + r];
+          sum_total[1 * R + k] = acc;
+        }
+      }
+    } else {  /* a key out of range: the maps run for real (their inputs are unchanged), then
+              ** compact and sort run as runtime calls */
+      for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
+        { /* input.cnp:11: map i in N */
+          const int64_t l_i = cnp_i;
+#line 12 "input.cnp"
+          f_x[l_i] = (double)(f_x[l_i] + f_v[l_i]);
+#line 13 "input.cnp"
+          f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
+#line 14 "input.cnp"
+          f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
+#line 350 "input.cu"
+        } /* map i */
       }
     }
   } /* parallel */
@@ -331,7 +389,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 335 "input.cu"
+#line 393 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -414,7 +472,11 @@ static int csort_k0_capture(csort_h *p, cnp_stream *S)
   csort_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
   if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
   /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
   if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
       cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
       cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
     return CNP_EBACKEND;
@@ -561,6 +623,7 @@ static void csort_h_teardown(csort_h *p)
   if (p->s_s) cnp_stream_destroy(p->s_s);
   cnp_segment_plan_destroy(p->plan_byb);
   free(p->hist_k0);
+  free(p->keys_k0);
   free(p->off_byb);
   if (p->g0_x.data) cnp_array_free(&p->g0_x);
   if (p->g0_v.data) cnp_array_free(&p->g0_v);
@@ -687,7 +750,10 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   if (B == CNP_BACKEND_HOST) {  /* kernel 0: compact + sort on the host */
     p->hist_k0 = (int64_t *)calloc((size_t)p->nthreads * (size_t)(int64_t)p->P_nb, sizeof(int64_t));
     p->off_byb = (int64_t *)calloc((size_t)(int64_t)p->P_nb + 1, sizeof(int64_t));
-    if (!p->hist_k0 || !p->off_byb) {
+    p->keys_k0 = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)p->cap_N);
+    if (p->keys_k0)  /* touch the pages now, not in the first step */
+      memset(p->keys_k0, 0xff, sizeof(uint32_t) * (size_t)p->cap_N);
+    if (!p->hist_k0 || !p->off_byb || !p->keys_k0) {
       st = CNP_ENOMEM;
       where = "csort_setup: counting sort of kernel 0";
       goto fail;
@@ -760,7 +826,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 764 "input.cu"
+#line 830 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -779,7 +845,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 783 "input.cu"
+#line 849 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -796,7 +862,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 800 "input.cu"
+#line 866 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -810,26 +876,11 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 814 "input.cu"
+#line 880 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
-    if (p->inl_byb) {  /* offsets from the counting sort of kernel 0 */
-      const int64_t R = p->f_total.shape[1];
-      const int64_t *const off = p->off_byb;
-      int64_t j = 0;
-      for (int64_t c = 0; c < cnp_g_ncomp(&p->f_v); c++, j++) {
-        const double *const src = (const double *)p->f_v.data + c * p->f_v.shape[1];
-        double *const dst = (double *)p->f_total.data + j * R;
-        CNP_G_OMP("omp parallel for schedule(static)")
-        for (int64_t k = 0; k < R; k++) {
-          double acc = 0;
-          for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (double)src[r];
-          dst[k] = acc;
-        }
-        p->stats.launches++;
-      }
-    } else {
+    if (!p->fused_k0) {  /* else done by kernel 0 */
 #line 19 "input.cnp"
       {
         int64_t j = 0;
@@ -843,7 +894,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 847 "input.cu"
+#line 898 "input.cu"
     }
   }
   p->stats.steps++;

@@ -585,7 +585,11 @@ static int ftypes_k0_capture(ftypes_h *p, cnp_stream *S)
   ftypes_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
   if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
   /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
   if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
       cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
       cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
     return CNP_EBACKEND;
@@ -877,7 +881,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:15: map i in N");
-#line 881 "input.cu"
+#line 885 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -143,6 +143,7 @@ struct graph_sort_h {
   cnp_segment_plan *plan_dep;
   int fused_k0;  /* last step: kernel 0 did compact + sort itself */
   int64_t *hist_k0;  /* per-thread key counts of kernel 0 */
+  uint32_t *keys_k0;  /* each row's key from the dry first pass of kernel 0 */
   cnp_array g0_x;  /* double buffer of x */
   cnp_array g0_w;  /* double buffer of w */
   cnp_array g0_cell;  /* double buffer of cell */
@@ -189,7 +190,7 @@ typedef struct graph_sort_k0_args {
   int64_t P_n_cells;
 } graph_sort_k0_args;
 
-/* Kernel 0 on the host: 1 map, then compact live + sort cell as one counting sort. */
+/* Kernel 0 on the host: 1 map, then compact live + sort cell as one counting sort (dry first pass). */
 static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
 {
   const graph_sort_k0_args A = *ap;
@@ -202,40 +203,51 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
   const int64_t R = (int64_t)p->P_n_cells;  /* keys in [0, R): plan dep */
   const int64_t cap = p->cap_N;
   int64_t *const hist = p->hist_k0;
+  uint32_t *const keys = p->keys_k0;  /* pass 1: each row's key, UINT32_MAX if not live */
   int64_t live = 0;
-  const double *const src_x = (const double *)p->f_x.data;
   double *const dst_x = (double *)p->g0_x.data;
   const int64_t nc_w = 2;
   const double *const src_w = (const double *)p->f_w.data;
   double *const dst_w = (double *)p->g0_w.data;
-  const int64_t *const src_cell = (const int64_t *)p->f_cell.data;
   int64_t *const dst_cell = (int64_t *)p->g0_cell.data;
+  double *const sum_rho = (double *)p->f_rho.data;  /* input.cnp:26: sum dep -> rho, done here */
   memset(hist, 0, sizeof(int64_t) * (size_t)p->nthreads * (size_t)R);
+  if (R >= (int64_t)UINT32_MAX) oob = 1;  /* keys beyond uint32: the runtime sorts */
   CNP_G_OMP("omp parallel num_threads(p->nthreads) reduction(|:bad)")
   {
     const int64_t t = CNP_G_TID(), T = CNP_G_NT();
     const int64_t lo = A.n * t / T, hi = A.n * (t + 1) / T;
     int64_t *const h = hist + t * R;
     for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
+      /* pass 1 (dry): the maps' results stay in these locals */
+      double r_x = f_x[cnp_i];
+      uint8_t r_live = f_live[cnp_i];
+      int64_t r_cell = f_cell[cnp_i];
       { /* input.cnp:18: map i in N */
         const int64_t l_i = cnp_i;
+        (void)l_i;
 #line 19 "input.cnp"
-        f_x[l_i] = (double)(f_x[l_i] + P_dt);
+        r_x = (double)(r_x + P_dt);
 #line 20 "input.cnp"
-        f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
+        r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
-        f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 229 "input.c"
+        r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
+#line 236 "input.c"
       } /* map i */
-      if (f_live[cnp_i]) {  /* live: count its key */
-        const int64_t key = (int64_t)f_cell[cnp_i];
+      f_live[cnp_i] = r_live;
+      uint32_t kv = UINT32_MAX;
+      if (r_live) {  /* live: count its key */
+        const int64_t key = (int64_t)r_cell;
         if (key >= 0 && key < R) {
           h[key]++;
+          kv = (uint32_t)key;
         } else {
           CNP_G_OMP("omp atomic write")
           oob = 1;
         }
       }
+      keys[cnp_i] = kv;
+      (void)&r_x; (void)&r_live; (void)&r_cell;
     }
     CNP_G_OMP("omp barrier")
     CNP_G_OMP("omp single")
@@ -255,19 +267,67 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         }
         p->off_dep[R] = run;
         live = run;
+        for (int64_t k = 0; k < 2 * R; k++) sum_rho[k] = 0;
       }
     }
     int oob_all;
     CNP_G_OMP("omp atomic read")
     oob_all = oob;
-    if (!oob_all) {  /* scatter live rows to their sorted places */
+    if (!oob_all) {  /* pass 2: each live row computed again, stored at its sorted place */
+      const int first = t == 0;  /* its rows come first in every segment */
       for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
-        if (!f_live[cnp_i]) continue;
-        const int64_t j = h[(int64_t)f_cell[cnp_i]]++;
-        dst_x[j] = src_x[cnp_i];
+        const uint32_t kv = keys[cnp_i];
+        if (kv == UINT32_MAX) continue;
+        double r_x = f_x[cnp_i];
+        uint8_t r_live = f_live[cnp_i];
+        int64_t r_cell = f_cell[cnp_i];
+        { /* input.cnp:18: map i in N */
+          const int64_t l_i = cnp_i;
+          (void)l_i;
+#line 19 "input.cnp"
+          r_x = (double)(r_x + P_dt);
+#line 20 "input.cnp"
+          r_live = (uint8_t)(r_x < 1.0);
+#line 21 "input.cnp"
+          r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
+#line 294 "input.c"
+        } /* map i */
+        const int64_t j = h[kv]++;  /* placed by pass 1's key */
+        dst_x[j] = r_x;
         for (int64_t c = 0; c < nc_w; c++)
           dst_w[c * cap + j] = src_w[c * cap + cnp_i];
-        dst_cell[j] = src_cell[cnp_i];
+        dst_cell[j] = (int64_t)kv;
+        if (first) sum_rho[kv] += (double)src_w[cnp_i];
+        if (first) sum_rho[1 * R + kv] += (double)src_w[1 * cap + cnp_i];
+        (void)&r_x; (void)&r_live; (void)&r_cell;
+      }
+      CNP_G_OMP("omp barrier")
+      CNP_G_OMP("omp for schedule(static) nowait")  /* the region ends next */
+      for (int64_t k = 0; k < R; k++) {  /* then the other threads' rows, in sorted order */
+        {
+          double acc = sum_rho[k];
+          for (int64_t r = hist[k]; r < p->off_dep[k + 1]; r++) acc += (double)dst_w[r];
+          sum_rho[k] = acc;
+        }
+        {
+          double acc = sum_rho[1 * R + k];
+          for (int64_t r = hist[k]; r < p->off_dep[k + 1]; r++) acc += (double)dst_w[1 * cap + r];
+          sum_rho[1 * R + k] = acc;
+        }
+      }
+    } else {  /* a key out of range: the maps run for real (their inputs are unchanged), then
+              ** compact and sort run as runtime calls */
+      for (int64_t cnp_i = lo; cnp_i < hi; cnp_i++) {
+        { /* input.cnp:18: map i in N */
+          const int64_t l_i = cnp_i;
+#line 19 "input.cnp"
+          f_x[l_i] = (double)(f_x[l_i] + P_dt);
+#line 20 "input.cnp"
+          f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
+#line 21 "input.cnp"
+          f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
+#line 330 "input.c"
+        } /* map i */
       }
     }
   } /* parallel */
@@ -326,6 +386,7 @@ static void graph_sort_h_teardown(graph_sort_h *p)
   if (p->snap_out) cnp_snapshot_destroy(p->snap_out);
   cnp_segment_plan_destroy(p->plan_dep);
   free(p->hist_k0);
+  free(p->keys_k0);
   free(p->off_dep);
   if (p->g0_x.data) cnp_array_free(&p->g0_x);
   if (p->g0_w.data) cnp_array_free(&p->g0_w);
@@ -465,7 +526,10 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
   if (B == CNP_BACKEND_HOST) {  /* kernel 0: compact + sort on the host */
     p->hist_k0 = (int64_t *)calloc((size_t)p->nthreads * (size_t)(int64_t)p->P_n_cells, sizeof(int64_t));
     p->off_dep = (int64_t *)calloc((size_t)(int64_t)p->P_n_cells + 1, sizeof(int64_t));
-    if (!p->hist_k0 || !p->off_dep) {
+    p->keys_k0 = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)p->cap_N);
+    if (p->keys_k0)  /* touch the pages now, not in the first step */
+      memset(p->keys_k0, 0xff, sizeof(uint32_t) * (size_t)p->cap_N);
+    if (!p->hist_k0 || !p->off_dep || !p->keys_k0) {
       st = CNP_ENOMEM;
       where = "graph_sort_setup: counting sort of kernel 0";
       goto fail;
@@ -520,7 +584,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 524 "input.c"
+#line 588 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -539,7 +603,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 543 "input.c"
+#line 607 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -555,7 +619,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w);");
       p->stats.launches++;
     }
-#line 559 "input.c"
+#line 623 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -568,26 +632,11 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells);");
       p->stats.launches++;
     }
-#line 572 "input.c"
+#line 636 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
-  if (p->inl_dep) {  /* offsets from the counting sort of kernel 0 */
-    const int64_t R = p->f_rho.shape[1];
-    const int64_t *const off = p->off_dep;
-    int64_t j = 0;
-    for (int64_t c = 0; c < cnp_g_ncomp(&p->f_w); c++, j++) {
-      const double *const src = (const double *)p->f_w.data + c * p->f_w.shape[1];
-      double *const dst = (double *)p->f_rho.data + j * R;
-      CNP_G_OMP("omp parallel for schedule(static)")
-      for (int64_t k = 0; k < R; k++) {
-        double acc = 0;
-        for (int64_t r = off[k]; r < off[k + 1]; r++) acc += (double)src[r];
-        dst[k] = acc;
-      }
-      p->stats.launches++;
-    }
-  } else {
+  if (!p->fused_k0) {  /* else done by kernel 0 */
 #line 26 "input.cnp"
     {
       int64_t j = 0;
@@ -601,14 +650,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 605 "input.c"
+#line 654 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 612 "input.c"
+#line 661 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -618,14 +667,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 622 "input.c"
+#line 671 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 629 "input.c"
+#line 678 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -417,7 +417,11 @@ static int scatter_k0_capture(scatter_h *p, cnp_stream *S)
   scatter_k0_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
   if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
   /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
   if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
       cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
       cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
     return CNP_EBACKEND;
@@ -697,7 +701,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
     CNP_G_TRY(scatter_k0(p, S),
               "input.cnp:10: map i in N");
-#line 701 "input.cu"
+#line 705 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
