@@ -2,8 +2,9 @@
 #   include $(shell pkg-config --variable=prefix cnp)/share/cnp/cnp.mk
 #   app: main.o pic.o ; $(CC) -o $@ $^ $(CNP_LIBS)
 #   main.o: pic.h
-# A pattern rule turns NAME.cnp into NAME.h + NAME.c with cnpc. cnpc rewrites an output only
-# when its content changes, so the rule's real target is a stamp (NAME.cnp.stamp) and the
+# A pattern rule turns NAME.cnp into NAME.h + NAME.c with cnpc (named after the file: -o $*,
+# even where its `pipeline` has another name, which still prefixes the API's symbols).
+# cnpc rewrites an output only when its content changes, so the rule's real target is a stamp (NAME.cnp.stamp) and the
 # depfile cnpc writes (-MD) names every imported .cnp and kernel file: touching an import
 # reruns cnpc, and only changed outputs make their objects rebuild.
 CNP_PKG    ?= cnp
@@ -13,7 +14,7 @@ CNP_LIBS   ?= $(shell pkg-config --libs --static $(CNP_PKG))
 CNPC_FLAGS ?=
 
 %.cnp.stamp: %.cnp
-	$(CNPC) $(CNPC_FLAGS) --emit=header,c --out-dir $(or $(patsubst %/,%,$(dir $@)),.) -MD -MF $*.cnp.d -MT $@ -MP $<
+	$(CNPC) $(CNPC_FLAGS) --emit=header,c -o $* -MD -MF $*.cnp.d -MT $@ -MP $<
 	@touch $@
 
 # A do-nothing recipe, not an empty one: GNU make re-reads the mtimes after running a recipe,

@@ -265,6 +265,24 @@ Expr *ast_float(Cnp *cc, Token t) {
   return e;
 }
 
+/* `2.5i`: an imaginary literal is the complex literal complex(0.0, 2.5) (docs/language.md,
+** Types): it takes the other operand's precision like complex(0.0, 1.0) does. */
+Expr *ast_imag(Cnp *cc, Token t) {
+  Token digits = t, name = t;
+  digits.n = t.n - 1;                          /* without the 'i' */
+  name.z = "complex";
+  name.n = 7;
+  Expr *e = new_op_expr(cc, EX_CALL, loc_of(cc, t), 2);
+  e->ref = ref_of(cc, name);
+  e->ref.loc = e->loc;
+  e->builtin = builtin_lookup(name.z, name.n);
+  e->args[0] = new_expr(cc, EX_FLOAT, loc_of(cc, t));
+  e->args[0]->fval = 0.0;
+  e->args[1] = ast_float(cc, digits);
+  e->args[1]->loc = e->loc;
+  return finish_depth(cc, e);
+}
+
 Expr *ast_bool(Cnp *cc, Token t, bool v) {
   Expr *e = new_expr(cc, EX_BOOL, loc_of(cc, t));
   e->ival = v;
@@ -665,6 +683,10 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
   if (prev)
     snprintf(what + strlen(what), sizeof what - strlen(what), " (did you mean '%s' instead of '%.*s'?)", prev,
              cc->prev_ident.n > 40 ? 40 : cc->prev_ident.n, cc->prev_ident.z);
+  else if (!hint && cc->prev_ident.z &&
+           ((cc->prev_ident.n == 3 && !memcmp(cc->prev_ident.z, "for", 3)) ||
+            (cc->prev_ident.n == 5 && !memcmp(cc->prev_ident.z, "while", 5))))
+    snprintf(what + strlen(what), sizeof what - strlen(what), " (a loop over a dim is 'map i in N { ... }')");
   if (n >= 1 && n <= 3) {
     char list[160] = "";
     for (int i = 0; i < n; i++) {

@@ -338,6 +338,8 @@ typedef enum ColorMode { COLOR_NEVER = 0, COLOR_ALWAYS, COLOR_AUTO } ColorMode;
 ** -Werror=<name>). Add a kind here and its name in diag.c's warn_names[]. */
 typedef enum WarnKind {
   WARN_UNUSED_EVENT,        /* -Wunused-event: an event recorded but never waited for */
+  WARN_COMPACT_OMITS,       /* -Wcompact-omits: a field over the compacted dim left out of it */
+  WARN_SORT_OMITS,          /* -Wsort-omits: a field over the sorted dim left out of the sort */
   WARN_COUNT_
 } WarnKind;
 
@@ -480,6 +482,7 @@ DType ast_dtype(Cnp *cc, Token t);
 
 Expr *ast_int(Cnp *cc, Token t);
 Expr *ast_float(Cnp *cc, Token t);
+Expr *ast_imag(Cnp *cc, Token t);    /* 2.5i: complex(0.0, 2.5) */
 Expr *ast_bool(Cnp *cc, Token t, bool v);
 Expr *ast_name(Cnp *cc, Token t);
 Expr *ast_index(Cnp *cc, Token name, ExprList idx, Token close);
@@ -531,6 +534,15 @@ Stmt *ast_block_stmt(StmtList body);              /* else { ... } as a statement
 ** and a parser stack overflow (nesting too deep). */
 void  ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n_expected);
 void  ast_stack_overflow(Cnp *cc);
+
+/* ======================================================================== cnames.c */
+
+/* Whether a user name can become a generated C identifier as it is: CN_KEYWORD (C/C++),
+** CN_MACRO (an object-like macro: breaks any use), CN_LIBRARY (a function, type or
+** function-like macro of the C library, OpenMP or CUDA: breaks a file-scope name). */
+typedef enum { CN_FREE, CN_KEYWORD, CN_MACRO, CN_LIBRARY } CnClash;
+CnClash cn_clash(const char *name);
+const char *cn_clash_text(CnClash c);   /* "is reserved in C or C++", ... */
 
 /* ======================================================================== sema.c */
 

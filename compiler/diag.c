@@ -84,6 +84,8 @@ void diag_error(Cnp *cc, Loc loc, const char *fmt, ...) {
 
 static const char *const warn_names[WARN_COUNT_] = {
   [WARN_UNUSED_EVENT] = "unused-event",
+  [WARN_COMPACT_OMITS] = "compact-omits",
+  [WARN_SORT_OMITS] = "sort-omits",
 };
 
 const char *diag_warn_name(WarnKind w) {

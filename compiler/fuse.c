@@ -23,17 +23,26 @@ typedef struct Acc {
 } Acc;
 
 typedef struct AccSet {
-  Acc v[128];
-  int n;
+  Acc *v;                 /* grows in the arena `a` (a map may touch any number of fields) */
+  int n, cap;
+  Arena *a;
+  Decl *only;             /* when set: record that field only (v has room for it) */
 } AccSet;
 
 static void acc_add(AccSet *s, Decl *f, unsigned how, int line) {
+  if (s->only && f != s->only) return;
   for (int i = 0; i < s->n; i++)
     if (s->v[i].f == f) {
       s->v[i].how |= how;
       return;
     }
-  if (s->n == (int)(sizeof s->v / sizeof s->v[0])) cnp_ice("too many fields in one map");
+  if (s->n == s->cap) {
+    int nc = s->cap ? 2 * s->cap : 32;
+    Acc *nv = arena_alloc(s->a, sizeof *nv * (size_t)nc);
+    if (s->n) memcpy(nv, s->v, sizeof *nv * (size_t)s->n);
+    s->v = nv;
+    s->cap = nc;
+  }
   s->v[s->n++] = (Acc){f, how, line};
 }
 
@@ -79,8 +88,8 @@ static void acc_stmts(AccSet *s, Stmt *st) {
 }
 
 bool gen_stmts_touch(Stmt *s, Decl *f, bool *writes, bool *gathers) {
-  AccSet set;
-  set.n = 0;
+  Acc one[1];
+  AccSet set = {one, 0, 1, NULL, f};
   acc_stmts(&set, s);
   unsigned how = acc_get(&set, f);
   if (writes) *writes = (how & (ACC_WRITE | ACC_SCATTER)) != 0;
@@ -94,8 +103,7 @@ const char *fuse_check(GenUnit *u, Stmt **group, int n, Stmt *b) {
   if (group[0]->over.decl != b->over.decl)
     return arena_printf(a, "it maps over '%s', the kernel over '%s'", b->over.name,
                         group[0]->over.name);
-  AccSet g, m;
-  g.n = m.n = 0;
+  AccSet g = {NULL, 0, 0, a, NULL}, m = {NULL, 0, 0, a, NULL};
   for (int i = 0; i < n; i++) acc_stmts(&g, group[i]->body);
   acc_stmts(&m, b->body);
   for (int i = 0; i < g.n; i++) {

@@ -18,13 +18,6 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
-/* "dir/pic.cnp" -> "pic" */
-static const char *stem_of(Cnp *cc, const char *path) {
-  const char *b = base_name(path);
-  const char *dot = strrchr(b, '.');
-  return arena_strndup(&cc->arena, b, dot ? (size_t)(dot - b) : strlen(b));
-}
-
 /* Replaces each "#line @@CNP_LINE_BACK@@" marker with "#line <its next line> "<file>"". */
 static void fix_line_markers(Buf *b, const char *file) {
   static const char marker[] = "#line @@CNP_LINE_BACK@@\n";
@@ -125,6 +118,25 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     diag_plain(cc, "no 'pipeline NAME;' declaration: nothing to generate");
     return 1;
   }
+  /* Source paths go verbatim into #line "...", comments and message strings of the
+  ** generated code: a '"', '\\', a newline or a comment end there would not compile. */
+  const char *paths[512];
+  int np = 0;
+  for (CnpFile *f = cc->files; f && np < 510; f = f->next) paths[np++] = f->path;
+  for (Decl *d = cc->decls; d && np < 510; d = d->next)
+    if (d->kind == DECL_KERNEL) {
+      if (d->path) paths[np++] = d->path;
+      if (d->host_path) paths[np++] = d->host_path;
+    }
+  for (int i = 0; i < np; i++) {
+    const char *bad = strpbrk(paths[i], "\"\\\n");
+    if (bad || strstr(paths[i], "*/")) {
+      diag_plain(cc, "cannot generate code from '%s': its path contains %s, which the generated "
+                 "#line directives, comments and messages cannot carry (rename it)", paths[i],
+                 bad ? (*bad == '"' ? "'\"'" : *bad == '\\' ? "'\\'" : "a newline") : "'*/'");
+      return 1;
+    }
+  }
   GenUnit u;
   memset(&u, 0, sizeof u);
   u.cc = cc;
@@ -149,7 +161,9 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     }
     u.stem = base_name(base);
   } else {
-    u.stem = stem_of(cc, u.src_path);
+    /* The pipeline names the generated API and, by default, its files: `pipeline pic_step;`
+    ** in foo.cnp writes pic_step.h, pic_step.c, ... (-o overrides). */
+    u.stem = u.name;
     base = opt->out_dir ? arena_printf(&cc->arena, "%s/%s", opt->out_dir, u.stem) : u.stem;
   }
   if (!opt->output && opt->out_dir && make_dirs(cc, opt->out_dir)) return 1;

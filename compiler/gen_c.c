@@ -231,6 +231,25 @@ static const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
   return s;
 }
 
+/* An extent or segment count of the configuration, computed with the overflow-checked
+** helpers of templates/extent.tmpl (INT64_MIN on overflow): setup's check of it. */
+static void setup_expr_checked(GenUnit *u, Buf *b, Expr *e) {
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
+    buf_printf(b, "cnp_g_x%s(", e->op == OP_ADD ? "add" : e->op == OP_SUB ? "sub" : "mul");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ", ");
+    setup_expr_checked(u, b, e->args[1]);
+    buf_puts(b, ")");
+  } else if (e->kind == EX_UNARY) {
+    buf_puts(b, "cnp_g_xsub(0, ");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ")");
+  } else setup_expr(u, b, e, "cfg->");
+}
+
+/* Whether a field extent or segment count is computed (then the unit has templates/extent.tmpl). */
+static bool extent_computed(Expr *e) { return e && (e->kind == EX_BINARY || e->kind == EX_UNARY); }
+
 /* Source text of an expression (first line only). */
 static const char *expr_src(GenUnit *u, Expr *e) {
   const char *s = e->loc.file->src;
@@ -247,28 +266,35 @@ static const char *expr_src(GenUnit *u, Expr *e) {
 
 /* What one fused kernel uses: fields, params, dims (the argument struct). */
 typedef struct KUse {
-  Decl *fields[128];
-  int n_fields;
-  Decl *params[64];
-  int n_params;
-  Decl *dims[32];
-  int n_dims;
+  Decl **fields;          /* arena arrays, grown as needed (a map may use any number) */
+  int n_fields, cap_fields;
+  Decl **params;
+  int n_params, cap_params;
+  Decl **dims;
+  int n_dims, cap_dims;
+  Arena *arena;
 } KUse;
 
-static void kuse_add(Decl **v, int *n, int cap, Decl *d) {
+static void kuse_add(Arena *a, Decl ***v, int *n, int *cap, Decl *d) {
   for (int i = 0; i < *n; i++)
-    if (v[i] == d) return;
-  if (*n == cap) cnp_ice("kernel uses too many names");
-  v[(*n)++] = d;
+    if ((*v)[i] == d) return;
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 16;
+    Decl **nv = arena_alloc(a, sizeof *nv * (size_t)nc);
+    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
+    *v = nv;
+    *cap = nc;
+  }
+  (*v)[(*n)++] = d;
 }
 
 static void kuse_expr(KUse *k, Expr *e) {
   if (!e) return;
   if ((e->kind == EX_NAME || e->kind == EX_INDEX) && e->ref.decl) {
     Decl *d = e->ref.decl;
-    if (d->kind == DECL_FIELD) kuse_add(k->fields, &k->n_fields, 128, d);
-    else if (d->kind == DECL_PARAM) kuse_add(k->params, &k->n_params, 64, d);
-    else if (d->kind == DECL_DIM) kuse_add(k->dims, &k->n_dims, 32, d);
+    if (d->kind == DECL_FIELD) kuse_add(k->arena, &k->fields, &k->n_fields, &k->cap_fields, d);
+    else if (d->kind == DECL_PARAM) kuse_add(k->arena, &k->params, &k->n_params, &k->cap_params, d);
+    else if (d->kind == DECL_DIM) kuse_add(k->arena, &k->dims, &k->n_dims, &k->cap_dims, d);
   }
   for (int i = 0; i < e->nargs; i++) kuse_expr(k, e->args[i]);
 }
@@ -916,8 +942,9 @@ static void group_body(KCtx *k, Buf *b, GenOp *op) {
   }
 }
 
-static void group_use(GenOp *op, KUse *use) {
+static void group_use(GenUnit *u, GenOp *op, KUse *use) {
   memset(use, 0, sizeof *use);
+  use->arena = &u->cc->arena;
   for (int m = 0; m < op->n_maps; m++) kuse_stmts(use, op->maps[m]->body);
 }
 
@@ -1368,7 +1395,7 @@ static void gen_kernels(GenUnit *u, Buf *b, bool cuda) {
       GenOp *op = &u->steps[s].ops[o];
       if (op->kind != GOP_MAP) continue;
       KUse use;
-      group_use(op, &use);
+      group_use(u, op, &use);
       buf_puts(b, "\n");
       kernel_args(u, b, op, &use, cuda);
       if (op->fused_sort) kernel_host_fused(u, b, op, &use);
@@ -1784,14 +1811,14 @@ static bool unit_graph_pulls(GenUnit *u);
 /* Does step gs, run directly, read live extents on the host (so that an extent only the
 ** device holds must come back first)? Records, waits, snapshot copies, mirror refreshes and
 ** maps over a param or const that do not read a dim's extent do not. */
-static bool step_reads_extents(GenStep *gs) {
+static bool step_reads_extents(GenUnit *u, GenStep *gs) {
   for (int o = 0; o < gs->n_ops; o++) {
     GenOp *op = &gs->ops[o];
     if (op->kind == GOP_MAP) {
       KUse use;
       Decl *over = op->stmt->over.decl;
       if (!over || over->kind == DECL_DIM) return true;
-      group_use(op, &use);
+      group_use(u, op, &use);
       if (use.n_dims) return true;
       continue;
     }
@@ -1893,7 +1920,7 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
       buf_line(b, "} else {");
       b->indent += 2;
     }
-    if (cuda && pull && (graph || step_reads_extents(gs)))
+    if (cuda && pull && (graph || step_reads_extents(u, gs)))
       try_call(u, b, d->kw_loc, "%s_pull(p, 1)", u->name);
     for (int o = 0; o < gs->n_ops; o++) {
       if (graph && o == end) {
@@ -1973,6 +2000,9 @@ static bool plan_sums_inside(GenUnit *u, Decl *plan, GenStep *gs, int o, int e) 
 ** host backend none of this exists: `.c` units have no graphs. */
 static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (!gs->decl->stream.decl) return false;
+  int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
+  for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
+  if (n_dims > 32) return false;
   int e = gs->n_ops;
   while (e > 0 && gs->ops[e - 1].kind == GOP_STMT && gs->ops[e - 1].stmt->kind == ST_RECORD) e--;
   if (e == 0) return false;
@@ -1985,7 +2015,7 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
       if (!over) return false;
       if (over->kind == DECL_PARAM && !over->setup) return false;
       if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
-      group_use(op, &use);
+      group_use(u, op, &use);
       if (use.n_dims) return false;
       continue;
     }
@@ -2035,7 +2065,7 @@ static void gdims_add(GDims *g, Decl *d, bool compacted) {
       g->compacted[i] = g->compacted[i] || compacted;
       return;
     }
-  if (g->n == 32) cnp_ice("too many dims in CUDA graphs");
+  if (g->n == 32) cnp_ice("too many dims in CUDA graphs");   /* graph_step() rules it out */
   g->d[g->n] = d;
   g->compacted[g->n++] = compacted;
 }
@@ -2072,7 +2102,7 @@ static bool unit_graph_pulls(GenUnit *u) {
 /* Kernel K inside a graph: its argument fill, capture and per-replay argument update. */
 static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   KUse use;
-  group_use(op, &use);
+  group_use(u, op, &use);
   const char *N = u->name;
   int K = op->kernel;
   Decl *over = op->stmt->over.decl;
@@ -2499,10 +2529,22 @@ static void gen_setup_checks(GenUnit *u, Buf *b) {
         Expr *e = d->kind == DECL_FIELD ? d->shape.ext[k] : d->value;
         if (e->kind == EX_INT) continue;
         const char *v = setup_str(u, e, "cfg->");
+        if (extent_computed(e)) {
+          Buf t = {0};
+          setup_expr_checked(u, &t, e);
+          v = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+          buf_free(&t);
+        }
         bool dup = false;
         for (int i = 0; i < n_seen; i++) dup = dup || strcmp(seen[i], v) == 0;
         if (dup || (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)) continue;
         if (n_seen < 256) seen[n_seen++] = v;
+        if (extent_computed(e)) {
+          buf_line(b, "if (%s == INT64_MIN)", v);
+          buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%d: %s %s: %s '%s' overflows "
+                      "int64\");", file, d->loc.line, decl_kind_name(d->kind), d->name,
+                   d->kind == DECL_FIELD ? "extent" : "segment count", expr_src(u, e));
+        }
         buf_line(b, "if (%s <= 0)", v);
         buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%d: %s %s: %s '%s' must be "
                     "> 0 (got %%lld)\",", file, d->loc.line, decl_kind_name(d->kind), d->name,
@@ -2898,20 +2940,31 @@ static const char *banner(GenUnit *u) {
   return arena_printf(&u->cc->arena, "/* Generated by cnpc from %s. DO NOT EDIT. */", u->src_path);
 }
 
-/* C name of a per-step param in the step() functions: its own name, with a '_' appended
-** when that is a C/C++ keyword or a name step() uses itself (`param p : f64;`). */
+/* Whether a per-step param keeps its own name as a C parameter of step(): not `p` or `S`
+** (step() uses them), a keyword, a macro (`errno`, `NULL`, `linux`), a library name or a
+** typedef (`int64_t` would hide the type from the parameters after it), a reserved or
+** runtime prefix (`_x`, `cnp_`, `CNP_`) or a `_t` name. */
+static bool param_name_free(const char *n) {
+  size_t len = strlen(n);
+  return strcmp(n, "p") && strcmp(n, "S") && cn_clash(n) == CN_FREE && n[0] != '_' &&
+         strncmp(n, "cnp_", 4) && strncmp(n, "CNP_", 4) && !(len > 2 && !strcmp(n + len - 2, "_t"));
+}
+
+/* C name of a per-step param in the step() functions: its own name, or with '_' appended
+** (as often as needed to differ from every other step param's name and C name) when the
+** name is not free (`param p : f64;` is `p_`, and then a `param p_` is `p_` and p `p__`). */
 static const char *param_cname(GenUnit *u, const Decl *d) {
-  static const char *const taken[] = {
-      "p", "S", "_Bool", "_Complex", "alignas", "alignof", "and", "asm", "auto", "bool", "break",
-      "case", "catch", "char", "class", "const", "continue", "default", "delete", "do", "double",
-      "else", "enum", "explicit", "extern", "false", "float", "for", "friend", "goto", "if",
-      "inline", "int", "long", "namespace", "new", "not", "operator", "or", "private",
-      "protected", "public", "register", "restrict", "return", "short", "signed", "sizeof",
-      "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
-      "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"};
-  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
-    if (!strcmp(d->name, taken[i])) return arena_printf(&u->cc->arena, "%s_", d->name);
-  return d->name;
+  if (param_name_free(d->name)) return d->name;
+  Arena *a = &u->cc->arena;
+  const char *c = arena_printf(a, "%s_", d->name);
+  for (;;) {
+    bool taken = false;
+    for (Decl *o = u->cc->decls; o && !taken; o = o->next)
+      if (o != d && o->kind == DECL_PARAM && !o->setup)
+        taken = !strcmp(o->name, c) || (o->index < d->index && !strcmp(param_cname(u, o), c));
+    if (!taken) return c;
+    c = arena_printf(a, "%s_", c);
+  }
 }
 
 /* Step parameter list: "pic *p, double dt" (public) or with _h (internal). */
@@ -2997,6 +3050,13 @@ static void type_helpers(GenUnit *u, Buf *b, bool cuda) {
   if (t.f16) emit_template(b, "f16", NULL, 0);
   if (t.complex) emit_template(b, cuda ? "complex.cu" : "complex.c", NULL, 0);
   if (t.ints) emit_template(b, "int", NULL, 0);
+  bool computed = false;   /* templates/extent.tmpl: setup checks computed extents */
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind == DECL_FIELD)
+      for (int k = 0; k < d->shape.rank; k++) computed = computed || extent_computed(d->shape.ext[k]);
+    if (d->kind == DECL_PLAN) computed = computed || extent_computed(d->value);
+  }
+  if (computed) emit_template(b, "extent", NULL, 0);
 }
 
 /* ======================================================================== entry points */

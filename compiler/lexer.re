@@ -43,7 +43,7 @@ static const char *const token_names[] = {
   [TK_EXCHANGE] = "'exchange'", [TK_WITH] = "'with'", [TK_MIGRATE] = "'migrate'",
   [TK_BY] = "'by'", [TK_OVER] = "'over'", [TK_TRUE] = "'true'", [TK_FALSE] = "'false'",
   [TK_SLOTS] = "'slots'", [TK_CUDA_AWARE] = "'cuda_aware'", [TK_TYPE] = "type name",
-  [TK_IDENT] = "identifier", [TK_INT] = "integer", [TK_FLOAT] = "number",
+  [TK_IDENT] = "identifier", [TK_INT] = "integer", [TK_FLOAT] = "number", [TK_IMAG] = "imaginary number",
   [TK_STRING] = "string", [TK_SEMI] = "';'", [TK_COMMA] = "','", [TK_COLON] = "':'",
   [TK_LP] = "'('", [TK_RP] = "')'", [TK_LB] = "'['", [TK_RB] = "']'",
   [TK_LBRACE] = "'{'", [TK_RBRACE] = "'}'", [TK_ASSIGN] = "'='", [TK_PLUSEQ] = "'+='",
@@ -146,9 +146,15 @@ loop:
   id                                    { RET(TK_IDENT); }
   dig+ | "0" [xX] [0-9a-fA-F]+          { RET(TK_INT); }
   dig+ "." dig* exp? | "." dig+ exp? | dig+ exp { RET(TK_FLOAT); }
+  (dig+ "." dig* exp? | "." dig+ exp? | dig+ exp? ) "i" { RET(TK_IMAG); }
   (dig | ".") [A-Za-z0-9_.]* {
-    diag_error(lx->cc, here(lx, tok, (int)(cur - tok)), "malformed number '%.*s'",
-               (int)(cur - tok), tok);
+    char last = cur[-1];
+    diag_error(lx->cc, here(lx, tok, (int)(cur - tok)), "malformed number '%.*s'%s",
+               (int)(cur - tok), tok,
+               last == 'f' || last == 'F' || last == 'L' || last == 'l' || last == 'u' || last == 'U'
+                   ? " (literals have no suffix: one takes the other operand's type; a cast such as "
+                     "f32(1.0) fixes it)"
+                   : "");
     RET(TK_INT);
   }
   ["] [^"\n\x00]* ["]                   { RET(TK_STRING); }
@@ -169,8 +175,13 @@ loop:
 
   * {
     unsigned char c = (unsigned char)*tok;
+    /* C and Python habits get the cnp spelling */
+    const char *hint = c == '?' ? " (a conditional value is select(COND, A, B))"
+                       : c == '^' ? " (a power is pow(A, B))"
+                       : c == '&' ? " (logical and is '&&')"
+                       : c == '|' ? " (logical or is '||')" : "";
     if (c >= 0x20 && c < 0x7f)
-      diag_error(lx->cc, here(lx, tok, 1), "stray '%c' in the program", c);
+      diag_error(lx->cc, here(lx, tok, 1), "stray '%c' in the program%s", c, hint);
     else
       diag_error(lx->cc, here(lx, tok, 1), "stray byte 0x%02x in the program", c);
     goto loop;

@@ -26,7 +26,7 @@ static Stmt *parse_recovered(void *parser);
 %token PIPELINE IMPORT PARAM SETUP CONST DIM FIELD STREAM EVENT SNAPSHOT MPI MIRROR PLAN
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
-       TYPE IDENT INT FLOAT STRING.
+       TYPE IDENT INT FLOAT STRING IMAG.
 
 %left OROR.
 %left ANDAND.
@@ -161,6 +161,7 @@ expr(A) ::= NOT(T) expr(X).                                 { A = ast_unary(cc, 
 expr(A) ::= LP(O) expr(X) RP(C).                            { A = ast_paren(cc, O, X, C); }
 expr(A) ::= INT(T).                                         { A = ast_int(cc, T); }
 expr(A) ::= FLOAT(T).                                       { A = ast_float(cc, T); }
+expr(A) ::= IMAG(T).                                        { A = ast_imag(cc, T); }
 expr(A) ::= TRUE(T).                                        { A = ast_bool(cc, T, true); }
 expr(A) ::= FALSE(T).                                       { A = ast_bool(cc, T, false); }
 expr(A) ::= IDENT(T).                                       { A = ast_name(cc, T); }

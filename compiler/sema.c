@@ -354,7 +354,10 @@ static void operand_literals_fit(Sema *S, const Expr *a, const Expr *b, DType t)
 
 static void check_assign_type(Sema *S, Loc loc, DType to, const Expr *v, const char *what) {
   if (v->type == DT_VOID || to == DT_VOID) return;
-  if (!assignable(to, v->type, v->flags))
+  if (!assignable(to, v->type, v->flags) && dtype_is_complex(v->type) && !dtype_is_complex(to))
+    diag_error(S->cc, loc, "cannot store '%s' into %s of type '%s': a complex value becomes real "
+               "only through real(...), imag(...) or abs(...)", dtype_name(v->type), what, dtype_name(to));
+  else if (!assignable(to, v->type, v->flags))
     diag_error(S->cc, loc, "cannot store '%s' into %s of type '%s' without a cast (write %s(...))",
                dtype_name(v->type), what, dtype_name(to), dtype_name(to));
   else
@@ -463,9 +466,17 @@ static DType check_index(Sema *S, Expr *e, int write) {
     }
   } else {
     e->flags |= EXF_GATHER;
-    if (write == 1)
+    if (write == 1 && last->type != DT_VOID) {   /* (an index already reported stays quiet) */
       diag_error(S->cc, last->loc, "a store must use the map index as the element index "
                  "(use '+=' for a scatter-add)");
+      for (int i = 0; i + 1 < e->nargs; i++)
+        if (is_index_of_map(S, e->args[i])) {   /* r[i, 1] of a row-major r : f64[N, 3] */
+          diag_note(S->cc, f->loc, "the element index is the last one: declare '%s' with '%s' as its "
+                    "last extent (component-major, f64[3, N]) and write %s[c, %s]", f->name,
+                    S->map->over.name, f->name, e->args[i]->ref.name);
+          break;
+        }
+    }
   }
   for (int i = 0; i + 1 < e->nargs; i++) {
     Expr *x = e->args[i], *ext = f->shape.ext[i];
@@ -804,7 +815,10 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
   default:
     break;
   }
-  if (e->kind != EX_NAME) diag_error(S->cc, e->loc, "not a constant expression");
+  if (e->kind == EX_CALL && e->builtin == BI_COMPLEX)   /* 1i, complex(0.0, 1.0) */
+    diag_error(S->cc, e->loc, "not a constant expression: constants are integer, floating or bool; "
+               "write complex values (1i, complex(re, im)) where they are used");
+  else if (e->kind != EX_NAME) diag_error(S->cc, e->loc, "not a constant expression");
   return false;
 }
 
@@ -840,10 +854,30 @@ static bool check_extent_expr(Sema *S, Expr *e, const char *what) {
   }
   case EX_BINARY:
     if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
-      bool ok = check_extent_expr(S, e->args[0], what);
-      ok = check_extent_expr(S, e->args[1], what) && ok;
+      bool ok = true;
+      for (int k = 0; k < 2; k++) {   /* a literal 0 may be a term (nc + 0); the whole must be > 0 */
+        Expr *a = e->args[k];
+        if (a->kind == EX_INT && a->ival == 0) {
+          a->type = DT_I64;
+          a->flags |= EXF_CONST | EXF_SETUP;
+        } else {
+          ok = check_extent_expr(S, a, what) && ok;
+        }
+      }
       e->type = DT_I64;
       e->flags |= EXF_SETUP | (e->args[0]->flags & e->args[1]->flags & EXF_CONST);
+      if (ok && (e->flags & EXF_CONST)) {   /* constants fold at compile time: no overflow */
+        bool f0, f1;
+        int64_t a, b, r;
+        double fv;
+        if (fold(S, e->args[0], &f0, &a, &fv) && fold(S, e->args[1], &f1, &b, &fv) && !f0 && !f1 &&
+            (e->op == OP_ADD ? __builtin_add_overflow(a, b, &r)
+             : e->op == OP_SUB ? __builtin_sub_overflow(a, b, &r) : __builtin_mul_overflow(a, b, &r))) {
+          diag_error(S->cc, e->loc, "%s overflows int64 (%lld %s %lld)", what, (long long)a,
+                     e->op == OP_ADD ? "+" : e->op == OP_SUB ? "-" : "*", (long long)b);
+          return false;
+        }
+      }
       return ok;
     }
     break;
@@ -855,8 +889,18 @@ static bool check_extent_expr(Sema *S, Expr *e, const char *what) {
   return false;
 }
 
+/* An extent that is a constant (`const Z = 0;`, `A - A`) must be positive too. */
+static void check_const_positive(Sema *S, Expr *e, const char *what) {
+  bool f;
+  int64_t v;
+  double fv;
+  if (e->kind != EX_INT && (e->flags & EXF_CONST) && fold(S, e, &f, &v, &fv) && !f && v <= 0)
+    diag_error(S->cc, e->loc, "%s must be positive (it is %lld)", what, (long long)v);
+}
+
 static void check_shape(Sema *S, Shape *sh) {
-  for (int i = 0; i < sh->rank; i++) check_extent_expr(S, sh->ext[i], "an extent");
+  for (int i = 0; i < sh->rank; i++)
+    if (check_extent_expr(S, sh->ext[i], "an extent")) check_const_positive(S, sh->ext[i], "an extent");
 }
 
 /* ------------------------------------------------------------------ declarations */
@@ -930,34 +974,16 @@ static bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
   return true;
 }
 
-/* The pipeline name becomes C identifiers (NAME, NAME_setup, NAME_config, NAME_CONFIG_INIT):
-** it cannot be a C or C++ keyword (the header is used from both), `main`, or take the
-** runtime's prefix `cnp_` (pipeline cnp would redeclare cnp_snapshot, cnp_backend). */
-static bool c_reserved(const char *name) {
-  static const char *const reserved[] = {
-      "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
-      "_Noreturn", "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq",
-      "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t",
-      "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
-      "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype",
-      "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
-      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
-      "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires",
-      "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
-      "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
-      "try", "typedef", "typeid", "typename", "typeof", "union", "unsigned", "using", "virtual",
-      "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
-  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-    if (!strcmp(name, reserved[i])) return true;
-  return false;
-}
-
+/* The pipeline name becomes C identifiers at file scope (the typedef NAME, NAME_setup,
+** NAME_config, NAME_CONFIG_INIT): it cannot be a C or C++ keyword (the header is used from
+** both), a macro, a name of the C library / OpenMP / CUDA (`pipeline exp;` would redeclare
+** exp() for any program including <math.h>), `main`, or take the runtime's prefix `cnp_`. */
 static void check_pipeline_name(Sema *S, Decl *d) {
   if (!d->name) return;
-  if (c_reserved(d->name) || !strcmp(d->name, "main")) {
-    diag_error(S->cc, d->loc, "pipeline name '%s' is reserved in C or C++ (it names the generated C API)",
-               d->name);
+  CnClash c = cn_clash(d->name);
+  if (c != CN_FREE || !strcmp(d->name, "main")) {
+    diag_error(S->cc, d->loc, "pipeline name '%s' %s (it names the generated C API)", d->name,
+               c == CN_FREE ? cn_clash_text(CN_KEYWORD) : cn_clash_text(c));
     return;
   }
   char low[5] = {0};
@@ -967,15 +993,17 @@ static void check_pipeline_name(Sema *S, Decl *d) {
                d->name);
 }
 
-/* Dims and setup params are members of the generated NAME_config (cfg.N, cfg.n_cells): a C
-** or C++ keyword, or a member the config already has, would not compile. */
+/* Dims and setup params are members of the generated NAME_config (cfg.N, cfg.n_cells), and
+** so is cfg.<mirror>_host: a C or C++ keyword, a macro (`dim EOF;` in any program that
+** includes <stdio.h>), or a member the config already has would not compile. */
 static void check_config_member(Sema *S, Decl *d) {
   static const char *const own[] = {"backend", "strict", "mpi_fcomm", "cuda_streams"};
   if (!d->name || (d->kind == DECL_PARAM && !d->setup)) return;
   const char *what = d->kind == DECL_DIM ? "dim" : "setup param";
-  if (c_reserved(d->name)) {
-    diag_error(S->cc, d->loc, "%s '%s' is reserved in C or C++ (it names the config member cfg.%s)", what,
-               d->name, d->name);
+  CnClash c = cn_clash(d->name);
+  if (c == CN_KEYWORD || c == CN_MACRO) {
+    diag_error(S->cc, d->loc, "%s '%s' %s (it names the config member cfg.%s)", what, d->name,
+               cn_clash_text(c), d->name);
     return;
   }
   for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
@@ -984,12 +1012,52 @@ static void check_config_member(Sema *S, Decl *d) {
                  what, d->name, d->name);
 }
 
+/* A hand-written kernel is called by its own name (the CUDA kernel, its host fallback): it
+** must be a C function name the generated unit can declare and call, so not a keyword, a
+** macro or a name of the C library / OpenMP / CUDA (`exp` would redeclare exp()), `main`, the
+** runtime's prefix, or a variable of the generated step() around the call (p, S, n, a0...). */
+static void check_kernel_name(Sema *S, Decl *d) {
+  if (!d->name) return;
+  CnClash c = cn_clash(d->name);
+  const char *n = d->name;
+  bool arg = n[0] == 'a' && n[1];
+  for (const char *q = n + 1; arg && *q; q++) arg = *q >= '0' && *q <= '9';
+  if (c != CN_FREE || !strcmp(n, "main"))
+    diag_error(S->cc, d->loc, "kernel name '%s' %s (the kernel and its host fallback are C functions of "
+               "that name)", n, c == CN_FREE ? cn_clash_text(CN_KEYWORD) : cn_clash_text(c));
+  else if (!strncmp(n, "cnp_", 4) || !strncmp(n, "CNP_", 4))
+    diag_error(S->cc, d->loc, "kernel name '%s' takes the runtime's prefix 'cnp_'", n);
+  else if (!strcmp(n, "p") || !strcmp(n, "S") || !strcmp(n, "n") || arg)
+    diag_error(S->cc, d->loc, "kernel name '%s' is a variable of the generated step() where the kernel "
+               "is called (p, S, n, a0, a1, ...)", n);
+}
+
+/* mirror M is the config member cfg.M_host: no dim or setup param may have that name. */
+static void check_mirror_member(Sema *S, Decl *d) {
+  if (!d->name) return;
+  const char *member = arena_printf(&S->cc->arena, "%s_host", d->name);
+  for (Decl *o = S->cc->decls; o; o = o->next)
+    if (o->name && !strcmp(o->name, member) &&
+        (o->kind == DECL_DIM || (o->kind == DECL_PARAM && o->setup))) {
+      Decl *first = d;   /* the one declared first (program order) gets the note */
+      for (Decl *e = S->cc->decls; e && e != d; e = e->next)
+        if (e == o) first = o;
+      Decl *second = first == o ? d : o;
+      diag_error(S->cc, second->loc, "%s '%s' and mirror '%s' would both be the config member cfg.%s",
+                 o->kind == DECL_DIM ? "dim" : "setup param", o->name, d->name, member);
+      diag_note(S->cc, first->loc, "'%s' is declared here", first->name);
+    }
+}
+
 static void check_decl(Sema *S, Decl *d) {
   switch (d->kind) {
   case DECL_PARAM: case DECL_DIM:
     check_config_member(S, d);
     break;
-  case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT: case DECL_KERNEL:
+  case DECL_KERNEL:
+    check_kernel_name(S, d);
+    break;
+  case DECL_STREAM: case DECL_EVENT: case DECL_IMPORT:
     break;
   case DECL_PIPELINE:
     if (d->file->imported) diag_error(S->cc, d->kw_loc, "'pipeline' in an imported file");
@@ -1020,10 +1088,12 @@ static void check_decl(Sema *S, Decl *d) {
     break;
   case DECL_MIRROR:
     field_ref(S, &d->target);
+    check_mirror_member(S, d);
     break;
   case DECL_PLAN:
     signed_field(S, field_ref(S, &d->target), d->target.loc, "the key", false);
-    check_extent_expr(S, d->value, "the number of segments");
+    if (check_extent_expr(S, d->value, "the number of segments"))
+      check_const_positive(S, d->value, "the number of segments");
     break;
   case DECL_STEP:
   case DECL__COUNT:
@@ -1171,7 +1241,12 @@ static void same_extents(Sema *S, Decl *ref, RefList *list, const char *role) {
       extent_text(b, sizeof b, last_extent(ref));
       diag_error(S->cc, list->v[i].loc, "array '%s' has extent '%s', but the %s '%s' has extent '%s'",
                  f->name, a, role, ref->name, b);
-      diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+      bool leading = false;   /* f64[N, 3]: the element axis is the last one */
+      for (int k = 0; k + 1 < f->shape.rank; k++) leading = leading || same_extent(f->shape.ext[k], last_extent(ref));
+      if (leading)
+        diag_note(S->cc, f->loc, "'%s' is declared here; the element axis is its last extent: "
+                  "declare it component-major, '%s'-last (f64[3, N], not f64[N, 3])", f->name, b);
+      else diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
     }
     for (int j = 0; j < i; j++)
       if (list->v[j].decl == f) {
@@ -1701,6 +1776,92 @@ static void check_graph(Sema *S) {
 
 /* ------------------------------------------------------------------ driver */
 
+/* -Wcompact-omits, -Wsort-omits: a compaction or sort moves the rows of the arrays it lists;
+** a field over the same dim that is left out keeps its rows where they were, so it no longer
+** lines up. Warn
+** for such a field when some map over the dim reads it row by row (f[i], f[c, i], f[i] +=)
+** or a sum, sort, copy or kernel call uses it: per-row state. A field only gathered (a table
+** indexed by the dim) or only written (recomputed) is left alone. */
+static bool expr_reads_row(const Expr *e, const Decl *f) {
+  if (!e) return false;
+  if (e->kind == EX_INDEX && e->ref.decl == f && !(e->flags & EXF_GATHER)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_reads_row(e->args[i], f)) return true;
+  return false;
+}
+
+static bool stmts_read_row(const Stmt *s, const Decl *f) {
+  for (; s; s = s->next) {
+    if (expr_reads_row(s->value, f)) return true;
+    if (s->target && s->target->kind == EX_INDEX) {
+      for (int i = 0; i < s->target->nargs; i++)
+        if (expr_reads_row(s->target->args[i], f)) return true;
+      if (s->kind == ST_ADD && !s->scatter && s->target->ref.decl == f) return true;
+    }
+    if (stmts_read_row(s->body, f) || stmts_read_row(s->else_body, f)) return true;
+  }
+  return false;
+}
+
+static bool row_data(Cnp *cc, const Decl *f, const Decl *dim) {
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP) continue;
+    for (const Stmt *s = d->body; s; s = s->next) {
+      if (s->kind == ST_MAP && s->over.decl == dim && stmts_read_row(s->body, f)) return true;
+      if ((s->kind == ST_SUM || s->kind == ST_SORT) )
+        for (int i = 0; i < s->list.n; i++)
+          if (s->list.v[i].decl == f) return true;
+      if (s->kind == ST_COPY && s->b.decl == f) return true;
+      if (s->kind == ST_CALL)
+        for (int i = 0; i < s->nargs; i++)
+          if (s->args[i]->ref.decl == f) return true;
+    }
+  }
+  return false;
+}
+
+static void check_compact_omits(Cnp *cc) {
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP) continue;
+    for (const Stmt *s = d->body; s; s = s->next) {
+      Decl *m = s->kind == ST_COMPACT || s->kind == ST_SORT ? s->a.decl : NULL;
+      Decl *dim = dim_of(m);
+      if (!dim) continue;
+      bool sort = s->kind == ST_SORT;
+      for (Decl *f = cc->decls; f; f = f->next) {
+        if (f->kind != DECL_FIELD || f == m || dim_of(f) != dim) continue;
+        bool listed = false;
+        for (int i = 0; i < s->list.n; i++) listed = listed || s->list.v[i].decl == f;
+        if (!listed && row_data(cc, f, dim))
+          diag_warning(cc, sort ? WARN_SORT_OMITS : WARN_COMPACT_OMITS, s->a.loc, "field '%s' is over "
+                       "dim '%s' but not in this %s: its rows stay where they are while the listed "
+                       "arrays move", f->name, dim->name, sort ? "sort" : "compaction");
+      }
+    }
+  }
+}
+
+/* A plan is built only by `PLAN = segments(KEY, N);` in a step: a sum over a plan that no
+** step builds fails at run time ("the plan has not been built"), so it is an error here. */
+static void check_plans_built(Cnp *cc) {
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP) continue;
+    for (const Stmt *s = d->body; s; s = s->next) {
+      if (s->kind != ST_SUM || !s->a.decl || s->a.decl->kind != DECL_PLAN) continue;
+      bool built = false;
+      for (Decl *e = cc->decls; e && !built; e = e->next)
+        if (e->kind == DECL_STEP)
+          for (const Stmt *t = e->body; t && !built; t = t->next)
+            built = t->kind == ST_SEGMENTS && t->a.decl == s->a.decl;
+      if (built) continue;
+      Decl *pl = s->a.decl;
+      diag_error(cc, s->a.loc, "plan '%s' is summed over but no step builds it: add '%s = segments(...);' "
+                 "(after the key is final) before the sum", pl->name, pl->name);
+      diag_note(cc, pl->loc, "'%s' is declared here", pl->name);
+    }
+  }
+}
+
 int sema_check(Cnp *cc) {
   Sema S = {0};
   S.cc = cc;
@@ -1753,5 +1914,7 @@ int sema_check(Cnp *cc) {
     diag_error(cc, at, "missing 'pipeline NAME;' declaration");
   }
   if (cc->n_errors == 0) check_graph(&S);
+  if (cc->n_errors == 0) check_plans_built(cc);
+  if (cc->n_errors == 0) check_compact_omits(cc);
   return cc->n_errors;
 }

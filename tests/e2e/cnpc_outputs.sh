@@ -78,4 +78,37 @@ mkdir -p "$work/o"
   || fail "-o named.c wrote: $(ls "$work/o")"
 grep -q '#include "named.h"' "$work/o/named.c" || fail "-o named.c: include"
 
+# The outputs are named after the pipeline, not the file (the brief: `pipeline pic_step;`
+# names the generated API and cnpc "emits NAME.h, NAME.c, NAME.cu"); -o overrides.
+mkdir -p "$work/pn"
+sed 's/^pipeline pic;/pipeline pic_step;/' "$src/examples/pic/pic.cnp" > "$work/pn/foo.cnp"
+(cd "$work/pn" && "$cnpc" --emit=header,c,cuda,dot,manifest -MD foo.cnp) || fail "pipeline name"
+for f in pic_step.h pic_step.c pic_step.cu pic_step.dot pic_step.json pic_step.d; do
+  [ -f "$work/pn/$f" ] || fail "pipeline name: no $f in $(ls "$work/pn")"
+done
+[ ! -e "$work/pn/foo.h" ] && [ ! -e "$work/pn/foo.c" ] || fail "pipeline name: file-named outputs"
+grep -q '#include "pic_step.h"' "$work/pn/pic_step.c" || fail "pipeline name: include"
+grep -q '^#line [0-9]* "pic_step.c"$' "$work/pn/pic_step.c" || fail "pipeline name: #line back"
+grep -q '^pic_step.c: \\$' "$work/pn/pic_step.d" && grep -q '^  foo.cnp$' "$work/pn/pic_step.d" \
+  || fail "pipeline name: depfile $(cat "$work/pn/pic_step.d")"
+(cd "$work/pn" && "$cnpc" --emit=header,c --out-dir sub foo.cnp) || fail "pipeline name --out-dir"
+[ -f "$work/pn/sub/pic_step.h" ] && [ -f "$work/pn/sub/pic_step.c" ] || fail "--out-dir: $(ls "$work/pn/sub")"
+mkdir -p "$work/pn/other"
+(cd "$work/pn" && "$cnpc" --emit=header,c -o other/foo -MD foo.cnp) || fail "-o other/foo"
+[ -f "$work/pn/other/foo.h" ] && [ -f "$work/pn/other/foo.c" ] && [ -f "$work/pn/other/foo.d" ] \
+  && [ ! -e "$work/pn/other/pic_step.h" ] || fail "-o other/foo wrote: $(ls "$work/pn/other")"
+grep -q '#include "foo.h"' "$work/pn/other/foo.c" && grep -q 'int  *pic_step_step(pic_step \*p' "$work/pn/other/foo.h" \
+  || fail "-o other/foo: include or API name"
+grep -q '^other/foo.c: \\$' "$work/pn/other/foo.d" || fail "-o depfile: $(cat "$work/pn/other/foo.d")"
+
+# A path with a space works; one with '"' or '\' (which #line "..." cannot carry) is an error,
+# not C that fails to compile.
+mkdir -p "$work/q d" "$work/q\"d"
+cp "$work/pn/foo.cnp" "$work/q d/sp ace.cnp"; cp "$work/pn/foo.cnp" "$work/q\"d/x.cnp"
+"$cnpc" --emit=header,c --out-dir "$work/q d/out" "$work/q d/sp ace.cnp" || fail "path with a space"
+grep -q "^#line [0-9]* \"$work/q d/sp ace.cnp\"$" "$work/q d/out/pic_step.c" || fail "#line of a path with a space"
+if msg=$("$cnpc" --emit=header,c --out-dir "$work/qo" "$work/q\"d/x.cnp" 2>&1); then fail "path with a quote accepted"; fi
+grep -q "its path contains '\"'" <<<"$msg" || fail "path with a quote: $msg"
+[ ! -e "$work/qo/pic_step.c" ] || fail "path with a quote: wrote pic_step.c"
+
 echo "cnpc outputs: deterministic, rewritten only on change, --no-line, explain, dot, depfile ok"

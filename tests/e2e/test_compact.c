@@ -2,7 +2,7 @@
 ** test_compact.c -- compact.cnp against a plain C reference: two compactions of f64,
 ** f32[3, N], u64, i32 and bool arrays, if/else with lets, scatter-adds into setup-sized fields.
 */
-#include "compact.h"
+#include "compactor.h"
 #include "e2e.h"
 #include <stdbool.h>
 #define NN 4000

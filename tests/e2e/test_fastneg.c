@@ -1,7 +1,7 @@
 /*
 ** test_fastneg.c -- fastneg.cnp against a plain C reference over four steps.
 */
-#include "fastneg.h"
+#include "fp2.h"
 #include "e2e.h"
 #define NN 3000
 #define NC 8

@@ -5,7 +5,7 @@
 ** E2E_BACKEND=cuda (e2e.kernel.gpu) on a GPU, where NVRTC compiles kernels/scale.cu at setup
 ** and the kernel catalog launches it between the two generated kernels.
 */
-#include "kernel.h"
+#include "kcall.h"
 #include "e2e.h"
 #include "e2e_backend.h"
 

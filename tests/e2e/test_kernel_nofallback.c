@@ -3,7 +3,7 @@
 ** on the host backend fails with CNP_EUNSUPPORTED and a message naming the kernel and its
 ** declaration (and no empty runtime detail after it), leaving no pipeline behind.
 */
-#include "kernel_nofallback.h"
+#include "knofb.h"
 #include "e2e.h"
 
 int main(void)

@@ -2,7 +2,7 @@
 ** test_mirror.c -- mirror.cnp on the host backend: the mirrored field is the user's own
 ** host array (no copies), refresh keeps it current, and the snapshot holds t.
 */
-#include "mirror.h"
+#include "mirrored.h"
 #include "e2e.h"
 
 int main(void)

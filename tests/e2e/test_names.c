@@ -1,7 +1,11 @@
 /*
 ** test_names.c -- names.cnp: pipeline h (setup() has a local h), step(p, p_, S_, double_).
 */
-#include "names.h"
+#ifdef E2E_HEADER
+#include E2E_HEADER   /* the same pipeline with cnp_add_pipeline(... NAME other) */
+#else
+#include "h.h"
+#endif
 #include "e2e.h"
 int main(void) {
   h *p; char err[256];

@@ -1,7 +1,7 @@
 /*
 ** test_rank3.c -- rank3.cnp against a plain C reference (strided views of rank-3 fields).
 */
-#include "rank3.h"
+#include "r3.h"
 #include "e2e.h"
 #define NN 500
 #define NC 7

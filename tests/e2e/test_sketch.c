@@ -3,7 +3,7 @@
 ** stable sort by cell, segment sum and snapshot against a plain C reference; the exchange
 ** sends the staging buffer (pic_step_field "halo") to this same rank and back.
 */
-#include "sketch.h"
+#include "pic_step.h"
 #include "e2e.h"
 #include <mpi.h>
 #define N0 1024

@@ -6,7 +6,7 @@
 ** E2E_BACKEND=cuda (e2e.streams.gpu) on a GPU: cross-stream events, pinned snapshot slots,
 ** the device mirror's refreshes and the NVRTC-compiled smooth kernel.
 */
-#include "streams.h"
+#include "streamy.h"
 #include "e2e.h"
 #include "e2e_backend.h"
 #define NN 300

@@ -2,7 +2,7 @@
 ** test_unsigned.c -- unsigned.cnp against the same expressions in C with cnp's promotion
 ** (u64 wins; signed operands converted modulo 2^64).
 */
-#include "unsigned.h"
+#include "unsig.h"
 #include "e2e.h"
 #include <stdbool.h>
 #define NN 500

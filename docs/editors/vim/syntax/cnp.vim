@@ -14,6 +14,8 @@ syn keyword cnpType      bool i32 i64 u64 f16 f32 f64 c64 c128
 syn keyword cnpBoolean   true false
 syn keyword cnpFunction  sqrt exp log sin cos tan floor ceil fmod min max abs pow select complex real imag conj arg host_staging mpi_staging segments to_host to_device
 syn match   cnpNumber    "\<\d\+\(\.\d*\)\=\([eE][+-]\=\d\+\)\=\>"
+syn match   cnpNumber    "\<\d\+\(\.\d*\)\=\([eE][+-]\=\d\+\)\=i\>"
+syn match   cnpNumber    "\.\d\+\([eE][+-]\=\d\+\)\=i\=\>"
 syn match   cnpNumber    "\<0x\x\+\>"
 syn region  cnpString    start=+"+ skip=+\\"+ end=+"+ oneline
 syn match   cnpComment   "#.*$" contains=cnpTodo

@@ -166,7 +166,7 @@ struct fuse_h {
 /* Records where a step failed (with the runtime's detail) and returns st. step() clears
 ** the detail first, so an empty one means generated code failed: a fused kernel's index
 ** check (CNP_ERANGE) or a status without a runtime message. */
-static int fuse_failed(fuse_h *p, int st, const char *where)
+CNP_G_INLINE int fuse_failed(fuse_h *p, int st, const char *where)
 {
   const char *detail = cnp_last_error();
   if (!detail[0])

@@ -180,7 +180,7 @@ struct graph_h {
 /* Records where a step failed (with the runtime's detail) and returns st. step() clears
 ** the detail first, so an empty one means generated code failed: a fused kernel's index
 ** check (CNP_ERANGE) or a status without a runtime message. */
-static int graph_failed(graph_h *p, int st, const char *where)
+CNP_G_INLINE int graph_failed(graph_h *p, int st, const char *where)
 {
   const char *detail = cnp_last_error();
   if (!detail[0])
@@ -1029,7 +1029,7 @@ static int graph_h_step(graph_h *p, double dt)
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
-  (void)S;
+  (void)(S == NULL);             /* nvcc: a (void) cast alone is no use of S */
   return CNP_OK;
 }
 

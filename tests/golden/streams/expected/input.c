@@ -116,6 +116,29 @@ CNP_G_INLINE cnp_array cnp_g_live(const cnp_array *a, int64_t n)
   return r;
 }
 
+/* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
+** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
+** setup rejects an overflowing extent instead of allocating a wrapped size. */
+CNP_G_INLINE int64_t cnp_g_xadd(int64_t a, int64_t b)
+{
+  if (a == INT64_MIN || b == INT64_MIN || (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
+    return INT64_MIN;
+  return a + b;
+}
+CNP_G_INLINE int64_t cnp_g_xsub(int64_t a, int64_t b)
+{
+  if (a == INT64_MIN || b == INT64_MIN || (b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))
+    return INT64_MIN;
+  return a - b;
+}
+CNP_G_INLINE int64_t cnp_g_xmul(int64_t a, int64_t b)
+{
+  if (a == INT64_MIN || b == INT64_MIN) return INT64_MIN;
+  if (a == 0 || b == 0) return 0;
+  if ((a < 0 ? -a : a) > INT64_MAX / (b < 0 ? -b : b)) return INT64_MIN;
+  return a * b;
+}
+
 typedef struct streams_h streams_h;
 
 struct streams_h {
@@ -150,7 +173,7 @@ struct streams_h {
 /* Records where a step failed (with the runtime's detail) and returns st. step() clears
 ** the detail first, so an empty one means generated code failed: a fused kernel's index
 ** check (CNP_ERANGE) or a status without a runtime message. */
-static int streams_failed(streams_h *p, int st, const char *where)
+CNP_G_INLINE int streams_failed(streams_h *p, int st, const char *where)
 {
   const char *detail = cnp_last_error();
   if (!detail[0])
@@ -211,9 +234,11 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
   if (cfg->N <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:4: dim N: capacity cfg.N must be > 0 (got %lld)",
                      (long long)cfg->N);
-  if (((int64_t)cfg->n_cells + 1) <= 0)
+  if (cnp_g_xadd((int64_t)cfg->n_cells, 1) == INT64_MIN)
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:6: field off: extent 'n_cells + 1' overflows int64");
+  if (cnp_g_xadd((int64_t)cfg->n_cells, 1) <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:6: field off: extent 'n_cells + 1' must be > 0 (got %lld)",
-                     (long long)(((int64_t)cfg->n_cells + 1)));
+                     (long long)(cnp_g_xadd((int64_t)cfg->n_cells, 1)));
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
@@ -372,7 +397,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 376 "input.c"
+#line 401 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -383,7 +408,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 387 "input.c"
+#line 412 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -393,7 +418,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 397 "input.c"
+#line 422 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -409,7 +434,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 413 "input.c"
+#line 438 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -425,13 +450,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 429 "input.c"
+#line 454 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 435 "input.c"
+#line 460 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -441,14 +466,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 445 "input.c"
+#line 470 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 452 "input.c"
+#line 477 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
