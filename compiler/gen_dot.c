@@ -2,8 +2,10 @@
 ** gen_dot.c -- the stream graph in Graphviz DOT (--emit=dot).
 **
 ** Each stream is a lane (a cluster subgraph) holding its steps' operations in program
-** order; solid edges are stream order, dashed edges go from `record E` to the steps that
-** wait for E (`after E` or `wait E`), labelled with the event.
+** order; solid edges are stream order, dashed edges go from `record E` to the waits that
+** consume that recording (`after E` or `wait E` up to the next `record E`, in program
+** order), labelled with the event; dotted edges order host steps (exchange, migrate) after
+** the work of every stream before them and before the work after them.
 */
 #include "gen.h"
 
@@ -30,7 +32,10 @@ static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   case ST_RECORD: buf_printf(b, "record %s", s->a.name); break;
   case ST_WAIT: buf_printf(b, "wait %s", s->a.name); break;
   case ST_COPY: buf_printf(b, "copy %s <- %s", s->a.name, s->b.name); break;
-  case ST_EXCHANGE: buf_printf(b, "exchange %s (%s)", s->a.name, s->b.name); break;
+  case ST_EXCHANGE:   /* without a field it exchanges the staging buffer itself */
+    if (s->b.name) buf_printf(b, "exchange %s (%s)", s->a.name, s->b.name);
+    else buf_printf(b, "exchange %s", s->a.name);
+    break;
   case ST_MIGRATE: buf_printf(b, "migrate by %s", s->a.name); break;
   case ST_CALL: buf_printf(b, "kernel %s (hand-written)", s->a.name); break;
   case ST_REFRESH: buf_printf(b, "refresh %s %s", s->a.name, s->to_device ? "to_device" : "to_host"); break;
@@ -80,32 +85,52 @@ void gen_dot(GenUnit *u, Buf *b) {
     buf_puts(b, "  }\n");
     if (!st) break;
   }
-  /* host steps run after all earlier work and before later work: dotted "sync" edges */
-  for (int i = 1; i < u->n_steps; i++) {
-    GenStep *a = &u->steps[i - 1], *c = &u->steps[i];
-    if ((a->decl->stream.decl && c->decl->stream.decl) || !a->n_ops || !c->n_ops) continue;
-    buf_printf(b, "  \"s%d_o%d\" -> \"s%d_o0\" [style=dotted, label=\"sync\"];\n", i - 1,
-               a->n_ops - 1, i);
-  }
-  /* event edges: from each record E to the first op of a later waiter */
+  /* host steps run after all earlier work on every stream and before all later work:
+  ** dotted "sync" edges from each lane's last op before it, and to each lane's next op */
+  int nl = cc->n_decl[DECL_STREAM];
+  const char **last = arena_alloc(&cc->arena, sizeof *last * (size_t)(nl + 1));
+  bool *pending = arena_alloc(&cc->arena, sizeof *pending * (size_t)(nl + 1));
+  const char *host_last = NULL;
   for (int i = 0; i < u->n_steps; i++) {
     GenStep *gs = &u->steps[i];
+    if (!gs->n_ops) continue;
+    char *first = arena_printf(&cc->arena, "s%d_o0", i);
+    char *end = arena_printf(&cc->arena, "s%d_o%d", i, gs->n_ops - 1);
+    Decl *sd = gs->decl->stream.decl;
+    if (sd) {
+      if (host_last && pending[sd->index])
+        buf_printf(b, "  \"%s\" -> \"%s\" [style=dotted, label=\"sync\"];\n", host_last, first);
+      pending[sd->index] = false;
+      last[sd->index] = end;
+      continue;
+    }
+    for (int l = 0; l < nl; l++) {
+      if (last[l]) buf_printf(b, "  \"%s\" -> \"%s\" [style=dotted, label=\"sync\"];\n", last[l], first);
+      last[l] = NULL;
+      pending[l] = true;
+    }
+    host_last = end;
+  }
+  /* event edges: each wait (`after E` before a step's first op, `wait E`) consumes the
+  ** latest recording of E before it in program order */
+  int ne = cc->n_decl[DECL_EVENT];
+  const char **rec = arena_alloc(&cc->arena, sizeof *rec * (size_t)(ne + 1));
+  for (int i = 0; i < u->n_steps; i++) {
+    GenStep *gs = &u->steps[i];
+    if (gs->n_ops > 0)
+      for (int a = 0; a < gs->decl->after.n; a++) {
+        Decl *e = gs->decl->after.v[a].decl;
+        if (e && rec[e->index])
+          buf_printf(b, "  \"%s\" -> \"s%d_o0\" [style=dashed, color=blue, label=\"%s\"];\n",
+                     rec[e->index], i, e->name);
+      }
     for (int o = 0; o < gs->n_ops; o++) {
       Stmt *s = gs->ops[o].stmt;
-      if (s->kind != ST_RECORD) continue;
-      for (int j = 0; j < u->n_steps; j++) {
-        GenStep *gw = &u->steps[j];
-        for (int a = 0; a < gw->decl->after.n; a++)
-          if (gw->decl->after.v[a].decl == s->a.decl && gw->n_ops > 0)
-            buf_printf(b, "  \"s%d_o%d\" -> \"s%d_o0\" [style=dashed, color=blue, label=\"%s\"];\n",
-                       i, o, j, s->a.name);
-        for (int w = 0; w < gw->n_ops; w++) {
-          Stmt *ws = gw->ops[w].stmt;
-          if (ws->kind == ST_WAIT && ws->a.decl == s->a.decl && !(j == i && w <= o))
-            buf_printf(b, "  \"s%d_o%d\" -> \"s%d_o%d\" [style=dashed, color=blue, label=\"%s\"];\n",
-                       i, o, j, w, s->a.name);
-        }
-      }
+      Decl *e = s->a.decl;
+      if (s->kind == ST_WAIT && e && rec[e->index])
+        buf_printf(b, "  \"%s\" -> \"s%d_o%d\" [style=dashed, color=blue, label=\"%s\"];\n",
+                   rec[e->index], i, o, e->name);
+      if (s->kind == ST_RECORD && e) rec[e->index] = arena_printf(&cc->arena, "s%d_o%d", i, o);
     }
   }
   buf_puts(b, "}\n");

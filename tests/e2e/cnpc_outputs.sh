@@ -57,6 +57,36 @@ dotf="$work/a/out/pic.dot"
 grep -q 'subgraph "cluster_push_s"' "$dotf" && grep -q 'subgraph "cluster_io_s"' "$dotf" || fail "lanes"
 grep -q 'style=dashed, color=blue, label="pushed"' "$dotf" || fail "event edge"
 if command -v dot >/dev/null; then dot -Tsvg "$dotf" -o "$work/pic.svg" || fail "dot rejects pic.dot"; fi
+# DOT: a wait consumes the latest recording before it (an event recorded twice has two edges,
+# not four); host steps are ordered after every lane's last op and before each lane's next;
+# an exchange of the staging buffer itself is labelled without "(null)"
+mkdir -p "$work/dot"
+cat > "$work/dot/ev.cnp" <<'EOF'
+pipeline ev;
+dim N;
+field x : f64[N]; field y : f64[N]; field z : f64[N]; field d : i32[N];
+stream s1, s2;
+event e;
+mpi halo = mpi_staging(f64[4]);
+step p on s1 { map i in N { x[i] = 1.0; } record e; }
+step q on s2 after e { map i in N { y[i] = x[i]; } }
+step r on s1 { map i in N { z[i] = 2.0; } record e; }
+step t on s2 { wait e; map i in N { y[i] = z[i] + y[i]; } }
+exchange halo with (rank + 1) % size;
+step u on s2 { map i in N { y[i] = y[i] + 1.0; } }
+migrate (x, y, z) by d;
+EOF
+(cd "$work/dot" && "$cnpc" --emit=dot --out-dir . ev.cnp) || fail "dot: ev.cnp"
+edges=$(grep -e '->.*label=' "$work/dot/ev.dot")
+want='  "s2_o1" -> "s4_o0" [style=dotted, label="sync"];
+  "s3_o1" -> "s4_o0" [style=dotted, label="sync"];
+  "s4_o0" -> "s5_o0" [style=dotted, label="sync"];
+  "s5_o0" -> "s6_o0" [style=dotted, label="sync"];
+  "s0_o1" -> "s1_o0" [style=dashed, color=blue, label="e"];
+  "s2_o1" -> "s3_o0" [style=dashed, color=blue, label="e"];'
+[ "$edges" = "$want" ] || fail "dot edges of ev.cnp: $edges"
+grep -q 'label="exchange halo\\nev.cnp:11"' "$work/dot/ev.dot" || fail "dot: exchange label"
+if command -v dot >/dev/null; then dot -Tsvg "$work/dot/ev.dot" -o "$work/ev.svg" || fail "dot rejects ev.dot"; fi
 
 # depfile
 (cd "$work/a" && "$cnpc" --emit=header,c --out-dir dep -MD -MF dep/pic.d -MT dep/pic.c ex/pic.cnp)
