@@ -1393,9 +1393,10 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_REFRESH: {
     Decl *m = resolve(S, &s->a, K(DECL_MIRROR));
     if (m && m->target.decl) {
-      if (s->to_device) op(S, HZ_WRITE, m->target.decl, &s->a.loc);
-      else op(S, HZ_READ, m->target.decl, &s->a.loc);
-      op(S, HZ_WRITE, m, &s->a.loc);
+      /* the mirror object stands for the host array: to_device reads it into the field,
+      ** to_host writes it from the field */
+      op(S, s->to_device ? HZ_WRITE : HZ_READ, m->target.decl, &s->a.loc);
+      op(S, s->to_device ? HZ_READ : HZ_WRITE, m, &s->a.loc);
     }
     break;
   }
