@@ -3125,19 +3125,28 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   Buf gfields = {0}, gfuncs = {0}, gsetup = {0}, gteardown = {0};
   if (cuda) gen_graphs(u, &gfields, &gfuncs, &gsetup, &gteardown);
   bsel.indent = 2;
+  /* the backend: cfg.backend unless CNP_BACKEND forces one; the runtime's selection decides
+  ** (strictness, fallback, the env variable), so the fields, streams and events of the
+  ** pipeline all live on the backend it reports */
+  buf_line(&bsel, "prev = cnp_backend_current();");
   if (cuda) {
-    buf_line(&bsel, "if (cfg->backend == CNP_BACKEND_CUDA) {");
-    buf_line(&bsel, "  const char *why = \"\";");
-    buf_line(&bsel, "  if (cnp_cuda_available(&why)) B = CNP_BACKEND_CUDA;");
-    buf_line(&bsel, "  else if (cfg->strict)");
-    buf_line(&bsel, "    return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, \"%s_setup: CUDA backend "
-                    "unavailable: %%s\", why);", u->name);
-    buf_line(&bsel, "}");
+    buf_line(&bsel, "st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */");
+    buf_line(&bsel, "if (st != CNP_OK)   /* a failed selection leaves the previous one */");
+    buf_line(&bsel, "  return cnp_g_err(err, errlen, st, \"%s_setup: %%s\", cnp_last_error());", u->name);
+    buf_line(&bsel, "B = cnp_backend_current();");
+    buf_line(&bsel, "cnp_backend_select(prev, 0);");
   } else {
-    buf_line(&bsel, "if (cfg->backend == CNP_BACKEND_CUDA && cfg->strict)");
+    buf_line(&bsel, "st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */");
+    buf_line(&bsel, "if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */");
+    buf_line(&bsel, "  return cnp_g_err(err, errlen, st, \"%s_setup: %%s\", cnp_last_error());", u->name);
+    buf_line(&bsel, "B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();");
+    buf_line(&bsel, "cnp_backend_select(prev, 0);");
+    buf_line(&bsel, "if (B == CNP_BACKEND_CUDA && cfg->strict)");
     buf_line(&bsel, "  return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, \"%s_setup: CUDA backend "
                     "unavailable: this is the host unit %s.c (build %s.cu for CUDA)\");",
              u->name, u->stem, u->stem);
+    buf_line(&bsel, "B = CNP_BACKEND_HOST;");
+    buf_line(&bsel, "cnp_clear_error();");
   }
   TmplVar v[] = {
       {"banner", banner(u)},

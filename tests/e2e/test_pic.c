@@ -9,6 +9,7 @@
 ** step is one CUDA graph (compaction, sort, plan build and sum over device-held counts,
 ** docs/codegen.md "CUDA graphs"): the same reference, step by step.
 */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
 #include "pic.h"
 #include "e2e.h"
 #include "e2e_backend.h"
@@ -161,6 +162,34 @@ static void check_setup_errors(void)
   CHECK(pic_snapshot(p, "out", &snap) == CNP_ESTATE, "snapshot before any copy");
   pic_teardown(p);
   pic_teardown(NULL);
+  p = NULL;
+  /* no place for the handle: an error, not a pipeline set up and leaked */
+  CHECK(pic_setup(NULL, &cfg, err, sizeof err) == CNP_EINVAL && strstr(err, "p is NULL"), "p NULL: %s", err);
+  cfg.backend = (cnp_backend)77;
+  CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_EINVAL && p == NULL && strstr(err, "unknown backend"),
+        "backend 77: %s", err);
+  /* CNP_BACKEND forces the choice, and the pipeline's arrays, streams and events all follow it */
+  cfg.backend = CNP_BACKEND_CUDA;
+  cfg.strict = 1;
+  setenv("CNP_BACKEND", "host", 1);
+  CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_OK && pic_backend(p) == CNP_BACKEND_HOST,
+        "CNP_BACKEND=host: %s", err);
+  CHECK(pic_step(p, 0.01) == CNP_OK, "CNP_BACKEND=host step: %s", pic_error(p));
+  pic_teardown(p);
+  p = NULL;
+  if (!cnp_cuda_available(NULL)) {   /* forced CUDA without a device: non-strict falls back */
+    setenv("CNP_BACKEND", "cuda", 1);
+    cfg.backend = CNP_BACKEND_HOST;
+    cfg.strict = 0;
+    CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_OK && pic_backend(p) == CNP_BACKEND_HOST,
+          "CNP_BACKEND=cuda, non-strict, no device: %s", err);
+    CHECK(pic_step(p, 0.01) == CNP_OK, "CNP_BACKEND=cuda step: %s", pic_error(p));
+    pic_teardown(p);
+    p = NULL;
+    cfg.strict = 1;
+    CHECK(pic_setup(&p, &cfg, err, sizeof err) == CNP_EUNAVAILABLE && p == NULL, "CNP_BACKEND=cuda strict: %s", err);
+  }
+  unsetenv("CNP_BACKEND");
 }
 
 int main(void)

@@ -403,16 +403,29 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   if ((int64_t)cfg->nb <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field total: extent 'nb' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nb));
-  if (cfg->backend == CNP_BACKEND_CUDA && cfg->strict)
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
+    return cnp_g_err(err, errlen, st, "csort_setup: %s", cnp_last_error());
+  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
+  cnp_backend_select(prev, 0);
+  if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "csort_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
+  B = CNP_BACKEND_HOST;
+  cnp_clear_error();
 
   p = (csort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "csort_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "csort_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "csort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->P_nb = cfg->nb;
@@ -545,7 +558,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 549 "input.c"
+#line 562 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -564,7 +577,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 568 "input.c"
+#line 581 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -580,7 +593,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v);");
       p->stats.launches++;
     }
-#line 584 "input.c"
+#line 597 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -593,7 +606,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb);");
       p->stats.launches++;
     }
-#line 597 "input.c"
+#line 610 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -611,7 +624,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 615 "input.c"
+#line 628 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
@@ -671,7 +684,7 @@ static int csort_h_snapshot(csort_h *p, const char *name, cnp_array *view)
 int csort_setup(csort **p, const csort_config *cfg, char *err, size_t errlen)
 {
   csort_h *h = NULL;
-  int st = csort_h_setup(&h, cfg, err, errlen);
+  int st = csort_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct csort *)h;  /* the tag: a variable may share the name */
   return st;
 }

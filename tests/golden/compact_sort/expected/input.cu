@@ -658,20 +658,25 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   if ((int64_t)cfg->nb <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field total: extent 'nb' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nb));
-  if (cfg->backend == CNP_BACKEND_CUDA) {
-    const char *why = "";
-    if (cnp_cuda_available(&why)) B = CNP_BACKEND_CUDA;
-    else if (cfg->strict)
-      return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "csort_setup: CUDA backend unavailable: %s", why);
-  }
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+    return cnp_g_err(err, errlen, st, "csort_setup: %s", cnp_last_error());
+  B = cnp_backend_current();
+  cnp_backend_select(prev, 0);
 
   p = (csort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "csort_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "csort_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "csort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->P_nb = cfg->nb;
@@ -826,7 +831,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 830 "input.cu"
+#line 835 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -845,7 +850,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 849 "input.cu"
+#line 854 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -862,7 +867,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 866 "input.cu"
+#line 871 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -876,7 +881,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 880 "input.cu"
+#line 885 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -894,7 +899,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 898 "input.cu"
+#line 903 "input.cu"
     }
   }
   p->stats.steps++;
@@ -958,7 +963,7 @@ static int csort_h_snapshot(csort_h *p, const char *name, cnp_array *view)
 int csort_setup(csort **p, const csort_config *cfg, char *err, size_t errlen)
 {
   csort_h *h = NULL;
-  int st = csort_h_setup(&h, cfg, err, errlen);
+  int st = csort_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct csort *)h;  /* the tag: a variable may share the name */
   return st;
 }

@@ -338,16 +338,29 @@ static int graph_h_setup(graph_h **pp, const graph_config *cfg, char *err, size_
   if (cfg->N <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: dim N: capacity cfg.N must be > 0 (got %lld)",
                      (long long)cfg->N);
-  if (cfg->backend == CNP_BACKEND_CUDA && cfg->strict)
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
+    return cnp_g_err(err, errlen, st, "graph_setup: %s", cnp_last_error());
+  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
+  cnp_backend_select(prev, 0);
+  if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "graph_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
+  B = CNP_BACKEND_HOST;
+  cnp_clear_error();
 
   p = (graph_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "graph_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "graph_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "graph_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->cap_N = p->n_N = cfg->N;
@@ -459,7 +472,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(graph_k0(p, S),
             "input.cnp:12: map i in N");
-#line 463 "input.c"
+#line 476 "input.c"
 
   /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -476,19 +489,19 @@ static int graph_h_step(graph_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 480 "input.c"
+#line 493 "input.c"
 
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
   CNP_G_TRY(graph_k1(p, S),
             "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 486 "input.c"
+#line 499 "input.c"
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 492 "input.c"
+#line 505 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -498,13 +511,13 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 502 "input.c"
+#line 515 "input.c"
 
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
 #line 20 "input.cnp"
   CNP_G_TRY(graph_k2(p, S),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 508 "input.c"
+#line 521 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
@@ -573,7 +586,7 @@ static int graph_h_snapshot(graph_h *p, const char *name, cnp_array *view)
 int graph_setup(graph **p, const graph_config *cfg, char *err, size_t errlen)
 {
   graph_h *h = NULL;
-  int st = graph_h_setup(&h, cfg, err, errlen);
+  int st = graph_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct graph *)h;  /* the tag: a variable may share the name */
   return st;
 }

@@ -418,16 +418,29 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:12: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  if (cfg->backend == CNP_BACKEND_CUDA && cfg->strict)
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
+    return cnp_g_err(err, errlen, st, "graph_sort_setup: %s", cnp_last_error());
+  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
+  cnp_backend_select(prev, 0);
+  if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "graph_sort_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
+  B = CNP_BACKEND_HOST;
+  cnp_clear_error();
 
   p = (graph_sort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "graph_sort_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "graph_sort_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "graph_sort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->P_n_cells = cfg->n_cells;
@@ -584,7 +597,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 588 "input.c"
+#line 601 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -603,7 +616,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 607 "input.c"
+#line 620 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -619,7 +632,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w);");
       p->stats.launches++;
     }
-#line 623 "input.c"
+#line 636 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -632,7 +645,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells);");
       p->stats.launches++;
     }
-#line 636 "input.c"
+#line 649 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -650,14 +663,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 654 "input.c"
+#line 667 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 661 "input.c"
+#line 674 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -667,14 +680,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 671 "input.c"
+#line 684 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 678 "input.c"
+#line 691 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
@@ -748,7 +761,7 @@ static int graph_sort_h_snapshot(graph_sort_h *p, const char *name, cnp_array *v
 int graph_sort_setup(graph_sort **p, const graph_sort_config *cfg, char *err, size_t errlen)
 {
   graph_sort_h *h = NULL;
-  int st = graph_sort_h_setup(&h, cfg, err, errlen);
+  int st = graph_sort_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct graph_sort *)h;  /* the tag: a variable may share the name */
   return st;
 }

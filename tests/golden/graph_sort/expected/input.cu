@@ -673,20 +673,25 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:12: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  if (cfg->backend == CNP_BACKEND_CUDA) {
-    const char *why = "";
-    if (cnp_cuda_available(&why)) B = CNP_BACKEND_CUDA;
-    else if (cfg->strict)
-      return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "graph_sort_setup: CUDA backend unavailable: %s", why);
-  }
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+    return cnp_g_err(err, errlen, st, "graph_sort_setup: %s", cnp_last_error());
+  B = cnp_backend_current();
+  cnp_backend_select(prev, 0);
 
   p = (graph_sort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "graph_sort_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "graph_sort_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "graph_sort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->P_n_cells = cfg->n_cells;
@@ -865,7 +870,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 869 "input.cu"
+#line 874 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -884,7 +889,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 888 "input.cu"
+#line 893 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -901,7 +906,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 905 "input.cu"
+#line 910 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -915,7 +920,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 919 "input.cu"
+#line 924 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -933,7 +938,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 937 "input.cu"
+#line 942 "input.cu"
     }
   }
 
@@ -941,7 +946,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 945 "input.cu"
+#line 950 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -951,14 +956,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 955 "input.cu"
+#line 960 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 962 "input.cu"
+#line 967 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
@@ -1035,7 +1040,7 @@ static int graph_sort_h_snapshot(graph_sort_h *p, const char *name, cnp_array *v
 int graph_sort_setup(graph_sort **p, const graph_sort_config *cfg, char *err, size_t errlen)
 {
   graph_sort_h *h = NULL;
-  int st = graph_sort_h_setup(&h, cfg, err, errlen);
+  int st = graph_sort_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct graph_sort *)h;  /* the tag: a variable may share the name */
   return st;
 }

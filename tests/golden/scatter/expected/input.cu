@@ -548,20 +548,25 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:6: field E: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  if (cfg->backend == CNP_BACKEND_CUDA) {
-    const char *why = "";
-    if (cnp_cuda_available(&why)) B = CNP_BACKEND_CUDA;
-    else if (cfg->strict)
-      return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "scatter_setup: CUDA backend unavailable: %s", why);
-  }
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+    return cnp_g_err(err, errlen, st, "scatter_setup: %s", cnp_last_error());
+  B = cnp_backend_current();
+  cnp_backend_select(prev, 0);
 
   p = (scatter_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "scatter_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "scatter_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "scatter_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->P_n_cells = cfg->n_cells;
@@ -701,7 +706,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
     CNP_G_TRY(scatter_k0(p, S),
               "input.cnp:10: map i in N");
-#line 705 "input.cu"
+#line 710 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
@@ -766,7 +771,7 @@ static int scatter_h_snapshot(scatter_h *p, const char *name, cnp_array *view)
 int scatter_setup(scatter **p, const scatter_config *cfg, char *err, size_t errlen)
 {
   scatter_h *h = NULL;
-  int st = scatter_h_setup(&h, cfg, err, errlen);
+  int st = scatter_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct scatter *)h;  /* the tag: a variable may share the name */
   return st;
 }

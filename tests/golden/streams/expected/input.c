@@ -242,16 +242,29 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  if (cfg->backend == CNP_BACKEND_CUDA && cfg->strict)
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
+    return cnp_g_err(err, errlen, st, "streams_setup: %s", cnp_last_error());
+  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
+  cnp_backend_select(prev, 0);
+  if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "streams_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
+  B = CNP_BACKEND_HOST;
+  cnp_clear_error();
 
   p = (streams_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "streams_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "streams_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "streams_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->P_n_cells = cfg->n_cells;
@@ -397,7 +410,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 401 "input.c"
+#line 414 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -408,7 +421,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 412 "input.c"
+#line 425 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -418,7 +431,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 422 "input.c"
+#line 435 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -434,7 +447,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 438 "input.c"
+#line 451 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -450,13 +463,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 454 "input.c"
+#line 467 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 460 "input.c"
+#line 473 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -466,14 +479,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 470 "input.c"
+#line 483 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 477 "input.c"
+#line 490 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
@@ -548,7 +561,7 @@ static int streams_h_snapshot(streams_h *p, const char *name, cnp_array *view)
 int streams_setup(streams **p, const streams_config *cfg, char *err, size_t errlen)
 {
   streams_h *h = NULL;
-  int st = streams_h_setup(&h, cfg, err, errlen);
+  int st = streams_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct streams *)h;  /* the tag: a variable may share the name */
   return st;
 }

@@ -275,20 +275,25 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  if (cfg->backend == CNP_BACKEND_CUDA) {
-    const char *why = "";
-    if (cnp_cuda_available(&why)) B = CNP_BACKEND_CUDA;
-    else if (cfg->strict)
-      return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "streams_setup: CUDA backend unavailable: %s", why);
-  }
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+    return cnp_g_err(err, errlen, st, "streams_setup: %s", cnp_last_error());
+  B = cnp_backend_current();
+  cnp_backend_select(prev, 0);
 
   p = (streams_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "streams_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "streams_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "streams_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->P_n_cells = cfg->n_cells;
@@ -435,7 +440,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
-#line 439 "input.cu"
+#line 444 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -447,7 +452,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
-#line 451 "input.cu"
+#line 456 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -458,7 +463,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
-#line 462 "input.cu"
+#line 467 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -474,7 +479,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 478 "input.cu"
+#line 483 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -490,13 +495,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 494 "input.cu"
+#line 499 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 500 "input.cu"
+#line 505 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -506,14 +511,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 510 "input.cu"
+#line 515 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 517 "input.cu"
+#line 522 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
@@ -591,7 +596,7 @@ static int streams_h_snapshot(streams_h *p, const char *name, cnp_array *view)
 int streams_setup(streams **p, const streams_config *cfg, char *err, size_t errlen)
 {
   streams_h *h = NULL;
-  int st = streams_h_setup(&h, cfg, err, errlen);
+  int st = streams_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct streams *)h;  /* the tag: a variable may share the name */
   return st;
 }

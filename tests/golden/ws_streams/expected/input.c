@@ -306,16 +306,29 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
   if (cfg->M <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:4: dim M: capacity cfg.M must be > 0 (got %lld)",
                      (long long)cfg->M);
-  if (cfg->backend == CNP_BACKEND_CUDA && cfg->strict)
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
+    return cnp_g_err(err, errlen, st, "twows_setup: %s", cnp_last_error());
+  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
+  cnp_backend_select(prev, 0);
+  if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "twows_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
+  B = CNP_BACKEND_HOST;
+  cnp_clear_error();
 
   p = (twows_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "twows_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "twows_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "twows_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->cap_N = p->n_N = cfg->N;
@@ -437,7 +450,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
   CNP_G_TRY(twows_k0(p, S),
             "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 441 "input.c"
+#line 454 "input.c"
 
   /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -454,7 +467,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 458 "input.c"
+#line 471 "input.c"
 
   /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -467,7 +480,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:11: sort ka (a);");
     p->stats.launches++;
   }
-#line 471 "input.c"
+#line 484 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
   p->ws_used = 1;
@@ -482,7 +495,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(twows_k1(p, S),
             "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 486 "input.c"
+#line 499 "input.c"
 
   /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -499,7 +512,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 503 "input.c"
+#line 516 "input.c"
 
   /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -512,7 +525,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:16: sort kb (b);");
     p->stats.launches++;
   }
-#line 516 "input.c"
+#line 529 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
   p->ws_used = 1;
@@ -585,7 +598,7 @@ static int twows_h_snapshot(twows_h *p, const char *name, cnp_array *view)
 int twows_setup(twows **p, const twows_config *cfg, char *err, size_t errlen)
 {
   twows_h *h = NULL;
-  int st = twows_h_setup(&h, cfg, err, errlen);
+  int st = twows_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct twows *)h;  /* the tag: a variable may share the name */
   return st;
 }

@@ -729,20 +729,25 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
   if (cfg->M <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:4: dim M: capacity cfg.M must be > 0 (got %lld)",
                      (long long)cfg->M);
-  if (cfg->backend == CNP_BACKEND_CUDA) {
-    const char *why = "";
-    if (cnp_cuda_available(&why)) B = CNP_BACKEND_CUDA;
-    else if (cfg->strict)
-      return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "twows_setup: CUDA backend unavailable: %s", why);
-  }
+  prev = cnp_backend_current();
+  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+    return cnp_g_err(err, errlen, st, "twows_setup: %s", cnp_last_error());
+  B = cnp_backend_current();
+  cnp_backend_select(prev, 0);
 
   p = (twows_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "twows_setup: out of memory");
   p->backend = B;
   p->device = cnp_backend_device();
   prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 1)) != CNP_OK) {
+  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
     where = "twows_setup: selecting the backend";
+    goto fail;
+  }
+  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+    st = CNP_EUNAVAILABLE;
+    where = "twows_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
   p->cap_N = p->n_N = cfg->N;
@@ -898,7 +903,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 902 "input.cu"
+#line 907 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -915,7 +920,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 919 "input.cu"
+#line 924 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -929,7 +934,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 933 "input.cu"
+#line 938 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -951,7 +956,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 955 "input.cu"
+#line 960 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -968,7 +973,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 972 "input.cu"
+#line 977 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -982,7 +987,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 986 "input.cu"
+#line 991 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
@@ -1059,7 +1064,7 @@ static int twows_h_snapshot(twows_h *p, const char *name, cnp_array *view)
 int twows_setup(twows **p, const twows_config *cfg, char *err, size_t errlen)
 {
   twows_h *h = NULL;
-  int st = twows_h_setup(&h, cfg, err, errlen);
+  int st = twows_h_setup(p ? &h : NULL, cfg, err, errlen);   /* p == NULL: CNP_EINVAL */
   if (p) *p = (struct twows *)h;  /* the tag: a variable may share the name */
   return st;
 }
