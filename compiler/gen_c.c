@@ -2615,22 +2615,37 @@ static void gen_setup_mpi(GenUnit *u, Buf *b) {
         } else {
           /* no `from`: receive from the one rank whose destination is this rank (the ring
           ** (rank + 1) % size receives from rank - 1; a pairwise swap from its partner) */
+          /* ... and fail on every rank alike unless every rank has exactly one sender: each
+          ** rank evaluates all destinations, so one rank failing alone (and the others
+          ** waiting for it in their first exchange) cannot happen */
           buf_line(b, "{");
           buf_line(b, "  const int me = p->rank;");
-          buf_line(b, "  int senders = 0;");
+          buf_line(b, "  int bad = 0;");
+          buf_line(b, "  int *senders = (int *)calloc((size_t)p->size, sizeof(int));");
+          buf_line(b, "  if (!senders) {");
+          buf_line(b, "    st = CNP_ENOMEM;");
+          buf_line(b, "    where = \"%s:%d: exchange %s\";", file, s->loc.line, h->name);
+          buf_line(b, "    goto fail;");
+          buf_line(b, "  }");
           buf_line(b, "  p->xsrc_%d = -1;", op->mpi_id);
           buf_line(b, "  for (int r = 0; r < p->size; r++) {  /* the destination rank r computes */");
           buf_line(b, "    p->rank = r;");
-          buf_line(b, "    if ((int)(%s) == me) {", dst);
-          buf_line(b, "      p->xsrc_%d = r;", op->mpi_id);
-          buf_line(b, "      senders++;");
+          buf_line(b, "    const int64_t d = (int64_t)(%s);", dst);
+          buf_line(b, "    if (d < 0 || d >= p->size) {");
+          buf_line(b, "      bad = 1;");
+          buf_line(b, "      continue;");
           buf_line(b, "    }");
+          buf_line(b, "    senders[d]++;");
+          buf_line(b, "    if (d == me) p->xsrc_%d = r;", op->mpi_id);
           buf_line(b, "  }");
           buf_line(b, "  p->rank = me;");
-          buf_line(b, "  if (senders != 1) {");
+          buf_line(b, "  for (int r = 0; r < p->size; r++) bad |= senders[r] != 1;");
+          buf_line(b, "  free(senders);");
+          buf_line(b, "  if (bad) {");
           buf_line(b, "    st = CNP_EINVAL;");
-          buf_line(b, "    where = \"%s:%d: exchange %s: not exactly one rank sends to this one; "
-                      "give the source with `from`\";", file, s->loc.line, h->name);
+          buf_line(b, "    where = \"%s:%d: exchange %s: not exactly one rank sends to each rank (or a "
+                      "destination is outside [0, size)); give the source with `from`\";",
+                   file, s->loc.line, h->name);
           buf_line(b, "    goto fail;");
           buf_line(b, "  }");
           buf_line(b, "}");

@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
   } else {
     CHECK(st == CNP_EINVAL, "rank %d: setup gave %d (%s), want CNP_EINVAL", rank, st, err);
     CHECK(p == NULL, "no pipeline after a failed setup");
-    CHECK(strstr(err, "exchange h: not exactly one rank sends to this one") != NULL &&
+    CHECK(strstr(err, "exchange h: not exactly one rank sends to each rank") != NULL &&
               strstr(err, "`from`") != NULL,
           "rank %d: message '%s'", rank, err);
   }
