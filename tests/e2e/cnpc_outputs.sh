@@ -87,6 +87,12 @@ want='  "s2_o1" -> "s4_o0" [style=dotted, label="sync"];
 [ "$edges" = "$want" ] || fail "dot edges of ev.cnp: $edges"
 grep -q 'label="exchange halo\\nev.cnp:11"' "$work/dot/ev.dot" || fail "dot: exchange label"
 if command -v dot >/dev/null; then dot -Tsvg "$work/dot/ev.dot" -o "$work/ev.svg" || fail "dot rejects ev.dot"; fi
+# a step of only `after E` (no ops) still orders its stream: a node for its wait, in its lane
+printf 'pipeline aw;\ndim N;\nfield x : f64[N];\nstream s, io;\nevent e;\nstep on s { map i in N { x[i] = 1.0; } record e; }\nstep on io after e { }\nstep on io { map i in N { x[i] = x[i] + 1.0; } }\n' > "$work/dot/aw.cnp"
+(cd "$work/dot" && "$cnpc" --emit=dot --out-dir . aw.cnp) || fail "dot: aw.cnp"
+grep -q '"s1_a" \[label="after e\\naw.cnp:7"\];' "$work/dot/aw.dot" && grep -q '"s1_a" -> "s2_o0";' "$work/dot/aw.dot" \
+  && grep -q '"s0_o1" -> "s1_a" \[style=dashed, color=blue, label="e"\];' "$work/dot/aw.dot" \
+  || fail "dot: a step of only 'after e': $(cat "$work/dot/aw.dot")"
 
 # depfile
 (cd "$work/a" && "$cnpc" --emit=header,c --out-dir dep -MD -MF dep/pic.d -MT dep/pic.c ex/pic.cnp)
