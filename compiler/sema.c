@@ -27,6 +27,7 @@ typedef struct Sema {
   int n_macc, cap_macc;
   /* hazard ops, in program order: a list of arena chunks (no copying as it grows) */
   struct HzChunk *ops, *ops_tail;
+  Stmt **kcall;             /* first call of each kernel (by index): it fixes the C prototype */
 } Sema;
 
 typedef enum { HZ_READ, HZ_WRITE, HZ_RECORD, HZ_WAIT, HZ_STEP } HzKind;
@@ -1315,6 +1316,68 @@ static void check_sum(Sema *S, Stmt *s) {
   op(S, HZ_WRITE, out, &s->b.loc);
 }
 
+/* The C type a kernel argument is passed as (gen_c.c, karg_type): fields as element pointers,
+** params by value (f16 as float), constants as double or int64_t, dims as int64_t. */
+static int karg_code(const Expr *a, const char **what) {   /* -1: not a resolved name */
+  Decl *d = a->kind == EX_NAME ? a->ref.decl : NULL;
+  if (!d) return -1;
+  if (d->kind == DECL_FIELD) {
+    *what = "field";
+    return 100 + (int)d->dtype;
+  }
+  DType t = d->kind == DECL_PARAM ? d->dtype
+            : d->kind == DECL_CONST && dtype_is_float(d->dtype) ? DT_F64 : DT_I64;
+  *what = "value";
+  return t == DT_F16 ? (int)DT_F32 : (int)t;
+}
+
+static const char *karg_text(Sema *S, const Decl *d) {
+  if (d->kind == DECL_FIELD) return sema_type_text(S->cc, d);
+  if (d->kind == DECL_DIM) return "its live extent, i64";
+  return dtype_name(d->dtype);
+}
+
+/* Every call of a kernel must match its first: the kernel and its host fallback are one C
+** function each, whose parameters the first call fixes. */
+static void same_signature(Sema *S, Decl *k, Stmt *s) {
+  if (!S->kcall) S->kcall = arena_alloc(&S->cc->arena, sizeof *S->kcall * (size_t)(S->cc->n_decl[DECL_KERNEL] + 1));
+  Stmt *f = S->kcall[k->index];
+  if (!f) {
+    for (int i = 0; i < s->nargs; i++) {
+      const char *w;
+      if (karg_code(s->args[i], &w) < 0) return;   /* reported above */
+    }
+    S->kcall[k->index] = s;
+    return;
+  }
+  if (f->nargs != s->nargs) {
+    diag_error(S->cc, s->a.loc, "kernel '%s' is called with %d argument%s here and %d at its first call: "
+               "every call passes the same arguments (one C function and its host fallback)",
+               k->name, s->nargs, s->nargs == 1 ? "" : "s", f->nargs);
+    diag_note(S->cc, f->a.loc, "first call of '%s'", k->name);
+    return;
+  }
+  if (!f->value2 != !s->value2) {
+    diag_error(S->cc, s->a.loc, "kernel '%s' is called %s 'over' here and %s it at its first call: "
+               "'over' adds the extent as the last argument", k->name, s->value2 ? "with" : "without",
+               f->value2 ? "with" : "without");
+    diag_note(S->cc, f->a.loc, "first call of '%s'", k->name);
+    return;
+  }
+  for (int i = 0; i < s->nargs; i++) {
+    const char *wa = "", *wb = "";
+    int a = karg_code(s->args[i], &wa), b = karg_code(f->args[i], &wb);
+    if (a < 0 || a == b) continue;
+    Decl *da = s->args[i]->ref.decl, *db = f->args[i]->ref.decl;
+    diag_error(S->cc, s->args[i]->loc, "argument %d of kernel '%s' is %s '%s' (%s) here and %s '%s' (%s) "
+               "at its first call: every call passes the same types", i + 1, k->name,
+               decl_kind_name(da->kind), da->name, karg_text(S, da), decl_kind_name(db->kind), db->name,
+               karg_text(S, db));
+    diag_note(S->cc, f->args[i]->loc, "first call of '%s'", k->name);
+    return;
+  }
+}
+
 static void check_stmt(Sema *S, Stmt *s) {
   switch (s->kind) {
   case ST_MAP:
@@ -1440,7 +1503,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     break;
   }
   case ST_CALL: {
-    resolve(S, &s->a, K(DECL_KERNEL));
+    Decl *kd = resolve(S, &s->a, K(DECL_KERNEL));
     for (int i = 0; i < s->nargs; i++) {
       Expr *a = s->args[i];
       if (a->kind != EX_NAME) {
@@ -1463,6 +1526,7 @@ static void check_stmt(Sema *S, Stmt *s) {
       if (s->value2->kind == EX_NAME && s->value2->ref.decl && s->value2->ref.decl->kind == DECL_DIM)
         op(S, HZ_READ, s->value2->ref.decl, &s->value2->loc);
     }
+    if (kd) same_signature(S, kd, s);
     break;
   }
   default:
