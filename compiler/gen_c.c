@@ -1950,6 +1950,19 @@ static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
   b->indent = 0;
 }
 
+/* In NAME_failed(): a step that fails has enqueued part of its work, which may still run;
+** the next call's waits must cover it, not only the previous complete call's. */
+static void gen_fail_join(GenUnit *u, Buf *b) {
+  bool any = false;
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_STREAM && join_source(u, d->index)) {
+      if (!any) buf_puts(b, "  /* the next call waits for the work enqueued before the failure too */\n");
+      any = true;
+      buf_printf(b, "  (void)cnp_event_record(p->ej_%s, p->s_%s);\n", d->name, d->name);
+    }
+  if (any) buf_puts(b, "  p->ej_ready = 1;\n");
+}
+
 /* ======================================================================== CUDA graphs (.cu only) */
 
 /* Are all fields of the list over dim `dim` (a live extent)? */
@@ -3139,6 +3152,8 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   if (!eset.n) buf_line(&eset, "(void)n;");
   Buf gfields = {0}, gfuncs = {0}, gsetup = {0}, gteardown = {0};
   if (cuda) gen_graphs(u, &gfields, &gfuncs, &gsetup, &gteardown);
+  Buf fjoin = {0};
+  gen_fail_join(u, &fjoin);
   bsel.indent = 2;
   /* the backend: cfg.backend unless CNP_BACKEND forces one; the runtime's selection decides
   ** (strictness, fallback, the env variable), so the fields, streams and events of the
@@ -3172,6 +3187,7 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
       {"kernels", buf_str(&kernels)},
       {"setup_checks", buf_str(&checks)},
       {"backend_select", buf_str(&bsel)},
+      {"fail_join", buf_str(&fjoin)},
       {"setup_body", buf_str(&setup)},
       {"step_params_h", step_params(u, true, false)},
       {"step_params", step_params(u, false, false)},
@@ -3195,6 +3211,6 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   Buf *gall[] = {&gfields, &gfuncs, &gsetup, &gteardown};
   for (size_t i = 0; i < sizeof gall / sizeof gall[0]; i++) buf_free(gall[i]);
   Buf *all[] = {&fields, &kernels, &checks, &setup, &step, &teardown,
-                &flook,  &elook,   &eset,   &slook, &sync, &bsel, &types};
+                &flook,  &elook,   &eset,   &slook, &sync, &bsel, &types, &fjoin};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buf_free(all[i]);
 }

@@ -151,6 +151,10 @@ CNP_G_INLINE int graph_failed(graph_h *p, int st, const char *where)
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
   snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* the next call waits for the work enqueued before the failure too */
+  (void)cnp_event_record(p->ej_s, p->s_s);
+  (void)cnp_event_record(p->ej_io, p->s_io);
+  p->ej_ready = 1;
   return st;
 }
 
@@ -192,7 +196,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 196 "input.c"
+#line 200 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -236,7 +240,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 240 "input.c"
+#line 244 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -278,7 +282,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 282 "input.c"
+#line 286 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -472,7 +476,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(graph_k0(p, S),
             "input.cnp:12: map i in N");
-#line 476 "input.c"
+#line 480 "input.c"
 
   /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -489,19 +493,19 @@ static int graph_h_step(graph_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 493 "input.c"
+#line 497 "input.c"
 
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
   CNP_G_TRY(graph_k1(p, S),
             "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 499 "input.c"
+#line 503 "input.c"
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 505 "input.c"
+#line 509 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -511,13 +515,13 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 515 "input.c"
+#line 519 "input.c"
 
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
 #line 20 "input.cnp"
   CNP_G_TRY(graph_k2(p, S),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 521 "input.c"
+#line 525 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

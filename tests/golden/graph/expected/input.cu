@@ -187,6 +187,10 @@ CNP_G_INLINE int graph_failed(graph_h *p, int st, const char *where)
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
   snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* the next call waits for the work enqueued before the failure too */
+  (void)cnp_event_record(p->ej_s, p->s_s);
+  (void)cnp_event_record(p->ej_io, p->s_io);
+  p->ej_ready = 1;
   return st;
 }
 
@@ -229,7 +233,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 233 "input.cu"
+#line 237 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -254,7 +258,7 @@ static __global__ void graph_k0_cuda(const graph_k0_args A)
     f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 258 "input.cu"
+#line 262 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -321,7 +325,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 325 "input.cu"
+#line 329 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -340,7 +344,7 @@ static __global__ void graph_k1_cuda(const graph_k1_args A)
     const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
     f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 344 "input.cu"
+#line 348 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -405,7 +409,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 409 "input.cu"
+#line 413 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -425,7 +429,7 @@ static __global__ void graph_k2_cuda(const graph_k2_args A)
     const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
     f_y[l_i] = (double)f_x[l_i];
-#line 429 "input.cu"
+#line 433 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -970,7 +974,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
     CNP_G_TRY(graph_k0(p, S),
               "input.cnp:12: map i in N");
-#line 974 "input.cu"
+#line 978 "input.cu"
 
     /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -987,20 +991,20 @@ static int graph_h_step(graph_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 991 "input.cu"
+#line 995 "input.cu"
 
     /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_k1(p, S),
               "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 997 "input.cu"
+#line 1001 "input.cu"
   }
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done;");
-#line 1004 "input.cu"
+#line 1008 "input.cu"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -1010,7 +1014,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1014 "input.cu"
+#line 1018 "input.cu"
   if (p->gx_1) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g1_replay(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
@@ -1022,7 +1026,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
     CNP_G_TRY(graph_k2(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1026 "input.cu"
+#line 1030 "input.cu"
   }
 
   /* the next call orders its work after this call's (see the waits above) */

@@ -165,6 +165,10 @@ CNP_G_INLINE int graph_sort_failed(graph_sort_h *p, int st, const char *where)
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
   snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* the next call waits for the work enqueued before the failure too */
+  (void)cnp_event_record(p->ej_s, p->s_s);
+  (void)cnp_event_record(p->ej_io, p->s_io);
+  p->ej_ready = 1;
   return st;
 }
 
@@ -232,7 +236,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 236 "input.c"
+#line 240 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -290,7 +294,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 294 "input.c"
+#line 298 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -326,7 +330,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 330 "input.c"
+#line 334 "input.c"
         } /* map i */
       }
     }
@@ -597,7 +601,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 601 "input.c"
+#line 605 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -616,7 +620,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 620 "input.c"
+#line 624 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -632,7 +636,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w);");
       p->stats.launches++;
     }
-#line 636 "input.c"
+#line 640 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -645,7 +649,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells);");
       p->stats.launches++;
     }
-#line 649 "input.c"
+#line 653 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -663,14 +667,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 667 "input.c"
+#line 671 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 674 "input.c"
+#line 678 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -680,14 +684,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 684 "input.c"
+#line 688 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 691 "input.c"
+#line 695 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -195,6 +195,10 @@ CNP_G_INLINE int graph_sort_failed(graph_sort_h *p, int st, const char *where)
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
   snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* the next call waits for the work enqueued before the failure too */
+  (void)cnp_event_record(p->ej_s, p->s_s);
+  (void)cnp_event_record(p->ej_io, p->s_io);
+  p->ej_ready = 1;
   return st;
 }
 
@@ -263,7 +267,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 267 "input.cu"
+#line 271 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -321,7 +325,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 325 "input.cu"
+#line 329 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -357,7 +361,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 361 "input.cu"
+#line 365 "input.cu"
         } /* map i */
       }
     }
@@ -401,7 +405,7 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
     f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 405 "input.cu"
+#line 409 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -870,7 +874,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 874 "input.cu"
+#line 878 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -889,7 +893,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 893 "input.cu"
+#line 897 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -906,7 +910,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 910 "input.cu"
+#line 914 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -920,7 +924,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 924 "input.cu"
+#line 928 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -938,7 +942,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 942 "input.cu"
+#line 946 "input.cu"
     }
   }
 
@@ -946,7 +950,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 950 "input.cu"
+#line 954 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -956,14 +960,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 960 "input.cu"
+#line 964 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 967 "input.cu"
+#line 971 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

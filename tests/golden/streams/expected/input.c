@@ -180,6 +180,10 @@ CNP_G_INLINE int streams_failed(streams_h *p, int st, const char *where)
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
   snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* the next call waits for the work enqueued before the failure too */
+  (void)cnp_event_record(p->ej_work, p->s_work);
+  (void)cnp_event_record(p->ej_io, p->s_io);
+  p->ej_ready = 1;
   return st;
 }
 
@@ -410,7 +414,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v);");
     p->stats.launches++;
   }
-#line 414 "input.c"
+#line 418 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -421,7 +425,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off;");
     p->stats.launches++;
   }
-#line 425 "input.c"
+#line 429 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -431,7 +435,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells);");
     p->stats.launches++;
   }
-#line 435 "input.c"
+#line 439 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -447,7 +451,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 451 "input.c"
+#line 455 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -463,13 +467,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 467 "input.c"
+#line 471 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 473 "input.c"
+#line 477 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -479,14 +483,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 483 "input.c"
+#line 487 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 490 "input.c"
+#line 494 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

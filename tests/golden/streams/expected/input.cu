@@ -202,6 +202,10 @@ CNP_G_INLINE int streams_failed(streams_h *p, int st, const char *where)
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
   snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* the next call waits for the work enqueued before the failure too */
+  (void)cnp_event_record(p->ej_work, p->s_work);
+  (void)cnp_event_record(p->ej_io, p->s_io);
+  p->ej_ready = 1;
   return st;
 }
 
@@ -440,7 +444,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
-#line 444 "input.cu"
+#line 448 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -452,7 +456,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
-#line 456 "input.cu"
+#line 460 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -463,7 +467,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
-#line 467 "input.cu"
+#line 471 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -479,7 +483,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 483 "input.cu"
+#line 487 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -495,13 +499,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 499 "input.cu"
+#line 503 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready;");
-#line 505 "input.cu"
+#line 509 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -511,14 +515,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 515 "input.cu"
+#line 519 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 522 "input.cu"
+#line 526 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
