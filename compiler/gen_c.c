@@ -2624,7 +2624,37 @@ static void gen_setup_mpi(GenUnit *u, Buf *b) {
         const char *dst = setup_str(u, s->value, "p->");
         buf_line(b, "p->xdst_%d = (int)(%s);", op->mpi_id, dst);
         if (s->value2) {
-          buf_line(b, "p->xsrc_%d = (int)(%s);", op->mpi_id, setup_str(u, s->value2, "p->"));
+          const char *src = setup_str(u, s->value2, "p->");
+          buf_line(b, "p->xsrc_%d = (int)(%s);", op->mpi_id, src);
+          /* every send must meet its receive (else the exchange waits forever): the rank each
+          ** rank sends to receives from it. Checked for all ranks, so all fail alike. */
+          buf_line(b, "{");
+          buf_line(b, "  const int me = p->rank;");
+          buf_line(b, "  int bad_r = -1;");
+          buf_line(b, "  int64_t bad_d = 0, bad_s = 0;");
+          buf_line(b, "  for (int r = 0; r < p->size && bad_r < 0; r++) {");
+          buf_line(b, "    p->rank = r;");
+          buf_line(b, "    const int64_t d = (int64_t)(%s);", dst);
+          buf_line(b, "    if (d < 0 || d >= p->size) continue;   /* reported below, on that rank */");
+          buf_line(b, "    p->rank = (int)d;");
+          buf_line(b, "    const int64_t sr = (int64_t)(%s);", src);
+          buf_line(b, "    if (sr != r) {");
+          buf_line(b, "      bad_r = r;");
+          buf_line(b, "      bad_d = d;");
+          buf_line(b, "      bad_s = sr;");
+          buf_line(b, "    }");
+          buf_line(b, "  }");
+          buf_line(b, "  p->rank = me;");
+          buf_line(b, "  if (bad_r >= 0) {");
+          buf_line(b, "    st = CNP_EINVAL;");
+          buf_line(b, "    snprintf(p->error, sizeof p->error, \"%s:%d: exchange %s: rank %%d sends to rank %%lld, "
+                      "which receives from rank %%lld: `from` must give the rank whose destination is this "
+                      "one\", bad_r, (long long)bad_d, (long long)bad_s);", file, s->loc.line, h->name);
+          buf_line(b, "    where = p->error;");
+          buf_line(b, "    cnp_clear_error();   /* the message is all of it */");
+          buf_line(b, "    goto fail;");
+          buf_line(b, "  }");
+          buf_line(b, "}");
         } else {
           /* no `from`: receive from the one rank whose destination is this rank (the ring
           ** (rank + 1) % size receives from rank - 1; a pairwise swap from its partner) */
