@@ -298,24 +298,31 @@ Test(vectors_compact, mask_rejections)
 
 /* ---- sort_by_key -------------------------------------------------------------------- */
 
-/* Reference: stable insertion sort of row indices by key (as signed or unsigned). */
+/* Reference: stable merge sort of row indices by key (as signed or unsigned). */
+static int key_less(const void *keys, cnp_dtype t, int64_t a, int64_t b)
+{
+  if (t == CNP_INT32) return ((const int32_t *)keys)[a] < ((const int32_t *)keys)[b];
+  if (t == CNP_INT64) return ((const int64_t *)keys)[a] < ((const int64_t *)keys)[b];
+  return ((const uint64_t *)keys)[a] < ((const uint64_t *)keys)[b];
+}
+
 static void ref_order(const void *keys, cnp_dtype t, int64_t n, int64_t *order)
 {
+  int64_t *tmp = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+  cr_assert(tmp);
   for (int64_t i = 0; i < n; i++) order[i] = i;
-  for (int64_t i = 1; i < n; i++) {
-    int64_t o = order[i], j = i;
-    while (j > 0) {
-      int64_t p = order[j - 1];
-      int less;
-      if (t == CNP_INT32) less = ((const int32_t *)keys)[o] < ((const int32_t *)keys)[p];
-      else if (t == CNP_INT64) less = ((const int64_t *)keys)[o] < ((const int64_t *)keys)[p];
-      else less = ((const uint64_t *)keys)[o] < ((const uint64_t *)keys)[p];
-      if (!less) break;
-      order[j] = p;
-      j--;
+  for (int64_t w = 1; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) tmp[o++] = key_less(keys, t, order[j], order[i]) ? order[j++]
+                                                                                 : order[i++];
+      while (i < mid) tmp[o++] = order[i++];
+      while (j < hi) tmp[o++] = order[j++];
     }
-    order[j] = o;
+    memcpy(order, tmp, sizeof(int64_t) * (size_t)n);
   }
+  free(tmp);
 }
 
 static void check_sorted(const cnp_array *keys, const void *orig, const int64_t *order,
@@ -897,4 +904,130 @@ Test(vectors_backend, cuda_objects_without_cuda)
   st = cnp_segment_sum(&dv, &dk, 2, &dout, NULL);
   cr_expect(st == CNP_EUNAVAILABLE || st == CNP_EUNSUPPORTED || st == CNP_EDEVICE, "got %s",
             cnp_status_name(st));
+}
+
+/* ---- larger random vectors (past the 32768-row threshold of the threaded paths) ------ */
+
+static uint64_t rng_next(uint64_t *s)
+{
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+Test(vectors_large, compact_and_sort_every_dtype_against_reference)
+{
+  enum { N = 40000 };
+  uint64_t rng = 12345;
+  cnp_array mask = vec(CNP_BOOL, N), keys = vec(CNP_INT64, N), order = vec(CNP_INT64, N);
+  int64_t *live = malloc(sizeof(int64_t) * N), *want = malloc(sizeof(int64_t) * N);
+  int64_t *k0 = malloc(sizeof(int64_t) * N);
+  cr_assert(live && want && k0);
+  int64_t nl = 0;
+  for (int64_t i = 0; i < N; i++) {
+    int on = rng_next(&rng) % 3 != 0;
+    ((unsigned char *)mask.data)[i] = (unsigned char)(on ? 1 + i % 200 : 0);
+    if (on) live[nl++] = i;
+    k0[i] = (int64_t)(rng_next(&rng) % 2001) - 1000;
+  }
+  ref_order(k0, CNP_INT64, N, want);
+  const int pick[4] = {0, 2, 3, 7};           /* (N,), (N,3) F, (3,N) C, (2,2,N) C */
+  cnp_workspace *ws = host_ws(N, 0, 0);
+  for (int di = 0; di < N_DTYPES; di++)
+    for (int pi = 0; pi < 4; pi++) {
+      const layout *l = &layouts[pick[pi]];
+      cnp_array a = make_layout(l, all_dtypes[di], N);
+      fill_rows(&a, l->axis);
+      int64_t n = -1;
+      OK(cnp_compact_by_mask(&mask, &a, 1, &n, ws, NULL));
+      cr_assert_eq(n, nl);
+      check_rows(&a, l->axis, n, live, "large compact");
+      fill_rows(&a, l->axis);
+      memcpy(keys.data, k0, sizeof(int64_t) * N);
+      OK(cnp_sort_by_key(&keys, &order, &a, 1, 0, ws, NULL));
+      check_rows(&a, l->axis, N, want, "large sort");
+      cr_assert_eq(memcmp(order.data, want, sizeof(int64_t) * N), 0, "large sort order");
+      cnp_array_free(&a);
+    }
+  free(live);
+  free(want);
+  free(k0);
+  cnp_workspace_destroy(ws);
+  cnp_array_free(&mask);
+  cnp_array_free(&keys);
+  cnp_array_free(&order);
+}
+
+/* Integer-valued floats: every order of addition gives the exact sum, so the threaded
+** paths can be compared with a reference bit for bit. */
+Test(vectors_large, segment_sums_exact_every_dtype)
+{
+  enum { N = 50000, S = 37, K = 3 };
+  uint64_t rng = 777;
+  cnp_array keys = vec(CNP_INT32, N);
+  int64_t *k64 = malloc(sizeof(int64_t) * N);
+  cr_assert(k64);
+  for (int64_t i = 0; i < N; i++) {
+    int32_t k = (int32_t)(rng_next(&rng) % (S + 5)) - 5;     /* some negative: dropped */
+    ((int32_t *)keys.data)[i] = k;
+    k64[i] = k;
+  }
+  cnp_segment_plan *p = NULL;
+  OK(cnp_segment_plan_create(&p, CNP_BACKEND_HOST, 0, N, S));
+  OK(cnp_segment_plan_build(p, &keys, NULL));
+  for (int di = 0; di < N_DTYPES; di++) {
+    cnp_dtype t = all_dtypes[di];
+    int64_t vs[2] = {N, K}, os[2] = {S, K};
+    cnp_array v = alloc_nd(t, 2, vs, CNP_ORDER_C), out = alloc_nd(cnp_segment_sum_dtype(t), 2,
+                                                                    os, CNP_ORDER_C);
+    int scal = (t == CNP_COMPLEX64 || t == CNP_COMPLEX128) ? 2 : 1;
+    for (int64_t e = 0; e < N * K * scal; e++) {
+      int64_t x = (int64_t)(rng_next(&rng) % 9) - 4;
+      switch (t) {
+      case CNP_BOOL: ((unsigned char *)v.data)[e] = (unsigned char)(x > 0); break;
+      case CNP_INT32: ((int32_t *)v.data)[e] = (int32_t)x; break;
+      case CNP_INT64: ((int64_t *)v.data)[e] = x; break;
+      case CNP_UINT64: ((uint64_t *)v.data)[e] = (uint64_t)(x + 4); break;
+      case CNP_FLOAT16: ((uint16_t *)v.data)[e] = cnp_float_to_half((float)x); break;
+      case CNP_FLOAT32: case CNP_COMPLEX64: ((float *)v.data)[e] = (float)x; break;
+      default: ((double *)v.data)[e] = (double)x; break;
+      }
+    }
+    OK(cnp_segment_plan_sum(p, &v, &out, NULL));
+    for (int64_t s = 0; s < S; s++)
+      for (int64_t c = 0; c < K * scal; c++) {
+        double want = 0.0;
+        for (int64_t i = 0; i < N; i++) {
+          if (k64[i] != s) continue;
+          int64_t e = i * K * scal + c;
+          switch (t) {
+          case CNP_BOOL: want += ((unsigned char *)v.data)[e]; break;
+          case CNP_INT32: want += ((int32_t *)v.data)[e]; break;
+          case CNP_INT64: want += (double)((int64_t *)v.data)[e]; break;
+          case CNP_UINT64: want += (double)((uint64_t *)v.data)[e]; break;
+          case CNP_FLOAT16: want += cnp_half_to_float(((uint16_t *)v.data)[e]); break;
+          case CNP_FLOAT32: case CNP_COMPLEX64: want += ((float *)v.data)[e]; break;
+          default: want += ((double *)v.data)[e]; break;
+          }
+        }
+        int64_t e = s * K * scal + c;
+        double got;
+        switch (cnp_segment_sum_dtype(t)) {
+        case CNP_FLOAT16:
+          got = cnp_half_to_float(((uint16_t *)out.data)[e]);
+          want = cnp_half_to_float(cnp_float_to_half((float)want));
+          break;
+        case CNP_FLOAT32: case CNP_COMPLEX64: got = ((float *)out.data)[e]; break;
+        default: got = ((double *)out.data)[e]; break;
+        }
+        cr_expect_eq(got, want, "%s out[%lld].%lld = %g, want %g", cnp_dtype_name(t),
+                     (long long)s, (long long)c, got, want);
+      }
+    cnp_array_free(&v);
+    cnp_array_free(&out);
+  }
+  free(k64);
+  OK(cnp_segment_plan_destroy(p));
+  cnp_array_free(&keys);
 }
