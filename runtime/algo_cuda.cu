@@ -82,6 +82,17 @@ struct DeviceScope {
 
 static cudaStream_t native(cnp_stream *s) { return (cudaStream_t)cnp__native(s); }
 
+/* Creating a CUDA workspace or plan without a usable device is CNP_EUNAVAILABLE with the
+** cached reason (as cnp_array_alloc_on and cnp_backend_select say it), not the CUDA error
+** of the first runtime call (cudaSetDevice: cudaErrorInsufficientDriver). */
+static cnp_status need_cuda(const char *op)
+{
+  const char *why = NULL;
+  if (!cnp_cuda_available(&why))
+    return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA is unavailable: %s", why ? why : "unknown");
+  return CNP_OK;
+}
+
 /* ---- device scalars ---------------------------------------------------------------------
 ** Results the host reads back with the call's single synchronization. */
 struct Scalars {
@@ -407,6 +418,8 @@ static size_t ws_bytes(const CudaWs *w)
 extern "C" cnp_status cnp__cuda_workspace_create(cnp_workspace *ws)
 {
   static const char op[] = "cnp_workspace_create";
+  cnp_status avail = need_cuda(op);
+  if (avail != CNP_OK) return avail;
   DEVICE_SCOPE(op, ws->device);
   CudaWs *w = NULL;
   size_t chunk = (ws->row_bytes + 7) / 8 * 8;
@@ -940,6 +953,8 @@ struct CudaPlan {
 extern "C" cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan)
 {
   static const char op[] = "cnp_segment_plan_create";
+  cnp_status avail = need_cuda(op);
+  if (avail != CNP_OK) return avail;
   DEVICE_SCOPE(op, plan->device);
   CudaPlan *p = (CudaPlan *)cnp__calloc(1, sizeof *p);
   if (!p) return cnp__fail(CNP_ENOMEM, op, "no memory");
