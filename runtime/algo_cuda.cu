@@ -76,22 +76,24 @@ struct DeviceScope {
   }
 };
 
-#define DEVICE_SCOPE(op, dev)                                                             \
-  DeviceScope scope_(dev);                                                                \
-  if (scope_.err != cudaSuccess) return cu_fail(scope_.err, (op), "cudaSetDevice")
-
-static cudaStream_t native(cnp_stream *s) { return (cudaStream_t)cnp__native(s); }
-
-/* Creating a CUDA workspace or plan without a usable device is CNP_EUNAVAILABLE with the
-** cached reason (as cnp_array_alloc_on and cnp_backend_select say it), not the CUDA error
-** of the first runtime call (cudaSetDevice: cudaErrorInsufficientDriver). */
-static cnp_status need_cuda(const char *op)
+/* Without a usable device (no driver, no GPU) the first runtime call of any entry fails:
+** that is CNP_EUNAVAILABLE with the cached reason (as cnp_array_alloc_on and
+** cnp_backend_select say it), not a CNP_EBACKEND about cudaSetDevice. */
+static cnp_status scope_fail(cudaError_t e, const char *op)
 {
   const char *why = NULL;
-  if (!cnp_cuda_available(&why))
+  if (!cnp_cuda_available(&why)) {
+    (void)cudaGetLastError();
     return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA is unavailable: %s", why ? why : "unknown");
-  return CNP_OK;
+  }
+  return cu_fail(e, op, "cudaSetDevice");
 }
+
+#define DEVICE_SCOPE(op, dev)                                                             \
+  DeviceScope scope_(dev);                                                                \
+  if (scope_.err != cudaSuccess) return scope_fail(scope_.err, (op))
+
+static cudaStream_t native(cnp_stream *s) { return (cudaStream_t)cnp__native(s); }
 
 /* ---- device scalars ---------------------------------------------------------------------
 ** Results the host reads back with the call's single synchronization. */
@@ -418,8 +420,6 @@ static size_t ws_bytes(const CudaWs *w)
 extern "C" cnp_status cnp__cuda_workspace_create(cnp_workspace *ws)
 {
   static const char op[] = "cnp_workspace_create";
-  cnp_status avail = need_cuda(op);
-  if (avail != CNP_OK) return avail;
   DEVICE_SCOPE(op, ws->device);
   CudaWs *w = NULL;
   size_t chunk = (ws->row_bytes + 7) / 8 * 8;
@@ -953,8 +953,6 @@ struct CudaPlan {
 extern "C" cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan)
 {
   static const char op[] = "cnp_segment_plan_create";
-  cnp_status avail = need_cuda(op);
-  if (avail != CNP_OK) return avail;
   DEVICE_SCOPE(op, plan->device);
   CudaPlan *p = (CudaPlan *)cnp__calloc(1, sizeof *p);
   if (!p) return cnp__fail(CNP_ENOMEM, op, "no memory");

@@ -465,3 +465,25 @@ Test(vectors_transfer, copies_count_their_payload_and_conversions)
   cnp_array_free(&c2);
   cnp_array_free(&f);
 }
+
+/* ---- MPI staging: the no-device path -------------------------------------------------- */
+
+Test(vectors_mpi, synchronize_for_mpi_without_cuda)
+{
+  if (cnp_cuda_available(NULL)) cr_skip_test("a CUDA device is usable here");
+  cnp_array d;
+  int64_t n = 4;
+  OK(cnp_array_wrap(&d, (void *)(uintptr_t)0x100000, CNP_BACKEND_CUDA, 0, CNP_FLOAT64, 1, &n,
+                    NULL));
+  cnp_clear_error();
+  cnp_status st = cnp_synchronize_for_mpi(&d, NULL, NULL);
+  /* EUNSUPPORTED in a build without MPI; otherwise CUDA is unavailable, with the reason. */
+  cr_expect(st == CNP_EUNAVAILABLE || st == CNP_EUNSUPPORTED, "got %s (%s)", cnp_status_name(st),
+            cnp_last_error());
+  cr_expect(strstr(cnp_last_error(), "cnp_synchronize_for_mpi") != NULL, "%s", cnp_last_error());
+  cnp_array h;
+  OK(cnp_array_alloc_on(&h, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, &n, CNP_ORDER_C, 0));
+  st = cnp_synchronize_for_mpi(&h, NULL, NULL);
+  cr_expect(st == CNP_OK || st == CNP_EUNSUPPORTED, "host array: %s", cnp_status_name(st));
+  cnp_array_free(&h);
+}
