@@ -1046,3 +1046,43 @@ Test(vectors_large, segment_sums_exact_every_dtype)
   OK(cnp_segment_plan_destroy(p));
   cnp_array_free(&keys);
 }
+
+/* ---- the error messages the docs quote (docs/algorithms.md, docs/runtime.md) --------- */
+
+Test(vectors_docs, quoted_messages_are_what_the_calls_say)
+{
+  /* "cnp_cell_offsets: sorted_cells not sorted at index 3 (2 after 3)" */
+  const int64_t unsorted[5] = {0, 1, 3, 2, 3};
+  cnp_array cells = vec(CNP_INT64, 5), off = vec(CNP_INT64, 5);
+  memcpy(cells.data, unsorted, sizeof unsorted);
+  EXPECT_FAIL(cnp_cell_offsets(&cells, 4, &off, NULL, NULL), CNP_EORDER,
+              "cnp_cell_offsets: sorted_cells not sorted at index 3 (2 after 3)");
+  /* "sorted_cells[3] = 4 outside [0, 4)" */
+  const int64_t high[5] = {0, 1, 2, 4, 4};
+  memcpy(cells.data, high, sizeof high);
+  EXPECT_FAIL(cnp_cell_offsets(&cells, 4, &off, NULL, NULL), CNP_ERANGE,
+              "sorted_cells[3] = 4 outside [0, 4)");
+  /* "keys[60001] = -3 outside [0, key_limit 100)" */
+  enum { N = 60002 };
+  cnp_array keys = vec(CNP_INT64, N);
+  for (int i = 0; i < N; i++) ((int64_t *)keys.data)[i] = i % 100;
+  ((int64_t *)keys.data)[60001] = -3;
+  cnp_workspace *ws = host_ws(N, 100, 0);
+  EXPECT_FAIL(cnp_sort_by_key(&keys, NULL, NULL, 0, 100, ws, NULL), CNP_ERANGE,
+              "keys[60001] = -3 outside [0, key_limit 100)");
+  /* "keys[4] = 9 >= n_segments 4" */
+  const int64_t pk[5] = {0, 1, 2, 3, 9};
+  cnp_array k5 = vec(CNP_INT64, 5);
+  memcpy(k5.data, pk, sizeof pk);
+  cnp_segment_plan *p = NULL;
+  OK(cnp_segment_plan_create(&p, CNP_BACKEND_HOST, 0, 5, 4));
+  EXPECT_FAIL(cnp_segment_plan_build(p, &k5, NULL), CNP_ERANGE, "keys[4] = 9 >= n_segments 4");
+  /* "cnp_array_copy: extent mismatch in dimension 0: dst 4, src 3" */
+  cnp_array d4 = vec(CNP_FLOAT64, 4), s3 = vec(CNP_FLOAT64, 3);
+  EXPECT_FAIL(cnp_array_copy(&d4, &s3, NULL), CNP_ESHAPE,
+              "cnp_array_copy: extent mismatch in dimension 0: dst 4, src 3");
+  OK(cnp_segment_plan_destroy(p));
+  cnp_workspace_destroy(ws);
+  cnp_array *all[] = {&cells, &off, &keys, &k5, &d4, &s3};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) cnp_array_free(all[i]);
+}
