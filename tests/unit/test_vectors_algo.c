@@ -978,7 +978,7 @@ Test(vectors_large, compact_and_sort_every_dtype_against_reference)
 ** paths can be compared with a reference bit for bit. */
 Test(vectors_large, segment_sums_exact_every_dtype)
 {
-  enum { N = 50000, S = 37, K = 3 };
+  enum { N = 50000, S = 37 };
   uint64_t rng = 777;
   cnp_array keys = vec(CNP_INT32, N);
   int64_t *k64 = malloc(sizeof(int64_t) * N);
@@ -991,8 +991,10 @@ Test(vectors_large, segment_sums_exact_every_dtype)
   cnp_segment_plan *p = NULL;
   OK(cnp_segment_plan_create(&p, CNP_BACKEND_HOST, 0, N, S));
   OK(cnp_segment_plan_build(p, &keys, NULL));
-  for (int di = 0; di < N_DTYPES; di++) {
-    cnp_dtype t = all_dtypes[di];
+  for (int run = 0; run < 3 * N_DTYPES; run++) {
+    static const int64_t ks[3] = {1, 3, 5};            /* up to 10 scalars a row (complex) */
+    const int64_t K = ks[run / N_DTYPES];
+    cnp_dtype t = all_dtypes[run % N_DTYPES];
     int64_t vs[2] = {N, K}, os[2] = {S, K};
     cnp_array v = alloc_nd(t, 2, vs, CNP_ORDER_C), out = alloc_nd(cnp_segment_sum_dtype(t), 2,
                                                                     os, CNP_ORDER_C);
