@@ -1088,3 +1088,30 @@ Test(vectors_docs, quoted_messages_are_what_the_calls_say)
   cnp_array *all[] = {&cells, &off, &keys, &k5, &d4, &s3};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) cnp_array_free(all[i]);
 }
+
+/* ---- known bugs in files this helper may not edit (reported to the lead) --------------
+** These fail today. They skip unless CNP_VECTORS_KNOWN_BUGS=1, so the suite stays green
+** until the owner of runtime/algo_host.c fixes them; then drop the guard.
+**   CNP_VECTORS_KNOWN_BUGS=1 build/tests/test_vectors_algo (suite vectors_known_bugs)
+*/
+static void known_bug(const char *what)
+{
+  const char *on = getenv("CNP_VECTORS_KNOWN_BUGS");
+  if (!on || strcmp(on, "1") != 0)
+    cr_skip_test("known bug (CNP_VECTORS_KNOWN_BUGS=1 runs it): %s", what);
+}
+
+/* algo_host.c prints a uint64 key outside [0, key_limit) as a signed number:
+** "keys[1] = -9223372036854775803 outside [0, key_limit 100)". */
+Test(vectors_known_bugs, uint64_key_outside_limit_prints_unsigned)
+{
+  known_bug("algo_host.c: uint64 key in the key_limit message printed signed");
+  const uint64_t k0[3] = {1, (UINT64_C(1) << 63) + 5, 2};
+  cnp_array keys = vec(CNP_UINT64, 3);
+  memcpy(keys.data, k0, sizeof k0);
+  cnp_workspace *ws = host_ws(3, 0, 0);
+  EXPECT_FAIL(cnp_sort_by_key(&keys, NULL, NULL, 0, 100, ws, NULL), CNP_ERANGE,
+              "keys[1] = 9223372036854775813 outside [0, key_limit 100)");
+  cnp_workspace_destroy(ws);
+  cnp_array_free(&keys);
+}
