@@ -1115,3 +1115,46 @@ Test(vectors_known_bugs, uint64_key_outside_limit_prints_unsigned)
   cnp_workspace_destroy(ws);
   cnp_array_free(&keys);
 }
+
+/* ---- views into one buffer: disjoint slices are separate arrays ---------------------- */
+
+Test(vectors_views, disjoint_slices_of_one_buffer)
+{
+  enum { N = 5 };
+  /* One (3, N) buffer; its rows are three separate component arrays. */
+  int64_t sh[2] = {3, N};
+  cnp_array buf = alloc_nd(CNP_FLOAT64, 2, sh, CNP_ORDER_C), r[3];
+  for (int c = 0; c < 3; c++) {
+    cnp_array row;
+    OK(cnp_array_slice(&row, &buf, 0, c, c + 1));
+    r[c] = row;                                   /* (1, N): moves along its last axis */
+    for (int i = 0; i < N; i++) ((double *)buf.data)[c * N + i] = 10 * c + i;
+  }
+  cnp_array mask = vec(CNP_BOOL, N);
+  const unsigned char keep[N] = {0, 1, 1, 0, 1};
+  memcpy(mask.data, keep, N);
+  cnp_workspace *ws = host_ws(N, 0, 0);
+  int64_t n = -1;
+  OK(cnp_compact_by_mask(&mask, r, 3, &n, ws, NULL));
+  cr_assert_eq(n, 3);
+  const int live[3] = {1, 2, 4};
+  for (int c = 0; c < 3; c++)
+    for (int j = 0; j < 3; j++) cr_expect_eq(((double *)buf.data)[c * N + j], 10.0 * c + live[j]);
+  /* Sort keys and values that are disjoint slices of one int64 buffer. */
+  cnp_array kb = vec(CNP_INT64, 2 * N), keys, vals;
+  OK(cnp_array_slice(&keys, &kb, 0, 0, N));
+  OK(cnp_array_slice(&vals, &kb, 0, N, 2 * N));
+  const int64_t k0[2 * N] = {4, 2, 4, 0, 2, 100, 101, 102, 103, 104};
+  memcpy(kb.data, k0, sizeof k0);
+  OK(cnp_sort_by_key(&keys, NULL, &vals, 1, 0, ws, NULL));
+  const int64_t want[2 * N] = {0, 2, 2, 4, 4, 103, 101, 104, 100, 102};
+  for (int i = 0; i < 2 * N; i++) cr_expect_eq(((int64_t *)kb.data)[i], want[i], "kb[%d]", i);
+  /* Overlapping by one element: rejected. */
+  cnp_array v2;
+  OK(cnp_array_slice(&v2, &kb, 0, N - 1, 2 * N - 1));
+  EXPECT_FAIL(cnp_sort_by_key(&keys, NULL, &v2, 1, 0, ws, NULL), CNP_EALIAS, "cnp_sort_by_key");
+  cnp_workspace_destroy(ws);
+  cnp_array_free(&buf);
+  cnp_array_free(&mask);
+  cnp_array_free(&kb);
+}
