@@ -220,8 +220,10 @@ Test(vectors_stream, never_recorded_event_and_cross_waits)
   cr_expect_eq(cnp_stream_backend(s), CNP_BACKEND_HOST);
   cr_expect_eq(cnp_stream_device(s), 0);
   cr_expect_null(cnp_stream_native(s));
-  /* Unknown flags are rejected; the NULL (default) stream cannot be recorded on? It can:
-  ** record on the default stream is the same as on any host stream. */
+  /* Recording on the default stream (NULL) works; unknown flags are rejected. */
+  OK(cnp_event_record(e, NULL));
+  OK(cnp_event_done(e, &done));
+  cr_expect_eq(done, 1);
   cnp_event *bad = NULL;
   EXPECT_FAIL(cnp_event_create(&bad, 0x80u), CNP_EINVAL, "cnp_event_create");
   cr_expect_null(bad);
