@@ -742,14 +742,18 @@ cnp_status cnp_segment_sum(const cnp_array *values, const cnp_array *keys,
   CNP__CHECK_NOTNULL(op, out);
   cnp_status st = check_vector(keys, CELL_DTYPES, op, "keys");
   if (st == CNP_OK) st = cnp__check_array(values, op, "values");
+  if (st == CNP_OK) st = cnp__check_array(out, op, "out");
+  /* Mixed backends are CNP_EDEVICE before a plan is made on the keys' backend (which
+  ** could itself fail for another reason, e.g. CUDA unavailable). */
+  if (st == CNP_OK) st = check_on(values, keys, op, "values");
+  if (st == CNP_OK) st = check_on(out, keys, op, "out");
   if (st != CNP_OK) return st;
   if (n_segments < 0)
     return cnp__fail(CNP_EINVAL, op, "n_segments = %lld is negative", (long long)n_segments);
-  cnp_segment_plan *plan;
+  cnp_segment_plan *plan = NULL;
   st = cnp_segment_plan_create(&plan, keys->backend, keys->device, keys->shape[0],
                                n_segments);
-  if (st != CNP_OK) return st;
-  st = cnp_segment_plan_build(plan, keys, s);
+  if (st == CNP_OK) st = cnp_segment_plan_build(plan, keys, s);
   if (st == CNP_OK) st = cnp_segment_plan_sum(plan, values, out, s);
   if (st != CNP_OK) {
     /* The detail names the inner call ("cnp_segment_plan_sum: out is float32; ..."):

@@ -27,8 +27,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <limits>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- errors and launch helpers -------------------------------------------------------- */
@@ -76,9 +78,22 @@ struct DeviceScope {
   }
 };
 
+/* Without a usable device (no driver, no GPU) the first runtime call of any entry fails:
+** that is CNP_EUNAVAILABLE with the cached reason (as cnp_array_alloc_on and
+** cnp_backend_select say it), not a CNP_EBACKEND about cudaSetDevice. */
+static cnp_status scope_fail(cudaError_t e, const char *op)
+{
+  const char *why = NULL;
+  if (!cnp_cuda_available(&why)) {
+    (void)cudaGetLastError();
+    return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA is unavailable: %s", why ? why : "unknown");
+  }
+  return cu_fail(e, op, "cudaSetDevice");
+}
+
 #define DEVICE_SCOPE(op, dev)                                                             \
   DeviceScope scope_(dev);                                                                \
-  if (scope_.err != cudaSuccess) return cu_fail(scope_.err, (op), "cudaSetDevice")
+  if (scope_.err != cudaSuccess) return scope_fail(scope_.err, (op))
 
 static cudaStream_t native(cnp_stream *s) { return (cudaStream_t)cnp__native(s); }
 
@@ -647,8 +662,11 @@ static cnp_status sort_keys(const char *op, cnp_array *keys, int64_t *perm, int6
   if (h.bad != ~0ull) {
     K v;
     if ((r = read_back(op, &v, k + h.bad, sizeof v, st)) != CNP_OK) return r;
-    return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld outside [0, key_limit %lld)",
-                     (long long)h.bad, (long long)v, (long long)key_limit);
+    char val[24];                      /* uint64 keys print unsigned (2^63 + 5, not negative) */
+    if (std::numeric_limits<K>::is_signed) snprintf(val, sizeof val, "%lld", (long long)v);
+    else snprintf(val, sizeof val, "%llu", (unsigned long long)v);
+    return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %s outside [0, key_limit %lld)",
+                     (long long)h.bad, val, (long long)key_limit);
   }
   *sorted = h.descents == 0;
   if (*sorted) return CNP_OK;

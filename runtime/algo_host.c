@@ -1101,6 +1101,10 @@ cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
 
 #define PRIV_G     4                   /* components per pass of the row-split sum */
 #define PRIV_PF    16                  /* rows ahead whose partial sums are prefetched */
+/* rows ahead whose values are prefetched non-temporally (prefetchnta): values are read
+** once, and streaming them into L2 evicted partial sums there (measured: the 3-component
+** random-key sum at 10^7 rows took 10-25% less time with other processes on the machine) */
+#define PRIV_PFV   96
 
 typedef struct host_plan {
   int      nt;
@@ -1409,10 +1413,12 @@ static ALWAYS_INLINE void add_pairs_f64(double *d, const double *r, int64_t g)
   {                                                                                      \
     ACC sink[SINK_WAYS * PRIV_G] = {0};       /* dropped rows (negative keys) */         \
     int64_t i = a, m = PF && b - a > PRIV_PF ? b - PRIV_PF : a;                          \
+    int64_t mv = b - PRIV_PFV;                                                           \
     for (; i < m; i++) {                      /* partial sums beyond L2: prefetch */     \
       int64_t q = WIDE ? ((const int64_t *)sk)[i + PRIV_PF]                              \
                        : ((const int32_t *)sk)[i + PRIV_PF];                             \
       __builtin_prefetch(acc + (q > 0 ? q : 0) * st, 1);                                 \
+      if (i < mv) __builtin_prefetch(v + (i + PRIV_PFV) * kc + c0, 0, 0);                \
       int64_t s = WIDE ? ((const int64_t *)sk)[i] : ((const int32_t *)sk)[i];            \
       ACC *d = !NEG || s >= 0 ? acc + s * st : sink + (i & (SINK_WAYS - 1)) * PRIV_G;    \
       const IN *row = v + i * kc + c0;                                                   \

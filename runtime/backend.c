@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cnp/mpi.h"
@@ -55,8 +56,8 @@ static int env_backend(void)
 {
   const char *v = getenv("CNP_BACKEND");
   if (!v || !*v) return -1;
-  if (strcmp(v, "host") == 0) return CNP_BACKEND_HOST;
-  if (strcmp(v, "cuda") == 0) return CNP_BACKEND_CUDA;
+  if (strcasecmp(v, "host") == 0) return CNP_BACKEND_HOST;     /* any letter case */
+  if (strcasecmp(v, "cuda") == 0) return CNP_BACKEND_CUDA;
   return -2;
 }
 

@@ -83,6 +83,10 @@ static cnp_status match_stage(const cnp_mpi_stage *s, const cnp_array *a, const 
 {
   cnp_status st = cnp__check_array(a, op, "array");
   if (st) return st;
+  const char *why = NULL;
+  if (a->backend == CNP_BACKEND_CUDA && !cnp_cuda_available(&why))
+    return cnp__fail(CNP_EUNAVAILABLE, op, "the array is on cuda, which is unavailable: %s",
+                     why);
   if (a->dtype != s->dtype)
     return cnp__fail(CNP_EDTYPE, op, "array is %s, staging object is %s",
                      cnp_dtype_name(a->dtype), cnp_dtype_name(s->dtype));
@@ -531,6 +535,10 @@ cnp_status cnp_synchronize_for_mpi(const cnp_array *a, cnp_stream *ps, cnp_event
     return cnp__fail(CNP_EINVAL, op, "give one producer (a stream or an event), not both");
   cnp_status st = cnp__check_array(a, op, "array");
   if (st) return st;
+  const char *why = NULL;
+  if (a->backend == CNP_BACKEND_CUDA && !cnp_cuda_available(&why))
+    return cnp__fail(CNP_EUNAVAILABLE, op, "the array is on cuda, which is unavailable: %s",
+                     why);
   if (ps) return cnp_stream_synchronize(ps);
   if (pe) return cnp_event_synchronize(pe);
   const cnp__backend *be = cnp__backend_of(a->backend);

@@ -45,7 +45,9 @@ extern "C" {
 **              an (N, k) array; itemsize for component-major). 0 means 16. Bigger rows still
 **              work, a component at a time.
 ** The workspace binds to (backend, device). Host: about capacity * (32 + row_bytes) bytes
-** plus the histograms (max(key_limit, 65536) int64 per thread).
+** plus the histograms (max(key_limit, 65536) int64 per thread). CUDA without a usable
+** device: CNP_EUNAVAILABLE with the cached reason (cnp_cuda_available); in a build without
+** CUDA: CNP_EUNSUPPORTED. The same holds for cnp_segment_plan_create.
 */
 typedef struct cnp_workspace cnp_workspace;
 

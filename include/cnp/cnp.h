@@ -88,7 +88,8 @@ typedef enum cnp_backend {
 ** strict != 0: CUDA selection fails with CNP_EUNAVAILABLE and the cached reason (no device,
 ** no driver, built without CUDA), and the previous backend stays selected.
 ** strict == 0: falls back to host (and records a fallback marker in transfer accounting).
-** The environment variable CNP_BACKEND=host|cuda, if set, overrides `want`. */
+** The environment variable CNP_BACKEND=host|cuda (any letter case), if set and non-empty,
+** overrides `want`; any other value is CNP_EINVAL. */
 cnp_status  cnp_backend_select(cnp_backend want, int strict);
 cnp_backend cnp_backend_current(void);
 int         cnp_backend_device(void);           /* current device ordinal (0 on host) */

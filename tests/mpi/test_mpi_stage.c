@@ -388,6 +388,38 @@ static void test_stale_and_wrong_kind_handles(void)
   OK(cnp_array_free(&a));
 }
 
+/* Device arrays where CUDA cannot be used (no GPU, or built without CUDA): every staging
+** call on them is CNP_EUNAVAILABLE naming the call and the reason, before any device or MPI
+** work, and the stage stays usable for host arrays. */
+static void test_device_array_without_cuda(void)
+{
+  if (cnp_cuda_available(NULL)) return;          /* the device paths: test_mpi_device */
+  int64_t n = 6;
+  cnp_array d, h;
+  OK(cnp_array_wrap(&d, (void *)(uintptr_t)0x100000, CNP_BACKEND_CUDA, 0, CNP_FLOAT64, 1, &n,
+                    NULL));
+  OK(cnp_array_alloc_on(&h, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, &n, CNP_ORDER_C, 0));
+  cnp_mpi_stage *s = NULL;
+  OK(cnp_mpi_stage_create(&s, comm, CNP_FLOAT64, 1, &n, CNP_CUDA_AWARE_OFF));
+  cnp_mpi_ctx *ctx = NULL;
+  ASSERT_ST(CNP_EUNAVAILABLE, cnp_mpi_stage_reserve(s, &d));
+  ASSERT_DETAIL("cnp_mpi_stage_reserve");
+  ASSERT_ST(CNP_EUNAVAILABLE, cnp_mpi_send_begin(s, &d, NULL, NULL, &ctx));
+  ASSERT_DETAIL("cnp_mpi_send_begin");
+  ASSERT(ctx == NULL);
+  ASSERT_ST(CNP_EUNAVAILABLE, cnp_mpi_recv_begin(s, &d, NULL, NULL, &ctx));
+  ASSERT_ST(CNP_EUNAVAILABLE, cnp_mpi_exchange(s, &d, right, left, 3, NULL, NULL));
+  ASSERT_DETAIL("cnp_mpi_exchange");
+  ASSERT_ST(CNP_EUNAVAILABLE, cnp_synchronize_for_mpi(&d, NULL, NULL));
+  ASSERT_DETAIL("cnp_synchronize_for_mpi");
+  /* The stage is not left busy. */
+  for (int i = 0; i < 6; i++) ((double *)h.data)[i] = 10.0 * t_rank + i;
+  OK(cnp_mpi_exchange(s, &h, right, left, 4, NULL, NULL));
+  for (int i = 0; i < 6; i++) ASSERT(((double *)h.data)[i] == 10.0 * left + i);
+  OK(cnp_mpi_stage_destroy(s));
+  OK(cnp_array_free(&h));
+}
+
 int main(int argc, char **argv)
 {
   /* Before MPI_Init: a polite CNP_ESTATE, and the version needs no MPI. */
@@ -411,6 +443,7 @@ int main(int argc, char **argv)
   RUN(test_producers_and_arguments);
   RUN(test_mpi_errors);
   RUN(test_stale_and_wrong_kind_handles);
+  RUN(test_device_array_without_cuda);
   OK(cnp_comm_destroy(comm));
   return t_finish("test_mpi_stage");
 }
