@@ -34,6 +34,19 @@ static inline int e2e_choose_backend(const char *test, cnp_backend *backend, int
 #endif
 }
 
+/* Copies field view a (named `name` in messages) into host memory `out` as a C-ordered
+** array, on either backend; a strided view (a live view of a component-major field keeps
+** the capacity between its rows) is gathered by cnp_array_copy. */
+static inline void e2e_fetch(cnp_array a, const char *name, void *out)
+{
+  cnp_array h;
+  CHECK(a.data, "no field %s", name);
+  CHECK(cnp_array_wrap(&h, out, CNP_BACKEND_HOST, 0, a.dtype, a.ndim, a.shape, NULL) == CNP_OK &&
+            cnp_array_copy(&h, &a, NULL) == CNP_OK &&
+            (!e2e_cuda || cnp_device_synchronize() == CNP_OK),
+        "copy of %s: %s", name, cnp_last_error());
+}
+
 /* Copies field view v (named `name` in messages) into host memory `data`. */
 static inline void e2e_get_into(cnp_array v, const char *name, void *data)
 {

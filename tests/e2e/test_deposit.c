@@ -16,17 +16,6 @@
 #define NC 37
 #define Q 0.5
 
-/* A field view as a C-ordered host copy, on either backend. */
-static void fetch(cnp_array a, const char *name, void *out)
-{
-  cnp_array h;
-  CHECK(a.data, "no field %s", name);
-  CHECK(cnp_array_wrap(&h, out, CNP_BACKEND_HOST, 0, a.dtype, a.ndim, a.shape, NULL) == CNP_OK &&
-            cnp_array_copy(&h, &a, NULL) == CNP_OK &&
-            (!e2e_cuda || cnp_device_synchronize() == CNP_OK),
-        "copy of %s: %s", name, cnp_last_error());
-}
-
 int main(void)
 {
   static double x[CAP], v[3][CAP], w[CAP], J[3][NC];
@@ -70,15 +59,15 @@ int main(void)
     static int64_t cs[CAP];
     cnp_array J1v = deposit_field(p, "J");
     CHECK(J1v.ndim == 2 && J1v.shape[0] == 3 && J1v.shape[1] == NC, "J shape");
-    fetch(J1v, "J", J1);
-    fetch(deposit_field(p, "J2"), "J2", J2);
+    e2e_fetch(J1v, "J", J1);
+    e2e_fetch(deposit_field(p, "J2"), "J2", J2);
     for (int k = 0; k < 3; k++)
       for (int c = 0; c < NC; c++) {
         double a = J1[k][c], b = J2[k][c];
         CHECK(e2e_close(a, J[k][c], 1e-10), "J[%d, %d] = %.17g, reference %.17g", k, c, a, J[k][c]);
         CHECK(e2e_close(b, J[k][c], 1e-10), "J2[%d, %d] = %.17g, reference %.17g", k, c, b, J[k][c]);
       }
-    fetch(deposit_field(p, "cell"), "cell", cs);
+    e2e_fetch(deposit_field(p, "cell"), "cell", cs);
     for (int64_t i = 1; i < CAP; i++) CHECK(cs[i - 1] <= cs[i], "sorted by cell at %lld", (long long)i);
   }
   deposit_stats s;

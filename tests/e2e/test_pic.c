@@ -83,18 +83,6 @@ static void solve_field(const double *rho, double *E)
 
 /* ---- checks ------------------------------------------------------------------------------ */
 
-/* A field view as a C-ordered host copy (v's live view is strided: its rows keep the
-** capacity), on either backend. */
-static void fetch(cnp_array a, const char *name, void *out)
-{
-  cnp_array h;
-  CHECK(a.data, "no field %s", name);
-  CHECK(cnp_array_wrap(&h, out, CNP_BACKEND_HOST, 0, a.dtype, a.ndim, a.shape, NULL) == CNP_OK &&
-            cnp_array_copy(&h, &a, NULL) == CNP_OK &&
-            (!e2e_cuda || cnp_device_synchronize() == CNP_OK),
-        "copy of %s: %s", name, cnp_last_error());
-}
-
 static void compare(pic *p, const Ref *r, int step)
 {
   static double x[CAP], v[3 * CAP], w[CAP], rho[NC];
@@ -104,11 +92,11 @@ static void compare(pic *p, const Ref *r, int step)
         (long long)pic_extent(p, "N"), (long long)n);
   cnp_array xv = pic_field(p, "x"), vv = pic_field(p, "v");
   CHECK(xv.shape[0] == n && vv.shape[0] == 3 && vv.shape[1] == n, "view shapes");
-  fetch(xv, "x", x);
-  fetch(vv, "v", v);                               /* v[c * n + i] */
-  fetch(pic_field(p, "w"), "w", w);
-  fetch(pic_field(p, "cell"), "cell", cell);
-  fetch(pic_field(p, "rho"), "rho", rho);
+  e2e_fetch(xv, "x", x);
+  e2e_fetch(vv, "v", v);                               /* v[c * n + i] */
+  e2e_fetch(pic_field(p, "w"), "w", w);
+  e2e_fetch(pic_field(p, "cell"), "cell", cell);
+  e2e_fetch(pic_field(p, "rho"), "rho", rho);
   for (int64_t i = 0; i < n; i++) {
     CHECK(e2e_close(x[i], r->x[i], 1e-12), "step %d: x[%lld] %.17g vs %.17g", step,
           (long long)i, x[i], r->x[i]);
@@ -236,7 +224,7 @@ int main(void)
     double rho[NC];
     CHECK(pic_snapshot(p, "out", &snap) == CNP_OK, "snapshot");
     CHECK(snap.backend == CNP_BACKEND_HOST, "snapshot on the host");
-    fetch(pic_field(p, "rho"), "rho", rho);
+    e2e_fetch(pic_field(p, "rho"), "rho", rho);
     CHECK(snap.shape[0] == NC && memcmp(snap.data, rho, sizeof rho) == 0, "snapshot holds rho");
     solve_field(r.rho, r.E);
   }

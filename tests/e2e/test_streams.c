@@ -11,17 +11,6 @@
 #include "e2e_backend.h"
 #define NN 300
 
-/* A field view as a C-ordered host copy, on either backend. */
-static void fetch(cnp_array a, const char *name, void *out)
-{
-  cnp_array hv;
-  CHECK(a.data, "no field %s", name);
-  CHECK(cnp_array_wrap(&hv, out, CNP_BACKEND_HOST, 0, a.dtype, a.ndim, a.shape, NULL) == CNP_OK &&
-            cnp_array_copy(&hv, &a, NULL) == CNP_OK &&
-            (!e2e_cuda || cnp_device_synchronize() == CNP_OK),
-        "copy of %s: %s", name, cnp_last_error());
-}
-
 int main(void) {
   static double hostarr[NN], x[NN], y[NN], z[NN], h[NN]; static int32_t m[2][NN];
   static double fx[NN], fz[NN]; static int32_t fm[2][NN];
@@ -47,9 +36,9 @@ int main(void) {
     CHECK(streamy_snapshot(p, "sx", &sx) == 0, "sx");
     CHECK(streamy_snapshot(p, "sy", &sy) == 0, "sy");
     CHECK(sx.backend == CNP_BACKEND_HOST && sy.backend == CNP_BACKEND_HOST, "snapshots on the host");
-    fetch(streamy_field(p, "x"), "x", fx);
-    fetch(streamy_field(p, "z"), "z", fz);
-    fetch(streamy_field(p, "m"), "m", fm);
+    e2e_fetch(streamy_field(p, "x"), "x", fx);
+    e2e_fetch(streamy_field(p, "z"), "z", fz);
+    e2e_fetch(streamy_field(p, "m"), "m", fm);
     for (int i = 0; i < NN; i++) {
       CHECK(((double *)sx.data)[i] == x[i], "sx[%d] step %d", i, s);
       CHECK(((double *)sy.data)[i] == y[i], "sy[%d]", i);

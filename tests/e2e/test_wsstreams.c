@@ -42,17 +42,6 @@ static void ref_step(Side *s, double lo, int flip)
   memcpy(s->k, k2, sizeof(int64_t) * (size_t)n);
 }
 
-/* A field view as a host copy, on either backend. */
-static void fetch(cnp_array a, const char *name, void *out)
-{
-  cnp_array h;
-  CHECK(a.data, "no field %s", name);
-  CHECK(cnp_array_wrap(&h, out, CNP_BACKEND_HOST, 0, a.dtype, a.ndim, a.shape, NULL) == CNP_OK &&
-            cnp_array_copy(&h, &a, NULL) == CNP_OK &&
-            (!e2e_cuda || cnp_device_synchronize() == CNP_OK),
-        "copy of %s: %s", name, cnp_last_error());
-}
-
 static void compare(wsstreams *p, const char *dim, const char *vf, const char *kf,
                     const Side *s, int step)
 {
@@ -60,8 +49,8 @@ static void compare(wsstreams *p, const char *dim, const char *vf, const char *k
   static int64_t k[CAP];
   CHECK(wsstreams_extent(p, dim) == s->n, "step %d: extent of %s %lld, reference %lld", step,
         dim, (long long)wsstreams_extent(p, dim), (long long)s->n);
-  fetch(wsstreams_field(p, vf), vf, v);
-  fetch(wsstreams_field(p, kf), kf, k);
+  e2e_fetch(wsstreams_field(p, vf), vf, v);
+  e2e_fetch(wsstreams_field(p, kf), kf, k);
   for (int64_t i = 0; i < s->n; i++) {
     CHECK(v[i] == s->v[i], "step %d: %s[%lld] = %.17g, reference %.17g", step, vf,
           (long long)i, v[i], s->v[i]);

@@ -13,24 +13,7 @@
 #include <string.h>
 
 #include "cnp/cnp.h"
-
-/* Expect status `st` and an error text that names `part` (the operation or the reason). */
-#define EXPECT_FAIL(call, st, part)                                                       \
-  do {                                                                                    \
-    cnp_clear_error();                                                                    \
-    cnp_status got_ = (call);                                                             \
-    cr_expect_eq(got_, (st), "%s: got %s, want %s (%s)", #call, cnp_status_name(got_),    \
-                 cnp_status_name(st), cnp_last_error());                                  \
-    cr_expect(strstr(cnp_last_error(), (part)) != NULL, "%s: '%s' not in '%s'", #call,    \
-              (part), cnp_last_error());                                                  \
-  } while (0)
-
-#define OK(call)                                                                          \
-  do {                                                                                    \
-    cnp_status got_ = (call);                                                             \
-    cr_assert_eq(got_, CNP_OK, "%s: %s (%s)", #call, cnp_status_name(got_),                \
-                 cnp_last_error());                                                       \
-  } while (0)
+#include "test_blackbox.h"
 
 static cnp_array vec(cnp_dtype t, int64_t n)
 {
