@@ -820,6 +820,11 @@ static cnp_status sort_rows(cnp_array *keys, cnp_array *order, const cnp_array *
   uint64_t lo = UINT64_MAX, hi = 0;
   int64_t desc = 0;
   for (int t = 0; t < used; t++) {
+    if (res[t].bad >= 0 && dt == CNP_UINT64)  /* printed unsigned, as the CUDA backend does */
+      return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %llu outside [0, key_limit %lld)",
+                       (long long)res[t].bad,
+                       (unsigned long long)((const uint64_t *)k)[res[t].bad],
+                       (long long)key_limit);
     if (res[t].bad >= 0)
       return cnp__fail(CNP_ERANGE, op, "keys[%lld] = %lld outside [0, key_limit %lld)",
                        (long long)res[t].bad, key_value(k, res[t].bad, dt),

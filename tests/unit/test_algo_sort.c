@@ -279,6 +279,20 @@ Test(algo_sort, key_limit_violation_at_chunk_edges)
   cnp_workspace_destroy(ws);
 }
 
+/* A uint64 key at or above 2^63 outside [0, key_limit) is printed unsigned. */
+Test(algo_sort, key_limit_violation_uint64_printed_unsigned)
+{
+  cnp_workspace *ws;
+  cr_assert_eq(cnp_workspace_create(&ws, CNP_BACKEND_HOST, 0, 3, 0, 0), CNP_OK);
+  cnp_array keys = host_vec(CNP_UINT64, 3);
+  const uint64_t kv[3] = {1, (UINT64_C(1) << 63) + 5, 2};
+  memcpy(keys.data, kv, sizeof kv);
+  cr_expect_eq(cnp_sort_by_key(&keys, NULL, NULL, 0, 100, ws, NULL), CNP_ERANGE);
+  expect_msg("keys[1] = 9223372036854775813 outside [0, key_limit 100)");
+  free(keys.data);
+  cnp_workspace_destroy(ws);
+}
+
 Test(algo_sort, errors)
 {
   cnp_workspace *ws;
