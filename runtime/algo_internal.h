@@ -9,7 +9,7 @@
 ** the same statuses and message shapes as the host backend (see algo_host.c):
 **   "cnp_cell_offsets: sorted_cells not sorted at index %lld (%lld after %lld)"   EORDER
 **   "cnp_cell_offsets: sorted_cells[%lld] = %lld outside [0, %lld)"              ERANGE
-**   "cnp_sort_by_key: keys[%lld] = %lld outside [0, key_limit %lld)"             ERANGE
+**   "cnp_sort_by_key: keys[%lld] = %lld (%llu for uint64) outside [0, key_limit %lld)" ERANGE
 **   "cnp_segment_plan_build: keys[%lld] = %lld >= n_segments %lld"               ERANGE
 ** The op names passed to cnp__fail are the public function names.
 ** Implemented in algo_cuda.cu (CUDA builds) or algo_nocuda.c (CNP_EUNSUPPORTED).

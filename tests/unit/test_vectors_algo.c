@@ -1073,23 +1073,12 @@ Test(vectors_docs, quoted_messages_are_what_the_calls_say)
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) cnp_array_free(all[i]);
 }
 
-/* ---- known bugs in files this helper may not edit (reported to the lead) --------------
-** These fail today. They skip unless CNP_VECTORS_KNOWN_BUGS=1, so the suite stays green
-** until the owner of runtime/algo_host.c fixes them; then drop the guard.
-**   CNP_VECTORS_KNOWN_BUGS=1 build/tests/test_vectors_algo (suite vectors_known_bugs)
-*/
-static void known_bug(const char *what)
-{
-  const char *on = getenv("CNP_VECTORS_KNOWN_BUGS");
-  if (!on || strcmp(on, "1") != 0)
-    cr_skip_test("known bug (CNP_VECTORS_KNOWN_BUGS=1 runs it): %s", what);
-}
+/* ---- messages ------------------------------------------------------------------------ */
 
-/* algo_host.c prints a uint64 key outside [0, key_limit) as a signed number:
-** "keys[1] = -9223372036854775803 outside [0, key_limit 100)". */
-Test(vectors_known_bugs, uint64_key_outside_limit_prints_unsigned)
+/* A uint64 key outside [0, key_limit) is printed unsigned (it was printed as a negative
+** number: "keys[1] = -9223372036854775803 outside [0, key_limit 100)"). */
+Test(vectors_messages, uint64_key_outside_limit_prints_unsigned)
 {
-  known_bug("algo_host.c: uint64 key in the key_limit message printed signed");
   const uint64_t k0[3] = {1, (UINT64_C(1) << 63) + 5, 2};
   cnp_array keys = vec(CNP_UINT64, 3);
   memcpy(keys.data, k0, sizeof k0);
