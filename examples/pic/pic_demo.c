@@ -162,8 +162,9 @@ int main(int argc, char **argv)
   int64_t live = pic_extent(p, "N");
   printf("time per step: %.3f ms (pipeline step + sync), %.3f ms with the host solver\n",
          1e3 * t_step / steps, 1e3 * wall / steps);
-  printf("per step: %llu launches, %llu host syncs\n", (unsigned long long)ps.launches,
-         (unsigned long long)ps.host_syncs);
+  printf("per step: %llu launch%s, %llu host sync%s\n", (unsigned long long)ps.launches,
+         ps.launches == 1 ? "" : "es", (unsigned long long)ps.host_syncs,
+         ps.host_syncs == 1 ? "" : "s");
   printf("transfers per step: h2d %.0f B (%.1f calls), d2h %.0f B (%.1f calls), "
          "device-local %.0f B (%.1f calls)\n",
          (double)tc.h2d_bytes / steps, (double)tc.h2d_calls / steps, (double)tc.d2h_bytes / steps,
