@@ -622,20 +622,36 @@ cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan)
   return st;
 }
 
-cnp_status cnp_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
-                                  cnp_stream *s)
+/* The checks both plan builds share; with_count: the device-count form, whose `count` must
+** be a valid count of the keys' rows. */
+static cnp_status check_build(cnp_segment_plan *plan, const cnp_array *keys,
+                              const cnp_array *count, int with_count, cnp_stream *s,
+                              const char *op)
 {
-  static const char op[] = "cnp_segment_plan_build";
   cnp_status st = check_plan(plan, op);
   if (st != CNP_OK) return st;
   CNP__CHECK_NOTNULL(op, keys);
+  if (with_count) CNP__CHECK_NOTNULL(op, count);
   st = check_vector(keys, CELL_DTYPES, op, "keys");
   if (st == CNP_OK) st = check_plan_on(plan, keys, op, "keys");
+  if (st == CNP_OK && with_count) {
+    const cnp_array *others[1] = {keys};
+    st = check_count(count, keys, others, 1, op);
+  }
   if (st == CNP_OK) st = check_stream_on(s, plan->backend, plan->device, op);
   if (st != CNP_OK) return st;
   if (keys->shape[0] > plan->capacity)
     return cnp__fail(CNP_EOVERFLOW, op, "N = %lld exceeds the plan capacity %lld",
                      (long long)keys->shape[0], (long long)plan->capacity);
+  return CNP_OK;
+}
+
+cnp_status cnp_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
+                                  cnp_stream *s)
+{
+  static const char op[] = "cnp_segment_plan_build";
+  cnp_status st = check_build(plan, keys, NULL, 0, s, op);
+  if (st != CNP_OK) return st;
   plan->built = 0;
   st = plan->backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_build(plan, keys)
                                          : cnp__cuda_segment_plan_build(plan, keys, s);
@@ -647,21 +663,8 @@ cnp_status cnp_segment_plan_build_device_count(cnp_segment_plan *plan, const cnp
                                                const cnp_array *count, cnp_stream *s)
 {
   static const char op[] = "cnp_segment_plan_build_device_count";
-  cnp_status st = check_plan(plan, op);
+  cnp_status st = check_build(plan, keys, count, 1, s, op);
   if (st != CNP_OK) return st;
-  CNP__CHECK_NOTNULL(op, keys);
-  CNP__CHECK_NOTNULL(op, count);
-  st = check_vector(keys, CELL_DTYPES, op, "keys");
-  if (st == CNP_OK) st = check_plan_on(plan, keys, op, "keys");
-  if (st == CNP_OK) {
-    const cnp_array *others[1] = {keys};
-    st = check_count(count, keys, others, 1, op);
-  }
-  if (st == CNP_OK) st = check_stream_on(s, plan->backend, plan->device, op);
-  if (st != CNP_OK) return st;
-  if (keys->shape[0] > plan->capacity)
-    return cnp__fail(CNP_EOVERFLOW, op, "N = %lld exceeds the plan capacity %lld",
-                     (long long)keys->shape[0], (long long)plan->capacity);
   plan->built = 0;
   if (plan->backend == CNP_BACKEND_CUDA) {
     st = cnp__cuda_segment_plan_build_device_count(plan, keys, count, s);

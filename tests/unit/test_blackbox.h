@@ -7,6 +7,7 @@
 #define CNP_TEST_BLACKBOX_H
 
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cnp/cnp.h"
@@ -29,5 +30,20 @@
     cr_assert_eq(got_, CNP_OK, "%s: %s (%s)", #call, cnp_status_name(got_),                \
                  cnp_last_error());                                                       \
   } while (0)
+
+/* A view that claims to live on CUDA device 0 (never dereferenced: it must be rejected
+** before any data is touched). */
+static inline cnp_array cuda_view(cnp_dtype t, int64_t n)
+{
+  cnp_array a;
+  memset(&a, 0, sizeof a);
+  a.data = (void *)(uintptr_t)0x100000;
+  a.dtype = t;
+  a.ndim = 1;
+  a.shape[0] = n;
+  a.strides[0] = (int64_t)cnp_dtype_size(t);
+  a.backend = CNP_BACKEND_CUDA;
+  return a;
+}
 
 #endif

@@ -30,21 +30,6 @@ static cnp_array arr2(cnp_dtype t, int64_t d0, int64_t d1, cnp_order o)
   return a;
 }
 
-/* A view that claims to live on CUDA device 0 (never dereferenced: it must be rejected
-** before any data is touched). */
-static cnp_array cuda_view(cnp_dtype t, int64_t n)
-{
-  cnp_array a;
-  memset(&a, 0, sizeof a);
-  a.data = (void *)(uintptr_t)0x100000;
-  a.dtype = t;
-  a.ndim = 1;
-  a.shape[0] = n;
-  a.strides[0] = (int64_t)cnp_dtype_size(t);
-  a.backend = CNP_BACKEND_CUDA;
-  return a;
-}
-
 static cnp_workspace *host_ws(int64_t cap, int64_t key_limit)
 {
   cnp_workspace *ws = NULL;

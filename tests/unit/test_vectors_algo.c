@@ -29,19 +29,6 @@ static cnp_array alloc_nd(cnp_dtype t, int ndim, const int64_t *shape, cnp_order
 
 static cnp_array vec(cnp_dtype t, int64_t n) { return alloc_nd(t, 1, &n, CNP_ORDER_C); }
 
-static cnp_array cuda_view(cnp_dtype t, int64_t n)
-{
-  cnp_array a;
-  memset(&a, 0, sizeof a);
-  a.data = (void *)(uintptr_t)0x100000;
-  a.dtype = t;
-  a.ndim = 1;
-  a.shape[0] = n;
-  a.strides[0] = (int64_t)cnp_dtype_size(t);
-  a.backend = CNP_BACKEND_CUDA;
-  return a;
-}
-
 static cnp_workspace *host_ws(int64_t cap, int64_t key_limit, size_t row_bytes)
 {
   cnp_workspace *ws = NULL;
