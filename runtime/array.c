@@ -168,8 +168,10 @@ cnp_status cnp__check_array(const cnp_array *a, const char *op, const char *what
       return cnp__fail(CNP_EDEVICE, op, "%s says %s:%d but its storage is on %s:%d", what,
                        cnp_backend_name(a->backend), a->device, cnp_backend_name(r.backend),
                        r.device);
-    const char *lo = r.base, *p = a->data;
-    if (n > 0 && (p < lo || p + extent_bytes(a) > lo + r.bytes))
+    /* Integer arithmetic: a forged data pointer must not make the check itself undefined. */
+    uintptr_t lo = (uintptr_t)r.base, p = (uintptr_t)a->data;
+    if (n > 0 && (p < lo || p - lo > (uintptr_t)r.bytes ||
+                  (uintptr_t)extent_bytes(a) > (uintptr_t)r.bytes - (p - lo)))
       return cnp__fail(CNP_ERANGE, op, "%s reaches outside its storage #%llu", what,
                        (unsigned long long)a->alloc_id);
   }

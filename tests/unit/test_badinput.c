@@ -207,6 +207,15 @@ static void b_misaligned(cnp_array *a) { a->data = (char *)a->data + 1; a->shape
 static void b_outside(cnp_array *a) { a->shape[0] += 1; }
 static void b_outside_stride(cnp_array *a) { a->strides[0] = 16; }
 static void b_wrong_registry_backend(cnp_array *a) { a->backend = CNP_BACKEND_CUDA; }
+/* A forged data pointer in the upper half of the address space and an extent that would wrap
+ * it past zero (the runtime fuzzer's case): the check itself must stay defined (UBSan). */
+static void b_far_wrap(cnp_array *a)
+{
+  a->data = (void *)((uintptr_t)a->data ^ ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1)));
+  a->strides[0] = (INT64_MAX / 8 - 1) * 8; /* extent 2^63 - 8 */
+  a->shape[0] = 2;
+}
+static void b_below(cnp_array *a) { a->data = (char *)a->data - 8; }
 
 R(v_null) { (void)f; return cnp_array_validate(NULL, "x"); }
 R(v_dtype_neg) { return validate_with(f, b_dtype_neg); }
@@ -226,6 +235,8 @@ R(v_misaligned) { return validate_with(f, b_misaligned); }
 R(v_outside) { return validate_with(f, b_outside); }
 R(v_outside_stride) { return validate_with(f, b_outside_stride); }
 R(v_wrong_backend) { return validate_with(f, b_wrong_registry_backend); }
+R(v_far_wrap) { return validate_with(f, b_far_wrap); }
+R(v_below) { return validate_with(f, b_below); }
 R(v_freed) { return cnp_array_validate(&f->freed, "freed"); }
 
 Test(badinput, array_validate)
@@ -248,6 +259,8 @@ Test(badinput, array_validate)
       {"misaligned", CNP_ELAYOUT, "cnp_array_validate", v_misaligned, 0},
       {"one past storage", CNP_ERANGE, "cnp_array_validate", v_outside, 0},
       {"stride past storage", CNP_ERANGE, "cnp_array_validate", v_outside_stride, 0},
+      {"forged far pointer, wrapping extent", CNP_ERANGE, "cnp_array_validate", v_far_wrap, 0},
+      {"starts before storage", CNP_ERANGE, "cnp_array_validate", v_below, 0},
       {"claims CUDA, storage on host", CNP_EDEVICE, "cnp_array_validate", v_wrong_backend, 0},
       {"freed storage", CNP_ESTATE, "cnp_array_validate", v_freed, 0},
   };
