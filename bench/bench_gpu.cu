@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CK(call)                                                                          \
@@ -102,8 +103,10 @@ int main(int argc, char **argv)
   int64_t n = (int64_t)1 << lg;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    printf("SKIP: no CUDA device\n");
-    return 0;
+    const char *req = getenv("CNP_REQUIRE_CUDA");
+    bool required = req && *req && strcmp(req, "0") != 0;
+    printf("%s: no CUDA device\n", required ? "FAILED (CNP_REQUIRE_CUDA is set)" : "SKIP");
+    return required ? 1 : 0;
   }
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));

@@ -24,6 +24,9 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -53,6 +56,10 @@ static cnp_status cu_fail(cudaError_t e, const char *op, const char *what)
 #define CU_LAUNCHED(op, what) CU(op, cudaGetLastError())
 
 static const int kThreads = 256;
+static const int kStatWarps = kThreads / 32;  /* warps of a block of the reduction kernels */
+/* Blocks of the reduction kernels (key statistics): a few per multiprocessor is enough to
+** stream the keys, and each block ends in global atomics. */
+static const unsigned kStatBlocks = 1024;
 
 /* Blocks for n items with grid-stride loops (capped; at least 1). */
 static unsigned grid_for(int64_t n)
@@ -214,7 +221,26 @@ __global__ void k_key_stats(const K *keys, int64_t n, long long limit, int seg_m
   bad = warp_min(bad);
   desc = warp_add(desc);
   neg = warp_add(neg);
-  if ((threadIdx.x & 31) == 0) {
+  /* then over the block, so that only one thread per block meets the others at the five
+  ** global atomics (a warp each made 16M keys take milliseconds of contention) */
+  __shared__ unsigned long long red[5][kStatWarps];
+  int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+  if (lane == 0) {
+    red[0][wid] = lo;
+    red[1][wid] = hi;
+    red[2][wid] = bad;
+    red[3][wid] = desc;
+    red[4][wid] = neg;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int q = 1; q < nw; q++) {
+      lo = red[0][q] < lo ? red[0][q] : lo;
+      hi = red[1][q] > hi ? red[1][q] : hi;
+      bad = red[2][q] < bad ? red[2][q] : bad;
+      desc += red[3][q];
+      neg += red[4][q];
+    }
     if (lo != ~0ull) atomicMin(&out->lo, lo);
     if (hi) atomicMax(&out->hi, hi);
     if (bad != ~0ull) atomicMin(&out->bad, bad);
@@ -269,21 +295,25 @@ __global__ void k_lower_bounds(const V *v, int64_t n, int64_t *off, int64_t nq)
   }
 }
 
-/* cell_offsets validation: first i with cell outside [0, n_cells) or cell[i] < cell[i-1]. */
+/* cell_offsets in one pass over the cells, with the validation: boundary i (between cells
+** c[i-1] and c[i], with c[-1] = -1 and c[n] = n_cells) writes off[q] = i for every q in
+** (c[i-1], c[i]]. An invalid cell (outside [0, n_cells) or below its predecessor) records
+** the first such index in out->bad and writes nothing (the call then fails). */
 template <typename C>
-__global__ void k_check_cells(const C *c, int64_t n, int64_t n_cells, Scalars *out)
+__global__ void k_cell_offsets(const C *c, int64_t n, int64_t n_cells, int64_t *off,
+                               Scalars *out)
 {
-  unsigned long long bad = ~0ull;
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    long long v = c[i];
-    if (v < 0 || v >= n_cells || (i > 0 && v < (long long)c[i - 1])) {
-      bad = (unsigned long long)i;
-      break;                           /* later i of this thread are larger */
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += stride) {
+    long long cur = i < n ? (long long)c[i] : (long long)n_cells;
+    long long prev = i > 0 ? (long long)c[i - 1] : -1;
+    if (i < n && (cur < 0 || cur >= n_cells || cur < prev)) {
+      atomicMin(&out->bad, (unsigned long long)i);
+      continue;
     }
+    if (prev < -1 || prev >= n_cells) continue;   /* row i - 1 reports itself */
+    for (long long q = prev + 1; q <= cur; q++) off[q] = i;
   }
-  bad = warp_min(bad);
-  if ((threadIdx.x & 31) == 0 && bad != ~0ull) atomicMin(&out->bad, bad);
 }
 
 /* ---- compaction / permutation of rows ---------------------------------------------------
@@ -355,11 +385,35 @@ struct CudaWs {
   Scalars       *scal;
 };
 
+/* Rows of 16, 24 and 32 bytes as one item each, for CUB's in-place selection. */
+template <int W> struct Words {
+  unsigned long long w[W];
+};
+
+/* Temporary storage of an in-place cub::DeviceSelect::Flagged over n items of type T. */
+template <typename T> static cudaError_t select_temp(int64_t n, size_t *bytes)
+{
+  *bytes = 0;
+  return cub::DeviceSelect::Flagged((void *)NULL, *bytes, (T *)NULL,
+                                    (const unsigned char *)NULL, (unsigned long long *)NULL,
+                                    (::cuda::std::int64_t)n, (cudaStream_t)0);
+}
+
 /* CUB temporary storage for everything a workspace or plan of capacity n runs. */
 static cudaError_t cub_temp_bytes(int64_t n, size_t *out)
 {
   size_t a = 0, b = 0, c = 0;
   cudaError_t e;
+  size_t sel[7];
+  if ((e = select_temp<unsigned char>(n, &sel[0])) != cudaSuccess ||
+      (e = select_temp<unsigned short>(n, &sel[1])) != cudaSuccess ||
+      (e = select_temp<unsigned>(n, &sel[2])) != cudaSuccess ||
+      (e = select_temp<unsigned long long>(n, &sel[3])) != cudaSuccess ||
+      (e = select_temp<Words<2>>(n, &sel[4])) != cudaSuccess ||
+      (e = select_temp<Words<3>>(n, &sel[5])) != cudaSuccess ||
+      (e = select_temp<Words<4>>(n, &sel[6])) != cudaSuccess)
+    return e;
+  for (size_t t : sel) c = t > c ? t : c;
   e = cub::DeviceRadixSort::SortPairs((void *)NULL, a, (const uint64_t *)NULL,
                                       (uint64_t *)NULL, (const int64_t *)NULL,
                                       (int64_t *)NULL, n, 0, 64);
@@ -368,9 +422,11 @@ static cudaError_t cub_temp_bytes(int64_t n, size_t *out)
                                       (uint32_t *)NULL, (const int64_t *)NULL,
                                       (int64_t *)NULL, n, 0, 32);
   if (e != cudaSuccess) return e;
-  e = cub::DeviceScan::ExclusiveSum((void *)NULL, c, (const int64_t *)NULL, (int64_t *)NULL,
+  size_t scan = 0;
+  e = cub::DeviceScan::ExclusiveSum((void *)NULL, scan, (const int64_t *)NULL, (int64_t *)NULL,
                                     n);
   if (e != cudaSuccess) return e;
+  c = scan > c ? scan : c;
   size_t m = a > b ? a : b;
   *out = (m > c ? m : c) + 256;
   return cudaSuccess;
@@ -538,6 +594,70 @@ static cnp_status move_rows(const char *op, MoveKind kind, const cnp_array *a, i
 
 /* ---- compaction ------------------------------------------------------------------------- */
 
+/* CUB's single-pass stable selection (decoupled look-back), in place: each row block is read
+** once and its kept rows written once, instead of flags, a scan of positions, a scatter to
+** the workspace and a copy back. For row blocks of 1, 2, 4, 8, 16, 24 or 32 bytes, aligned. */
+static bool select_fits(const cnp__rows &r)
+{
+  size_t rb = r.row_bytes;
+  size_t align = rb < 8 ? rb : 8;
+  if (!(rb == 1 || rb == 2 || rb == 4 || rb == 8 || rb == 16 || rb == 24 || rb == 32))
+    return false;
+  return (uintptr_t)r.data % align == 0 && (size_t)r.block_stride % align == 0;
+}
+
+template <typename T>
+static cnp_status select_block(const char *op, char *block, const unsigned char *mask,
+                               int64_t n, unsigned long long *count, CudaWs *w, cudaStream_t st)
+{
+  size_t tb = 0;
+  CU(op, cub::DeviceSelect::Flagged((void *)NULL, tb, (T *)block, mask, count,
+                                    (::cuda::std::int64_t)n, st));
+  if (tb > w->temp_bytes)
+    return cnp__fail(CNP_EOVERFLOW, op, "selection needs %zu bytes of temporary storage, the "
+                     "workspace holds %zu", tb, w->temp_bytes);
+  tb = w->temp_bytes;
+  CU(op, cub::DeviceSelect::Flagged(w->temp, tb, (T *)block, mask, count,
+                                    (::cuda::std::int64_t)n, st));
+  return CNP_OK;
+}
+
+/* Compacts every row block of every array with select_block, the count into *count; false
+** in *done (nothing enqueued) when some block does not fit it (or there is no array). */
+static cnp_status compact_select(const char *op, const cnp_array *arrays, int n_arrays,
+                                 const unsigned char *mask, int64_t n,
+                                 unsigned long long *count, CudaWs *w, cudaStream_t st,
+                                 bool *done)
+{
+  *done = false;
+  if (n_arrays == 0) return CNP_OK;
+  for (int j = 0; j < n_arrays; j++) {
+    cnp__rows r;
+    cnp_status s = cnp__algo_rows(&arrays[j], n, op, "arrays", &r);
+    if (s != CNP_OK) return s;
+    if (!select_fits(r)) return CNP_OK;
+  }
+  for (int j = 0; j < n_arrays; j++) {
+    cnp__rows r;
+    cnp_status s = cnp__algo_rows(&arrays[j], n, op, "arrays", &r);
+    for (int64_t b = 0; s == CNP_OK && b < r.n_blocks; b++) {
+      char *block = r.data + b * r.block_stride;
+      switch (r.row_bytes) {
+      case 1: s = select_block<unsigned char>(op, block, mask, n, count, w, st); break;
+      case 2: s = select_block<unsigned short>(op, block, mask, n, count, w, st); break;
+      case 4: s = select_block<unsigned>(op, block, mask, n, count, w, st); break;
+      case 8: s = select_block<unsigned long long>(op, block, mask, n, count, w, st); break;
+      case 16: s = select_block<Words<2>>(op, block, mask, n, count, w, st); break;
+      case 24: s = select_block<Words<3>>(op, block, mask, n, count, w, st); break;
+      default: s = select_block<Words<4>>(op, block, mask, n, count, w, st); break;
+      }
+    }
+    if (s != CNP_OK) return s;
+  }
+  *done = true;
+  return CNP_OK;
+}
+
 extern "C" cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
                                                 int n_arrays, int64_t *n_out,
                                                 cnp_workspace *ws, cnp_stream *s)
@@ -554,9 +674,18 @@ extern "C" cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp
   }
   int64_t *pos = w->idx[0];
   k_init_scalars<<<1, 1, 0, st>>>(w->scal);
+  bool done = false;
+  cnp_status r = compact_select(op, arrays, n_arrays, m, n, &w->scal->count, w, st, &done);
+  if (r != CNP_OK) return r;
+  if (done) {
+    Scalars h;
+    if ((r = read_scalars(op, w->scal, &h, st)) != CNP_OK) return r;
+    *n_out = (int64_t)h.count;
+    return CNP_OK;
+  }
   k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
   CU_LAUNCHED(op, "flags");
-  cnp_status r = exclusive_sum(op, w, pos, n, st);
+  r = exclusive_sum(op, w, pos, n, st);
   if (r != CNP_OK) return r;
   k_count<<<1, 1, 0, st>>>(m, pos, n, w->scal);
   CU_LAUNCHED(op, "count");
@@ -580,6 +709,11 @@ __global__ void k_count_out(const unsigned char *mask, const int64_t *pos, int64
   *count = c;
 }
 
+__global__ void k_copy_count(const unsigned long long *from, int64_t *count)
+{
+  *count = (int64_t)*from;
+}
+
 /* The count stays in device memory: no synchronization, so it can be graph-captured. */
 extern "C" cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *mask,
                                                              const cnp_array *arrays,
@@ -599,9 +733,17 @@ extern "C" cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *ma
     return CNP_OK;
   }
   int64_t *pos = w->idx[0];
+  bool done = false;
+  cnp_status r = compact_select(op, arrays, n_arrays, m, n, &w->scal->count, w, st, &done);
+  if (r != CNP_OK) return r;
+  if (done) {                          /* the count, as int64, where the caller wants it */
+    k_copy_count<<<1, 1, 0, st>>>(&w->scal->count, d_count);
+    CU_LAUNCHED(op, "count");
+    return CNP_OK;
+  }
   k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
   CU_LAUNCHED(op, "flags");
-  cnp_status r = exclusive_sum(op, w, pos, n, st);
+  r = exclusive_sum(op, w, pos, n, st);
   if (r != CNP_OK) return r;
   k_count_out<<<1, 1, 0, st>>>(m, pos, n, w->scal, d_count);
   CU_LAUNCHED(op, "count");
@@ -626,7 +768,8 @@ static cnp_status key_stats(const char *op, const K *k, int64_t n, long long lim
                             int seg_mode, CudaWs *w, cudaStream_t st, Scalars *h)
 {
   k_init_scalars<<<1, 1, 0, st>>>(w->scal);
-  k_key_stats<K><<<grid_for(n), kThreads, 0, st>>>(k, n, limit, seg_mode, w->scal);
+  unsigned g = grid_for(n) < kStatBlocks ? grid_for(n) : kStatBlocks;
+  k_key_stats<K><<<g, kThreads, 0, st>>>(k, n, limit, seg_mode, w->scal);
   CU_LAUNCHED(op, "key statistics");
   return read_scalars(op, w->scal, h, st);
 }
@@ -828,8 +971,7 @@ static cnp_status cell_offsets_t(const char *op, const cnp_array *cells, int64_t
   const C *c = (const C *)cells->data;
   int64_t n = cells->shape[0];
   k_init_scalars<<<1, 1, 0, st>>>(d_scal);
-  if (n > 0) k_check_cells<C><<<grid_for(n), kThreads, 0, st>>>(c, n, n_cells, d_scal);
-  k_lower_bounds<C><<<grid_for(n_cells + 1), kThreads, 0, st>>>(c, n, off, n_cells);
+  k_cell_offsets<C><<<grid_for(n + 1), kThreads, 0, st>>>(c, n, n_cells, off, d_scal);
   CU_LAUNCHED(op, "cell offsets");
   Scalars h;
   cnp_status r = read_scalars(op, d_scal, &h, st);
@@ -869,13 +1011,14 @@ extern "C" cnp_status cnp__cuda_cell_offsets(const cnp_array *sorted_cells, int6
 
 /* ---- segment boundaries ------------------------------------------------------------------- */
 
-template <typename K>
-__global__ void k_run_flags(const K *k, int64_t n, int64_t *flags)
-{
-  int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    flags[i] = i == 0 || k[i] != k[i - 1];
-}
+/* 1 where row i starts a run: the scan reads the keys through it (no flags array). */
+template <typename K> struct RunHead {
+  const K *k;
+  __host__ __device__ int64_t operator()(int64_t i) const
+  {
+    return i == 0 || k[i] != k[i - 1] ? 1 : 0;
+  }
+};
 
 /* pos: exclusive scan of the run flags. Writes run j's key, start and the previous stop. */
 template <typename K>
@@ -911,10 +1054,16 @@ static cnp_status boundaries_t(const char *op, const cnp_array *keys, cnp_array 
     return CNP_OK;
   }
   int64_t *pos = w->idx[0];
-  k_run_flags<K><<<grid_for(n), kThreads, 0, st>>>(k, n, pos);
-  CU_LAUNCHED(op, "run flags");
-  cnp_status r = exclusive_sum(op, w, pos, n, st);
-  if (r != CNP_OK) return r;
+  auto heads = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0),
+                                               RunHead<K>{k});
+  size_t tb = 0;
+  CU(op, cub::DeviceScan::ExclusiveSum(NULL, tb, heads, pos, n, st));
+  if (tb > w->temp_bytes)
+    return cnp__fail(CNP_EOVERFLOW, op, "scan needs %zu bytes of temporary storage, the "
+                     "workspace holds %zu", tb, w->temp_bytes);
+  tb = w->temp_bytes;
+  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, heads, pos, n, st));
+  cnp_status r;
   k_run_write<K><<<grid_for(n), kThreads, 0, st>>>(
       k, n, pos, unique_keys ? (K *)unique_keys->data : NULL,
       starts ? (int64_t *)starts->data : NULL, stops ? (int64_t *)stops->data : NULL, w->scal);
@@ -1153,8 +1302,8 @@ struct StoreHalf {
   }
 };
 
-/* One thread per (segment, scalar component): sums rows in row order (deterministic, the
-** same order as the host backend), one launch for every component. */
+/* Short segments: one thread per (segment, scalar component) sums its rows in row order (the
+** order of the host backend on one thread), one launch for every component. */
 template <typename IN, typename ACC, typename OUT, typename LOAD, typename STORE>
 __global__ void k_segment_sum(const IN *v, OUT *o, const int64_t *off, const int64_t *perm,
                               int identity, int64_t ns, int64_t kc)
@@ -1174,12 +1323,84 @@ __global__ void k_segment_sum(const IN *v, OUT *o, const int64_t *off, const int
   }
 }
 
+/* Long segments (a PIC deposit: a few hundred cells, thousands of rows each), where a thread
+** per segment would walk tens of thousands of rows alone. Block b sums part b % parts of
+** (segment, component) b / parts: thread i adds rows i, i + blockDim.x, ... of the part, then
+** a fixed tree over the block. With one part the sum goes to o, else to partial[b] and
+** k_segment_combine adds the parts in order. Deterministic (the same order on every run), but
+** not the host backend's order: the last bits may differ from it. */
 template <typename IN, typename ACC, typename OUT, typename LOAD, typename STORE>
-static void launch_sum(const CudaPlan *p, const void *v, void *o, int64_t ns, int64_t kc,
-                       cudaStream_t st)
+__global__ void k_segment_sum_long(const IN *v, OUT *o, ACC *partial, const int64_t *off,
+                                   const int64_t *perm, int identity, int64_t ns, int64_t kc,
+                                   int parts)
 {
-  k_segment_sum<IN, ACC, OUT, LOAD, STORE><<<grid_for(ns * kc), kThreads, 0, st>>>(
-      (const IN *)v, (OUT *)o, p->off, p->perm, p->identity, ns, kc);
+  __shared__ ACC red[kThreads];
+  LOAD load;
+  STORE store;
+  int64_t total = ns * kc * parts;
+  for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
+    int64_t t = b / parts, part = b - t * parts;
+    int64_t seg = t / kc, c = t - seg * kc;
+    int64_t j0 = off[seg], len = off[seg + 1] - j0;
+    int64_t a = j0 + len * part / parts, e = j0 + len * (part + 1) / parts;
+    ACC acc = 0;
+    if (identity)
+      for (int64_t j = a + threadIdx.x; j < e; j += blockDim.x) acc += load(v[j * kc + c]);
+    else
+      for (int64_t j = a + threadIdx.x; j < e; j += blockDim.x) acc += load(v[perm[j] * kc + c]);
+    red[threadIdx.x] = acc;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+      if ((int)threadIdx.x < h) red[threadIdx.x] += red[threadIdx.x + h];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      if (parts == 1) o[t] = store(red[0]);
+      else partial[b] = red[0];
+    }
+    __syncthreads();                   /* red is reused by the block's next b */
+  }
+}
+
+template <typename ACC, typename OUT, typename STORE>
+__global__ void k_segment_combine(const ACC *partial, OUT *o, int64_t total, int parts)
+{
+  STORE store;
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+    ACC acc = 0;
+    for (int q = 0; q < parts; q++) acc += partial[t * parts + q];
+    o[t] = store(acc);
+  }
+}
+
+/* Rows per segment, on average, from which a block (not a thread) sums each segment. */
+static const int64_t kLongSegment = 256;
+
+template <typename IN, typename ACC, typename OUT, typename LOAD, typename STORE>
+static void launch_sum(const CudaPlan *p, int64_t n_rows, const void *v, void *o, int64_t ns,
+                       int64_t kc, cudaStream_t st)
+{
+  if (n_rows / ns < kLongSegment) {
+    k_segment_sum<IN, ACC, OUT, LOAD, STORE><<<grid_for(ns * kc), kThreads, 0, st>>>(
+        (const IN *)v, (OUT *)o, p->off, p->perm, p->identity, ns, kc);
+    return;
+  }
+  /* Enough blocks to fill the device: split each (segment, component) into parts of at
+  ** least kLongSegment rows on average, at most 64, the partials in the plan's radix-key
+  ** buffer (free after the build: capacity * 8 bytes). */
+  int64_t t = ns * kc, parts = 1;
+  while (parts < 64 && t * parts * 2 <= 2048 && n_rows / (ns * parts * 2) >= kLongSegment &&
+         t * parts * 2 <= p->w->cap)
+    parts *= 2;
+  int64_t blocks = t * parts;
+  k_segment_sum_long<IN, ACC, OUT, LOAD, STORE>
+      <<<(unsigned)(blocks < 65535 ? blocks : 65535), kThreads, 0, st>>>(
+          (const IN *)v, (OUT *)o, (ACC *)(void *)p->w->rk[0], p->off, p->perm, p->identity,
+          ns, kc, (int)parts);
+  if (parts > 1)
+    k_segment_combine<ACC, OUT, STORE><<<grid_for(t), kThreads, 0, st>>>(
+        (const ACC *)(const void *)p->w->rk[0], (OUT *)o, t, (int)parts);
 }
 
 extern "C" cnp_status cnp__cuda_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
@@ -1195,22 +1416,25 @@ extern "C" cnp_status cnp__cuda_segment_plan_sum(cnp_segment_plan *plan, const c
   if (ns == 0 || kc == 0) return CNP_OK;
   const void *v = values->data;
   void *o = out->data;
+  int64_t n_rows = plan->n_rows;
   switch (values->dtype) {
   case CNP_FLOAT64: case CNP_COMPLEX128:
-    launch_sum<double, double, double, LoadId, StoreId>(p, v, o, ns, kc, st); break;
+    launch_sum<double, double, double, LoadId, StoreId>(p, n_rows, v, o, ns, kc, st); break;
   case CNP_FLOAT32: case CNP_COMPLEX64:
-    launch_sum<float, float, float, LoadId, StoreId>(p, v, o, ns, kc, st); break;
+    launch_sum<float, float, float, LoadId, StoreId>(p, n_rows, v, o, ns, kc, st); break;
   case CNP_FLOAT16:
-    launch_sum<unsigned short, float, unsigned short, LoadHalf, StoreHalf>(p, v, o, ns, kc, st);
+    launch_sum<unsigned short, float, unsigned short, LoadHalf, StoreHalf>(p, n_rows, v, o, ns,
+                                                                           kc, st);
     break;
   case CNP_BOOL:
-    launch_sum<unsigned char, double, double, LoadBool, StoreId>(p, v, o, ns, kc, st); break;
+    launch_sum<unsigned char, double, double, LoadBool, StoreId>(p, n_rows, v, o, ns, kc, st);
+    break;
   case CNP_INT32:
-    launch_sum<int32_t, double, double, LoadDbl, StoreId>(p, v, o, ns, kc, st); break;
+    launch_sum<int32_t, double, double, LoadDbl, StoreId>(p, n_rows, v, o, ns, kc, st); break;
   case CNP_INT64:
-    launch_sum<int64_t, double, double, LoadDbl, StoreId>(p, v, o, ns, kc, st); break;
+    launch_sum<int64_t, double, double, LoadDbl, StoreId>(p, n_rows, v, o, ns, kc, st); break;
   default:
-    launch_sum<uint64_t, double, double, LoadDbl, StoreId>(p, v, o, ns, kc, st); break;
+    launch_sum<uint64_t, double, double, LoadDbl, StoreId>(p, n_rows, v, o, ns, kc, st); break;
   }
   CU_LAUNCHED(op, "segment sum");
   return CNP_OK;

@@ -96,7 +96,7 @@ int main(void)
       float hv = cnp_half_to_float(H[i]);
       float complex q = hv + s * I;
       V[i] = conjf(q) * Y[i] + (float complex)((float)AI[i] + 2.0f * I) / 4.0f + (AF[i] + 0.5f * I);
-      double zr = creal(Z[i]), zi = cimag(Z[i]), zp = carg(Z[i]) + 5.0;
+      double zp = carg(Z[i]) + 5.0;
       float yr = crealf(V[i]) + s, yi = -cimagf(V[i]), yp = cargf(Y[i]);
       double rr = A[i] + 0.0 + B[i] + atan2(0.0, A[i]) + A[i];
       int64_t ri = AI[i];
@@ -109,7 +109,10 @@ int main(void)
             cimagf(GY[i]), crealf(Y[i]), cimagf(Y[i]));
       CHECK(close_z(GV[i], V[i], 1e-5), "v[%d] = %.9g%+.9gi, reference %.9g%+.9gi", i, crealf(GV[i]),
             cimagf(GV[i]), crealf(V[i]), cimagf(V[i]));
-      CHECK(ZR[i] == zr && ZI[i] == zi, "zr/zi[%d] = %.17g %.17g, z %.17g%+.17gi", i, ZR[i], ZI[i], zr, zi);
+      /* real/imag of the pipeline's own z, exactly (the reference z may differ in the last bits
+         on a GPU, where the compiler contracts the complex product into FMAs) */
+      CHECK(ZR[i] == creal(Z[i]) && ZI[i] == cimag(Z[i]), "zr/zi[%d] = %.17g %.17g, z %.17g%+.17gi",
+            i, ZR[i], ZI[i], creal(Z[i]), cimag(Z[i]));
       CHECK(e2e_close(ZP[i], zp, 1e-13), "zp[%d] = %.17g, reference %.17g", i, ZP[i], zp);
       CHECK(e2e_close(YR[i], yr, 1e-5), "yr[%d] = %.9g, reference %.9g", i, YR[i], yr);
       CHECK(e2e_close(YI[i], yi, 1e-5), "yi[%d] = %.9g, reference %.9g", i, YI[i], yi);

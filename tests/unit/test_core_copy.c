@@ -169,9 +169,11 @@ Test(core_copy, rejections)
   cnp_stream fake = fake_cuda_stream();
   ASSERT_OK(cnp__handle_register(&fake, "test"));
   cnp_array dev = fake_cuda_array(12);
-  EXPECT_ST(cnp_array_copy(&dev, &d, NULL), CNP_EUNAVAILABLE, "CUDA is unavailable");
-  EXPECT_ST(cnp_array_copy(&d, &dev, NULL), CNP_EUNAVAILABLE, "CUDA is unavailable");
-  EXPECT_ST(cnp_array_fill_zero(&dev, NULL), CNP_EUNAVAILABLE, "CUDA is unavailable");
+  if (!cnp_cuda_available(NULL)) {  /* with a device, the fake address would reach the driver */
+    EXPECT_ST(cnp_array_copy(&dev, &d, NULL), CNP_EUNAVAILABLE, "CUDA is unavailable");
+    EXPECT_ST(cnp_array_copy(&d, &dev, NULL), CNP_EUNAVAILABLE, "CUDA is unavailable");
+    EXPECT_ST(cnp_array_fill_zero(&dev, NULL), CNP_EUNAVAILABLE, "CUDA is unavailable");
+  }
   cnp_stream *hs;
   ASSERT_OK(cnp_stream_create(&hs));
   EXPECT_ST(cnp_array_copy(&dev, &d, hs), CNP_EDEVICE, "a host stream cannot order work on cuda");
