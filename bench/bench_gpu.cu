@@ -230,6 +230,33 @@ int main(int argc, char **argv)
   });
   report("segment_plan_sum f64", (double)n * 8 + (double)n_cells * 8, ms, cub_ms);
 
+  /* ---- longer segments (a warp, then blocks per segment): sorted keys i * S / n ------ */
+  for (int64_t rows_per : {512LL, 65536LL}) {
+    int64_t ns = n / rows_per;
+    if (ns < 1) continue;
+    std::vector<int32_t> hk(n);
+    for (int64_t i = 0; i < n; i++) hk[i] = (int32_t)(i * ns / n);
+    std::vector<int64_t> ho(ns + 1);
+    for (int64_t q = 0; q <= ns; q++) ho[q] = (q * n + ns - 1) / ns;   /* first i with key >= q */
+    CK(cudaMemcpy(sorted, hk.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(offs, ho.data(), (ns + 1) * 8, cudaMemcpyHostToDevice));
+    cnp_segment_plan *pl;
+    CNP(cnp_segment_plan_create(&pl, CNP_BACKEND_CUDA, 0, n, ns));
+    cnp_array ak2 = wrap(sorted, CNP_INT32, n), ar2;
+    int64_t s2[1] = {ns};
+    CNP(cnp_array_wrap(&ar2, rho, CNP_BACKEND_CUDA, 0, CNP_FLOAT64, 1, s2, NULL));
+    CNP(cnp_segment_plan_build(pl, &ak2, NULL));
+    ms = time_ms([] {}, [&] { CNP(cnp_segment_plan_sum(pl, &ax0, &ar2, NULL)); });
+    cub_ms = time_ms([] {}, [&] {
+      size_t b = cub_bytes;
+      CK(cub::DeviceSegmentedReduce::Sum(cub_tmp, b, x0, xo, ns, offs, offs + 1));
+    });
+    char name[64];
+    snprintf(name, sizeof name, "plan_sum f64 %lld/seg", (long long)rows_per);
+    report(name, (double)n * 8 + (double)ns * 8, ms, cub_ms);
+    cnp_segment_plan_destroy(pl);
+  }
+
   cnp_segment_plan_destroy(plan);
   cnp_workspace_destroy(ws);
   void *bufs[] = {x, x0, xo, mask, keys, keys0, sorted, order, cub_n, iota, order2, keys2,
