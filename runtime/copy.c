@@ -70,6 +70,17 @@ static cnp_status plan_run(const plan *p, const cnp__backend *be, char *dst, cnp
     return src ? be->memcpy_async(dst, db, src, sb, item, stream)
                : be->memset_async(dst, 0, item, stream);
   }
+  /* Distinct destination elements: with strides sorted (descending), each dimension's stride
+  ** must clear the bytes its inner dimensions span. This also catches overlaps that no single
+  ** dimension shows (shape (3, 3) with both strides 12). Conservative: an interleaved layout
+  ** that happens not to overlap is refused too. */
+  int64_t span = (int64_t)item;
+  for (int d = p->nd - 1; d >= 0; d--) {
+    if (p->ds[d] < span)
+      return cnp__fail(CNP_ELAYOUT, op, "destination elements overlap (stride %lld < %lld bytes)",
+                       (long long)p->ds[d], (long long)span);
+    span += p->ds[d] * (p->shape[d] - 1);
+  }
   int k = p->nd - 1;                   /* innermost dimension */
   size_t width, height, dp, sp;
   int outer;                           /* dims [0, outer) are looped over */
@@ -93,9 +104,6 @@ static cnp_status plan_run(const plan *p, const cnp__backend *be, char *dst, cnp
     sp = src ? (size_t)p->ss[k] : 0;
     outer = k;
   }
-  if (dp < width && height > 1)
-    return cnp__fail(CNP_ELAYOUT, op, "destination elements overlap (stride %zu < %zu bytes)",
-                     dp, width);
   if (src && sp < width && height > 1 && be != &cnp__backend_host)
     return cnp__fail(CNP_ELAYOUT, op,
                      "source with overlapping elements (stride %zu) is not supported on CUDA",

@@ -150,6 +150,19 @@ Test(core_copy, rejections)
   bc.strides[0] = 0;
   cnp_array d2 = d;
   EXPECT_ST(cnp_array_copy(&bc, &d2, NULL), CNP_ELAYOUT, "destination elements overlap");
+  /* overlapping through two dimensions together, though neither stride alone is too small
+  ** (found by the runtime fuzzer: the copy "succeeded" and could not match its source) */
+  cnp_array sq = d, nine;
+  sq.ndim = 2;
+  sq.shape[0] = sq.shape[1] = 3;
+  sq.strides[0] = sq.strides[1] = 16;
+  ASSERT_OK(cnp_array_alloc(&nine, CNP_FLOAT64, 2, (int64_t[2]){3, 3}, CNP_ORDER_C));
+  EXPECT_ST(cnp_array_copy(&sq, &nine, NULL), CNP_ELAYOUT, "destination elements overlap");
+  EXPECT_ST(cnp_array_fill_zero(&sq, NULL), CNP_ELAYOUT, "destination elements overlap");
+  sq.strides[0] = 48;                  /* rows 48 bytes apart, elements 16: distinct */
+  sq.shape[0] = 2;
+  ASSERT_OK(cnp_array_fill_zero(&sq, NULL));
+  cnp_array_free(&nine);
   /* a broadcast (stride-0) source is fine on the host */
   cnp_array src0 = d;
   src0.strides[0] = 0;
