@@ -411,10 +411,18 @@ template <typename T> static cudaError_t select_temp(int64_t n, size_t *bytes)
                                     (::cuda::std::int64_t)n, (cudaStream_t)0);
 }
 
+/* Temporary storage of a cub::DeviceRadixSort::SortPairs of n (K, V) pairs over `bits` bits. */
+template <typename K, typename V> static cudaError_t sort_temp(int64_t n, int bits, size_t *bytes)
+{
+  *bytes = 0;
+  return cub::DeviceRadixSort::SortPairs((void *)NULL, *bytes, (const K *)NULL, (K *)NULL,
+                                         (const V *)NULL, (V *)NULL, n, 0, bits);
+}
+
 /* CUB temporary storage for everything a workspace or plan of capacity n runs. */
 static cudaError_t cub_temp_bytes(int64_t n, size_t *out)
 {
-  size_t a = 0, b = 0, c = 0;
+  size_t a = 0, c = 0;                 /* the largest sort; the largest selection or scan */
   cudaError_t e;
   size_t sel[7];
   if ((e = select_temp<unsigned char>(n, &sel[0])) != cudaSuccess ||
@@ -426,32 +434,19 @@ static cudaError_t cub_temp_bytes(int64_t n, size_t *out)
       (e = select_temp<Words<4>>(n, &sel[6])) != cudaSuccess)
     return e;
   for (size_t t : sel) c = t > c ? t : c;
-  e = cub::DeviceRadixSort::SortPairs((void *)NULL, a, (const uint64_t *)NULL,
-                                      (uint64_t *)NULL, (const int64_t *)NULL,
-                                      (int64_t *)NULL, n, 0, 64);
-  if (e != cudaSuccess) return e;
-  e = cub::DeviceRadixSort::SortPairs((void *)NULL, b, (const uint32_t *)NULL,
-                                      (uint32_t *)NULL, (const int64_t *)NULL,
-                                      (int64_t *)NULL, n, 0, 32);
-  if (e != cudaSuccess) return e;
-  size_t a32 = 0, b32 = 0;             /* sorts with 32-bit row indices */
-  e = cub::DeviceRadixSort::SortPairs((void *)NULL, a32, (const uint64_t *)NULL,
-                                      (uint64_t *)NULL, (const uint32_t *)NULL,
-                                      (uint32_t *)NULL, n, 0, 64);
-  if (e != cudaSuccess) return e;
-  e = cub::DeviceRadixSort::SortPairs((void *)NULL, b32, (const uint32_t *)NULL,
-                                      (uint32_t *)NULL, (const uint32_t *)NULL,
-                                      (uint32_t *)NULL, n, 0, 32);
-  if (e != cudaSuccess) return e;
-  a = a32 > a ? a32 : a;
-  b = b32 > b ? b32 : b;
+  size_t sorts[4];                     /* keys of 64 and 32 bits, row indices of 64 and 32 */
+  if ((e = sort_temp<uint64_t, int64_t>(n, 64, &sorts[0])) != cudaSuccess ||
+      (e = sort_temp<uint32_t, int64_t>(n, 32, &sorts[1])) != cudaSuccess ||
+      (e = sort_temp<uint64_t, uint32_t>(n, 64, &sorts[2])) != cudaSuccess ||
+      (e = sort_temp<uint32_t, uint32_t>(n, 32, &sorts[3])) != cudaSuccess)
+    return e;
+  for (size_t t : sorts) a = t > a ? t : a;
   size_t scan = 0;
   e = cub::DeviceScan::ExclusiveSum((void *)NULL, scan, (const int64_t *)NULL, (int64_t *)NULL,
                                     n);
   if (e != cudaSuccess) return e;
   c = scan > c ? scan : c;
-  size_t m = a > b ? a : b;
-  *out = (m > c ? m : c) + 256;
+  *out = (a > c ? a : c) + 256;
   return cudaSuccess;
 }
 
@@ -541,17 +536,19 @@ static cnp_status read_back(const char *op, void *h, const void *d, size_t bytes
   return CNP_OK;
 }
 
-/* In-place exclusive sum of p[0, n) in the workspace's temporary storage. */
-static cnp_status exclusive_sum(const char *op, CudaWs *w, int64_t *p, int64_t n,
+/* Exclusive sum of in[0, n) into out (in place when in == out) in the workspace's temporary
+** storage; `in` may be an iterator. */
+template <typename In>
+static cnp_status exclusive_sum(const char *op, CudaWs *w, In in, int64_t *out, int64_t n,
                                 cudaStream_t st)
 {
   size_t tb = 0;
-  CU(op, cub::DeviceScan::ExclusiveSum(NULL, tb, p, p, n, st));
+  CU(op, cub::DeviceScan::ExclusiveSum(NULL, tb, in, out, n, st));
   if (tb > w->temp_bytes)
     return cnp__fail(CNP_EOVERFLOW, op, "scan needs %zu bytes of temporary storage, the "
                      "workspace holds %zu", tb, w->temp_bytes);
   tb = w->temp_bytes;
-  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, p, p, n, st));
+  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, in, out, n, st));
   return CNP_OK;
 }
 
@@ -708,7 +705,7 @@ extern "C" cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp
   }
   k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
   CU_LAUNCHED(op, "flags");
-  r = exclusive_sum(op, w, pos, n, st);
+  r = exclusive_sum(op, w, pos, pos, n, st);
   if (r != CNP_OK) return r;
   k_count<<<1, 1, 0, st>>>(m, pos, n, w->scal);
   CU_LAUNCHED(op, "count");
@@ -766,7 +763,7 @@ extern "C" cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *ma
   }
   k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
   CU_LAUNCHED(op, "flags");
-  r = exclusive_sum(op, w, pos, n, st);
+  r = exclusive_sum(op, w, pos, pos, n, st);
   if (r != CNP_OK) return r;
   k_count_out<<<1, 1, 0, st>>>(m, pos, n, w->scal, d_count);
   CU_LAUNCHED(op, "count");
@@ -1090,14 +1087,8 @@ static cnp_status boundaries_t(const char *op, const cnp_array *keys, cnp_array 
   int64_t *pos = w->idx[0];
   auto heads = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0),
                                                RunHead<K>{k});
-  size_t tb = 0;
-  CU(op, cub::DeviceScan::ExclusiveSum(NULL, tb, heads, pos, n, st));
-  if (tb > w->temp_bytes)
-    return cnp__fail(CNP_EOVERFLOW, op, "scan needs %zu bytes of temporary storage, the "
-                     "workspace holds %zu", tb, w->temp_bytes);
-  tb = w->temp_bytes;
-  CU(op, cub::DeviceScan::ExclusiveSum(w->temp, tb, heads, pos, n, st));
-  cnp_status r;
+  cnp_status r = exclusive_sum(op, w, heads, pos, n, st);
+  if (r != CNP_OK) return r;
   k_run_write<K><<<grid_for(n), kThreads, 0, st>>>(
       k, n, pos, unique_keys ? (K *)unique_keys->data : NULL,
       starts ? (int64_t *)starts->data : NULL, stops ? (int64_t *)stops->data : NULL, w->scal);
