@@ -341,7 +341,10 @@ cnp_status cnp_array_slice(cnp_array *out, const cnp_array *a, int axis, int64_t
     return cnp__fail(CNP_ERANGE, op, "[%lld, %lld) out of range for extent %lld",
                      (long long)start, (long long)stop, (long long)a->shape[axis]);
   cnp_array v = *a;
-  if (stop > start) v.data = (char *)a->data + start * a->strides[axis];
+  /* An empty array (another extent 0) is valid with any strides, so start * stride may not
+  ** fit: it has no element to point at, and keeps its data pointer. */
+  if (stop > start && cnp_array_numel(a) > 0)
+    v.data = (char *)a->data + start * a->strides[axis];
   v.shape[axis] = stop - start;
   v.flags &= ~(uint32_t)CNP_ARRAY_OWNED;
   *out = v;
