@@ -74,6 +74,11 @@ typedef struct GenOp {
   ** while the kernel scatters (lower.c, find_fast_path), or NULL. */
   Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
+  /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
+  ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
+  ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
+  Decl *sort_bound;
+  bool seg_sorted;
 } GenOp;
 
 typedef struct GenStep {

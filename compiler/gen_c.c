@@ -2233,15 +2233,29 @@ static void graph_funcs(GenUnit *u, Buf *b, int i, int end) {
       buf_line(b, "int nv = 0;");
       for (int k = 0; k < s->list.n; k++)
         buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, p->cap_%s);", s->list.v[k].decl->name, D);
-      buf_line(b, "st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_%s, p->ws, S);",
-               D);
+      if (op->sort_bound) {
+        buf_line(b, "/* keys bounded by plan %s: the radix sort covers its range's bits */",
+                 op->sort_bound->name);
+        buf_line(b, "st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, %s,",
+                 setup_str(u, op->sort_bound->value, "p->"));
+        buf_line(b, "                                  &p->dn_%s, p->ws, S);", D);
+      } else {
+        buf_line(b, "st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_%s, p->ws, S);",
+                 D);
+      }
       break;
     case ST_SEGMENTS:
       buf_line(b, "{  /* over the capacity: rows past the live extent dn_%s are dropped */", D);
       b->indent += 2;
       buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, p->cap_%s);", s->b.decl->name, D);
-      buf_line(b, "st = cnp_segment_plan_build_device_count(p->plan_%s, &key, &p->dn_%s, S);",
-               s->a.decl->name, D);
+      if (op->seg_sorted) {
+        buf_line(b, "/* the sort above ordered the keys: offsets without another sort */");
+        buf_line(b, "st = cnp_segment_plan_build_sorted_device_count(p->plan_%s, &key, &p->dn_%s, S);",
+                 s->a.decl->name, D);
+      } else {
+        buf_line(b, "st = cnp_segment_plan_build_device_count(p->plan_%s, &key, &p->dn_%s, S);",
+                 s->a.decl->name, D);
+      }
       break;
     default: {  /* ST_SUM */
       Decl *out = s->b.decl;

@@ -287,6 +287,28 @@ GenOp *lower_plan_producer(GenUnit *u, Decl *plan) {
   return NULL;
 }
 
+/*
+** Hints for a step captured as a CUDA graph, where the live row count stays on the device and
+** the runtime cannot look at the keys. A sort by a key that a plan's segments(KEY, RANGE)
+** bounds sorts only RANGE's bits (the runtime still sorts keys outside exactly, more slowly),
+** and a segments(...) right after a sort by its key builds its offsets without sorting again.
+*/
+static void find_graph_hints(GenUnit *u, GenStep *gs) {
+  for (int o = 0; o < gs->n_ops; o++) {
+    GenOp *op = &gs->ops[o];
+    Stmt *s = op->stmt;
+    if (op->kind != GOP_STMT) continue;
+    if (s->kind == ST_SORT && (s->a.decl->dtype == DT_I64 || s->a.decl->dtype == DT_I32)) {
+      for (Decl *d = u->cc->decls; d; d = d->next)
+        if (d->kind == DECL_PLAN && d->target.decl == s->a.decl) op->sort_bound = d;
+    }
+    if (s->kind == ST_SEGMENTS && o > 0 && gs->ops[o - 1].kind == GOP_STMT) {
+      Stmt *prev = gs->ops[o - 1].stmt;
+      op->seg_sorted = prev->kind == ST_SORT && prev->a.decl == s->b.decl;
+    }
+  }
+}
+
 int lower_unit(GenUnit *u) {
   Cnp *cc = u->cc;
   bool ok = check_decls(u);
@@ -304,6 +326,7 @@ int lower_unit(GenUnit *u) {
       gs->decl = d;
       lower_step(u, gs);
       find_fast_path(u, gs);
+      find_graph_hints(u, gs);
       for (int o = 0; o < gs->n_ops; o++) {
         StmtKind k = gs->ops[o].stmt->kind;
         if (k == ST_EXCHANGE || k == ST_MIGRATE) {

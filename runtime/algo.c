@@ -659,22 +659,36 @@ cnp_status cnp_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
   return st;
 }
 
-cnp_status cnp_segment_plan_build_device_count(cnp_segment_plan *plan, const cnp_array *keys,
-                                               const cnp_array *count, cnp_stream *s)
+/* Both device-count builds; `sorted`: the caller sorted rows [0, n) by these keys. */
+static cnp_status build_dc(cnp_segment_plan *plan, const cnp_array *keys,
+                           const cnp_array *count, int sorted, cnp_stream *s, const char *op)
 {
-  static const char op[] = "cnp_segment_plan_build_device_count";
   cnp_status st = check_build(plan, keys, count, 1, s, op);
   if (st != CNP_OK) return st;
   plan->built = 0;
   if (plan->backend == CNP_BACKEND_CUDA) {
-    st = cnp__cuda_segment_plan_build_device_count(plan, keys, count, s);
-  } else {
+    st = sorted ? cnp__cuda_segment_plan_build_sorted_device_count(plan, keys, count, s)
+                : cnp__cuda_segment_plan_build_device_count(plan, keys, count, s);
+  } else {                             /* the host build finds sorted keys itself */
     int64_t rows = 0;
     st = host_count(count, keys->shape[0], op, &rows);
     if (st == CNP_OK) st = cnp__host_segment_plan_build_rows(plan, keys, rows);
   }
   if (st == CNP_OK) plan->built = 1;
   return st;
+}
+
+cnp_status cnp_segment_plan_build_device_count(cnp_segment_plan *plan, const cnp_array *keys,
+                                               const cnp_array *count, cnp_stream *s)
+{
+  return build_dc(plan, keys, count, 0, s, "cnp_segment_plan_build_device_count");
+}
+
+cnp_status cnp_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
+                                                      const cnp_array *keys,
+                                                      const cnp_array *count, cnp_stream *s)
+{
+  return build_dc(plan, keys, count, 1, s, "cnp_segment_plan_build_sorted_device_count");
 }
 
 cnp_status cnp_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,

@@ -101,6 +101,12 @@ cnp_status cnp__cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
                                                      const cnp_array *keys,
                                                      const cnp_array *count, cnp_stream *s);
 
+/* As above, for keys sorted over rows [0, n): no sort (identity plan, offsets on device). */
+cnp_status cnp__cuda_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
+                                                            const cnp_array *keys,
+                                                            const cnp_array *count,
+                                                            cnp_stream *s);
+
 /* Fill plan->impl for plan->capacity/n_segments; destroy frees it. */
 cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan);
 cnp_status cnp__cuda_segment_plan_destroy(cnp_segment_plan *plan);

@@ -109,3 +109,12 @@ cnp_status cnp__cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
   (void)plan; (void)keys; (void)count; (void)s;
   return no_cuda("cnp_segment_plan_build_device_count");
 }
+
+cnp_status cnp__cuda_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
+                                                            const cnp_array *keys,
+                                                            const cnp_array *count,
+                                                            cnp_stream *s)
+{
+  (void)plan; (void)keys; (void)count; (void)s;
+  return no_cuda("cnp_segment_plan_build_sorted_device_count");
+}

@@ -193,11 +193,13 @@ cnp_status cnp_compact_by_mask_device_count(const cnp_array *mask, const cnp_arr
 ** cnp_sort_by_key_device_count: as cnp_sort_by_key for rows [0, n): sorted stably by key,
 **   `order` (int64 [N], optional) receives the permutation (order[i] = i for i >= n), the
 **   values follow. Rows [n, N) are left as they were. key_limit 0: the full key range
-**   (CUDA: a radix sort over all key bits). key_limit > 0: the caller promises 0 <= key <
-**   key_limit for rows [0, n) and the radix sort covers only the bits of key_limit; on the
-**   host backend a key outside is CNP_ERANGE (arrays unchanged), on CUDA it is not
-**   reported and the row sorts as if its key were clamped into [0, key_limit - 1] (its key
-**   value itself is kept).
+**   (CUDA: a radix sort over all key bits). key_limit > 0: the caller expects 0 <= key <
+**   key_limit for rows [0, n) and the radix sort covers only the bits of key_limit + 2. On
+**   the host backend a key outside is CNP_ERANGE (arrays unchanged). On CUDA it is not
+**   reported and the sort stays exact: rows with a negative key or one >= key_limit are
+**   sorted by their full keys afterwards by one thread block (in shared memory up to 2048
+**   such rows on each side, else by slower merge passes), so the hint costs time only when
+**   it is wrong.
 **
 **   cnp_sort_by_key_device_count(&cell, NULL, vals, 2, 0, &d_count, ws, stream);
 */
@@ -218,6 +220,18 @@ cnp_status cnp_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
 */
 cnp_status cnp_segment_plan_build_device_count(cnp_segment_plan *plan, const cnp_array *keys,
                                                const cnp_array *count, cnp_stream *s);
+
+/* cnp_segment_plan_build_sorted_device_count: as cnp_segment_plan_build_device_count for
+**   keys the caller has sorted over rows [0, n) (cnpc emits it right after a sort by the
+**   same key, with nothing writing the key in between). On CUDA the plan then needs no sort
+**   and no permutation: its offsets come from binary searches over the sorted keys, and the
+**   sums read each segment's rows in place. Keys that are not sorted give unspecified sums
+**   on CUDA (never an access outside the arrays). On the host backend the build is the
+**   same as cnp_segment_plan_build_device_count (it detects sorted keys itself).
+*/
+cnp_status cnp_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
+                                                      const cnp_array *keys,
+                                                      const cnp_array *count, cnp_stream *s);
 
 #ifdef __cplusplus
 }

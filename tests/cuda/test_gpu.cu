@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 static int g_checks, g_fails;
@@ -739,10 +740,57 @@ static void test_dc_sort(cnp_dtype kt, int64_t n, int64_t m, int64_t key_limit,
   for (Pair *p : all) pair_free(*p);
 }
 
+/* The range-hinted device sort with keys outside [0, key_limit) among rows [0, m): the host
+** (which would report them) sorts with no hint; the device must still end exactly alike. */
+template <typename K>
+static void test_dc_sort_hint(cnp_dtype kt, int64_t n, int64_t m, int64_t key_limit,
+                              std::vector<K> keys, const char *what)
+{
+  std::vector<double> x(n);
+  for (int64_t i = 0; i < n; i++) x[i] = (double)i * 0.25;
+  Pair pk, po, px, pc;
+  int64_t s1[1] = {n}, one[1] = {1};
+  pair_make(pk, kt, 1, s1, keys.data());
+  pair_make(po, CNP_INT64, 1, s1, NULL);
+  pair_make(px, CNP_FLOAT64, 1, s1, x.data());
+  pair_make(pc, CNP_INT64, 1, one, &m);
+  Workspaces ws(n, 0, 0);
+  Outcome oh = outcome(cnp_sort_by_key_device_count(&pk.h, &po.h, &px.h, 1, 0, &pc.h, ws.h,
+                                                    NULL));
+  Outcome od = outcome(cnp_sort_by_key_device_count(&pk.d, &po.d, &px.d, 1, key_limit, &pc.d,
+                                                    ws.d, NULL));
+  CHECK(oh.st == CNP_OK && od.st == CNP_OK, "%s: host %s '%s', device %s '%s'", what,
+        cnp_status_name(oh.st), oh.msg, cnp_status_name(od.st), od.msg);
+  CK(cudaDeviceSynchronize());
+  pair_same(pk, what);
+  pair_same(po, what);
+  pair_same(px, what);
+  Pair *all[] = {&pk, &po, &px, &pc};
+  for (Pair *p : all) pair_free(*p);
+}
+
+/* Keys in [0, limit) but `outside` of them (spread at random) replaced by negative keys and
+** keys >= limit, extremes of K among them, with duplicates. */
+template <typename K>
+static std::vector<K> keys_with_outliers(int64_t n, int64_t limit, int64_t outside)
+{
+  std::vector<K> k(n);
+  for (int64_t i = 0; i < n; i++) k[i] = (K)(rnd() % (uint64_t)limit);
+  const K odd[6] = {std::numeric_limits<K>::min(), std::numeric_limits<K>::max(), (K)-1,
+                    (K)limit, (K)(limit + 1), (K)-(K)limit};
+  for (int64_t j = 0; j < outside && n > 0; j++) {
+    int64_t i = (int64_t)(rnd() % (uint64_t)n);
+    uint64_t r = rnd();
+    k[i] = r % 3 == 0 ? odd[r / 3 % 6] : r % 3 == 1 ? (K)(limit + (K)(r % 97))
+                                                    : (K)(-1 - (K)(r % 89));
+  }
+  return k;
+}
+
 /* Build over the first m of n keys, then sums of n-row values, host against device. */
 template <typename K>
 static void test_dc_plan(cnp_dtype kt, std::vector<K> keys, int64_t m, int64_t ns,
-                         const char *what)
+                         const char *what, bool sorted = false)
 {
   int64_t n = (int64_t)keys.size();
   cnp_segment_plan *ph = nullptr, *pd = nullptr;
@@ -759,7 +807,8 @@ static void test_dc_plan(cnp_dtype kt, std::vector<K> keys, int64_t m, int64_t n
   pair_make(pv, CNP_FLOAT64, 2, sv, vals.data());
   pair_make(po, CNP_FLOAT64, 2, so, NULL);
   Outcome bh = outcome(cnp_segment_plan_build_device_count(ph, &pk.h, &pc.h, NULL));
-  Outcome bd = outcome(cnp_segment_plan_build_device_count(pd, &pk.d, &pc.d, NULL));
+  Outcome bd = outcome(sorted ? cnp_segment_plan_build_sorted_device_count(pd, &pk.d, &pc.d, NULL)
+                              : cnp_segment_plan_build_device_count(pd, &pk.d, &pc.d, NULL));
   CHECK(bh.st == CNP_OK && bd.st == CNP_OK, "%s: host %s '%s', device %s '%s'", what,
         cnp_status_name(bh.st), bh.msg, cnp_status_name(bd.st), bd.msg);
   int64_t kd = 0, rd = 0;
@@ -825,8 +874,10 @@ static void test_dc_graph(int64_t cap, int64_t n_cells)
   cudaGraphExec_t gx = nullptr;
   CK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
   cnp_status st = cnp_compact_by_mask_device_count(&pm.d, dc, 3, &pn.d, ws.d, S);
-  if (st == CNP_OK) st = cnp_sort_by_key_device_count(&pcell.d, NULL, ds, 2, 0, &pn.d, ws.d, S);
-  if (st == CNP_OK) st = cnp_segment_plan_build_device_count(pd, &pcell.d, &pn.d, S);
+  /* as cnpc's graph: the sort hinted by the plan's range, the plan built from sorted keys */
+  if (st == CNP_OK)
+    st = cnp_sort_by_key_device_count(&pcell.d, NULL, ds, 2, n_cells, &pn.d, ws.d, S);
+  if (st == CNP_OK) st = cnp_segment_plan_build_sorted_device_count(pd, &pcell.d, &pn.d, S);
   if (st == CNP_OK) st = cnp_segment_plan_sum(pd, &pw.d, &prho.d, S);
   CHECK(st == CNP_OK, "graph capture: %s", cnp_last_error());
   CK(cudaStreamEndCapture(cs, &g));
@@ -878,6 +929,29 @@ static void test_device_counts(void)
     test_dc_plan<int32_t>(CNP_INT32, kp32, m, 1000, "device-count plan int32");
   }
   test_dc_sort<int64_t>(CNP_INT64, 1, 1, 0, std::vector<int64_t>(1, 9), "device-count sort one");
+  /* hinted sorts with keys outside the hint: none, a few (shared-memory fix-up) and many
+  ** (merge passes) on each side */
+  const int64_t outs[4] = {0, 1, 300, n / 3};
+  for (int64_t o : outs)
+    for (int64_t m : ms) {
+      test_dc_sort_hint<int64_t>(CNP_INT64, n, m, 5000, keys_with_outliers<int64_t>(n, 5000, o),
+                                 "device-count sort int64, keys outside key_limit");
+      test_dc_sort_hint<int32_t>(CNP_INT32, n, m, 777, keys_with_outliers<int32_t>(n, 777, o),
+                                 "device-count sort int32, keys outside key_limit");
+    }
+  /* the sorted-key plan build: sorted keys with negatives first (dropped), sums against the
+  ** host's build */
+  for (int64_t m : ms) {
+    std::vector<int64_t> ks(kseg);
+    std::sort(ks.begin(), ks.begin() + m);
+    test_dc_plan<int64_t>(CNP_INT64, ks, m, 777, "device-count sorted plan int64", true);
+    std::vector<int32_t> ks32(k32);
+    std::sort(ks32.begin(), ks32.begin() + m);
+    test_dc_plan<int32_t>(CNP_INT32, ks32, m, 1000, "device-count sorted plan int32", true);
+    std::vector<int64_t> few(ks);             /* long segments: the block kernels */
+    for (int64_t i = 0; i < m; i++) few[i] = i * 3 / (m > 0 ? m : 1);
+    test_dc_plan<int64_t>(CNP_INT64, few, m, 3, "device-count sorted plan, 3 segments", true);
+  }
   test_dc_graph(sz(100003), 512);
   test_dc_graph(1, 4);
 }

@@ -154,6 +154,12 @@ static void check_plan(cnp_dtype kt, int64_t N, int64_t m, int64_t ns, uint64_t 
   ((int64_t *)count.data)[0] = m;
   cr_assert_eq(cnp_segment_plan_build_device_count(pd, &keys, &count, NULL), CNP_OK, "%s",
                cnp_last_error());
+  /* the sorted form (what cnpc's graphs call after a sort) is the same build on the host,
+  ** whatever the keys' order */
+  cnp_segment_plan *psd;
+  cr_assert_eq(cnp_segment_plan_create(&psd, CNP_BACKEND_HOST, 0, N, ns), CNP_OK);
+  cr_assert_eq(cnp_segment_plan_build_sorted_device_count(psd, &keys, &count, NULL), CNP_OK,
+               "%s", cnp_last_error());
   cnp_array kh = keys, xh = x, yh = y;
   kh.shape[0] = xh.shape[0] = yh.shape[0] = m;
   cr_assert_eq(cnp_segment_plan_build(pr, &kh, NULL), CNP_OK, "%s", cnp_last_error());
@@ -170,6 +176,12 @@ static void check_plan(cnp_dtype kt, int64_t N, int64_t m, int64_t ns, uint64_t 
   cr_assert_eq(memcmp(ox.data, rx.data, (size_t)ns * 8), 0, "N=%lld m=%lld", (long long)N,
                (long long)m);
   cr_assert_eq(memcmp(oy.data, ry.data, (size_t)ns * 8), 0);
+  int64_t kept_s, rows_s;
+  cr_assert_eq(cnp_segment_plan_rows(psd, &kept_s, &rows_s), CNP_OK);
+  cr_assert(kept_s == kept_d && rows_s == N);
+  cr_assert_eq(cnp_segment_plan_sum(psd, &x, &ox, NULL), CNP_OK, "%s", cnp_last_error());
+  cr_assert_eq(memcmp(ox.data, rx.data, (size_t)ns * 8), 0);
+  cnp_segment_plan_destroy(psd);
   /* the values of rows past m do not count */
   for (int64_t i = m; i < N; i++) ((double *)x.data)[i] = 1e300;
   cr_assert_eq(cnp_segment_plan_sum(pd, &x, &ox, NULL), CNP_OK);
@@ -280,26 +292,35 @@ Test(algo_device_sort, plan_errors)
   cnp_array on_cuda = count;
   on_cuda.backend = CNP_BACKEND_CUDA;
 
-  cr_expect_eq(cnp_segment_plan_build_device_count(NULL, &keys, &count, NULL), CNP_EINVAL);
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, NULL, &count, NULL), CNP_EINVAL);
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &keys, NULL, NULL), CNP_EINVAL);
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &fk, &count, NULL), CNP_EDTYPE);
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &keys, &c32, NULL), CNP_EDTYPE);
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &keys, &in_keys, NULL), CNP_EALIAS);
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &keys, &on_cuda, NULL), CNP_EDEVICE);
-  cr_expect_eq(cnp_segment_plan_build_device_count(small, &keys, &count, NULL), CNP_EOVERFLOW);
-  /* keys 9 >= n_segments only past the count: fine; the plan then sums 8-row values */
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &keys, &count, NULL), CNP_OK, "%s",
-               cnp_last_error());
-  for (int i = 0; i < 8; i++) ((double *)x.data)[i] = i + 1;
-  cr_expect_eq(cnp_segment_plan_sum(plan, &x, &out, NULL), CNP_OK, "%s", cnp_last_error());
-  for (int s = 0; s < 4; s++) cr_expect_eq(((double *)out.data)[s], (double)(s + 1));
-  ((int64_t *)count.data)[0] = 5;               /* now key 9 counts */
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &keys, &count, NULL), CNP_ERANGE);
-  cr_expect_eq(cnp_segment_plan_sum(plan, &x, &out, NULL), CNP_ESTATE);   /* unbuilt */
-  ((int64_t *)count.data)[0] = 9;
-  cr_expect_eq(cnp_segment_plan_build_device_count(plan, &keys, &count, NULL), CNP_ERANGE);
-  expect_msg("count = 9 outside [0, N = 8]");
+  /* the sorted form checks the same on the host (and builds the same plan) */
+  typedef cnp_status (*build_fn)(cnp_segment_plan *, const cnp_array *, const cnp_array *,
+                                 cnp_stream *);
+  const build_fn builds[2] = {cnp_segment_plan_build_device_count,
+                              cnp_segment_plan_build_sorted_device_count};
+  for (int f = 0; f < 2; f++) {
+    build_fn build = builds[f];
+    ((int64_t *)count.data)[0] = 4;
+    cr_expect_eq(build(NULL, &keys, &count, NULL), CNP_EINVAL);
+    cr_expect_eq(build(plan, NULL, &count, NULL), CNP_EINVAL);
+    cr_expect_eq(build(plan, &keys, NULL, NULL), CNP_EINVAL);
+    cr_expect_eq(build(plan, &fk, &count, NULL), CNP_EDTYPE);
+    cr_expect_eq(build(plan, &keys, &c32, NULL), CNP_EDTYPE);
+    cr_expect_eq(build(plan, &keys, &in_keys, NULL), CNP_EALIAS);
+    cr_expect_eq(build(plan, &keys, &on_cuda, NULL), CNP_EDEVICE);
+    cr_expect_eq(build(small, &keys, &count, NULL), CNP_EOVERFLOW);
+    /* keys 9 >= n_segments only past the count: fine; the plan then sums 8-row values */
+    cr_expect_eq(build(plan, &keys, &count, NULL), CNP_OK, "%s",
+                 cnp_last_error());
+    for (int i = 0; i < 8; i++) ((double *)x.data)[i] = i + 1;
+    cr_expect_eq(cnp_segment_plan_sum(plan, &x, &out, NULL), CNP_OK, "%s", cnp_last_error());
+    for (int s = 0; s < 4; s++) cr_expect_eq(((double *)out.data)[s], (double)(s + 1));
+    ((int64_t *)count.data)[0] = 5;               /* now key 9 counts */
+    cr_expect_eq(build(plan, &keys, &count, NULL), CNP_ERANGE);
+    cr_expect_eq(cnp_segment_plan_sum(plan, &x, &out, NULL), CNP_ESTATE);   /* unbuilt */
+    ((int64_t *)count.data)[0] = 9;
+    cr_expect_eq(build(plan, &keys, &count, NULL), CNP_ERANGE);
+    expect_msg("count = 9 outside [0, N = 8]");
+  }
   cnp_segment_plan_destroy(plan);
   cnp_segment_plan_destroy(small);
   free(keys.data);

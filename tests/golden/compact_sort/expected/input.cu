@@ -519,13 +519,16 @@ static int csort_g0_enqueue(csort_h *p, cnp_stream *S)
     int nv = 0;
     nv = cnp_g_rows(p->views, nv, &p->f_x, p->cap_N);
     nv = cnp_g_rows(p->views, nv, &p->f_v, p->cap_N);
-    st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_N, p->ws, S);
+    /* keys bounded by plan byb: the radix sort covers its range's bits */
+    st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, (int64_t)p->P_nb,
+                                      &p->dn_N, p->ws, S);
     if (st != CNP_OK) return st;
   }
   /* input.cnp:18: byb = segments(bin, nb); */
   {  /* over the capacity: rows past the live extent dn_N are dropped */
     cnp_array key = cnp_g_row(&p->f_bin, 0, p->cap_N);
-    st = cnp_segment_plan_build_device_count(p->plan_byb, &key, &p->dn_N, S);
+    /* the sort above ordered the keys: offsets without another sort */
+    st = cnp_segment_plan_build_sorted_device_count(p->plan_byb, &key, &p->dn_N, S);
     if (st != CNP_OK) return st;
   }
   /* input.cnp:19: sum byb (v) -> total; */
@@ -831,7 +834,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 835 "input.cu"
+#line 838 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -850,7 +853,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 854 "input.cu"
+#line 857 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -867,7 +870,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 871 "input.cu"
+#line 874 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -881,7 +884,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 885 "input.cu"
+#line 888 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -899,7 +902,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 903 "input.cu"
+#line 906 "input.cu"
     }
   }
   p->stats.steps++;

@@ -533,13 +533,16 @@ static int graph_sort_g0_enqueue(graph_sort_h *p, cnp_stream *S)
     int nv = 0;
     nv = cnp_g_rows(p->views, nv, &p->f_x, p->cap_N);
     nv = cnp_g_rows(p->views, nv, &p->f_w, p->cap_N);
-    st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_N, p->ws, S);
+    /* keys bounded by plan dep: the radix sort covers its range's bits */
+    st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, (int64_t)p->P_n_cells,
+                                      &p->dn_N, p->ws, S);
     if (st != CNP_OK) return st;
   }
   /* input.cnp:25: dep = segments(cell, n_cells); */
   {  /* over the capacity: rows past the live extent dn_N are dropped */
     cnp_array key = cnp_g_row(&p->f_cell, 0, p->cap_N);
-    st = cnp_segment_plan_build_device_count(p->plan_dep, &key, &p->dn_N, S);
+    /* the sort above ordered the keys: offsets without another sort */
+    st = cnp_segment_plan_build_sorted_device_count(p->plan_dep, &key, &p->dn_N, S);
     if (st != CNP_OK) return st;
   }
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -874,7 +877,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 878 "input.cu"
+#line 881 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -893,7 +896,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 897 "input.cu"
+#line 900 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -910,7 +913,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 914 "input.cu"
+#line 917 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -924,7 +927,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 928 "input.cu"
+#line 931 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -942,7 +945,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 946 "input.cu"
+#line 949 "input.cu"
     }
   }
 
@@ -950,7 +953,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done;");
-#line 954 "input.cu"
+#line 957 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -960,14 +963,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 964 "input.cu"
+#line 967 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 971 "input.cu"
+#line 974 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),
