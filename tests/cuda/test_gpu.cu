@@ -528,6 +528,15 @@ static void test_runs(cnp_dtype kt, std::vector<K> keys, const char *what)
   /* optional outputs left out */
   CHECK(cnp_segment_boundaries(&pk.d, NULL, &ps.d, NULL, &cd, ws.d, NULL) == CNP_OK && cd == ch,
         "%s without unique/stops: %s", what, cnp_last_error());
+  /* without starts (the run heads then go through the workspace) */
+  if (n > 0) {
+    CK(cudaMemset(pu.d.data, 0xa5, (size_t)n * sizeof(K)));
+    CK(cudaMemset(pe.d.data, 0xa5, (size_t)n * 8));
+  }
+  CHECK(cnp_segment_boundaries(&pk.d, &pu.d, NULL, &pe.d, &cd, ws.d, NULL) == CNP_OK && cd == ch,
+        "%s without starts: %s", what, cnp_last_error());
+  pair_same(pu, what, (size_t)ch * sizeof(K));
+  pair_same(pe, what, (size_t)ch * 8);
   Pair *all[] = {&pk, &pu, &ps, &pe};
   for (Pair *p : all) pair_free(*p);
 }
