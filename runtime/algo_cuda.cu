@@ -369,11 +369,6 @@ __global__ void k_compact_chunk(const W *src, int64_t rbw, int64_t colw, int64_t
   }
 }
 
-/* Rows each thread of a one-word row move handles, their loads issued before their stores:
-** one 8-byte load per thread kept too few bytes in flight (a copy back of 80 MB took 74 us on
-** the H200, where cudaMemcpy needs 42). */
-static const int kMoveUnroll = 4;
-
 /* Rows [0, rows) of the chunk through perm into tmp; rows = *d_count when d_count, else n.
 ** P: int64_t, or uint32_t for the device-count sort's 32-bit permutation. */
 template <typename W, typename P = int64_t>
@@ -384,26 +379,8 @@ __global__ void k_gather_chunk(const W *src, int64_t rbw, int64_t colw, int64_t 
   int64_t rows = d_count ? (int64_t)*d_count : n;
   int64_t total = rows * ww, stride = (int64_t)gridDim.x * blockDim.x;
   int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (ww == 1) {                       /* kMoveUnroll rows per thread, loads before stores */
-    const int64_t span = (int64_t)gridDim.x * blockDim.x * kMoveUnroll;
-    for (int64_t b = (int64_t)blockIdx.x * blockDim.x * kMoveUnroll + threadIdx.x; b < rows;
-         b += span) {
-      P q[kMoveUnroll];
-      W x[kMoveUnroll];
-#pragma unroll
-      for (int u = 0; u < kMoveUnroll; u++) {
-        int64_t i = b + (int64_t)u * blockDim.x;
-        q[u] = i < rows ? perm[i] : (P)0;
-      }
-#pragma unroll
-      for (int u = 0; u < kMoveUnroll; u++)
-        if (b + (int64_t)u * blockDim.x < rows) x[u] = src[(int64_t)q[u] * rbw + colw];
-#pragma unroll
-      for (int u = 0; u < kMoveUnroll; u++) {
-        int64_t i = b + (int64_t)u * blockDim.x;
-        if (i < rows) tmp[i] = x[u];
-      }
-    }
+  if (ww == 1) {
+    for (; t < rows; t += stride) tmp[t] = src[(int64_t)perm[t] * rbw + colw];
     return;
   }
   for (; t < total; t += stride) {
@@ -420,22 +397,8 @@ __global__ void k_chunk_back(W *dst, int64_t rbw, int64_t colw, int64_t ww, cons
   int64_t rows = d_count ? (int64_t)*d_count : n;
   int64_t total = rows * ww, stride = (int64_t)gridDim.x * blockDim.x;
   int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (ww == 1) {                       /* kMoveUnroll rows per thread, loads before stores */
-    const int64_t span = (int64_t)gridDim.x * blockDim.x * kMoveUnroll;
-    for (int64_t b = (int64_t)blockIdx.x * blockDim.x * kMoveUnroll + threadIdx.x; b < rows;
-         b += span) {
-      W x[kMoveUnroll];
-#pragma unroll
-      for (int u = 0; u < kMoveUnroll; u++) {
-        int64_t i = b + (int64_t)u * blockDim.x;
-        if (i < rows) x[u] = tmp[i];
-      }
-#pragma unroll
-      for (int u = 0; u < kMoveUnroll; u++) {
-        int64_t i = b + (int64_t)u * blockDim.x;
-        if (i < rows) dst[i * rbw + colw] = x[u];
-      }
-    }
+  if (ww == 1) {
+    for (; t < rows; t += stride) dst[t * rbw + colw] = tmp[t];
     return;
   }
   for (; t < total; t += stride) {
@@ -644,7 +607,7 @@ static void launch_move(MoveKind kind, char *block, size_t rb, size_t col, size_
 {
   int64_t rbw = (int64_t)(rb / sizeof(W)), colw = (int64_t)(col / sizeof(W));
   int64_t ww = (int64_t)(w / sizeof(W));
-  unsigned g = grid_for(ww == 1 ? (n + kMoveUnroll - 1) / kMoveUnroll : n * ww);
+  unsigned g = grid_for(n * ww);
   if (kind == MOVE_COMPACT)
     k_compact_chunk<W><<<g, kThreads, 0, st>>>((const W *)block, rbw, colw, ww, mask,
                                                pos_or_perm, n, (W *)tmp);
@@ -998,30 +961,18 @@ __global__ void k_dc_sort_in(const K *keys, int64_t N, const int64_t *d_n, long 
                              unsigned long long sentinel, R *rk, I *idx)
 {
   const int64_t n = *d_n;
-  const int64_t span = (int64_t)gridDim.x * blockDim.x * kMoveUnroll;
-  for (int64_t b = (int64_t)blockIdx.x * blockDim.x * kMoveUnroll + threadIdx.x; b < N;
-       b += span) {
-    K k[kMoveUnroll];                  /* the loads first, then the stores */
-#pragma unroll
-    for (int u = 0; u < kMoveUnroll; u++) {
-      int64_t i = b + (int64_t)u * blockDim.x;
-      k[u] = i < n && i < N ? keys[i] : (K)0;
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < N; i += stride) {
+    unsigned long long v = sentinel;
+    if (i < n) {
+      K k = keys[i];
+      if (limit <= 0) v = ord<K>(k);
+      else if (is_neg<K>(k)) v = 0;
+      else if ((unsigned long long)k >= (unsigned long long)limit) v = (unsigned long long)limit + 1;
+      else v = (unsigned long long)k + 1;
     }
-#pragma unroll
-    for (int u = 0; u < kMoveUnroll; u++) {
-      int64_t i = b + (int64_t)u * blockDim.x;
-      if (i >= N) break;
-      unsigned long long v = sentinel;
-      if (i < n) {
-        if (limit <= 0) v = ord<K>(k[u]);
-        else if (is_neg<K>(k[u])) v = 0;
-        else if ((unsigned long long)k[u] >= (unsigned long long)limit)
-          v = (unsigned long long)limit + 1;
-        else v = (unsigned long long)k[u] + 1;
-      }
-      rk[i] = (R)v;
-      idx[i] = (I)i;
-    }
+    rk[i] = (R)v;
+    idx[i] = (I)i;
   }
 }
 
@@ -1143,9 +1094,8 @@ static cnp_status sort_dc_t(const char *op, const cnp_array *keys, I *perm, I *i
     sentinel = bits == 64 ? ~0ull : 0xffffffffull;
   }
   cnp_status r;
-  const unsigned gu = grid_for((n + kMoveUnroll - 1) / kMoveUnroll);
   if (bits <= 32) {
-    k_dc_sort_in<K, uint32_t, I><<<gu, kThreads, 0, st>>>(
+    k_dc_sort_in<K, uint32_t, I><<<grid_for(n), kThreads, 0, st>>>(
         k, n, d_n, (long long)key_limit, sentinel, (uint32_t *)w->rk[0], idx_in);
     CU_LAUNCHED(op, "radix keys");
     if ((r = radix_pairs<uint32_t, I>(op, w, n, bits, perm, st, idx_in)) != CNP_OK) return r;
@@ -1156,7 +1106,7 @@ static cnp_status sort_dc_t(const char *op, const cnp_array *keys, I *perm, I *i
     }
     return CNP_OK;
   }
-  k_dc_sort_in<K, uint64_t, I><<<gu, kThreads, 0, st>>>(
+  k_dc_sort_in<K, uint64_t, I><<<grid_for(n), kThreads, 0, st>>>(
       k, n, d_n, (long long)key_limit, sentinel, (uint64_t *)w->rk[0], idx_in);
   CU_LAUNCHED(op, "radix keys");
   if ((r = radix_pairs<uint64_t, I>(op, w, n, bits, perm, st, idx_in)) != CNP_OK) return r;
