@@ -292,8 +292,8 @@ __global__ void k_iota(int64_t *p, int64_t n)
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = i;
 }
 
-/* off[q] = first i with v[i] >= q, for q in [0, nq] (v sorted ascending, n entries). */
-/* With d_n, the first *d_n entries (clamped into [0, n]) are searched (device-count plans). */
+/* off[q] = first i with v[i] >= q, for q in [0, nq] (v sorted ascending, n entries). With
+** d_n, the first *d_n entries (clamped into [0, n]) are searched (device-count plans). */
 template <typename V>
 __global__ void k_lower_bounds(const V *v, int64_t n, int64_t *off, int64_t nq,
                                const int64_t *d_n = NULL)
@@ -420,13 +420,13 @@ struct CudaWs {
   Scalars       *scal;
 };
 
-/* Rows of 16, 24 and 32 bytes as one item each, for CUB's in-place selection. */
 /* Whether row i starts a run (its key differs from the previous row's). */
 template <typename K> struct RunHead {
   const K *k;
   __host__ __device__ bool operator()(int64_t i) const { return i == 0 || k[i] != k[i - 1]; }
 };
 
+/* Rows of 16, 24 and 32 bytes as one item each, for CUB's in-place selection. */
 template <int W> struct Words {
   unsigned long long w[W];
 };
