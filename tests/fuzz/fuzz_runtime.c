@@ -6,16 +6,18 @@
 ** and its arguments: views derived from the owned arrays with fuzzed dtype, ndim, shape,
 ** strides, data offset, backend and device (the alloc_id is kept, so the runtime can and
 ** must catch any view that reaches outside its storage), slices, copies, fills, compaction,
-** sort by key, cell offsets, segment boundaries, segment plans, snapshots, mirrors, streams
-** and events (including use after destroy), workspaces with fuzzed sizes, and armed
-** allocation failures (cnp__fail_alloc_after).
+** sort by key, cell offsets, segment boundaries, segment plans, the device-count forms of
+** compaction, sort and plan builds, snapshots, mirrors, streams and events (including use
+** after destroy), workspaces with fuzzed sizes, and armed allocation failures
+** (cnp__fail_alloc_after).
 **
 ** It must never crash, overrun (ASan), hit undefined behaviour (UBSan) or leak, and:
 **   - every status is a known code; every failure leaves a nonempty cnp_last_error();
 **   - a slice that succeeds validates; a copy that succeeds made dst equal to src
 **     element by element; a successful sort leaves its keys non-decreasing (and below
 **     key_limit); a compaction returns the number of true mask entries; cell offsets are
-**     non-decreasing from 0 to N; a segment count is within [min(N,1), N].
+**     non-decreasing from 0 to N; a segment count is within [min(N,1), N]; the device-count
+**     forms (host backend) keep the same promises over their first count rows.
 **
 ** libFuzzer:  scripts/fuzz-runtime [seconds]   (clang -fsanitize=fuzzer,address,undefined)
 ** Standalone: built with -DCNP_FUZZ_STANDALONE, replays the files named on the command line
@@ -235,6 +237,45 @@ static void op_plan(st *S, rd *r)
   check_status(s);
 }
 
+/* The device-count forms (on the host backend: count in host memory, checked against N). */
+static void op_device_count(st *S, rd *r)
+{
+  cnp_array a = view(S, r), c = view(S, r), order = view(S, r);
+  cnp_array vals[3];
+  int nv = (int)(u8(r) % 4);
+  for (int i = 0; i < nv; i++) vals[i] = view(S, r);
+  unsigned m = u8(r);
+  cnp_status s;
+  int64_t trues = 0;
+  switch (m % 4) {
+  case 0:
+    if (cnp_array_validate(&a, "mask") == CNP_OK && a.ndim == 1 && a.dtype == CNP_BOOL)
+      for (int64_t i = 0; i < a.shape[0]; i++)
+        trues += ((const char *)a.data)[i * a.strides[0]] != 0;
+    cnp_clear_error();
+    s = cnp_compact_by_mask_device_count(&a, vals, nv, &c, S->ws, NULL);
+    check_status(s);
+    if (s == CNP_OK && *(const int64_t *)c.data != trues)
+      fail("device-count compaction count is not the number of true entries", "");
+    break;
+  case 1: {
+    int64_t lim = m & 4 ? 0 : num(r);
+    s = cnp_sort_by_key_device_count(&a, m & 8 ? &order : NULL, vals, nv, lim, &c, S->ws, NULL);
+    check_status(s);
+    if (s == CNP_OK)
+      for (int64_t i = 1; i < *(const int64_t *)c.data; i++)
+        if (key_at(&a, i - 1) > key_at(&a, i)) fail("device-count sort left keys unsorted", "");
+    break;
+  }
+  default:
+    s = m % 4 == 2 ? cnp_segment_plan_build_device_count(S->plan, &a, &c, NULL)
+                   : cnp_segment_plan_build_sorted_device_count(S->plan, &a, &c, NULL);
+    check_status(s);
+    if (nv > 1) check_status(cnp_segment_plan_sum(S->plan, &vals[0], &vals[1], NULL));
+    break;
+  }
+}
+
 static void op_workspace(st *S, rd *r)
 {
   int64_t cap = num(r), lim = num(r);
@@ -336,7 +377,8 @@ static void op_handles(st *S, rd *r)
 
 static void one_op(st *S, rd *r)
 {
-  unsigned b = u8(r), op = b < 252 ? b % 12 : 12;   /* keeps older corpus inputs meaningful */
+  /* ops 12 and 13 came later: high bytes, so that older corpus inputs keep their meaning */
+  unsigned b = u8(r), op = b < 252 ? b % 12 : b < 255 ? 12 : 13;
   cnp_status s;
   switch (op) {
   case 0: {
@@ -376,6 +418,7 @@ static void one_op(st *S, rd *r)
   case 10: op_workspace(S, r); break;
   case 11: cnp__fail_alloc_after((long)(u8(r) % 6)); break;  /* the next few may fail */
   case 12: op_handles(S, r); break;
+  case 13: op_device_count(S, r); break;
   }
 }
 
