@@ -29,8 +29,11 @@ install(FILES ${PROJECT_BINARY_DIR}/cnpConfig.cmake ${PROJECT_BINARY_DIR}/cnpCon
 
 # pkg-config: the libraries a static libcnp needs are listed in Libs.private.
 set(CNP_PC_PRIVATE "-lm -lpthread -ldl")
+# OpenMP: the flags of the compiler libcnp was built with (-fopenmp for gcc and clang), for
+# the generated unit (Cflags) and its link (Libs). Empty when OpenMP was not found.
+set(CNP_PC_OPENMP "")
 if(OpenMP_C_FOUND)
-  string(APPEND CNP_PC_PRIVATE " -fopenmp")
+  set(CNP_PC_OPENMP "${OpenMP_C_FLAGS}")
 endif()
 if(CNP_HAVE_CUDA)
   string(APPEND CNP_PC_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lnvrtc -lrt -lstdc++")

@@ -7,11 +7,20 @@
 # cnpc rewrites an output only when its content changes, so the rule's real target is a stamp (NAME.cnp.stamp) and the
 # depfile cnpc writes (-MD) names every imported .cnp and kernel file: touching an import
 # reruns cnpc, and only changed outputs make their objects rebuild.
+# CNP_CFLAGS carries the OpenMP flag (the generated loops are `#pragma omp`: without it they
+# compile, silently, to one thread) and CNP_LIBS an rpath to the installed lib directory (the
+# program runs without LD_LIBRARY_PATH). Both come from cnp.pc.
 CNP_PKG    ?= cnp
+ifeq ($(shell pkg-config --exists $(CNP_PKG) && echo yes),)
+$(error cnp.mk: pkg-config does not find '$(CNP_PKG)': set PKG_CONFIG_PATH=<prefix>/lib/pkgconfig)
+endif
 CNPC       ?= $(shell pkg-config --variable=cnpc $(CNP_PKG))
 CNP_CFLAGS ?= $(shell pkg-config --cflags $(CNP_PKG))
 CNP_LIBS   ?= $(shell pkg-config --libs --static $(CNP_PKG))
 CNPC_FLAGS ?=
+ifeq ($(strip $(shell pkg-config --variable=openmp $(CNP_PKG))),)
+$(warning cnp.mk: this cnp was built without OpenMP: generated pipelines run on one thread)
+endif
 
 %.cnp.stamp: %.cnp
 	$(CNPC) $(CNPC_FLAGS) --emit=header,c -o $* -MD -MF $*.cnp.d -MT $@ -MP $<

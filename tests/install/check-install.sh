@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build tree into a temporary prefix, then builds and runs examples/make (plain
 # Makefile + pkg-config + cnp.mk) and examples/cmake (find_package(cnp) + cnp_add_pipeline)
-# against it, and checks incremental rebuilds: nothing rebuilds when nothing changed; touching
+# against it, as a user would: without LD_LIBRARY_PATH (the programs find libcnp.so through
+# their rpath), threaded (OMP_NUM_THREADS=2 must give 2 OpenMP threads, and the generated
+# unit's object must call the OpenMP runtime). It checks incremental rebuilds: nothing rebuilds when nothing changed; touching
 # an imported .cnp reruns cnpc only; changing it rebuilds exactly what depends on the change.
 #   check-install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -18,14 +20,31 @@ for f in bin/cnpc include/cnp/cnp.h lib/libcnp.a lib/libcnp.so lib/pkgconfig/cnp
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+unset LD_LIBRARY_PATH                            # the programs must run without it
 "$prefix/bin/cnpc" --version >/dev/null || fail "installed cnpc does not run"
+
+# check_run ROUTE PROGRAM OBJECT: PROGRAM runs, right, on 2 OpenMP threads; OBJECT (the
+# generated unit's) calls the OpenMP runtime, so its loops really are parallel.
+check_run() {
+  local out
+  out=$(OMP_NUM_THREADS=2 "$2" 2>&1) || fail "$1: $2 failed: $out"
+  grep -q ', 0 wrong' <<<"$out" || fail "$1: wrong result: $out"
+  grep -q '^scale: OpenMP, 2 threads$' <<<"$out" || fail "$1: not threaded: $out"
+  nm -u "$3" | grep -qE ' (GOMP_|__kmpc_)' ||
+    fail "$1: $3 (the generated unit) was compiled without OpenMP"
+  echo "check-install: $1: $(tail -1 <<<"$out")"
+}
 
 # ---- plain Makefile ----------------------------------------------------------------------
 cp -r "$src/examples/make" "$tmp/make"
 cd "$tmp/make"
 make -s >/dev/null || fail "make: first build"
-./app || fail "make: app failed"
+check_run make ./app scale.o
+# libcnp.so is found through the rpath cnp.pc gives (RUNPATH), in the install prefix
+readelf -d app | grep -qE '\((RUNPATH|RPATH)\).*'"$prefix" || fail "make: app has no rpath to $prefix: $(readelf -d app | grep -E 'RPATH|RUNPATH')"
+so=$(ldd app | awk '$1 ~ /^libcnp\.so/ {print $3}')
+[ -n "$so" ] && [ "$(readlink -f "$so")" = "$(readlink -f "$prefix/lib/$(basename "$so")")" ] ||
+  fail "make: app does not load libcnp.so from $prefix/lib: $(ldd app | grep libcnp)"
 # (make -q cannot judge this: the outputs of the empty-recipe rule are older than the
 # stamp by design, since cnpc leaves unchanged files alone. Mtimes tell what really ran.)
 files="scale.c scale.h scale.o main.o app scale.cnp.stamp"
@@ -60,7 +79,7 @@ if cmp -s scale.h "$tmp/scale.h.old"; then
 else
   [ "$(mt main.o)" != "${before[main.o]}" ] || fail "make: main.o not rebuilt after scale.h changed"
 fi
-./app >/dev/null || fail "make: app failed after the rebuild"
+check_run make ./app scale.o >/dev/null
 echo "check-install: make example ok"
 
 # ---- CMake package -----------------------------------------------------------------------
@@ -70,7 +89,8 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 cmake -S . -B b "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null || fail "cmake: configure"
 cmake --build b >/dev/null || fail "cmake: build"
-./b/app || fail "cmake: app failed"
+genobj=$(find b -name 'scale.c.o' | head -1)
+check_run cmake ./b/app "$genobj"
 g=b/cnp_scale
 sleep 1.1
 declare -A cb
@@ -84,5 +104,5 @@ echo "field y : f64[N];" >>lib/common.cnp
 cmake --build b >/dev/null || fail "cmake: rebuild"
 [ "$(mt $g/scale.c)" != "${cb[$g/scale.c]}" ] || fail "cmake: scale.c not regenerated after the import changed"
 [ "$(mt b/app)" != "${cb[b/app]}" ] || fail "cmake: app not relinked"
-./b/app >/dev/null || fail "cmake: app failed after the rebuild"
+check_run cmake ./b/app "$genobj" >/dev/null
 echo "check-install: cmake example ok"
