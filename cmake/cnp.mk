@@ -1,7 +1,9 @@
 # cnp.mk — Make fragment for plain Makefiles. Usage:
 #   include $(shell pkg-config --variable=prefix cnp)/share/cnp/cnp.mk
+#   CFLAGS += $(CNP_CFLAGS)
 #   app: main.o pic.o ; $(CC) -o $@ $^ $(CNP_LIBS)
 #   main.o: pic.h
+# (an MPI pipeline: $(CNP_MPI_CFLAGS) and $(CNP_MPI_LIBS), below)
 # A pattern rule turns NAME.cnp into NAME.h + NAME.c with cnpc (named after the file: -o $*,
 # even where its `pipeline` has another name, which still prefixes the API's symbols).
 # cnpc rewrites an output only when its content changes, so the rule's real target is a stamp (NAME.cnp.stamp) and the
@@ -18,6 +20,13 @@ CNPC       ?= $(shell pkg-config --variable=cnpc $(CNP_PKG))
 CNP_CFLAGS ?= $(shell pkg-config --cflags $(CNP_PKG))
 CNP_LIBS   ?= $(shell pkg-config --libs --static $(CNP_PKG))
 CNPC_FLAGS ?=
+# An MPI pipeline (an `mpi` declaration, `exchange` or `migrate`) also needs the MPI module,
+# libcnp_mpi, and MPI: link it with $(CNP_MPI_LIBS) instead of $(CNP_LIBS) and compile with
+# $(CNP_MPI_CFLAGS) (cnp-mpi.pc, which requires cnp and MPI; evaluated only where used).
+# Programs without MPI keep $(CNP_LIBS) and get no MPI library, statically or not.
+CNP_MPI_PKG    ?= cnp-mpi
+CNP_MPI_CFLAGS ?= $(shell pkg-config --cflags $(CNP_MPI_PKG))
+CNP_MPI_LIBS   ?= $(shell pkg-config --libs --static $(CNP_MPI_PKG))
 ifeq ($(strip $(shell pkg-config --variable=openmp $(CNP_PKG))),)
 $(warning cnp.mk: this cnp was built without OpenMP: generated pipelines run on one thread)
 endif

@@ -162,13 +162,17 @@ static cnp_status jw_fragment(jw *w, cnp_status (*fn)(char *, size_t, size_t *))
   return st;
 }
 
-/* The MPI part comes from the MPI module (mpi_comm.c, or mpi_nompi.c in a build without
-** MPI), so this shared file needs no #ifdef. MPI_Get_library_version is legal before
-** MPI_Init; MPI is never initialized here. */
+/* The MPI part comes from the MPI module, libcnp_mpi (mpi_comm.c, or mpi_nompi.c in a build
+** without MPI), which libcnp does not link: the reference is weak, so a program without
+** cnp_mpi gets no MPI library and reports "built": false. MPI_Get_library_version is legal
+** before MPI_Init; MPI is never initialized here. */
+extern cnp_status cnp_mpi_library_version(char *buf, size_t len) __attribute__((weak));
+
 static void mpi_json(jw *w)
 {
   char ver[512];
-  cnp_status st = cnp_mpi_library_version(ver, sizeof ver);
+  cnp_status st = cnp_mpi_library_version ? cnp_mpi_library_version(ver, sizeof ver)
+                                          : CNP_EUNSUPPORTED;
   if (st == CNP_EUNSUPPORTED) {
     cnp_clear_error();
     jw_printf(w, "\"mpi\":{\"built\":false,\"library_version\":null}");
