@@ -1,5 +1,5 @@
 /*
-** algo_cuda.cu — the algorithms of cnp/algo.h on CUDA (entry points of algo_internal.h).
+** algo_cuda.cu — CUDA algorithms of cnp/algo.h: the table cnp__algo_cuda (algo_internal.h).
 **
 ** The front end (algo.c) has validated every argument's metadata; here we do the data
 ** checks (key ranges, sortedness) with the same statuses and messages as algo_host.c.
@@ -527,7 +527,7 @@ static size_t ws_bytes(const CudaWs *w)
          w->temp_bytes + sizeof(Scalars);
 }
 
-extern "C" cnp_status cnp__cuda_workspace_create(cnp_workspace *ws)
+static cnp_status cuda_workspace_create(cnp_workspace *ws)
 {
   static const char op[] = "cnp_workspace_create";
   DEVICE_SCOPE(op, ws->device);
@@ -540,7 +540,7 @@ extern "C" cnp_status cnp__cuda_workspace_create(cnp_workspace *ws)
   return CNP_OK;
 }
 
-extern "C" cnp_status cnp__cuda_workspace_destroy(cnp_workspace *ws)
+static cnp_status cuda_workspace_destroy(cnp_workspace *ws)
 {
   DeviceScope scope(ws->device);
   ws_free((CudaWs *)ws->impl);
@@ -719,9 +719,9 @@ static cnp_status compact_select(const char *op, const cnp_array *arrays, int n_
   return CNP_OK;
 }
 
-extern "C" cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
-                                                int n_arrays, int64_t *n_out,
-                                                cnp_workspace *ws, cnp_stream *s)
+static cnp_status cuda_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
+                                       int n_arrays, int64_t *n_out,
+                                       cnp_workspace *ws, cnp_stream *s)
 {
   static const char op[] = "cnp_compact_by_mask";
   DEVICE_SCOPE(op, mask->device);
@@ -776,11 +776,11 @@ __global__ void k_copy_count(const unsigned long long *from, int64_t *count)
 }
 
 /* The count stays in device memory: no synchronization, so it can be graph-captured. */
-extern "C" cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *mask,
-                                                             const cnp_array *arrays,
-                                                             int n_arrays, cnp_array *count,
-                                                             cnp_workspace *ws,
-                                                             cnp_stream *s)
+static cnp_status cuda_compact_by_mask_device_count(const cnp_array *mask,
+                                                    const cnp_array *arrays,
+                                                    int n_arrays, cnp_array *count,
+                                                    cnp_workspace *ws,
+                                                    cnp_stream *s)
 {
   static const char op[] = "cnp_compact_by_mask_device_count";
   DEVICE_SCOPE(op, mask->device);
@@ -906,10 +906,10 @@ static cnp_status sort_keys(const char *op, cnp_array *keys, int64_t *perm, int6
   return sort_radix<K, uint64_t>(op, k, n, h.lo, bits, perm, w, st);
 }
 
-extern "C" cnp_status cnp__cuda_sort_by_key(cnp_array *keys, cnp_array *order,
-                                            const cnp_array *values, int n_values,
-                                            int64_t key_limit, cnp_workspace *ws,
-                                            cnp_stream *s)
+static cnp_status cuda_sort_by_key(cnp_array *keys, cnp_array *order,
+                                   const cnp_array *values, int n_values,
+                                   int64_t key_limit, cnp_workspace *ws,
+                                   cnp_stream *s)
 {
   static const char op[] = "cnp_sort_by_key";
   DEVICE_SCOPE(op, keys->device);
@@ -1139,11 +1139,11 @@ static cnp_status sort_dc_keys(const char *op, const cnp_array *keys, int64_t *p
   return sort_dc_t<K, int64_t>(op, keys, perm, w->idx[0], w->idx[0], key_limit, d_n, w, st);
 }
 
-extern "C" cnp_status cnp__cuda_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
-                                                         const cnp_array *values,
-                                                         int n_values, int64_t key_limit,
-                                                         const cnp_array *count,
-                                                         cnp_workspace *ws, cnp_stream *s)
+static cnp_status cuda_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
+                                                const cnp_array *values,
+                                                int n_values, int64_t key_limit,
+                                                const cnp_array *count,
+                                                cnp_workspace *ws, cnp_stream *s)
 {
   static const char op[] = "cnp_sort_by_key_device_count";
   DEVICE_SCOPE(op, keys->device);
@@ -1204,9 +1204,9 @@ static cnp_status cell_offsets_t(const char *op, const cnp_array *cells, int64_t
                    (long long)i, cur, prev);
 }
 
-extern "C" cnp_status cnp__cuda_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
-                                             cnp_array *offsets, cnp_workspace *ws,
-                                             cnp_stream *s)
+static cnp_status cuda_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
+                                    cnp_array *offsets, cnp_workspace *ws,
+                                    cnp_stream *s)
 {
   static const char op[] = "cnp_cell_offsets";
   DEVICE_SCOPE(op, sorted_cells->device);
@@ -1279,10 +1279,10 @@ static cnp_status boundaries_t(const char *op, const cnp_array *keys, cnp_array 
   return r;
 }
 
-extern "C" cnp_status cnp__cuda_segment_boundaries(const cnp_array *sorted_keys,
-                                                   cnp_array *unique_keys, cnp_array *starts,
-                                                   cnp_array *stops, int64_t *count,
-                                                   cnp_workspace *ws, cnp_stream *s)
+static cnp_status cuda_segment_boundaries(const cnp_array *sorted_keys,
+                                          cnp_array *unique_keys, cnp_array *starts,
+                                          cnp_array *stops, int64_t *count,
+                                          cnp_workspace *ws, cnp_stream *s)
 {
   static const char op[] = "cnp_segment_boundaries";
   DEVICE_SCOPE(op, sorted_keys->device);
@@ -1309,7 +1309,7 @@ struct CudaPlan {
   int      identity;                   /* keys sorted, none negative: perm unused */
 };
 
-extern "C" cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan)
+static cnp_status cuda_segment_plan_create(cnp_segment_plan *plan)
 {
   static const char op[] = "cnp_segment_plan_create";
   DEVICE_SCOPE(op, plan->device);
@@ -1334,7 +1334,7 @@ extern "C" cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan)
   return CNP_OK;
 }
 
-extern "C" cnp_status cnp__cuda_segment_plan_destroy(cnp_segment_plan *plan)
+static cnp_status cuda_segment_plan_destroy(cnp_segment_plan *plan)
 {
   DeviceScope scope(plan->device);
   CudaPlan *p = (CudaPlan *)plan->impl;
@@ -1401,8 +1401,8 @@ static cnp_status plan_build_t(const char *op, cnp_segment_plan *plan, const cnp
   return CNP_OK;
 }
 
-extern "C" cnp_status cnp__cuda_segment_plan_build(cnp_segment_plan *plan,
-                                                   const cnp_array *keys, cnp_stream *s)
+static cnp_status cuda_segment_plan_build(cnp_segment_plan *plan,
+                                          const cnp_array *keys, cnp_stream *s)
 {
   static const char op[] = "cnp_segment_plan_build";
   DEVICE_SCOPE(op, plan->device);
@@ -1488,10 +1488,10 @@ static cnp_status plan_build_sorted_dc_t(const char *op, cnp_segment_plan *plan,
   return CNP_OK;
 }
 
-extern "C" cnp_status cnp__cuda_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
-                                                                       const cnp_array *keys,
-                                                                       const cnp_array *count,
-                                                                       cnp_stream *s)
+static cnp_status cuda_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
+                                                              const cnp_array *keys,
+                                                              const cnp_array *count,
+                                                              cnp_stream *s)
 {
   static const char op[] = "cnp_segment_plan_build_sorted_device_count";
   DEVICE_SCOPE(op, plan->device);
@@ -1501,10 +1501,10 @@ extern "C" cnp_status cnp__cuda_segment_plan_build_sorted_device_count(cnp_segme
   return plan_build_sorted_dc_t<int64_t>(op, plan, keys, d_n, native(s));
 }
 
-extern "C" cnp_status cnp__cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
-                                                                const cnp_array *keys,
-                                                                const cnp_array *count,
-                                                                cnp_stream *s)
+static cnp_status cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
+                                                       const cnp_array *keys,
+                                                       const cnp_array *count,
+                                                       cnp_stream *s)
 {
   static const char op[] = "cnp_segment_plan_build_device_count";
   DEVICE_SCOPE(op, plan->device);
@@ -1732,8 +1732,8 @@ static void launch_sum(const CudaPlan *p, int64_t n_rows, const void *v, void *o
         (const ACC *)(const void *)p->w->rk[0], (OUT *)o, t, (int)parts);
 }
 
-extern "C" cnp_status cnp__cuda_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
-                                                 cnp_array *out, cnp_stream *s)
+static cnp_status cuda_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
+                                        cnp_array *out, cnp_stream *s)
 {
   static const char op[] = "cnp_segment_plan_sum";
   DEVICE_SCOPE(op, plan->device);
@@ -1768,3 +1768,30 @@ extern "C" cnp_status cnp__cuda_segment_plan_sum(cnp_segment_plan *plan, const c
   CU_LAUNCHED(op, "segment sum");
   return CNP_OK;
 }
+
+/* Both device-count builds behind one entry (`sorted`: no sort, see cnp/algo.h). */
+static cnp_status cuda_plan_build_dc(cnp_segment_plan *plan, const cnp_array *keys,
+                                     const cnp_array *count, int sorted, cnp_stream *s)
+{
+  return sorted ? cuda_segment_plan_build_sorted_device_count(plan, keys, count, s)
+                : cuda_segment_plan_build_device_count(plan, keys, count, s);
+}
+
+/* The table (positional: C++ before C++20 has no designated initializers; the order is
+** cnp__algo_backend's in algo_internal.h). */
+extern "C" const cnp__algo_backend cnp__algo_cuda = {
+    "cuda",
+    cuda_workspace_create,
+    cuda_workspace_destroy,
+    cuda_compact_by_mask,
+    cuda_compact_by_mask_device_count,
+    cuda_sort_by_key,
+    cuda_sort_by_key_device_count,
+    cuda_cell_offsets,
+    cuda_segment_boundaries,
+    cuda_segment_plan_create,
+    cuda_segment_plan_destroy,
+    cuda_segment_plan_build,
+    cuda_plan_build_dc,
+    cuda_segment_plan_sum,
+};
