@@ -782,3 +782,127 @@ cnp_status cnp_segment_sum(const cnp_array *values, const cnp_array *keys,
   }
   return cnp_segment_plan_destroy(plan);
 }
+
+/* ---- scans and reductions ------------------------------------------------------------ */
+
+#define SCAN_DTYPES ((1u << CNP_INT32) | (1u << CNP_INT64) | (1u << CNP_UINT64) |              \
+                     (1u << CNP_FLOAT16) | (1u << CNP_FLOAT32) | (1u << CNP_FLOAT64))
+
+cnp_dtype cnp_reduce_dtype(cnp_reduce_op op, cnp_dtype t)
+{
+  return op == CNP_REDUCE_COUNT ? CNP_INT64 : t;
+}
+
+/* The element axis of a scan operand (cnp/algo.h), or -1 when its components are not
+** contiguous runs along one axis. */
+static int scan_axis(const cnp_array *a)
+{
+  if (a->ndim == 1) return 0;
+  int c = is_contig(a, 0), f = is_contig(a, 1);
+  if (c && f) {
+    for (int d = 0; d < a->ndim; d++)
+      if (a->shape[d] != 1) return d;
+    return 0;
+  }
+  if (c) return a->ndim - 1;
+  if (f) return 0;
+  return -1;
+}
+
+static int same_view(const cnp_array *a, const cnp_array *b)
+{
+  if (a->data != b->data || a->ndim != b->ndim) return 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return 0;
+  return 1;
+}
+
+/* The optional count and workspace of a scan or reduction over N rows of ref. */
+static cnp_status check_count_ws(const cnp_array *count, cnp_workspace *ws,
+                                 const cnp_array *ref, const cnp_array *out, int64_t n,
+                                 const char *op)
+{
+  if (count != NULL) {
+    const cnp_array *others[2] = {ref, out};
+    cnp_status st = check_count(count, ref, others, 2, op);
+    if (st != CNP_OK) return st;
+  }
+  return ws != NULL ? check_ws(ws, ref, n, op) : CNP_OK;
+}
+
+/* Validate a scan: returns the component layout and N. */
+static cnp_status check_scan(const cnp_array *in, const cnp_array *out, cnp_scan_kind kind,
+                             cnp__rows *rows, int64_t *n, const char *op)
+{
+  cnp_status st = cnp__check_array(in, op, "in");
+  if (st == CNP_OK) st = cnp__check_array(out, op, "out");
+  if (st == CNP_OK) st = check_on(out, in, op, "out");
+  if (st != CNP_OK) return st;
+  if (kind != CNP_SCAN_INCLUSIVE && kind != CNP_SCAN_EXCLUSIVE)
+    return cnp__fail(CNP_EINVAL, op, "unknown scan kind %d", (int)kind);
+  if (!((SCAN_DTYPES >> in->dtype) & 1u))
+    return cnp__fail(CNP_EDTYPE, op, "in has unsupported dtype %s (scans take int32, int64, "
+                     "uint64 and float16/32/64)", cnp_dtype_name(in->dtype));
+  if (out->dtype != in->dtype)
+    return cnp__fail(CNP_EDTYPE, op, "out is %s but in is %s", cnp_dtype_name(out->dtype),
+                     cnp_dtype_name(in->dtype));
+  if (in->ndim < 1) return cnp__fail(CNP_ESHAPE, op, "in is 0-d");
+  int same_shape = out->ndim == in->ndim;
+  for (int d = 0; same_shape && d < in->ndim; d++) same_shape = out->shape[d] == in->shape[d];
+  if (!same_shape) return cnp__fail(CNP_ESHAPE, op, "out and in differ in shape");
+  int axis = scan_axis(in);
+  if (axis < 0)
+    return cnp__fail(CNP_ELAYOUT, op, "in is neither C- nor F-contiguous");
+  for (int d = 0; d < in->ndim && numel_of(in) > 0; d++)
+    if (in->shape[d] != 1 && out->strides[d] != in->strides[d])
+      return cnp__fail(CNP_ELAYOUT, op, "out and in differ in layout (strides)");
+  if (!same_view(in, out) && spans_overlap(in, out))
+    return cnp__fail(CNP_EALIAS, op, "out overlaps in (only the very same view is in place)");
+  *n = in->shape[axis];
+  int64_t total = numel_of(in);
+  rows->data = (char *)in->data;
+  rows->row_bytes = cnp_dtype_size(in->dtype);
+  rows->n_blocks = *n > 0 ? total / *n : 0;
+  rows->block_stride = *n * (int64_t)rows->row_bytes;
+  return CNP_OK;
+}
+
+cnp_status cnp_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                    const cnp_array *count, cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_scan";
+  CNP__CHECK_NOTNULL(op, in);
+  CNP__CHECK_NOTNULL(op, out);
+  cnp__rows rows;
+  int64_t n = 0;
+  cnp_status st = check_scan(in, out, kind, &rows, &n, op);
+  if (st == CNP_OK) st = check_count_ws(count, ws, in, out, n, op);
+  if (st == CNP_OK) st = check_stream_on(s, in->backend, in->device, op);
+  if (st != CNP_OK) return st;
+  return cnp__algo_of(in->backend)->scan(in, out, kind, &rows, n, count, ws, s);
+}
+
+cnp_status cnp_reduce(const cnp_array *in, cnp_reduce_op op_, cnp_array *out,
+                      const cnp_array *count, cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_reduce";
+  CNP__CHECK_NOTNULL(op, in);
+  CNP__CHECK_NOTNULL(op, out);
+  if (op_ < CNP_REDUCE_SUM || op_ > CNP_REDUCE_COUNT)
+    return cnp__fail(CNP_EINVAL, op, "unknown reduction %d", (int)op_);
+  unsigned ok = op_ == CNP_REDUCE_COUNT ? SCAN_DTYPES | (1u << CNP_BOOL) : SCAN_DTYPES;
+  cnp_status st = check_vector(in, ok, op, "in");
+  if (st != CNP_OK) return st;
+  cnp_dtype want = cnp_reduce_dtype(op_, in->dtype);
+  st = check_vector(out, 1u << want, op, "out");
+  if (st == CNP_OK) st = check_on(out, in, op, "out");
+  if (st != CNP_OK) return st;
+  if (out->shape[0] != 1)
+    return cnp__fail(CNP_ESHAPE, op, "out must hold 1 element (has %lld)",
+                     (long long)out->shape[0]);
+  if (spans_overlap(out, in)) return cnp__fail(CNP_EALIAS, op, "out overlaps in");
+  st = check_count_ws(count, ws, in, out, in->shape[0], op);
+  if (st == CNP_OK) st = check_stream_on(s, in->backend, in->device, op);
+  if (st != CNP_OK) return st;
+  return cnp__algo_of(in->backend)->reduce(in, op_, out, count, ws, s);
+}

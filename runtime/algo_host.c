@@ -1675,6 +1675,33 @@ static cnp_status host_plan_build_dc(cnp_segment_plan *plan, const cnp_array *ke
   return st;
 }
 
+static cnp_status host_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                            const cnp__rows *rows, int64_t n_axis, const cnp_array *count,
+                            cnp_workspace *ws, cnp_stream *s)
+{
+  (void)ws;
+  (void)s;
+  int64_t n = n_axis;
+  if (count != NULL) {
+    cnp_status st = host_count(count, n_axis, "cnp_scan", &n);
+    if (st != CNP_OK) return st;
+  }
+  return cnp__host_scan(in, out, kind, rows, n);
+}
+
+static cnp_status host_reduce(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                              const cnp_array *count, cnp_workspace *ws, cnp_stream *s)
+{
+  (void)ws;
+  (void)s;
+  int64_t n = in->shape[0];
+  if (count != NULL) {
+    cnp_status st = host_count(count, in->shape[0], "cnp_reduce", &n);
+    if (st != CNP_OK) return st;
+  }
+  return cnp__host_reduce(in, op, out, n);
+}
+
 const cnp__algo_backend cnp__algo_host = {
     .name = "host",
     .workspace_create = host_workspace_create,
@@ -1690,4 +1717,6 @@ const cnp__algo_backend cnp__algo_host = {
     .plan_build = host_segment_plan_build,
     .plan_build_dc = host_plan_build_dc,
     .plan_sum = host_segment_plan_sum,
+    .scan = host_scan,
+    .reduce = host_reduce,
 };

@@ -109,10 +109,26 @@ typedef struct cnp__algo_backend {
   /* values/out already checked against the plan (shape, dtype rule, layout, aliasing). */
   cnp_status (*plan_sum)(cnp_segment_plan *plan, const cnp_array *values, cnp_array *out,
                          cnp_stream *s);
+  /* cnp_scan: rows = the components of in (and out: same layout), each a contiguous run of
+  ** n_axis elements (row_bytes = itemsize). count: NULL or the device count. ws: NULL or
+  ** checked. */
+  cnp_status (*scan)(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                     const cnp__rows *rows, int64_t n_axis, const cnp_array *count,
+                     cnp_workspace *ws, cnp_stream *s);
+  /* cnp_reduce: in 1-D contiguous of N = in->shape[0] elements; out 1 element of
+  ** cnp_reduce_dtype(op, in->dtype). */
+  cnp_status (*reduce)(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                       const cnp_array *count, cnp_workspace *ws, cnp_stream *s);
 } cnp__algo_backend;
 
 extern const cnp__algo_backend cnp__algo_host;
 extern const cnp__algo_backend cnp__algo_cuda;
+/* Host scans and reductions (algo_reduce_host.c) over n rows, behind cnp__algo_host. */
+cnp_status cnp__host_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                          const cnp__rows *rows, int64_t n);
+cnp_status cnp__host_reduce(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                            int64_t n);
+
 /* The table of backend b (b validated by the caller: host or CUDA). */
 const cnp__algo_backend *cnp__algo_of(cnp_backend b);
 

@@ -104,6 +104,21 @@ static cnp_status nc_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
   return no_cuda("cnp_segment_plan_sum");
 }
 
+static cnp_status nc_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                          const cnp__rows *rows, int64_t n_axis, const cnp_array *count,
+                          cnp_workspace *ws, cnp_stream *s)
+{
+  (void)in; (void)out; (void)kind; (void)rows; (void)n_axis; (void)count; (void)ws; (void)s;
+  return no_cuda("cnp_scan");
+}
+
+static cnp_status nc_reduce(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                            const cnp_array *count, cnp_workspace *ws, cnp_stream *s)
+{
+  (void)in; (void)op; (void)out; (void)count; (void)ws; (void)s;
+  return no_cuda("cnp_reduce");
+}
+
 const cnp__algo_backend cnp__algo_cuda = {
     .name = "cuda",
     .workspace_create = nc_workspace_create,
@@ -119,4 +134,6 @@ const cnp__algo_backend cnp__algo_cuda = {
     .plan_build = nc_plan_build,
     .plan_build_dc = nc_plan_build_dc,
     .plan_sum = nc_plan_sum,
+    .scan = nc_scan,
+    .reduce = nc_reduce,
 };
