@@ -10,11 +10,14 @@
 **                lane in element order from +0, then ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)).
 **   reduction    the block totals (or minima, maxima, counts) combined in block order:
 **                r = t0, then r = r (op) t_b for b = 1, 2, ...
-**   scan         P_b = P_(b-1) + total_b (P_-1 = +0), in block order; block b is scanned
-**                element by element from P_(b-1): inclusive y_i = run += x_i, exclusive
-**                y_i = run, run += x_i. Threads take blocks round-robin and wait for
-**                P_(b-1) (a chained scan: each block is read twice, the second time from
-**                cache).
+**   scan         block b is cut into 4 sub-blocks of L = ceil(len / 4) elements (the last
+**                ones shorter or empty); each has a running sum from +0 in element order
+**                (inclusive: run += x_i then the output, exclusive: the output then
+**                run += x_i) and a total r_s. With P_(-1) = +0 and o_0 = P_(b-1),
+**                o_s = o_(s-1) + r_(s-1): y_i = o_s + run_i, and P_b = o_3 + r_3. The 4
+**                running sums advance together (4 independent chains); threads take
+**                blocks round-robin and wait for P_(b-1) (a chained scan), then add the
+**                offsets while the block is still in cache.
 ** Integers wrap (unsigned arithmetic of the element width); float16 accumulates in float32
 ** and rounds each output once.
 */
@@ -84,8 +87,9 @@ static void wait_flag(atomic_int *f)
 static inline float ld_half(uint16_t h) { return cnp_half_to_float(h); }
 
 /* D: dtype tag; T: element type; A: sum accumulator; V: comparison value type;
-** LA / LV: element -> A / V; SA: A -> element; NAN_: whether a V is a NaN. */
-#define REDUCE_DEFS(D, T, A, V, LA, LV, SA, NAN_)                                                \
+** LA / LV: element -> A / V; SA: A -> element; NAN_: whether a V is a NaN; HALF_: 1 for
+** float16 (whose scans cannot keep float32 partial sums in the output). */
+#define REDUCE_DEFS(D, T, A, V, LA, LV, SA, NAN_, HALF_)                                                \
   static A D##_total(const T *x, int64_t lo, int64_t hi)                                   \
   {                                                                                        \
     A l[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                     \
@@ -127,18 +131,73 @@ static inline float ld_half(uint16_t h) { return cnp_half_to_float(h); }
     *nan |= bad;                                                                           \
     return r;                                                                              \
   }                                                                                        \
-  static void D##_scan_block(const T *x, T *y, int64_t lo, int64_t hi, A run, int excl)    \
+  /* Pass 1 over block [lo, hi): the running sums of its 4 sub-blocks from +0 (4 chains  \
+  ** at once), stored into y unless HALF_ (float16 keeps no float32 there); r: totals. */  \
+  static void D##_local(const T *x, T *y, int64_t lo, int64_t hi, int excl, A *r)          \
   {                                                                                        \
+    int64_t L = (hi - lo + 3) / 4, b_[4], e_[4];                                           \
+    for (int s = 0; s < 4; s++) {                                                          \
+      b_[s] = lo + s * L < hi ? lo + s * L : hi;                                           \
+      e_[s] = b_[s] + L < hi ? b_[s] + L : hi;                                             \
+    }                                                                                      \
+    A a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                      \
+    int64_t m = e_[3] - b_[3];                 /* the last sub-block is the shortest */    \
     if (excl) {                                                                            \
-      for (int64_t i = lo; i < hi; i++) {                                                  \
-        A v = LA(x[i]);                                                                    \
-        y[i] = SA(run);                                                                    \
-        run += v;                                                                          \
+      for (int64_t k = 0; k < m; k++) {                                                    \
+        A v0 = LA(x[b_[0] + k]), v1 = LA(x[b_[1] + k]);                                    \
+        A v2 = LA(x[b_[2] + k]), v3 = LA(x[b_[3] + k]);                                    \
+        if (!HALF_) {                                                                      \
+          y[b_[0] + k] = SA(a0);                                                           \
+          y[b_[1] + k] = SA(a1);                                                           \
+          y[b_[2] + k] = SA(a2);                                                           \
+          y[b_[3] + k] = SA(a3);                                                           \
+        }                                                                                  \
+        a0 += v0;                                                                          \
+        a1 += v1;                                                                          \
+        a2 += v2;                                                                          \
+        a3 += v3;                                                                          \
       }                                                                                    \
     } else {                                                                               \
-      for (int64_t i = lo; i < hi; i++) {                                                  \
-        run += LA(x[i]);                                                                   \
-        y[i] = SA(run);                                                                    \
+      for (int64_t k = 0; k < m; k++) {                                                    \
+        a0 += LA(x[b_[0] + k]);                                                            \
+        a1 += LA(x[b_[1] + k]);                                                            \
+        a2 += LA(x[b_[2] + k]);                                                            \
+        a3 += LA(x[b_[3] + k]);                                                            \
+        if (!HALF_) {                                                                      \
+          y[b_[0] + k] = SA(a0);                                                           \
+          y[b_[1] + k] = SA(a1);                                                           \
+          y[b_[2] + k] = SA(a2);                                                           \
+          y[b_[3] + k] = SA(a3);                                                           \
+        }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+    A acc[4] = {a0, a1, a2, a3};                                                           \
+    for (int s = 0; s < 3; s++)                /* the tails of sub-blocks 0..2 */          \
+      for (int64_t i = b_[s] + m; i < e_[s]; i++) {                                        \
+        A v = LA(x[i]);                                                                    \
+        if (!excl) acc[s] += v;                                                            \
+        if (!HALF_) y[i] = SA(acc[s]);                                                     \
+        if (excl) acc[s] += v;                                                             \
+      }                                                                                    \
+    for (int s = 0; s < 4; s++) r[s] = acc[s];                                             \
+  }                                                                                        \
+  /* Pass 2: y_i = o[s] + (running sum of sub-block s up to i), from cache. */             \
+  static void D##_offset(const T *x, T *y, int64_t lo, int64_t hi, int excl, const A *o)   \
+  {                                                                                        \
+    int64_t L = (hi - lo + 3) / 4;                                                         \
+    for (int s = 0; s < 4; s++) {                                                          \
+      int64_t b0 = lo + s * L < hi ? lo + s * L : hi, e0 = b0 + L < hi ? b0 + L : hi;      \
+      A off = o[s];                                                                        \
+      if (!HALF_) {                                                                        \
+        for (int64_t i = b0; i < e0; i++) y[i] = SA(off + LA(y[i]));                       \
+        continue;                                                                          \
+      }                                                                                    \
+      A run = 0;                                                                           \
+      for (int64_t i = b0; i < e0; i++) {                                                  \
+        A v = LA(x[i]);                                                                    \
+        if (!excl) run += v;                                                               \
+        y[i] = SA(off + run);                                                              \
+        if (excl) run += v;                                                                \
       }                                                                                    \
     }                                                                                      \
   }                                                                                        \
@@ -157,15 +216,17 @@ static inline float ld_half(uint16_t h) { return cnp_half_to_float(h); }
     {                                                                                      \
       for (int b = thread_num(), T_ = team(); b < nb; b += T_) {                           \
         int64_t lo = (int64_t)b * B, hi = lo + B < n ? lo + B : n;                         \
-        A tot = D##_total(x, lo, hi);                                                      \
-        A prev = 0;                                                                        \
+        A r[4], o[4];                                                                      \
+        D##_local(x, y, lo, hi, excl, r);                                                  \
+        o[0] = 0;                                                                          \
         if (b > 0) {                                                                       \
           wait_flag(&ready[b - 1]);                                                        \
-          prev = pre[b - 1];                                                               \
+          o[0] = pre[b - 1];                                                               \
         }                                                                                  \
-        pre[b] = prev + tot;                                                               \
+        for (int k = 1; k < 4; k++) o[k] = o[k - 1] + r[k - 1];                            \
+        pre[b] = o[3] + r[3];                                                              \
         atomic_store_explicit(&ready[b], 1, memory_order_release);                         \
-        D##_scan_block(x, y, lo, hi, prev, excl);                                          \
+        D##_offset(x, y, lo, hi, excl, o);                                                 \
       }                                                                                    \
     }                                                                                      \
   }
@@ -177,13 +238,14 @@ static inline uint16_t st_half(float a) { return cnp_float_to_half(a); }
 #define NO_NAN(v) 0
 #define IS_NAN(v) ((v) != (v))
 
-REDUCE_DEFS(i32, int32_t, uint32_t, int32_t, (uint32_t), LD_CAST(int32_t), ST_I32, NO_NAN)
-REDUCE_DEFS(i64, int64_t, uint64_t, int64_t, (uint64_t), LD_CAST(int64_t), (int64_t), NO_NAN)
+REDUCE_DEFS(i32, int32_t, uint32_t, int32_t, (uint32_t), LD_CAST(int32_t), ST_I32, NO_NAN, 0)
+REDUCE_DEFS(i64, int64_t, uint64_t, int64_t, (uint64_t), LD_CAST(int64_t), (int64_t), NO_NAN,
+            0)
 REDUCE_DEFS(u64, uint64_t, uint64_t, uint64_t, LD_CAST(uint64_t), LD_CAST(uint64_t), ST_SAME,
-            NO_NAN)
-REDUCE_DEFS(f16, uint16_t, float, float, ld_half, ld_half, st_half, IS_NAN)
-REDUCE_DEFS(f32, float, float, float, LD_CAST(float), LD_CAST(float), ST_SAME, IS_NAN)
-REDUCE_DEFS(f64, double, double, double, LD_CAST(double), LD_CAST(double), ST_SAME, IS_NAN)
+            NO_NAN, 0)
+REDUCE_DEFS(f16, uint16_t, float, float, ld_half, ld_half, st_half, IS_NAN, 1)
+REDUCE_DEFS(f32, float, float, float, LD_CAST(float), LD_CAST(float), ST_SAME, IS_NAN, 0)
+REDUCE_DEFS(f64, double, double, double, LD_CAST(double), LD_CAST(double), ST_SAME, IS_NAN, 0)
 
 /* ---- counts of nonzero elements ------------------------------------------------------ */
 
@@ -198,7 +260,21 @@ REDUCE_DEFS(f64, double, double, double, LD_CAST(double), LD_CAST(double), ST_SA
   }
 #define NZ_PLAIN(v) ((v) != 0)
 #define NZ_HALF(v) (((v) & 0x7fffu) != 0)
-COUNT_DEF(b8, uint8_t, NZ_PLAIN)
+/* bool: 64 byte-wide counters (each at most 255 per chunk of 255 * 64 bytes), so the loop
+** vectorizes as byte compares and byte adds. */
+static int64_t b8_count(const uint8_t *x, int64_t lo, int64_t hi)
+{
+  int64_t c = 0, i = lo;
+  while (i < hi) {
+    int64_t e = hi - i > 255 * 64 ? i + 255 * 64 : hi;
+    uint8_t acc[64] = {0};
+    for (; i + 64 <= e; i += 64)
+      for (int j = 0; j < 64; j++) acc[j] = (uint8_t)(acc[j] + (x[i + j] != 0));
+    for (int j = 0; j < 64; j++) c += acc[j];
+    for (; i < e; i++) c += x[i] != 0;
+  }
+  return c;
+}
 COUNT_DEF(c32, int32_t, NZ_PLAIN)
 COUNT_DEF(c64, uint64_t, NZ_PLAIN)
 COUNT_DEF(c16, uint16_t, NZ_HALF)

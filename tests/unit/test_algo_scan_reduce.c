@@ -52,15 +52,22 @@ static void doc_scan(const double *x, double *y, int64_t n, int excl)
   int64_t B = doc_block(n);
   double p = 0;
   for (int64_t lo = 0; lo < n; lo += B) {
-    int64_t hi = lo + B < n ? lo + B : n;
-    double tot = doc_total(x, lo, hi), run = p;
-    for (int64_t i = lo; i < hi; i++) {
-      double v = x[i];
-      if (!excl) run += v;
-      y[i] = run;
-      if (excl) run += v;
+    int64_t hi = lo + B < n ? lo + B : n, L = (hi - lo + 3) / 4;
+    double o = p;
+    for (int s = 0; s < 4; s++) {              /* 4 sub-blocks, each from +0 */
+      int64_t b0 = lo + s * L < hi ? lo + s * L : hi, e0 = b0 + L < hi ? b0 + L : hi;
+      double run = 0;
+      for (int64_t i = b0; i < e0; i++) {
+        double v = x[i];
+        if (!excl) run += v;
+        y[i] = o + run;
+        if (excl) run += v;
+      }
+      double r = 0;
+      for (int64_t i = b0; i < e0; i++) r += x[i];
+      o = o + r;                               /* o_(s+1) = o_s + r_s */
     }
-    p = p + tot;
+    p = o;
   }
 }
 
