@@ -693,7 +693,14 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
       if (i > 0) strcat(list, i == n - 1 ? " or " : ", ");
       strcat(list, lex_token_name(expected[i]));
     }
-    diag_error(cc, loc, "expected %s before %s", list, what);
+    const Token *p = &cc->prev_tok;
+    if (p->z && p->n > 0 && (major == 0 || p->line < tok.line)) {
+      /* what is missing ends the previous line: point just after its last token, as gcc does */
+      Loc after = {cc->cur_file, p->line, p->col + p->n, 1};
+      diag_error(cc, after, "expected %s after '%.*s'", list, p->n > 40 ? 40 : p->n, p->z);
+    } else {
+      diag_error(cc, loc, "expected %s before %s", list, what);
+    }
   } else {
     diag_error(cc, loc, "unexpected %s", what);
   }

@@ -424,6 +424,7 @@ struct Cnp {
   Loc tok_loc;              /* token being fed to the parser */
   bool muted;               /* CNP_MAX_ERRORS reached: further diagnostics are not shown */
   Token prev_ident;         /* the token before the current one, if an identifier (else .z NULL) */
+  Token prev_tok;           /* the token before the current one (.z NULL at the start of a file) */
   bool in_recovery;         /* after a syntax error, until the parser resynchronizes at ';' */
   Loc last_syntax;          /* where the last syntax error was reported (no duplicates) */
   struct InternEnt *intern; /* interned identifiers (open addressing) */

@@ -158,9 +158,86 @@ static int skip_block(Lexer *lx, Token *t) {
   return code;
 }
 
+/* Tokens that only begin a top-level declaration: met inside a '{' block, they mean that
+** a '}' is missing. (exchange and migrate are also step statements.) */
+static bool top_level_only(int code) {
+  switch (code) {
+  case TK_PIPELINE: case TK_IMPORT: case TK_PARAM: case TK_CONST: case TK_DIM: case TK_FIELD:
+  case TK_STREAM: case TK_EVENT: case TK_SNAPSHOT: case TK_MPI: case TK_MIRROR: case TK_PLAN:
+  case TK_KERNEL: case TK_STEP:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Column of the first non-blank character of the line holding `z` (1-based). */
+static int indent_of(const CnpFile *f, const char *z) {
+  const char *p = z;
+  while (p > f->src && p[-1] != '\n') p--;
+  int col = 1;
+  for (; p < z && (*p == ' ' || *p == '\t'); p++) col++;
+  return col;
+}
+
+/* An open '{': the token, and the indentation of its line. */
+typedef struct Brace {
+  Token tok;
+  int indent;
+} Brace;
+
 /*
-** Parse one file with a fresh Lemon parser. Tracks open braces so that an unexpected end
-** of file names the block it should close. After a syntax error, a block that belongs to
+** The brace tracking of one file. A '}' whose column lines up with the enclosing block's
+** indentation rather than its own block's marks that own block as the likely unclosed one
+** (`suspect`): an unclosed block is then reported with a note at its '{', not at the
+** outer one that the counting alone would blame.
+*/
+enum { MAXB = 64 };
+typedef struct Braces {
+  Brace open[MAXB];
+  int depth;
+  Brace suspect;
+  int suspect_depth;        /* depth of the block holding the suspect; 0: none */
+} Braces;
+
+static void brace_open(Braces *b, const CnpFile *f, Token t) {
+  if (b->depth < MAXB) b->open[b->depth] = (Brace){t, indent_of(f, t.z)};
+  b->depth++;
+}
+
+static void brace_close(Braces *b, const CnpFile *f, Token t) {
+  b->depth--;
+  if (b->suspect_depth > b->depth) b->suspect_depth = 0;   /* its enclosing block closed */
+  if (b->depth < 1 || b->depth >= MAXB || b->suspect_depth) return;
+  const Brace *own = &b->open[b->depth], *outer = &b->open[b->depth - 1];
+  if (indent_of(f, t.z) == t.col && t.col != own->indent && t.col == outer->indent) {
+    b->suspect = *own;
+    b->suspect_depth = b->depth;
+  }
+}
+
+/* The '{' an unclosed-block error points its note at. */
+static Token brace_unclosed(const Braces *b) {
+  if (b->suspect_depth && b->suspect_depth <= b->depth) return b->suspect.tok;
+  return b->open[b->depth <= MAXB ? b->depth - 1 : MAXB - 1].tok;
+}
+
+/* "expected '}'" at `t` (a top-level keyword, or the end of the file), with a note at the
+** '{' it would close. */
+static void report_unclosed(Cnp *cc, const CnpFile *f, const Braces *b, Token t, int code) {
+  Loc at = {f, t.line, t.col, t.n ? t.n : 1};
+  if (at.line == cc->last_syntax.line && at.col == cc->last_syntax.col && cc->last_syntax.file == f) return;
+  cc->last_syntax = at;
+  Token o = brace_unclosed(b);
+  if (code == 0) diag_error(cc, at, "expected '}' before end of file");
+  else diag_error(cc, at, "expected '}' before '%.*s' (a declaration cannot be inside a block)", t.n, t.z);
+  diag_note(cc, (Loc){f, o.line, o.col, 1}, "to match this '{'");
+}
+
+/*
+** Parse one file with a fresh Lemon parser. Tracks open braces so that an unclosed block
+** is reported as "expected '}'" with a note at its '{', at the end of the file or at the
+** first declaration keyword inside it (parsing then resumes at that declaration). After a syntax error, a block that belongs to
 ** the broken construct is skipped whole and the parser resynchronizes as if at a ';', so
 ** one mistake does not cascade through the rest of the block.
 */
@@ -169,19 +246,19 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
   lex_init(&lx, cc, f);
   const CnpFile *saved = cc->cur_file;
   bool saved_recovery = cc->in_recovery;
+  Token saved_prev = cc->prev_tok;
   cc->in_recovery = false;
+  cc->prev_tok.z = NULL;
   if (!cc->import_stack) cc->import_stack = arena_alloc(&cc->arena, sizeof *cc->import_stack * (MAX_IMPORT_DEPTH + 1));
   cc->import_stack[cc->import_depth++] = f;
   cc->cur_file = f;
   void *parser = CnpParseAlloc(malloc);
   if (!parser) cnp_ice("out of memory");
-  enum { MAXB = 64 };
-  Token open[MAXB];
-  int depth = 0;
+  Braces br = {0};
   for (;;) {
     Token t;
     int code = lex_next(&lx, &t);
-    int depth_before = depth;
+    int depth_before = br.depth;
     if (code == TK_LBRACE) {
       if (cc->in_recovery) {
         code = skip_block(&lx, &t);
@@ -191,20 +268,25 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
           continue;
         }
       } else {
-        if (depth < MAXB) open[depth] = t;
-        depth++;
+        brace_open(&br, f, t);
       }
-    } else if (code == TK_RBRACE && depth > 0) {
-      depth--;
+    } else if (code == TK_RBRACE && br.depth > 0) {
+      brace_close(&br, f, t);
     }
-    if (code == 0 && depth > 0 && cc->n_errors == 0) {
-      Token o = open[depth <= MAXB ? depth - 1 : MAXB - 1];
-      diag_error(cc, (Loc){f, t.line, t.col, 1}, "unexpected end of file (to close '{' at line %d)", o.line);
-      break;
+    if (br.depth > 0 && (code == 0 || top_level_only(code))) {
+      report_unclosed(cc, f, &br, t, code);
+      if (code == 0) break;
+      /* resume at this declaration with a fresh parser: the open blocks are abandoned */
+      CnpParseFree(parser, free);
+      parser = CnpParseAlloc(malloc);
+      if (!parser) cnp_ice("out of memory");
+      br.depth = br.suspect_depth = 0;
+      cc->in_recovery = false;
     }
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     bool was_recovering = cc->in_recovery;
     CnpParse(parser, code, t, cc);
+    cc->prev_tok = t;
     if (code == TK_IDENT) cc->prev_ident = t;
     else cc->prev_ident.z = NULL;   /* only .z is looked at when it is not an identifier */
     if (code == 0 || cc->parse_abort) break;
@@ -216,7 +298,7 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
         CnpParse(parser, TK_RBRACE, t, cc);
         if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
       } else if (code == TK_LBRACE) {   /* the error was at this '{' */
-        depth--;
+        br.depth--;
         code = skip_block(&lx, &t);
         Token semi = {t.z, 0, t.line, t.col};
         CnpParse(parser, code ? TK_SEMI : 0, semi, cc);
@@ -233,4 +315,5 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
   cc->import_depth--;
   cc->cur_file = saved;
   cc->in_recovery = saved_recovery;
+  cc->prev_tok = saved_prev;
 }
