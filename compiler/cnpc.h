@@ -425,6 +425,7 @@ struct Cnp {
   bool muted;               /* CNP_MAX_ERRORS reached: further diagnostics are not shown */
   Token prev_ident;         /* the token before the current one, if an identifier (else .z NULL) */
   Token prev_tok;           /* the token before the current one (.z NULL at the start of a file) */
+  bool in_map;              /* the token being fed is inside a map's body */
   bool in_recovery;         /* after a syntax error, until the parser resynchronizes at ';' */
   Loc last_syntax;          /* where the last syntax error was reported (no duplicates) */
   struct InternEnt *intern; /* interned identifiers (open addressing) */
@@ -548,6 +549,8 @@ Stmt *ast_block_stmt(StmtList body);              /* else { ... } as a statement
 /* Parser callbacks: a syntax error at `tok` (expected: token codes the state accepts),
 ** and a parser stack overflow (nesting too deep). */
 void  ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n_expected);
+/* The cnp type for another language's type name ("double" -> "f64", "int64" -> "i64"), or NULL. */
+const char *ast_foreign_type(const char *z, int n);
 void  ast_stack_overflow(Cnp *cc);
 
 /* ======================================================================== cnames.c */

@@ -184,6 +184,7 @@ static int indent_of(const CnpFile *f, const char *z) {
 typedef struct Brace {
   Token tok;
   int indent;
+  bool map;                 /* a map's body */
 } Brace;
 
 /*
@@ -198,15 +199,22 @@ typedef struct Braces {
   int depth;
   Brace suspect;
   int suspect_depth;        /* depth of the block holding the suspect; 0: none */
+  bool pending_map;         /* 'map' seen, its '{' not yet */
+  int maps_open;            /* open map bodies (cc->in_map) */
 } Braces;
 
 static void brace_open(Braces *b, const CnpFile *f, Token t) {
-  if (b->depth < MAXB) b->open[b->depth] = (Brace){t, indent_of(f, t.z)};
+  if (b->depth < MAXB) {
+    b->open[b->depth] = (Brace){t, indent_of(f, t.z), b->pending_map};
+    b->maps_open += b->pending_map;
+  }
+  b->pending_map = false;
   b->depth++;
 }
 
 static void brace_close(Braces *b, const CnpFile *f, Token t) {
   b->depth--;
+  if (b->depth < MAXB && b->open[b->depth].map) b->maps_open--;
   if (b->suspect_depth > b->depth) b->suspect_depth = 0;   /* its enclosing block closed */
   if (b->depth < 1 || b->depth >= MAXB || b->suspect_depth) return;
   const Brace *own = &b->open[b->depth], *outer = &b->open[b->depth - 1];
@@ -261,6 +269,7 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
     int depth_before = br.depth;
     if (code == TK_LBRACE) {
       if (cc->in_recovery) {
+        br.pending_map = false;
         code = skip_block(&lx, &t);
         if (code != 0) {
           Token semi = {t.z, 0, t.line, t.col};
@@ -280,9 +289,12 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
       CnpParseFree(parser, free);
       parser = CnpParseAlloc(malloc);
       if (!parser) cnp_ice("out of memory");
-      br.depth = br.suspect_depth = 0;
+      br.depth = br.suspect_depth = br.maps_open = 0;
       cc->in_recovery = false;
     }
+    if (code == TK_MAP) br.pending_map = true;
+    else if (code == TK_SEMI || code == TK_RBRACE) br.pending_map = false;
+    cc->in_map = br.maps_open > 0;
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     bool was_recovering = cc->in_recovery;
     CnpParse(parser, code, t, cc);
@@ -299,6 +311,7 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
         if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
       } else if (code == TK_LBRACE) {   /* the error was at this '{' */
         br.depth--;
+        if (br.depth < MAXB && br.open[br.depth].map) br.maps_open--;
         code = skip_block(&lx, &t);
         Token semi = {t.z, 0, t.line, t.col};
         CnpParse(parser, code ? TK_SEMI : 0, semi, cc);

@@ -551,7 +551,10 @@ static DType check_call(Sema *S, Expr *e) {
       if (d < best_d) best_d = d, best = builtin_name((Builtin)b);
     }
     (void)none;
-    if (best) diag_error(S->cc, e->ref.loc, "unknown function '%s'; did you mean '%s'?", e->ref.name, best);
+    const char *cast = ast_foreign_type(e->ref.name, (int)strlen(e->ref.name));
+    if (cast) diag_error(S->cc, e->ref.loc, "unknown function '%s'; a conversion is a cast to a cnp type: "
+                         "'%s(...)'", e->ref.name, cast);
+    else if (best) diag_error(S->cc, e->ref.loc, "unknown function '%s'; did you mean '%s'?", e->ref.name, best);
     else diag_error(S->cc, e->ref.loc, "unknown function '%s'", e->ref.name);
     return DT_VOID;
   }
@@ -1203,7 +1206,19 @@ static void check_mstmts(Sema *S, Stmt *s) {
 }
 
 static void check_map(Sema *S, Stmt *s) {
-  Decl *d = resolve(S, &s->over, K_VALUE);
+  Decl *d = resolve(S, &s->over, K_VALUE | K(DECL_FIELD));
+  if (d && d->kind == DECL_FIELD) {   /* "map i in x": the elements of a field */
+    const Expr *ext = last_extent(d);
+    if (ext && ext->kind == EX_NAME)
+      diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
+                 "'%s' is a field (to visit its elements, map over its extent: 'map %s in %s')",
+                 d->name, s->index->name, ext->ref.name);
+    else
+      diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
+                 "'%s' is a field", d->name);
+    diag_note(S->cc, d->loc, "'%s' is declared here", d->name);
+    d = NULL;
+  }
   if (d && d->kind != DECL_DIM) {
     if (!dtype_is_int(d->dtype) || (d->kind == DECL_PARAM && !d->setup)) {
       diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
