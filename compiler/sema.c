@@ -394,6 +394,22 @@ static bool same_extent(const Expr *a, const Expr *b) {
   return false;
 }
 
+/* When extent `ext` is `over + c` (or `c + over`), c a non-negative integer constant: c
+** (0 when they are the same); otherwise -1. The map index k < over is then in bounds. */
+static int64_t extent_margin(Sema *S, const Expr *ext, const Expr *over) {
+  if (same_extent(ext, over)) return 0;
+  if (!ext || !over || ext->kind != EX_BINARY || ext->op != OP_ADD) return -1;
+  for (int side = 0; side < 2; side++) {
+    const Expr *c = ext->args[1 - side];
+    bool isf;
+    int64_t v;
+    double d;
+    if (same_extent(ext->args[side], over) && (c->flags & EXF_CONST) && fold(S, c, &isf, &v, &d) && !isf && v >= 0)
+      return v;
+  }
+  return -1;
+}
+
 /* Text of an extent for messages ("N", "n_cells + 1", "3"). */
 static void extent_text(char *buf, size_t n, const Expr *e) {
   if (e->kind == EX_INT) snprintf(buf, n, "%lld", (long long)e->ival);
@@ -458,11 +474,16 @@ static DType check_index(Sema *S, Expr *e, int write) {
   }
   Expr *last = e->args[e->nargs - 1];
   if (is_index_of_map(S, last)) {
-    if (!same_extent(last_extent(f), S->map->over.decl ? S->map->over_expr : NULL)) {
+    const Expr *over = S->map->over.decl ? S->map->over_expr : NULL;
+    int64_t margin = same_extent(last_extent(f), over) ? 0 : extent_margin(S, last_extent(f), over);
+    if (margin > 0 && write == 0) {
+      e->flags |= EXF_GATHER;   /* off[k] of off : i64[n + 1] in a map over n: k < n < n + 1 */
+    } else if (margin != 0) {
       char a[128];
       extent_text(a, sizeof a, last_extent(f));
-      diag_error(S->cc, last->loc, "field '%s' has extent '%s', but '%s' runs over '%s'",
-                 f->name, a, last->ref.name, S->map->over.name);
+      diag_error(S->cc, last->loc, "field '%s' has extent '%s', but '%s' runs over '%s'%s",
+                 f->name, a, last->ref.name, S->map->over.name,
+                 margin > 0 ? " (a read may index a larger extent with the map index; a store may not)" : "");
       diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
     }
   } else {
