@@ -694,7 +694,7 @@ static const char *keyword_hint(Cnp *cc, Token tok) {
 }
 
 /* The keyword of a step statement (that no map body may hold), or NULL. */
-static const char *step_statement(int code) {
+const char *ast_step_statement(int code) {
   switch (code) {
   case TK_MAP: return "map";           case TK_COMPACT: return "compact";
   case TK_SORT: return "sort";         case TK_OFFSETS: return "offsets";
@@ -704,6 +704,15 @@ static const char *step_statement(int code) {
   case TK_MIGRATE: return "migrate";
   default: return NULL;
   }
+}
+
+/* Python's and/or/not: the cnp operator, as a hint; else NULL. */
+static const char *logic_word(const Token *w) {
+  if (!w) return NULL;
+  if (tok_is(*w, "and")) return " (logical and is '&&')";
+  if (tok_is(*w, "or")) return " (logical or is '||')";
+  if (tok_is(*w, "not")) return " (logical not is '!')";
+  return NULL;
 }
 
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
@@ -716,7 +725,7 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
     diag_error(cc, loc, "unexpected '=' (to compare, use '==')");
     return;
   }
-  const char *stmt = cc->in_map ? step_statement(major) : NULL;
+  const char *stmt = cc->in_map ? ast_step_statement(major) : NULL;
   if (stmt && major == TK_MAP) {
     diag_error(cc, loc, "maps do not nest: a map's body holds lets, stores, '+=' and ifs; end this "
                "map with '}' before the next one");
@@ -729,7 +738,8 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
   char what[160];
   if (major == 0) snprintf(what, sizeof what, "end of file");
   else snprintf(what, sizeof what, "'%.*s'", tok.n > 40 ? 40 : tok.n, tok.z);
-  const char *hint = major != 0 && tok.n > 0 && (tok.z[0] == '_' || (tok.z[0] | 0x20) >= 'a') ? keyword_hint(cc, tok) : NULL;
+  const char *hint = major != 0 && tok.n > 0 && (tok.z[0] == '_' || (tok.z[0] | 0x20) >= 'a') &&
+                     !logic_word(major == TK_IDENT ? &tok : NULL) ? keyword_hint(cc, tok) : NULL;
   if (hint) snprintf(what + strlen(what), sizeof what - strlen(what), "; did you mean '%s'?", hint);
   /* "mapp i in N": the misspelt keyword is the identifier before the error */
   const char *prev = !hint && cc->prev_ident.z && builtin_lookup(cc->prev_ident.z, cc->prev_ident.n) == BI_NONE
@@ -741,6 +751,20 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
            ((cc->prev_ident.n == 3 && !memcmp(cc->prev_ident.z, "for", 3)) ||
             (cc->prev_ident.n == 5 && !memcmp(cc->prev_ident.z, "while", 5))))
     snprintf(what + strlen(what), sizeof what - strlen(what), " (a loop over a dim is 'map i in N { ... }')");
+  else if (!hint) {
+    /* Python's and/or/not, C's compound assignments and ++/--, Python's A if C else B */
+    const char *habit = logic_word(major == TK_IDENT ? &tok : NULL);
+    if (!habit) habit = logic_word(cc->prev_ident.z ? &cc->prev_ident : NULL);
+    if (habit) {
+    } else if ((major == TK_PLUS || major == TK_MINUS) && tok.z[1] == tok.z[0])
+      habit = major == TK_PLUS ? " (there is no '++': write 'X += 1')" : " (there is no '--': write 'X += -1')";
+    else if ((major == TK_MINUS || major == TK_STAR || major == TK_SLASH || major == TK_PERCENT) && tok.z[1] == '=')
+      habit = major == TK_MINUS ? " (there is no '-=': write 'X += -E' or 'X = X - E')"
+                                : " (only '+=' updates in place: write 'X = X OP E')";
+    else if (major == TK_IF && n == 1 && expected[0] == TK_SEMI)
+      habit = " (a conditional value is select(COND, A, B))";
+    if (habit) snprintf(what + strlen(what), sizeof what - strlen(what), "%s", habit);
+  }
   if (n >= 1 && n <= 3) {
     char list[160] = "";
     for (int i = 0; i < n; i++) {

@@ -549,6 +549,8 @@ Stmt *ast_block_stmt(StmtList body);              /* else { ... } as a statement
 /* Parser callbacks: a syntax error at `tok` (expected: token codes the state accepts),
 ** and a parser stack overflow (nesting too deep). */
 void  ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n_expected);
+/* The keyword of a step statement, which no map body may hold ("sort" for TK_SORT), or NULL. */
+const char *ast_step_statement(int code);
 /* The cnp type for another language's type name ("double" -> "f64", "int64" -> "i64"), or NULL. */
 const char *ast_foreign_type(const char *z, int n);
 void  ast_stack_overflow(Cnp *cc);

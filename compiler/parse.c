@@ -243,6 +243,38 @@ static void report_unclosed(Cnp *cc, const CnpFile *f, const Braces *b, Token t,
 }
 
 /*
+** A step statement (`sort`, `compact`, ...) that begins a line inside a map body, indented no
+** deeper than the map's line: the map's '}' is missing. Reports it, and feeds the parser a
+** '}' for each block open inside the map and for the map itself, so that the statement
+** parses as the next one of the step. Returns whether it did.
+*/
+static bool close_map_before(Cnp *cc, void *parser, Braces *b, const CnpFile *f, Token t) {
+  int m = (b->depth < MAXB ? b->depth : MAXB) - 1;
+  while (m >= 0 && !b->open[m].map) m--;
+  if (m < 0 || b->depth > MAXB || cc->in_recovery || indent_of(f, t.z) != t.col || t.col > b->open[m].indent)
+    return false;
+  Loc at = {f, t.line, t.col, t.n};
+  cc->last_syntax = at;
+  diag_error(cc, at, "expected '}' before '%.*s' (a map's body holds no step statements)", t.n, t.z);
+  diag_note(cc, (Loc){f, b->open[m].tok.line, b->open[m].tok.col, 1}, "to match this '{'");
+  Token close = {t.z, 0, t.line, t.col};
+  while (b->depth > m) {
+    b->depth--;
+    if (b->open[b->depth].map) b->maps_open--;
+    bool was = cc->in_recovery;
+    CnpParse(parser, TK_RBRACE, close, cc);
+    if (cc->in_recovery && !was) {   /* an unfinished statement before it: as at a real '}' */
+      Token semi = close;
+      CnpParse(parser, TK_SEMI, semi, cc);
+      CnpParse(parser, TK_RBRACE, close, cc);
+      if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
+    }
+  }
+  if (b->suspect_depth > b->depth) b->suspect_depth = 0;
+  return true;
+}
+
+/*
 ** Parse one file with a fresh Lemon parser. Tracks open braces so that an unclosed block
 ** is reported as "expected '}'" with a note at its '{', at the end of the file or at the
 ** first declaration keyword inside it (parsing then resumes at that declaration). After a syntax error, a block that belongs to
@@ -292,6 +324,7 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
       br.depth = br.suspect_depth = br.maps_open = 0;
       cc->in_recovery = false;
     }
+    if (br.maps_open > 0 && ast_step_statement(code)) close_map_before(cc, parser, &br, f, t);
     if (code == TK_MAP) br.pending_map = true;
     else if (code == TK_SEMI || code == TK_RBRACE) br.pending_map = false;
     cc->in_map = br.maps_open > 0;

@@ -1227,7 +1227,14 @@ static void check_mstmts(Sema *S, Stmt *s) {
 }
 
 static void check_map(Sema *S, Stmt *s) {
-  Decl *d = resolve(S, &s->over, K_VALUE | K(DECL_FIELD));
+  /* any declared name (a map-specific message below); an unknown one suggests values */
+  Decl *d = resolve(S, &s->over, s->over.name && sym_find(S, s->over.name) ? ~0u : K_VALUE);
+  if (d && d->kind != DECL_FIELD && !(K(d->kind) & K_VALUE)) {   /* a stream, an event, a plan, ... */
+    diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
+               "'%s' is %s %s", d->name, article(d->kind), decl_kind_name(d->kind));
+    diag_note(S->cc, d->loc, "'%s' is declared here", d->name);
+    d = NULL;
+  }
   if (d && d->kind == DECL_FIELD) {   /* "map i in x": the elements of a field */
     const Expr *ext = last_extent(d);
     if (ext && ext->kind == EX_NAME)
