@@ -276,10 +276,12 @@ static bool close_map_before(Cnp *cc, void *parser, Braces *b, const CnpFile *f,
 
 /*
 ** Parse one file with a fresh Lemon parser. Tracks open braces so that an unclosed block
-** is reported as "expected '}'" with a note at its '{', at the end of the file or at the
-** first declaration keyword inside it (parsing then resumes at that declaration). After a syntax error, a block that belongs to
-** the broken construct is skipped whole and the parser resynchronizes as if at a ';', so
-** one mistake does not cascade through the rest of the block.
+** is reported as "expected '}'" with a note at its '{': at the end of the file, at the first
+** declaration keyword inside it (parsing then resumes at that declaration), or at a step
+** statement beginning a line of a map body (close_map_before). After a syntax error, a
+** block that belongs to the broken construct is skipped whole and the parser
+** resynchronizes as if at a ';', so one mistake does not cascade through the rest of the
+** block.
 */
 void lex_parse_file(Cnp *cc, CnpFile *f) {
   Lexer lx;

@@ -394,11 +394,21 @@ static bool same_extent(const Expr *a, const Expr *b) {
   return false;
 }
 
-/* When extent `ext` is `over + c` (or `c + over`), c a non-negative integer constant: c
-** (0 when they are the same); otherwise -1. The map index k < over is then in bounds. */
+/* When extent `ext` is `over + c` (or `c + over`, or both are constants), c a non-negative
+** integer constant: c (0 when they are the same); otherwise -1. The map index k < over is
+** then in bounds. */
 static int64_t extent_margin(Sema *S, const Expr *ext, const Expr *over) {
   if (same_extent(ext, over)) return 0;
-  if (!ext || !over || ext->kind != EX_BINARY || ext->op != OP_ADD) return -1;
+  if (!ext || !over) return -1;
+  bool ef, of;
+  int64_t ev, ov;
+  double ed, od;
+  bool over_const = (over->flags & EXF_CONST) ||
+                    (over->kind == EX_NAME && over->ref.decl && over->ref.decl->kind == DECL_CONST);
+  if ((ext->flags & EXF_CONST) && over_const && fold(S, ext, &ef, &ev, &ed) &&
+      fold(S, over, &of, &ov, &od) && !ef && !of)
+    return ev >= ov ? ev - ov : -1;   /* two constants: 9 over 8 */
+  if (ext->kind != EX_BINARY || ext->op != OP_ADD) return -1;
   for (int side = 0; side < 2; side++) {
     const Expr *c = ext->args[1 - side];
     bool isf;
