@@ -716,6 +716,8 @@ static const char *logic_word(const Token *w) {
 }
 
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
+  /* the token before this one, if an identifier (else .z NULL): "mapp i in N" */
+  const Token prev_ident = cc->prev_code == TK_IDENT ? cc->prev_tok : (Token){0};
   Loc loc = loc_of(cc, tok);
   cc->in_recovery = true;
   if (loc.file == cc->last_syntax.file && loc.line == cc->last_syntax.line && loc.col == cc->last_syntax.col)
@@ -742,19 +744,19 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
                      !logic_word(major == TK_IDENT ? &tok : NULL) ? keyword_hint(cc, tok) : NULL;
   if (hint) snprintf(what + strlen(what), sizeof what - strlen(what), "; did you mean '%s'?", hint);
   /* "mapp i in N": the misspelt keyword is the identifier before the error */
-  const char *prev = !hint && cc->prev_ident.z && builtin_lookup(cc->prev_ident.z, cc->prev_ident.n) == BI_NONE
-                         ? keyword_hint(cc, cc->prev_ident) : NULL;
+  const char *prev = !hint && prev_ident.z && builtin_lookup(prev_ident.z, prev_ident.n) == BI_NONE
+                         ? keyword_hint(cc, prev_ident) : NULL;
   if (prev)
     snprintf(what + strlen(what), sizeof what - strlen(what), " (did you mean '%s' instead of '%.*s'?)", prev,
-             cc->prev_ident.n > 40 ? 40 : cc->prev_ident.n, cc->prev_ident.z);
-  else if (!hint && cc->prev_ident.z &&
-           ((cc->prev_ident.n == 3 && !memcmp(cc->prev_ident.z, "for", 3)) ||
-            (cc->prev_ident.n == 5 && !memcmp(cc->prev_ident.z, "while", 5))))
+             prev_ident.n > 40 ? 40 : prev_ident.n, prev_ident.z);
+  else if (!hint && prev_ident.z &&
+           ((prev_ident.n == 3 && !memcmp(prev_ident.z, "for", 3)) ||
+            (prev_ident.n == 5 && !memcmp(prev_ident.z, "while", 5))))
     snprintf(what + strlen(what), sizeof what - strlen(what), " (a loop over a dim is 'map i in N { ... }')");
   else if (!hint) {
     /* Python's and/or/not, C's compound assignments and ++/--, Python's A if C else B */
     const char *habit = logic_word(major == TK_IDENT ? &tok : NULL);
-    if (!habit) habit = logic_word(cc->prev_ident.z ? &cc->prev_ident : NULL);
+    if (!habit) habit = logic_word(prev_ident.z ? &prev_ident : NULL);
     if (habit) {
     } else if ((major == TK_PLUS || major == TK_MINUS) && tok.z[1] == tok.z[0])
       habit = major == TK_PLUS ? " (there is no '++': write 'X += 1')" : " (there is no '--': write 'X += -1')";

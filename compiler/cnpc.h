@@ -423,8 +423,8 @@ struct Cnp {
   bool depth_reported;      /* 'expression nested too deeply' given once */
   Loc tok_loc;              /* token being fed to the parser */
   bool muted;               /* CNP_MAX_ERRORS reached: further diagnostics are not shown */
-  Token prev_ident;         /* the token before the current one, if an identifier (else .z NULL) */
   Token prev_tok;           /* the token before the current one (.z NULL at the start of a file) */
+  int prev_code;            /* its TK_ code (0 at the start of a file) */
   bool in_map;              /* the token being fed is inside a map's body */
   bool in_recovery;         /* after a syntax error, until the parser resynchronizes at ';' */
   Loc last_syntax;          /* where the last syntax error was reported (no duplicates) */

@@ -160,24 +160,25 @@ static int skip_block(Lexer *lx, Token *t) {
 
 /* Tokens that only begin a top-level declaration: met inside a '{' block, they mean that
 ** a '}' is missing. (exchange and migrate are also step statements.) */
-static bool top_level_only(int code) {
-  switch (code) {
-  case TK_PIPELINE: case TK_IMPORT: case TK_PARAM: case TK_CONST: case TK_DIM: case TK_FIELD:
-  case TK_STREAM: case TK_EVENT: case TK_SNAPSHOT: case TK_MPI: case TK_MIRROR: case TK_PLAN:
-  case TK_KERNEL: case TK_STEP:
-    return true;
-  default:
-    return false;
-  }
-}
+#define BIT(t) (1ull << (t))
+#define TOP_LEVEL_ONLY (BIT(TK_PIPELINE) | BIT(TK_IMPORT) | BIT(TK_PARAM) | BIT(TK_CONST) | \
+                        BIT(TK_DIM) | BIT(TK_FIELD) | BIT(TK_STREAM) | BIT(TK_EVENT) |        \
+                        BIT(TK_SNAPSHOT) | BIT(TK_MPI) | BIT(TK_MIRROR) | BIT(TK_PLAN) |      \
+                        BIT(TK_KERNEL) | BIT(TK_STEP))
+/* Step statements, which no map body holds (ast_step_statement names them). */
+#define STEP_ONLY (BIT(TK_MAP) | BIT(TK_COMPACT) | BIT(TK_SORT) | BIT(TK_OFFSETS) | BIT(TK_SUM) | \
+                   BIT(TK_RECORD) | BIT(TK_WAIT) | BIT(TK_COPY) | BIT(TK_REFRESH) |              \
+                   BIT(TK_EXCHANGE) | BIT(TK_MIGRATE))
+_Static_assert(TK_CUDA_AWARE < 64, "keyword token codes fit the masks");
 
-/* Column of the first non-blank character of the line holding `z` (1-based). */
-static int indent_of(const CnpFile *f, const char *z) {
-  const char *p = z;
-  while (p > f->src && p[-1] != '\n') p--;
-  int col = 1;
-  for (; p < z && (*p == ' ' || *p == '\t'); p++) col++;
-  return col;
+static inline bool in_mask(unsigned long long mask, int code) { return code < 64 && (mask >> code & 1); }
+
+/* Column of the first non-blank character of the line that starts at `line` and holds `z`
+** (1-based). */
+static int indent_of(const char *line, const char *z) {
+  const char *p = line;
+  while (p < z && (*p == ' ' || *p == '\t')) p++;
+  return (int)(p - line) + 1;
 }
 
 /* An open '{': the token, and the indentation of its line. */
@@ -203,22 +204,27 @@ typedef struct Braces {
   int maps_open;            /* open map bodies (cc->in_map) */
 } Braces;
 
-static void brace_open(Braces *b, const CnpFile *f, Token t) {
+static void brace_open(Braces *b, const char *line, Token t) {
   if (b->depth < MAXB) {
-    b->open[b->depth] = (Brace){t, indent_of(f, t.z), b->pending_map};
+    b->open[b->depth] = (Brace){t, indent_of(line, t.z), b->pending_map};
     b->maps_open += b->pending_map;
   }
   b->pending_map = false;
   b->depth++;
 }
 
-static void brace_close(Braces *b, const CnpFile *f, Token t) {
+/* Pop the innermost open brace (no indentation check). */
+static void brace_pop(Braces *b) {
   b->depth--;
   if (b->depth < MAXB && b->open[b->depth].map) b->maps_open--;
+}
+
+static void brace_close(Braces *b, const char *line, Token t) {
+  brace_pop(b);
   if (b->suspect_depth > b->depth) b->suspect_depth = 0;   /* its enclosing block closed */
   if (b->depth < 1 || b->depth >= MAXB || b->suspect_depth) return;
   const Brace *own = &b->open[b->depth], *outer = &b->open[b->depth - 1];
-  if (indent_of(f, t.z) == t.col && t.col != own->indent && t.col == outer->indent) {
+  if (indent_of(line, t.z) == t.col && t.col != own->indent && t.col == outer->indent) {
     b->suspect = *own;
     b->suspect_depth = b->depth;
   }
@@ -248,10 +254,10 @@ static void report_unclosed(Cnp *cc, const CnpFile *f, const Braces *b, Token t,
 ** '}' for each block open inside the map and for the map itself, so that the statement
 ** parses as the next one of the step. Returns whether it did.
 */
-static bool close_map_before(Cnp *cc, void *parser, Braces *b, const CnpFile *f, Token t) {
+static bool close_map_before(Cnp *cc, void *parser, Braces *b, const CnpFile *f, const char *line, Token t) {
   int m = (b->depth < MAXB ? b->depth : MAXB) - 1;
   while (m >= 0 && !b->open[m].map) m--;
-  if (m < 0 || b->depth > MAXB || cc->in_recovery || indent_of(f, t.z) != t.col || t.col > b->open[m].indent)
+  if (m < 0 || b->depth > MAXB || cc->in_recovery || indent_of(line, t.z) != t.col || t.col > b->open[m].indent)
     return false;
   Loc at = {f, t.line, t.col, t.n};
   cc->last_syntax = at;
@@ -259,8 +265,7 @@ static bool close_map_before(Cnp *cc, void *parser, Braces *b, const CnpFile *f,
   diag_note(cc, (Loc){f, b->open[m].tok.line, b->open[m].tok.col, 1}, "to match this '{'");
   Token close = {t.z, 0, t.line, t.col};
   while (b->depth > m) {
-    b->depth--;
-    if (b->open[b->depth].map) b->maps_open--;
+    brace_pop(b);
     bool was = cc->in_recovery;
     CnpParse(parser, TK_RBRACE, close, cc);
     if (cc->in_recovery && !was) {   /* an unfinished statement before it: as at a real '}' */
@@ -289,8 +294,10 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
   const CnpFile *saved = cc->cur_file;
   bool saved_recovery = cc->in_recovery;
   Token saved_prev = cc->prev_tok;
+  int saved_code = cc->prev_code;
   cc->in_recovery = false;
   cc->prev_tok.z = NULL;
+  cc->prev_code = 0;
   if (!cc->import_stack) cc->import_stack = arena_alloc(&cc->arena, sizeof *cc->import_stack * (MAX_IMPORT_DEPTH + 1));
   cc->import_stack[cc->import_depth++] = f;
   cc->cur_file = f;
@@ -301,7 +308,8 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
     Token t;
     int code = lex_next(&lx, &t);
     int depth_before = br.depth;
-    if (code == TK_LBRACE) {
+    switch (code) {
+    case TK_LBRACE:
       if (cc->in_recovery) {
         br.pending_map = false;
         code = skip_block(&lx, &t);
@@ -311,12 +319,20 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
           continue;
         }
       } else {
-        brace_open(&br, f, t);
+        brace_open(&br, lx.line_start, t);   /* the line of the token just scanned */
       }
-    } else if (code == TK_RBRACE && br.depth > 0) {
-      brace_close(&br, f, t);
+      break;
+    case TK_RBRACE:
+      if (br.depth > 0) brace_close(&br, lx.line_start, t);
+      br.pending_map = false;
+      break;
+    case TK_SEMI:
+      br.pending_map = false;
+      break;
+    default:
+      break;
     }
-    if (br.depth > 0 && (code == 0 || top_level_only(code))) {
+    if (__builtin_expect(br.depth > 0 && (code == 0 || in_mask(TOP_LEVEL_ONLY, code)), 0)) {
       report_unclosed(cc, f, &br, t, code);
       if (code == 0) break;
       /* resume at this declaration with a fresh parser: the open blocks are abandoned */
@@ -326,16 +342,16 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
       br.depth = br.suspect_depth = br.maps_open = 0;
       cc->in_recovery = false;
     }
-    if (br.maps_open > 0 && ast_step_statement(code)) close_map_before(cc, parser, &br, f, t);
-    if (code == TK_MAP) br.pending_map = true;
-    else if (code == TK_SEMI || code == TK_RBRACE) br.pending_map = false;
+    if (in_mask(STEP_ONLY, code)) {
+      if (br.maps_open > 0) close_map_before(cc, parser, &br, f, lx.line_start, t);
+      if (code == TK_MAP) br.pending_map = true;
+    }
     cc->in_map = br.maps_open > 0;
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     bool was_recovering = cc->in_recovery;
     CnpParse(parser, code, t, cc);
     cc->prev_tok = t;
-    if (code == TK_IDENT) cc->prev_ident = t;
-    else cc->prev_ident.z = NULL;   /* only .z is looked at when it is not an identifier */
+    cc->prev_code = code;
     if (code == 0 || cc->parse_abort) break;
     if (__builtin_expect(cc->in_recovery && !was_recovering, 0)) {
       if (code == TK_RBRACE && depth_before > 0) {
@@ -345,8 +361,7 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
         CnpParse(parser, TK_RBRACE, t, cc);
         if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
       } else if (code == TK_LBRACE) {   /* the error was at this '{' */
-        br.depth--;
-        if (br.depth < MAXB && br.open[br.depth].map) br.maps_open--;
+        brace_pop(&br);
         code = skip_block(&lx, &t);
         Token semi = {t.z, 0, t.line, t.col};
         CnpParse(parser, code ? TK_SEMI : 0, semi, cc);
@@ -364,4 +379,5 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
   cc->cur_file = saved;
   cc->in_recovery = saved_recovery;
   cc->prev_tok = saved_prev;
+  cc->prev_code = saved_code;
 }
