@@ -4,9 +4,10 @@
 ** the hand-written C reference and, later, the generated pipeline.
 **
 **   test_physics [--impl NAME] CASE
-**   CASE: landau | two_stream | cold | energy | charge | threads
+**   CASE: landau | two_stream | cold | energy | charge | threads | fit (the fits alone)
 **   NAME: ref (the C reference, default)
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #endif
 
 #include "cases.h"
+#include "fit.h"
 
 static const struct {
   const char *name;
@@ -55,6 +57,36 @@ static int conservation(const es1d_impl *impl, int energy)
     phys_print(stdout, &c);
     impl->teardown(st);
   }
+  return failed != 0;
+}
+
+/* The fits on synthetic data whose rates are known exactly. */
+static int fits(void)
+{
+  enum { N = 400 };
+  static double t[N], W[N];
+  const double g = -0.1533, w = 1.4157, dt = 0.1;
+  for (int i = 0; i < N; i++) {
+    t[i] = i * dt;
+    double c = cos(w * t[i] + 0.3);
+    W[i] = 1e-3 * c * c * exp(2 * g * t[i]);
+  }
+  double gm, wm, ta, tb, ts;
+  int failed = 0;
+  int64_t m = fit_damped(t, W, N, 0.5, 18.0, &gm, &wm);
+  printf("fit_damped: %lld peaks, gamma %.6f (exact %.4f), omega %.6f (exact %.4f)\n",
+         (long long)m, gm, g, wm, w);
+  failed += m < 3 || fabs(gm / g - 1) > 1e-3 || fabs(wm / w - 1) > 1e-4;
+  /* growth 0.35 to a saturation at t = 30, on top of a constant oscillating floor */
+  for (int i = 0; i < N; i++) {
+    double s = t[i] < 30 ? exp(2 * 0.35 * (t[i] - 30)) : exp(-0.2 * (t[i] - 30));
+    W[i] = s + 1e-9 * (1.5 + cos(2 * t[i]));
+  }
+  m = fit_growth(t, W, N, 1e-6, 1e-2, &gm, &ta, &tb, &ts);
+  printf("fit_growth: %lld points over t = %.1f .. %.1f, saturation %.1f, gamma %.6f (exact 0.35)\n",
+         (long long)m, ta, tb, ts, gm);
+  failed += m < 3 || fabs(gm / 0.35 - 1) > 2e-3 || fabs(ts - 30) > 0.05;
+  if (failed) printf("FAIL: the fits do not recover the rates of synthetic data\n");
   return failed != 0;
 }
 
@@ -123,7 +155,7 @@ int main(int argc, char **argv)
     a += 2;
   }
   if (a >= argc) {
-    fprintf(stderr, "usage: test_physics [--impl ref] landau|two_stream|cold|energy|charge|threads\n");
+    fprintf(stderr, "usage: test_physics [--impl ref] landau|two_stream|cold|energy|charge|threads|fit\n");
     return 2;
   }
   const char *which = argv[a];
@@ -131,6 +163,7 @@ int main(int argc, char **argv)
   if (!strcmp(which, "energy")) return conservation(impl, 1);
   if (!strcmp(which, "charge")) return conservation(impl, 0);
   if (!strcmp(which, "threads")) return threads(impl);
+  if (!strcmp(which, "fit")) return fits();
   es1d_params p;
   int64_t steps;
   void *st;
