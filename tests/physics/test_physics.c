@@ -4,7 +4,7 @@
 ** the hand-written C reference and, later, the generated pipeline.
 **
 **   test_physics [--impl NAME] CASE
-**   CASE: landau | two_stream | cold | energy | charge | threads | fit (the fits alone)
+**   CASE: landau | two_stream | cold | energy | charge | threads | fit (the fits alone) | params (setup's checks)
 **   NAME: ref (the C reference, default)
 */
 #include <math.h>
@@ -58,6 +58,56 @@ static int conservation(const es1d_impl *impl, int energy)
     impl->teardown(st);
   }
   return failed != 0;
+}
+
+/* es1d_setup refuses bad parameters with a message, and es1d_step a full history. */
+static int params(void)
+{
+  int failed = 0;
+  for (int k = 0; k < 8; k++) {
+    es1d_params p;
+    int64_t steps;
+    phys_landau_params(&p, &steps);
+    p.n_particles = 1000;
+    switch (k) {
+    case 0: p.n_particles = 0; break;
+    case 1: p.n_cells = 2; break;
+    case 2: p.dt = 0; break;
+    case 3: p.v0 = 1; p.n_particles = 999; break;
+    case 4: p.mode = 33; break;
+    case 5: p.amplitude = 1.5; break;
+    case 6: p.vth = -1; break;
+    case 7: p.max_steps = -1; break;
+    }
+    es1d *s = (es1d *)&p;
+    char msg[128] = "";
+    int st = es1d_setup(&s, &p, msg, sizeof msg);
+    printf("bad parameters %d: %s\n", k, msg);
+    if (st != -1 || s != NULL || !msg[0]) {
+      printf("FAIL: es1d_setup accepted bad parameters (%d)\n", k);
+      failed = 1;
+      es1d_teardown(s);
+    }
+  }
+  es1d_params p;
+  int64_t steps;
+  phys_landau_params(&p, &steps);
+  p.n_particles = 1000;
+  p.max_steps = 2;
+  es1d *s;
+  if (es1d_setup(&s, &p, err, sizeof err)) {
+    printf("FAIL: %s\n", err);
+    return 1;
+  }
+  int a = es1d_step(s), b = es1d_step(s), c = es1d_step(s);
+  es1d_history h;
+  es1d_histories(s, &h);
+  if (a || b || c != -1 || h.n_steps != 2) {
+    printf("FAIL: a history of 2 steps took %lld (step results %d %d %d)\n", (long long)h.n_steps, a, b, c);
+    failed = 1;
+  }
+  es1d_teardown(s);
+  return failed;
 }
 
 /* The fits on synthetic data whose rates are known exactly. */
@@ -155,7 +205,7 @@ int main(int argc, char **argv)
     a += 2;
   }
   if (a >= argc) {
-    fprintf(stderr, "usage: test_physics [--impl ref] landau|two_stream|cold|energy|charge|threads|fit\n");
+    fprintf(stderr, "usage: test_physics [--impl ref] landau|two_stream|cold|energy|charge|threads|fit|params\n");
     return 2;
   }
   const char *which = argv[a];
@@ -164,6 +214,7 @@ int main(int argc, char **argv)
   if (!strcmp(which, "charge")) return conservation(impl, 0);
   if (!strcmp(which, "threads")) return threads(impl);
   if (!strcmp(which, "fit")) return fits();
+  if (!strcmp(which, "params")) return params();
   es1d_params p;
   int64_t steps;
   void *st;
