@@ -128,22 +128,30 @@ static void load(es1d *s)
   int bits = 0;
   while (((int64_t)1 << bits) < per) bits++;
   uint64_t seed = p->seed;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t b = i / beams;           /* index within the beam; beams interleave */
-    double sign = (beams == 2 && (i & 1)) ? -1.0 : 1.0;
-    double x0, g;
-    if (p->quiet) {
-      x0 = ((double)b + 0.5) * s->L / (double)per;
-      g = norm_icdf(vdc((uint64_t)b, bits));
-    } else {
-      x0 = uniform(&seed) * s->L;
-      double u1 = uniform(&seed), u2 = uniform(&seed);
-      g = sqrt(-2 * log(u1)) * cos(2 * ES1D_PI * u2);
+  /* x holds x0 and v the unit normal g for now; the quiet start depends only on i (so it
+  ** runs in parallel, first-touching the pages of the threads that push them), the random one
+  ** on one sequence */
+  if (p->quiet) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+      int64_t b = i / beams;         /* index within the beam; beams interleave */
+      s->x[i] = ((double)b + 0.5) * s->L / (double)per;
+      s->v[i] = norm_icdf(vdc((uint64_t)b, bits));
     }
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      s->x[i] = uniform(&seed) * s->L;
+      double u1 = uniform(&seed), u2 = uniform(&seed);
+      s->v[i] = sqrt(-2 * log(u1)) * cos(2 * ES1D_PI * u2);
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i++) {
+    double sign = (beams == 2 && (i & 1)) ? -1.0 : 1.0, x0 = s->x[i];
     /* displacement -(a/k) sin(k x0) makes the density 1 + a cos(k x) to first order */
     double x = k > 0 ? x0 - p->amplitude / k * sin(k * x0) : x0;
     s->x[i] = wrap(x, s->L);
-    s->v[i] = (beams == 2 ? sign * p->v0 : 0.0) + p->vth * g;
+    s->v[i] = (beams == 2 ? sign * p->v0 : 0.0) + p->vth * s->v[i];
   }
 }
 
@@ -253,7 +261,9 @@ int es1d_setup(es1d **out, const es1d_params *p, char *err, size_t errlen)
   *out = NULL;
   if (p->n_particles <= 0) return fail(err, errlen, "es1d: n_particles must be > 0");
   if (p->n_cells < 4) return fail(err, errlen, "es1d: n_cells must be >= 4");
-  if (!(p->length > 0) || !(p->dt > 0)) return fail(err, errlen, "es1d: length and dt must be > 0");
+  if (!(p->length > 0) || !(p->dt > 0) || !isfinite(p->length) || !isfinite(p->dt))
+    return fail(err, errlen, "es1d: length and dt must be finite and > 0");
+  if (!isfinite(p->v0) || !isfinite(p->vth)) return fail(err, errlen, "es1d: v0 and vth must be finite");
   if (p->max_steps < 0) return fail(err, errlen, "es1d: max_steps must be >= 0");
   if (!(p->vth >= 0)) return fail(err, errlen, "es1d: vth must be >= 0");
   if (p->v0 != 0.0 && p->n_particles % 2)
