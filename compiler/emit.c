@@ -163,3 +163,9 @@ int emit_write(Cnp *cc, const char *path, Buf *b) {
   free(tmp);
   return ok ? 0 : 1;
 }
+
+/* The file name of a path (after its last '/'). */
+const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}

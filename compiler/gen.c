@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* Replaces each "#line @@CNP_LINE_BACK@@" marker with "#line <its next line> "<file>"". */
 static void fix_line_markers(Buf *b, const char *file) {
   static const char marker[] = "#line @@CNP_LINE_BACK@@\n";

@@ -1,9 +1,10 @@
 /*
-** gen.h -- private header of the code generator (gen.c, lower.c, fuse.c, emit.c,
-** gen_c.c, gen_dot.c). The front end's AST (cnpc.h) is read, never modified.
+** gen.h -- private header of the code generator (gen.c, lower.c, fuse.c, emit.c, gen_expr.c,
+** gen_header.c, gen_setup.c, gen_unit.c, gen_host.c, gen_cuda.c, gen_dot.c, gen_manifest.c).
+** The front end's AST (cnpc.h) is read, never modified.
 **
 ** Flow: gen_emit() -> lower_unit() (steps -> ordered GenOps, maps grouped by fuse_maps())
-** -> gen_header()/gen_unit_c()/gen_unit_cuda()/gen_dot() fill template placeholders
+** -> gen_header()/gen_unit()/gen_dot()/gen_manifest() fill template placeholders
 ** -> emit_write() (written only when the content changes).
 */
 #ifndef CNPC_GEN_H
@@ -46,6 +47,8 @@ extern const int cnp_n_templates;
 
 /* Write `b` to path unless the file already has exactly that content. 0 on success. */
 int emit_write(Cnp *cc, const char *path, Buf *b);
+/* The file name of a path (after its last '/'): the one base_name() of the compiler. */
+const char *base_name(const char *path);
 
 /* ======================================================================== lower.c */
 
@@ -134,21 +137,92 @@ bool fuse_const_ncomp(Decl *f, int64_t *n);
 /* Does the expression / statement list read or write field `f`? */
 bool gen_stmts_touch(Stmt *s, Decl *f, bool *writes, bool *gathers);
 
-/* ======================================================================== gen_c.c */
+/* ======================================================================== emitters: shared declarations */
 
-void gen_header(GenUnit *u, Buf *out);
-void gen_unit(GenUnit *u, Buf *out, bool cuda);
+/* What one fused kernel uses: fields, params, dims (the argument struct). */
+typedef struct KUse {
+  Decl **fields;          /* arena arrays, grown as needed (a map may use any number) */
+  int n_fields, cap_fields;
+  Decl **params;
+  int n_params, cap_params;
+  Decl **dims;
+  int n_dims, cap_dims;
+  Arena *arena;
+} KUse;
 
-/* ======================================================================== gen_dot.c */
+typedef struct KCtx {
+  GenUnit *u;
+  bool cuda;              /* emitting the body of a __global__ kernel */
+  Stmt *map;              /* the map whose body is being emitted */
+  DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
+  const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
+} KCtx;
 
-void gen_dot(GenUnit *u, Buf *out);
-
-/* Helpers shared by the emitters (gen_c.c). */
+/* gen_expr.c: types, literals, locations, setup-time expressions, expressions, map bodies. */
 const char *gen_ctype(DType t);                 /* element storage: "double", "uint16_t" (f16), ... */
 const char *gen_vtype(DType t);                 /* values (lets, params): "float" for f16 */
 const char *gen_apitype(DType t);               /* the C API's params: "cnp_complex128", ... */
 const char *gen_cnp_dtype(DType t);             /* "CNP_FLOAT64", ... */
 bool gen_decl_is_dim_extent(Decl *f, Decl **dim);
+double half_round(double v);
+Decl *mirror_of(GenUnit *u, Decl *f);
+const char *live_extent(GenUnit *u, Decl *f);
+const char *src_line(GenUnit *u, Loc loc);
+void comment_loc(GenUnit *u, Buf *b, Loc loc);
+void line_dir(GenUnit *u, Buf *b, Loc loc);
+void line_back(GenUnit *u, Buf *b);
+void fmt_float(Buf *b, double v, DType t);
+void fmt_int(Buf *b, int64_t v, DType t);
+void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx);
+const char *setup_str(GenUnit *u, Expr *e, const char *pfx);
+void setup_expr_checked(GenUnit *u, Buf *b, Expr *e);
+bool extent_computed(Expr *e);
+const char *expr_src(GenUnit *u, Expr *e);
+const char *row_name(GenUnit *u, Decl *f, int64_t comp);
+bool signed_int(DType t);
+void group_body(KCtx *k, Buf *b, GenOp *op);
+void group_use(GenUnit *u, GenOp *op, KUse *use);
+void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda);
+void kernel_locals(Buf *b, KUse *use);
+const char *cstr(GenUnit *u, const char *s);
+void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void list_views(GenUnit *u, Buf *b, RefList *l);
+
+/* gen_host.c: host (OpenMP) kernels, the compact + sort fast path. */
+void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use);
+void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use);
+GenOp *fused_owner(GenUnit *u, Stmt *s);
+void inline_sum(GenUnit *u, Buf *b, Stmt *s);
+
+/* gen_cuda.c: CUDA kernels and graphs. */
+void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);
+bool graph_step(GenUnit *u, GenStep *gs, int *end);
+bool unit_graph_pulls(GenUnit *u);
+void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown);
+
+/* gen_unit.c: the units NAME.c / NAME.cu. */
+void gen_unit(GenUnit *u, Buf *out, bool cuda);
+Stmt *first_call(GenUnit *u, Decl *k);
+const char *exchanged(GenUnit *u, const Stmt *s);
+const char *param_value(GenUnit *u, Decl *d, const char *v);
+bool join_source(GenUnit *u, int s);
+bool ws_shared(GenUnit *u);
+const char *api_types(GenUnit *u);
+
+/* gen_setup.c: setup and teardown bodies. */
+void gen_setup_checks(GenUnit *u, Buf *b);
+void gen_setup_body(GenUnit *u, Buf *b, bool cuda);
+void gen_teardown_body(GenUnit *u, Buf *b);
+
+/* gen_header.c: NAME.h. */
+void gen_header(GenUnit *u, Buf *out);
+const char *banner(GenUnit *u);
+const char *param_cname(GenUnit *u, const Decl *d);
+const char *step_params(GenUnit *u, bool internal, bool call);
+
+/* ======================================================================== gen_dot.c */
+
+void gen_dot(GenUnit *u, Buf *out);
 
 /* gen_manifest.c: NAME.json (--emit=manifest). */
 void gen_manifest(GenUnit *u, Buf *b);

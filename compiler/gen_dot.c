@@ -11,11 +11,6 @@
 
 #include <string.h>
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* Label of one op: "map i in N (k0, 2 maps)", "compact alive", ... */
 static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;

@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* Reads a kernel's .cu file (relative to the .cnp file that declares it) into the arena:
 ** the generated code embeds the source, so the program needs no file at run time. */
 static bool load_kernel_source(GenUnit *u, Decl *d) {
