@@ -82,13 +82,37 @@ typedef struct GenOp {
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
   Decl *sort_bound;
   bool seg_sorted;
+  /* lower.c (lower_decide): what one direct run of the op counts in p->stats: launches
+  ** (-1: one per component of data-dependent count) and host synchronizations on CUDA. */
+  int launches;
+  int syncs;
 } GenOp;
+
+/* Dims the CUDA graphs read (kernel extents) or compact; compacted[] marks the latter. */
+typedef struct GDims {
+  Decl *d[32];
+  bool compacted[32];
+  int n;
+} GDims;
 
 typedef struct GenStep {
   Decl *decl;
   GenOp *ops;
   int n_ops;
+  /* lower.c (lower_decide): the decisions the emitters print. */
+  bool graph;             /* CUDA units replay ops [0, graph_end) as one CUDA graph; the ops
+                          ** after it (records) run directly after the graph launch */
+  int graph_end;
+  GDims gdims;            /* dims its graph reads or compacts */
+  bool uses_ws;           /* a statement uses the workspace p->ws (StmtInfo.ws) */
+  bool ws_order;          /* ... and waits for / records ws_ev (steps on two streams use it) */
+  bool reads_extents;     /* run directly, it reads live extents on the host */
+  bool first_on_stream;   /* the first step on its stream (cross-call joins wait here) */
+  int launches;           /* p->stats.launches of one run (-1: data-dependent) */
+  int syncs;              /* host synchronizations of one run on CUDA, direct */
+  int graph_launches;     /* ... when replayed as a graph (one graph launch + its tail) */
 } GenStep;
+
 
 typedef struct GenUnit {
   Cnp *cc;
@@ -105,7 +129,11 @@ typedef struct GenUnit {
   Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
   const char *kernel_src[64];
   int n_kernel_src;
-  bool cuda_unit;         /* gen_unit(): emitting the CUDA unit (complex math names differ) */
+  /* lower.c (lower_decide): unit-wide decisions. */
+  GDims gdims;            /* dims of all CUDA graphs */
+  bool any_graph;         /* some step is replayed as a CUDA graph */
+  bool graph_pulls;       /* some graph compacts a dim: its live extent then lives on the device */
+  bool ws_shared;         /* steps on two or more streams use the workspace */
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -134,6 +162,12 @@ const char *fuse_row_values(GenUnit *u, GenOp *op, RowVals *rv);
 bool fuse_row_comp(const Expr *e, int64_t *comp);
 /* Components of f (the product of its leading extents) when those are constants. */
 bool fuse_const_ncomp(Decl *f, int64_t *n);
+/* Graph eligibility, workspace order, launch and sync counts of every step and op, stored
+** in the IR (called by lower_unit; the emitters only print them). */
+void lower_decide(GenUnit *u);
+/* The dim whose live extent a graph-captured statement works over (StmtInfo.graph), or NULL. */
+Decl *graph_stmt_dim(const Stmt *s);
+
 /* Does the expression / statement list read or write field `f`? */
 bool gen_stmts_touch(Stmt *s, Decl *f, bool *writes, bool *gathers);
 
@@ -150,9 +184,50 @@ typedef struct KUse {
   Arena *arena;
 } KUse;
 
+/* ======================================================================== targets */
+
+/* One backend of the code generator, after QBE's Target: what its unit prints differently.
+** gen_target_host (gen_host.c) writes NAME.c, gen_target_cuda (gen_cuda.c) NAME.cu;
+** gen_targets[] lists them in output order (gen.c loops over them). A third backend (HIP,
+** OpenMP offload) is one more instance in its own file. */
+typedef struct GenTarget {
+  const char *name;       /* "host", "cuda" */
+  unsigned emit;          /* its --emit bit (EMIT_C, EMIT_CUDA) */
+  const char *ext;        /* output file: ".c", ".cu" */
+  bool device;            /* device kernels beside the host loops, chosen at run time */
+  const char *complex_tmpl;   /* complex helpers: "complex.c", "complex.cu" */
+  const char *complex_prefix; /* complex math: NULL (C99 csqrt, csqrtf) or "cnp_g_" (overloads) */
+  const char *extern_c;   /* linkage of the users' host fallbacks: "" or "extern \"C\" " */
+  /* `T += (ct)V` scattered by a kernel that runs on this target */
+  void (*atomic_add)(Buf *b, const char *T, const char *ct, const char *V);
+  /* the device kernel of a fused group and the device branch of its launcher (NULL: none) */
+  void (*kernel)(GenUnit *u, Buf *b, GenOp *op, KUse *use);
+  void (*launch)(GenUnit *u, Buf *b, GenOp *op);
+  /* setup: the backend choice; hand-written kernels (sources, catalog; NULL: none) */
+  void (*backend_select)(GenUnit *u, Buf *b);
+  void (*kernel_source)(GenUnit *u, Buf *b, Decl *k);
+  void (*kernel_setup)(GenUnit *u, Buf *b, Decl *k, bool first);
+  void (*kernel_setup_end)(GenUnit *u, Buf *b);
+  /* a hand-written kernel call: open / close the device branch (NULL: host only) */
+  void (*call_open)(GenUnit *u, Buf *b, Stmt *s, const char *args);
+  void (*call_close)(GenUnit *u, Buf *b, Stmt *s);
+  /* graphs of the unit: struct members, functions, setup, teardown (NULL: none) */
+  void (*graphs)(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown);
+  /* a step: the replay of its graph and the extents the host reads back (NULL: none) */
+  void (*step_graph)(GenUnit *u, Buf *b, int i);
+  void (*step_pull)(GenUnit *u, Buf *b, GenStep *gs);
+  /* unit.tmpl's target part: its section of templates/unit_parts.tmpl */
+  const char *unit_part;
+} GenTarget;
+
+extern const GenTarget gen_target_host, gen_target_cuda;
+extern const GenTarget *const gen_targets[];
+extern const int gen_n_targets;
+
 typedef struct KCtx {
   GenUnit *u;
-  bool cuda;              /* emitting the body of a __global__ kernel */
+  const GenTarget *t;     /* the unit being emitted (complex math names) */
+  const GenTarget *run;   /* the target whose kernel this body is: host loop or device kernel */
   Stmt *map;              /* the map whose body is being emitted */
   DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
   const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
@@ -182,36 +257,39 @@ const char *row_name(GenUnit *u, Decl *f, int64_t comp);
 bool signed_int(DType t);
 void group_body(KCtx *k, Buf *b, GenOp *op);
 void group_use(GenUnit *u, GenOp *op, KUse *use);
-void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda);
+void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t);
 void kernel_locals(Buf *b, KUse *use);
 const char *cstr(GenUnit *u, const char *s);
 void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void list_views(GenUnit *u, Buf *b, RefList *l);
 
 /* gen_host.c: host (OpenMP) kernels, the compact + sort fast path. */
-void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use);
-void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use);
+void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 GenOp *fused_owner(GenUnit *u, Stmt *s);
 void inline_sum(GenUnit *u, Buf *b, Stmt *s);
 
-/* gen_cuda.c: CUDA kernels and graphs. */
-void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);
-bool graph_step(GenUnit *u, GenStep *gs, int *end);
-bool unit_graph_pulls(GenUnit *u);
-void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown);
+/* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
+bool gen_cuda_graph_form(StmtKind k);
+
+/* gen_step.c: the step body, one emitter function per step statement kind. */
+void gen_step_body(GenUnit *u, const GenTarget *t, Buf *b);
+bool gen_step_emitter(StmtKind k);     /* has its emitter (tests/unit) */
 
 /* gen_unit.c: the units NAME.c / NAME.cu. */
-void gen_unit(GenUnit *u, Buf *out, bool cuda);
+void gen_unit(GenUnit *u, const GenTarget *t, Buf *out);
 Stmt *first_call(GenUnit *u, Decl *k);
 const char *exchanged(GenUnit *u, const Stmt *s);
 const char *param_value(GenUnit *u, Decl *d, const char *v);
+bool join_needs(GenUnit *u, int t, int s);
 bool join_source(GenUnit *u, int s);
-bool ws_shared(GenUnit *u);
 const char *api_types(GenUnit *u);
+const char *karg_type(Expr *a);
+const char *karg_value(GenUnit *u, Expr *a);
 
 /* gen_setup.c: setup and teardown bodies. */
 void gen_setup_checks(GenUnit *u, Buf *b);
-void gen_setup_body(GenUnit *u, Buf *b, bool cuda);
+void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b);
 void gen_teardown_body(GenUnit *u, Buf *b);
 
 /* gen_header.c: NAME.h. */

@@ -402,7 +402,8 @@ static const char *float_fn(Builtin bi, DType t) {
 
 /* Complex math: C99 <complex.h> in the host unit, the prelude's overloads in the CUDA unit
 ** (templates/complex.cu.tmpl). `t` is the complex operand type. */
-static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
+static const char *complex_fn(KCtx *k, Builtin bi, DType t) {
+  GenUnit *u = k->u;
   static const char *names[BI__COUNT] = {
       [BI_SQRT] = "csqrt", [BI_EXP] = "cexp", [BI_LOG] = "clog", [BI_SIN] = "csin",
       [BI_COS] = "ccos",   [BI_POW] = "cpow", [BI_ABS] = "cabs",  [BI_REAL] = "creal",
@@ -410,7 +411,7 @@ static const char *complex_fn(GenUnit *u, Builtin bi, DType t) {
   };
   const char *n = names[bi];
   if (!n) cnp_ice("'%s' of a complex value", builtin_name(bi));
-  if (u->cuda_unit) return arena_printf(&u->cc->arena, "cnp_g_%s", n);
+  if (k->t->complex_prefix) return arena_printf(&u->cc->arena, "%s%s", k->t->complex_prefix, n);
   return t == DT_C64 ? arena_printf(&u->cc->arena, "%sf", n) : n;
 }
 
@@ -581,7 +582,7 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     if (same) return;
   }
   if (dtype_is_complex(t)) {
-    buf_printf(b, "%s(", complex_fn(k->u, bi, t));
+    buf_printf(b, "%s(", complex_fn(k, bi, t));
   } else if (e->type == DT_U64 && (bi == BI_MIN || bi == BI_MAX)) {
     buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
   } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
@@ -839,12 +840,7 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
       else
         buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
     } else if (add && s->scatter) {
-      if (k->cuda) {
-        buf_line(b, "cnp_g_atomic_add(&%s, (%s)%s);", T, ct, V);
-      } else {
-        buf_line(b, "CNP_G_OMP(\"omp atomic\")");
-        buf_line(b, "%s += (%s)%s;", T, ct, V);
-      }
+      k->run->atomic_add(b, T, ct, V);
     } else if (add && signed_int(tt)) {           /* wraps like + (templates/int.tmpl) */
       buf_line(b, "%s = cnp_g_add_i%s(%s, (%s)%s);", T, signed_int_bits(tt), T, ct, V);
     } else {
@@ -923,13 +919,13 @@ void group_use(GenUnit *u, GenOp *op, KUse *use) {
 }
 
 /* typedef struct NAME_kK_args { ... } */
-void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
+void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
   buf_line(b, "/* Arguments of kernel %d (%s:%d). */", op->kernel,
            base_name(op->stmt->loc.file->path), op->stmt->loc.line);
   buf_line(b, "typedef struct %s_k%d_args {", u->name, op->kernel);
   buf_line(b, "  int64_t n;                    /* live extent of '%s' */", op->stmt->over.name);
   buf_line(b, "  int *bad;                     /* device flag for index checks (CUDA) */");
-  if (cuda)
+  if (t->device)
     buf_line(b, "  const int64_t *d_n;            /* CUDA graph: live extent in device memory, or NULL */");
   for (int i = 0; i < use->n_fields; i++) {
     Decl *f = use->fields[i];

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL, DT_VOID, NULL};
+void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL};
   buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop. */", op->kernel,
            op->n_maps, op->n_maps > 1 ? "s" : "");
   buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap)", u->name, op->kernel, u->name,
@@ -95,8 +95,8 @@ static void row_unused(GenUnit *u, Buf *b, const RowVals *rv) {
 ** keeps the maps' results in locals and stores only the mask, the fields no compaction
 ** moves and each row's key; pass 2 computes the results again and stores them straight
 ** into the double buffers; if a key is out of range, the maps then run for real. */
-void kernel_host_fused(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, false, NULL, DT_VOID, NULL};
+void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL};
   Stmt *c = op->mask_of;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   Decl *dim = op->stmt->over.decl;
@@ -385,3 +385,38 @@ void inline_sum(GenUnit *u, Buf *b, Stmt *s) {
   b->indent -= 2;
   buf_line(b, "} else {");
 }
+
+/* ======================================================================== the host target */
+
+static void host_atomic_add(Buf *b, const char *T, const char *ct, const char *V) {
+  buf_line(b, "CNP_G_OMP(\"omp atomic\")");
+  buf_line(b, "%s += (%s)%s;", T, ct, V);
+}
+
+/* The host unit runs on the host backend only: a CUDA request falls back (or fails, strict). */
+static void host_backend_select(GenUnit *u, Buf *b) {
+  buf_line(b, "st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */");
+  buf_line(b, "if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */");
+  buf_line(b, "  return cnp_g_err(err, errlen, st, \"%s_setup: %%s\", cnp_last_error());", u->name);
+  buf_line(b, "B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();");
+  buf_line(b, "cnp_backend_select(prev, 0);");
+  buf_line(b, "if (B == CNP_BACKEND_CUDA && cfg->strict)");
+  buf_line(b, "  return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, \"%s_setup: CUDA backend "
+                  "unavailable: this is the host unit %s.c (build %s.cu for CUDA)\");",
+           u->name, u->stem, u->stem);
+  buf_line(b, "B = CNP_BACKEND_HOST;");
+  buf_line(b, "cnp_clear_error();");
+}
+
+const GenTarget gen_target_host = {
+    .name = "host",
+    .emit = EMIT_C,
+    .ext = ".c",
+    .device = false,
+    .complex_tmpl = "complex.c",
+    .complex_prefix = NULL,
+    .extern_c = "",
+    .atomic_add = host_atomic_add,
+    .backend_select = host_backend_select,
+    .unit_part = "unit.c",
+};

@@ -211,7 +211,7 @@ static void gen_setup_mpi(GenUnit *u, Buf *b) {
     }
 }
 
-void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
+void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
   Arena *a = &u->cc->arena;
   int n_streams = 0;
   b->indent = 2;
@@ -275,7 +275,7 @@ void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
   buf_line(b, "  where = \"%s_setup: workspace\";", u->name);
   buf_line(b, "  goto fail;");
   buf_line(b, "}");
-  if (ws_shared(u)) {
+  if (u->ws_shared) {
     buf_line(b, "if ((st = cnp_event_create(&p->ws_ev, CNP_EVENT_DEFAULT)) != CNP_OK) {");
     buf_line(b, "  where = \"%s_setup: workspace event\";", u->name);
     buf_line(b, "  goto fail;");
@@ -322,27 +322,11 @@ void gen_setup_body(GenUnit *u, Buf *b, bool cuda) {
       buf_line(b, "  goto fail;");
       buf_line(b, "}");
     }
-    if (!cuda) continue;
-    if (first) {
-      buf_line(b, "if (B == CNP_BACKEND_CUDA && (st = cnp_catalog_create(&p->cat, NULL)) != CNP_OK) {");
-      buf_line(b, "  where = \"%s_setup: kernel catalog\";", u->name);
-      buf_line(b, "  goto fail;");
-      buf_line(b, "}");
-      first = false;
-    }
-    buf_line(b, "if (B == CNP_BACKEND_CUDA &&");
-    buf_line(b, "    (st = cnp_catalog_add_source(p->cat, \"%s\", %s_src_%s, \"%s\", NULL, 0)) != CNP_OK) {",
-             d->name, u->name, d->name, cstr(u, d->path));
-    buf_line(b, "  where = \"%s:%d: kernel %s\";", file, d->loc.line, d->name);
-    buf_line(b, "  goto fail;");
-    buf_line(b, "}");
+    if (!t->kernel_setup) continue;
+    t->kernel_setup(u, b, d, first);
+    first = false;
   }
-  if (cuda && !first) {
-    buf_line(b, "if (B == CNP_BACKEND_CUDA && (st = cnp_catalog_setup(p->cat)) != CNP_OK) {");
-    buf_line(b, "  where = \"%s_setup: compiling the hand-written kernels (NVRTC)\";", u->name);
-    buf_line(b, "  goto fail;");
-    buf_line(b, "}");
-  }
+  if (t->kernel_setup_end && !first) t->kernel_setup_end(u, b);
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       GenOp *op = &u->steps[i].ops[o];
@@ -430,6 +414,6 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
     }
   buf_line(b, "if (p->bad.data) cnp_array_free(&p->bad);");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
-  if (ws_shared(u)) buf_line(b, "if (p->ws_ev) cnp_event_destroy(p->ws_ev);");
+  if (u->ws_shared) buf_line(b, "if (p->ws_ev) cnp_event_destroy(p->ws_ev);");
   b->indent = 0;
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void kernel_launch(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
+static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
   buf_line(b, "static int %s_k%d(%s_h *p, cnp_stream *S)", u->name, op->kernel, u->name);
   buf_line(b, "{");
   b->indent = 2;
@@ -34,32 +34,7 @@ static void kernel_launch(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "A.n_%s = p->n_%s;", use->dims[i]->name, use->dims[i]->name);
   buf_line(b, "p->stats.launches++;");
-  if (cuda) {
-    buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) {");
-    if (op->fused_sort) buf_line(b, "  p->fused_k%d = 0;", op->kernel);
-    buf_line(b, "  if (A.n > 0) {");
-    buf_line(b, "    A.bad = (int *)p->bad.data;");
-    buf_line(b, "    %s_k%d_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0,", u->name, op->kernel);
-    buf_line(b, "        (cudaStream_t)cnp_stream_native(S)>>>(A);");
-    buf_line(b, "    if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;");
-    buf_line(b, "#ifdef CNP_DEBUG_BOUNDS");
-    buf_line(b, "    {  /* index checks: read the flag back (one host synchronization) */");
-    buf_line(b, "      int flag = 0;");
-    buf_line(b, "      cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);");
-    buf_line(b, "      if (cudaMemcpyAsync(&flag, A.bad, sizeof flag, cudaMemcpyDeviceToHost, cs) != cudaSuccess ||");
-    buf_line(b, "          cudaStreamSynchronize(cs) != cudaSuccess)");
-    buf_line(b, "        return CNP_EBACKEND;");
-    buf_line(b, "      p->stats.host_syncs++;");
-    buf_line(b, "      if (flag) {");
-    buf_line(b, "        cudaMemsetAsync(A.bad, 0, sizeof flag, cs);");
-    buf_line(b, "        return CNP_ERANGE;");
-    buf_line(b, "      }");
-    buf_line(b, "    }");
-    buf_line(b, "#endif");
-    buf_line(b, "  }");
-    buf_line(b, "  return CNP_OK;");
-    buf_line(b, "}");
-  }
+  if (t->launch) t->launch(u, b, op);
   buf_line(b, "(void)S;");
   if (op->fused_sort) buf_line(b, "return %s_k%d_host(&A, p);", u->name, op->kernel);
   else buf_line(b, "return %s_k%d_host(&A);", u->name, op->kernel);
@@ -68,7 +43,7 @@ static void kernel_launch(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
   buf_puts(b, "\n");
 }
 
-static void gen_kernels(GenUnit *u, Buf *b, bool cuda) {
+static void gen_kernels(GenUnit *u, const GenTarget *t, Buf *b) {
   for (int s = 0; s < u->n_steps; s++)
     for (int o = 0; o < u->steps[s].n_ops; o++) {
       GenOp *op = &u->steps[s].ops[o];
@@ -76,17 +51,17 @@ static void gen_kernels(GenUnit *u, Buf *b, bool cuda) {
       KUse use;
       group_use(u, op, &use);
       buf_puts(b, "\n");
-      kernel_args(u, b, op, &use, cuda);
-      if (op->fused_sort) kernel_host_fused(u, b, op, &use);
-      else kernel_host(u, b, op, &use);
-      if (cuda) kernel_cuda(u, b, op, &use);
-      kernel_launch(u, b, op, &use, cuda);
+      kernel_args(u, b, op, &use, t);
+      if (op->fused_sort) kernel_host_fused(u, t, b, op, &use);
+      else kernel_host(u, t, b, op, &use);
+      if (t->kernel) t->kernel(u, b, op, &use);
+      kernel_launch(u, t, b, op, &use);
     }
 }
 
 /* C type and value of a hand-written kernel's argument (a field's element pointer, a
 ** param or const by value, a dim's live extent). */
-static const char *karg_type(Expr *a) {
+const char *karg_type(Expr *a) {
   Decl *d = a->ref.decl;
   static char buf[64];
   if (d->kind == DECL_FIELD) {
@@ -98,7 +73,7 @@ static const char *karg_type(Expr *a) {
   return "int64_t";
 }
 
-static const char *karg_value(GenUnit *u, Expr *a) {
+const char *karg_value(GenUnit *u, Expr *a) {
   Decl *d = a->ref.decl;
   Arena *ar = &u->cc->arena;
   switch (d->kind) {
@@ -140,28 +115,16 @@ static const char *kparams(GenUnit *u, Stmt *call) {
 }
 
 /* Prototypes of host fallbacks and (CUDA unit) the embedded kernel sources. */
-static void gen_kernel_decls(GenUnit *u, Buf *b, bool cuda) {
+static void gen_kernel_decls(GenUnit *u, const GenTarget *t, Buf *b) {
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind != DECL_KERNEL) continue;
     Stmt *call = first_call(u, d);
     if (call && d->host_path) {
       buf_printf(b, "\n/* Host fallback of kernel %s, defined by the user in %s. */\n", d->name,
                  d->host_path);
-      buf_printf(b, "%svoid %s(%s);\n", cuda ? "extern \"C\" " : "", d->name, kparams(u, call));
+      buf_printf(b, "%svoid %s(%s);\n", t->extern_c, d->name, kparams(u, call));
     }
-    if (!cuda || !call) continue;
-    buf_printf(b, "\n/* Kernel %s: %s, compiled with NVRTC at setup. */\n", d->name, d->path);
-    buf_printf(b, "static const char %s_src_%s[] =\n", u->name, d->name);
-    const char *src = lower_kernel_source(u, d);
-    buf_puts(b, "    \"");
-    for (const char *q = src; *q; q++) {
-      if (*q == '\n') buf_puts(b, q[1] ? "\\n\"\n    \"" : "\\n");
-      else if (*q == '"' || *q == '\\') buf_printf(b, "\\%c", *q);
-      else if (*q == '\t') buf_puts(b, "\\t");
-      else if ((unsigned char)*q < 32) buf_printf(b, "\\%03o", (unsigned char)*q);
-      else buf_put(b, q, 1);
-    }
-    buf_puts(b, "\";\n");
+    if (t->kernel_source && call) t->kernel_source(u, b, d);
   }
 }
 
@@ -171,216 +134,6 @@ static void gen_kernel_decls(GenUnit *u, Buf *b, bool cuda) {
 const char *exchanged(GenUnit *u, const Stmt *s) {
   if (s->b.decl) return arena_printf(&u->cc->arena, "p->f_%s", s->b.decl->name);
   return arena_printf(&u->cc->arena, "p->hb_%s", s->a.decl->name);
-}
-
-static void step_stmt(GenUnit *u, Buf *b, GenOp *op, bool cuda_unit) {
-  Stmt *s = op->stmt;
-  buf_puts(b, "\n");
-  comment_loc(u, b, s->loc);
-  GenOp *owner = (s->kind == ST_COMPACT || s->kind == ST_SORT || s->kind == ST_SUM)
-                     ? fused_owner(u, s) : NULL;
-  bool sum_inline = s->kind == ST_SUM && !owner && lower_plan_producer(u, s->a.decl);
-  if (owner) {
-    buf_line(b, "if (!p->fused_k%d) {  /* else done by kernel %d */", owner->kernel, owner->kernel);
-    b->indent += 2;
-  }
-  if (op->seg_inline) {
-    buf_line(b, "p->inl_%s = p->fused_k%d;", s->a.decl->name,
-             lower_plan_producer(u, s->a.decl)->kernel);
-    buf_line(b, "if (!p->inl_%s) {  /* else the offsets came from kernel %d */", s->a.decl->name,
-             lower_plan_producer(u, s->a.decl)->kernel);
-    b->indent += 2;
-  } else if (s->kind == ST_SEGMENTS && lower_plan_producer(u, s->a.decl)) {
-    buf_line(b, "p->inl_%s = 0;", s->a.decl->name);
-  }
-  if (sum_inline) inline_sum(u, b, s);
-  if (owner || op->seg_inline || sum_inline) b->indent += sum_inline ? 2 : 0;
-  line_dir(u, b, s->loc);
-  switch (s->kind) {
-  case ST_MAP:
-    try_call(u, b, s->loc, "%s_k%d(p, S)", u->name, op->kernel);
-    break;
-  case ST_COMPACT: {
-    Decl *m = s->a.decl, *dim;
-    gen_decl_is_dim_extent(m, &dim);
-    buf_line(b, "{");
-    b->indent += 2;
-    buf_line(b, "cnp_array mask = cnp_g_row(&p->f_%s, 0, %s);", m->name, live_extent(u, m));
-    buf_line(b, "int64_t live = 0;");
-    buf_line(b, "int nv;");
-    list_views(u, b, &s->list);
-    try_call(u, b, s->loc, "cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S)");
-    if (dim) buf_line(b, "p->n_%s = live;", dim->name);
-    else buf_line(b, "(void)live;");
-    buf_line(b, "p->stats.launches++;");
-    buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;");
-    b->indent -= 2;
-    buf_line(b, "}");
-    break;
-  }
-  case ST_SORT: {
-    Decl *kf = s->a.decl;
-    buf_line(b, "{");
-    b->indent += 2;
-    buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
-    buf_line(b, "int nv;");
-    list_views(u, b, &s->list);
-    try_call(u, b, s->loc, "cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S)");
-    buf_line(b, "p->stats.launches++;");
-    if (cuda_unit)
-      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */");
-    b->indent -= 2;
-    buf_line(b, "}");
-    break;
-  }
-  case ST_OFFSETS: {
-    Decl *kf = s->a.decl, *out = s->b.decl;
-    buf_line(b, "{");
-    b->indent += 2;
-    buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
-    buf_line(b, "cnp_array off = cnp_g_row(&p->f_%s, 0, %s);", out->name, live_extent(u, out));
-    try_call(u, b, s->loc, "cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S)");
-    buf_line(b, "p->stats.launches++;");
-    if (cuda_unit)
-      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */");
-    b->indent -= 2;
-    buf_line(b, "}");
-    break;
-  }
-  case ST_SEGMENTS: {
-    Decl *kf = s->b.decl;
-    buf_line(b, "{");
-    b->indent += 2;
-    buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
-    try_call(u, b, s->loc, "cnp_segment_plan_build(p->plan_%s, &key, S)", s->a.decl->name);
-    buf_line(b, "p->stats.launches++;");
-    if (cuda_unit)
-      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */");
-    b->indent -= 2;
-    buf_line(b, "}");
-    break;
-  }
-  case ST_SUM: {
-    Decl *out = s->b.decl;
-    buf_line(b, "{");
-    b->indent += 2;
-    buf_line(b, "int64_t j = 0;");
-    buf_line(b, "int nv;");
-    list_views(u, b, &s->list);
-    buf_line(b, "for (int k = 0; k < nv; k++, j++) {");
-    buf_line(b, "  cnp_array out = cnp_g_row(&p->f_%s, j, p->f_%s.shape[%d]);", out->name,
-             out->name, out->shape.rank - 1);
-    b->indent += 2;
-    try_call(u, b, s->loc, "cnp_segment_plan_sum(p->plan_%s, &p->views[k], &out, S)",
-             s->a.decl->name);
-    buf_line(b, "p->stats.launches++;");
-    b->indent -= 2;
-    buf_line(b, "}");
-    b->indent -= 2;
-    buf_line(b, "}");
-    break;
-  }
-  case ST_RECORD:
-    try_call(u, b, s->loc, "cnp_event_record(p->e_%s, S)", s->a.decl->name);
-    break;
-  case ST_WAIT:
-    try_call(u, b, s->loc, "cnp_stream_wait_event(S, p->e_%s)", s->a.decl->name);
-    break;
-  case ST_COPY:
-    try_call(u, b, s->loc, "cnp_snapshot_copy(p->snap_%s, &p->f_%s, S, NULL, &p->h_%s)",
-             s->a.decl->name, s->b.decl->name, s->a.decl->name);
-    buf_line(b, "p->has_%s = 1;", s->a.decl->name);
-    {
-      Decl *dim;
-      if (gen_decl_is_dim_extent(s->b.decl, &dim))
-        buf_line(b, "p->live_%s = p->n_%s;  /* rows the snapshot shows */", s->a.decl->name, dim->name);
-    }
-    break;
-  case ST_REFRESH:
-    if (s->to_device) try_call(u, b, s->loc, "cnp_mirror_to_device(p->mir_%s, S)", s->a.decl->name);
-    else try_call(u, b, s->loc, "cnp_mirror_to_host(p->mir_%s, S, NULL)", s->a.decl->name);
-    break;
-  case ST_CALL: {
-    Decl *k = s->a.decl;
-    buf_line(b, "{");
-    b->indent += 2;
-    Buf av = {0}, ap = {0};
-    for (int i = 0; i < s->nargs; i++) {
-      buf_line(b, "%s a%d = %s;", karg_type(s->args[i]), i, karg_value(u, s->args[i]));
-      buf_printf(&av, "%sa%d", i ? ", " : "", i);
-      buf_printf(&ap, "%s&a%d", i ? ", " : "", i);
-    }
-    if (s->value2) {
-      Expr *e = s->value2;
-      if (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)
-        buf_line(b, "int64_t n = p->n_%s;", e->ref.decl->name);
-      else
-        buf_line(b, "int64_t n = %s;", setup_str(u, e, "p->"));
-      buf_printf(&av, "%sn", s->nargs ? ", " : "");
-      buf_printf(&ap, "%s&n", s->nargs ? ", " : "");
-    }
-    if (cuda_unit) {
-      buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) {");
-      buf_line(b, "  void *args[] = {%s};", ap.n ? buf_str(&ap) : "NULL");
-      if (s->value2) {
-        buf_line(b, "  const cnp_dim3 grid = {(uint32_t)((n + 255) / 256), 1, 1}, block = {256, 1, 1};");
-        buf_line(b, "  if (n > 0)");
-      } else {
-        buf_line(b, "  const cnp_dim3 grid = {1, 1, 1}, block = {1, 1, 1};");
-      }
-      b->indent += 2;
-      try_call(u, b, s->loc, "cnp_catalog_launch(p->cat, \"%s\", grid, block, 0, S, args)", k->name);
-      b->indent -= 2;
-      buf_line(b, "} else {");
-      b->indent += 2;
-    }
-    if (k->host_path) buf_line(b, "%s(%s);", k->name, buf_str(&av));
-    else try_call(u, b, s->loc, "CNP_EUNSUPPORTED");
-    if (cuda_unit) {
-      b->indent -= 2;
-      buf_line(b, "}");
-    }
-    for (int i = 0; i < s->nargs; i++) buf_line(b, "(void)a%d;", i);
-    if (s->value2 && !k->host_path && !cuda_unit) buf_line(b, "(void)n;");   /* nothing runs it */
-    buf_line(b, "p->stats.launches++;");
-    b->indent -= 2;
-    buf_line(b, "}");
-    buf_free(&av);
-    buf_free(&ap);
-    break;
-  }
-  case ST_EXCHANGE:
-    try_call(u, b, s->loc, "cnp_mpi_exchange(p->mpi_%s, &%s, p->xdst_%d, p->xsrc_%d, %d, S, NULL)",
-             s->a.decl->name, exchanged(u, s), op->mpi_id, op->mpi_id, 100 + op->mpi_id);
-    buf_line(b, "p->stats.host_syncs++;");
-    break;
-  case ST_MIGRATE: {
-    Decl *d = s->a.decl, *dim;
-    gen_decl_is_dim_extent(s->list.v[0].decl, &dim);
-    Buf fl = {0};
-    for (int k = 0; k < s->list.n; k++) buf_printf(&fl, "%sp->f_%s", k ? ", " : "", s->list.v[k].decl->name);
-    buf_line(b, "{");
-    b->indent += 2;
-    buf_line(b, "cnp_array fields[%d] = {%s};", s->list.n, buf_str(&fl));
-    buf_line(b, "int64_t n_after = 0;");
-    try_call(u, b, s->loc, "cnp_migrate(p->mig_%d, fields, %d, %s, &p->f_%s, S, NULL, &n_after)",
-             op->mpi_id, s->list.n, live_extent(u, s->list.v[0].decl), d->name);
-    if (dim) buf_line(b, "p->n_%s = n_after;", dim->name);
-    else buf_line(b, "(void)n_after;");
-    buf_line(b, "p->stats.launches++;");
-    buf_line(b, "p->stats.host_syncs++;");
-    b->indent -= 2;
-    buf_line(b, "}");
-    buf_free(&fl);
-    break;
-  }
-  default: cnp_ice("step statement kind %d", (int)s->kind);
-  }
-  line_back(u, b);
-  for (int n = (owner != NULL) + op->seg_inline + sum_inline; n > 0; n--) {
-    b->indent -= 2;
-    buf_line(b, "}");
-  }
 }
 
 /* A param's value from the C API (`v`, of gen_apitype): f16 rounded to the nearest f16,
@@ -393,31 +146,9 @@ const char *param_value(GenUnit *u, Decl *d, const char *v) {
   return v;
 }
 
-/* Does step gs, run directly, read live extents on the host (so that an extent only the
-** device holds must come back first)? Records, waits, snapshot copies, mirror refreshes and
-** maps over a param or const that do not read a dim's extent do not. */
-static bool step_reads_extents(GenUnit *u, GenStep *gs) {
-  for (int o = 0; o < gs->n_ops; o++) {
-    GenOp *op = &gs->ops[o];
-    if (op->kind == GOP_MAP) {
-      KUse use;
-      Decl *over = op->stmt->over.decl;
-      if (!over || over->kind == DECL_DIM) return true;
-      group_use(u, op, &use);
-      if (use.n_dims) return true;
-      continue;
-    }
-    switch (op->stmt->kind) {
-    case ST_RECORD: case ST_WAIT: case ST_COPY: case ST_REFRESH: break;
-    default: return true;
-    }
-  }
-  return false;
-}
-
 /* Cross-call order (sema's stream_join): stream t waits at its first step of a call for
 ** the end-of-call event of stream u recorded by the previous call. */
-static bool join_needs(GenUnit *u, int t, int s) {
+bool join_needs(GenUnit *u, int t, int s) {
   int n = u->cc->n_decl[DECL_STREAM];
   return u->cc->stream_join && t < n && s < n && u->cc->stream_join[t * n + s];
 }
@@ -426,111 +157,6 @@ bool join_source(GenUnit *u, int s) {
   for (int t = 0; t < u->cc->n_decl[DECL_STREAM]; t++)
     if (join_needs(u, t, s)) return true;
   return false;
-}
-
-/* The compaction / sort / offsets scratch p->ws is one per pipeline. On CUDA, steps on two
-** streams that both use it would run on the same device buffers at once (a graph's or a
-** direct call's kernels are asynchronous), so when steps on two or more streams use it, each
-** of them waits for the end of the previous one (event ws_ev) and records its own. */
-static bool step_uses_ws(const GenStep *gs) {
-  for (int o = 0; o < gs->n_ops; o++) {
-    const Stmt *s = gs->ops[o].stmt;
-    if (gs->ops[o].kind == GOP_STMT && s &&
-        (s->kind == ST_COMPACT || s->kind == ST_SORT || s->kind == ST_OFFSETS))
-      return true;
-  }
-  return false;
-}
-
-bool ws_shared(GenUnit *u) {
-  Decl *first = NULL;
-  for (int i = 0; i < u->n_steps; i++) {
-    Decl *st = u->steps[i].decl->stream.decl;
-    if (!st || !step_uses_ws(&u->steps[i])) continue;
-    if (!first) first = st;
-    else if (st != first) return true;
-  }
-  return false;
-}
-
-static void gen_step_body(GenUnit *u, Buf *b, bool cuda) {
-  bool ws_order = ws_shared(u);
-  bool pull = cuda && unit_graph_pulls(u);
-  for (Decl *d = u->cc->decls; d; d = d->next)
-    if (d->kind == DECL_PARAM && !d->setup)
-      buf_line(b, "  p->P_%s = %s;", d->name, param_value(u, d, param_cname(u, d)));
-  for (int i = 0; i < u->n_steps; i++) {
-    GenStep *gs = &u->steps[i];
-    Decl *d = gs->decl;
-    b->indent = 2;
-    buf_puts(b, "\n");
-    buf_line(b, "/* ---- %s:%d: %s ---- */", base_name(d->loc.file->path), d->kw_loc.line,
-             src_line(u, d->kw_loc));
-    if (d->stream.decl) buf_line(b, "S = p->s_%s;", d->stream.decl->name);
-    else buf_line(b, "S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */");
-    bool first_on_stream = d->stream.decl != NULL;
-    for (int j = 0; j < i && first_on_stream; j++)
-      if (u->steps[j].decl->stream.decl == d->stream.decl) first_on_stream = false;
-    if (first_on_stream) {
-      int t = d->stream.decl->index;
-      for (Decl *o = u->cc->decls; o; o = o->next)
-        if (o->kind == DECL_STREAM && join_needs(u, t, o->index)) {
-          buf_line(b, "if (p->ej_ready)  /* after stream %s's work of the previous call */", o->name);
-          b->indent += 2;
-          try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->ej_%s)", o->name);
-          b->indent -= 2;
-        }
-    }
-    for (int e = 0; e < d->after.n; e++) {
-      line_dir(u, b, d->kw_loc);
-      try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->e_%s)", d->after.v[e].decl->name);
-      line_back(u, b);
-    }
-    bool ws_step = ws_order && d->stream.decl && step_uses_ws(gs);
-    if (ws_step) {
-      buf_line(b, "if (p->ws_used)  /* the shared workspace: after the last step that used it */");
-      b->indent += 2;
-      try_call(u, b, d->kw_loc, "cnp_stream_wait_event(S, p->ws_ev)");
-      b->indent -= 2;
-    }
-    int end = 0;
-    bool graph = cuda && graph_step(u, gs, &end);
-    if (graph) {
-      buf_line(b, "if (p->gx_%d) {  /* the CUDA graph captured at setup */", i);
-      b->indent += 2;
-      try_call(u, b, d->kw_loc, "%s_g%d_replay(p, S)", u->name, i);
-      b->indent -= 2;
-      buf_line(b, "} else {");
-      b->indent += 2;
-    }
-    if (cuda && pull && (graph || step_reads_extents(u, gs)))
-      try_call(u, b, d->kw_loc, "%s_pull(p, 1)", u->name);
-    for (int o = 0; o < gs->n_ops; o++) {
-      if (graph && o == end) {
-        b->indent -= 2;
-        buf_line(b, "}");
-      }
-      step_stmt(u, b, &gs->ops[o], cuda);
-    }
-    if (graph && end == gs->n_ops) {
-      b->indent -= 2;
-      buf_line(b, "}");
-    }
-    if (ws_step) {
-      try_call(u, b, d->kw_loc, "cnp_event_record(p->ws_ev, S)");
-      buf_line(b, "p->ws_used = 1;");
-    }
-  }
-  bool any = false;
-  for (Decl *d = u->cc->decls; d; d = d->next)
-    if (d->kind == DECL_STREAM && join_source(u, d->index)) {
-      if (!any) buf_puts(b, "\n  /* the next call orders its work after this call's (see the waits above) */\n");
-      any = true;
-      buf_line(b, "CNP_G_TRY(cnp_event_record(p->ej_%s, p->s_%s),", d->name, d->name);
-      buf_line(b, "          \"%s_step: end of the call on stream %s\");", u->name, d->name);
-    }
-  if (any) buf_line(b, "p->ej_ready = 1;");
-  b->indent = 0;
 }
 
 /* In NAME_failed(): a step that fails has enqueued part of its work, which may still run;
@@ -635,7 +261,7 @@ static void gen_struct(GenUnit *u, Buf *b) {
   if (u->cc->stream_join)
     buf_line(b, "int ej_ready;                   /* the ej_ events hold the end of a previous call */");
   buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
-  if (ws_shared(u)) {
+  if (u->ws_shared) {
     buf_line(b, "cnp_event *ws_ev;              /* end of the last step that used ws */");
     buf_line(b, "int ws_used;                   /* ws_ev was recorded */");
   }
@@ -755,10 +381,10 @@ const char *api_types(GenUnit *u) {
 
 /* The unit's f16, complex and integer helpers (templates/f16.tmpl, complex.c.tmpl,
 ** complex.cu.tmpl, int.tmpl). */
-static void type_helpers(GenUnit *u, Buf *b, bool cuda) {
+static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   TypeUse t = type_use(u);
   if (t.f16) emit_template(b, "f16", NULL, 0);
-  if (t.complex) emit_template(b, cuda ? "complex.cu" : "complex.c", NULL, 0);
+  if (t.complex) emit_template(b, tg->complex_tmpl, NULL, 0);
   if (t.ints) emit_template(b, "int", NULL, 0);
   bool computed = false;   /* templates/extent.tmpl: setup checks computed extents */
   for (Decl *d = u->cc->decls; d; d = d->next) {
@@ -769,24 +395,23 @@ static void type_helpers(GenUnit *u, Buf *b, bool cuda) {
   if (computed) emit_template(b, "extent", NULL, 0);
 }
 
-void gen_unit(GenUnit *u, Buf *out, bool cuda) {
+void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf fields = {0}, kernels = {0}, checks = {0}, setup = {0}, step = {0}, teardown = {0};
   Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0}, types = {0};
-  u->cuda_unit = cuda;
-  type_helpers(u, &types, cuda);
+  type_helpers(u, t, &types);
   gen_struct(u, &fields);
-  gen_kernel_decls(u, &kernels, cuda);
-  gen_kernels(u, &kernels, cuda);
+  gen_kernel_decls(u, t, &kernels);
+  gen_kernels(u, t, &kernels);
   gen_setup_checks(u, &checks);
-  gen_setup_body(u, &setup, cuda);
-  gen_step_body(u, &step, cuda);
+  gen_setup_body(u, t, &setup);
+  gen_step_body(u, t, &step);
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
   /* a pipeline without streams or dims (only MPI staging, say) leaves these unused */
   if (!sync.n) buf_line(&sync, "(void)p;");
   if (!eset.n) buf_line(&eset, "(void)n;");
   Buf gfields = {0}, gfuncs = {0}, gsetup = {0}, gteardown = {0};
-  if (cuda) gen_graphs(u, &gfields, &gfuncs, &gsetup, &gteardown);
+  if (t->graphs) t->graphs(u, &gfields, &gfuncs, &gsetup, &gteardown);
   Buf fjoin = {0};
   gen_fail_join(u, &fjoin);
   bsel.indent = 2;
@@ -794,25 +419,7 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
   ** (strictness, fallback, the env variable), so the fields, streams and events of the
   ** pipeline all live on the backend it reports */
   buf_line(&bsel, "prev = cnp_backend_current();");
-  if (cuda) {
-    buf_line(&bsel, "st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */");
-    buf_line(&bsel, "if (st != CNP_OK)   /* a failed selection leaves the previous one */");
-    buf_line(&bsel, "  return cnp_g_err(err, errlen, st, \"%s_setup: %%s\", cnp_last_error());", u->name);
-    buf_line(&bsel, "B = cnp_backend_current();");
-    buf_line(&bsel, "cnp_backend_select(prev, 0);");
-  } else {
-    buf_line(&bsel, "st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */");
-    buf_line(&bsel, "if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */");
-    buf_line(&bsel, "  return cnp_g_err(err, errlen, st, \"%s_setup: %%s\", cnp_last_error());", u->name);
-    buf_line(&bsel, "B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();");
-    buf_line(&bsel, "cnp_backend_select(prev, 0);");
-    buf_line(&bsel, "if (B == CNP_BACKEND_CUDA && cfg->strict)");
-    buf_line(&bsel, "  return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, \"%s_setup: CUDA backend "
-                    "unavailable: this is the host unit %s.c (build %s.cu for CUDA)\");",
-             u->name, u->stem, u->stem);
-    buf_line(&bsel, "B = CNP_BACKEND_HOST;");
-    buf_line(&bsel, "cnp_clear_error();");
-  }
+  t->backend_select(u, &bsel);
   TmplVar v[] = {
       {"banner", banner(u)},
       {"file", u->stem},
@@ -842,7 +449,7 @@ void gen_unit(GenUnit *u, Buf *out, bool cuda) {
       {"graph_teardown", buf_str(&gteardown)},
   };
   int n_v = (int)(sizeof v / sizeof v[0]);
-  emit_template(out, cuda ? "unit.cu" : "unit.c", v, cuda ? n_v : n_v - 4);
+  emit_template(out, t->unit_part, v, t->graphs ? n_v : n_v - 4);
   Buf *gall[] = {&gfields, &gfuncs, &gsetup, &gteardown};
   for (size_t i = 0; i < sizeof gall / sizeof gall[0]; i++) buf_free(gall[i]);
   Buf *all[] = {&fields, &kernels, &checks, &setup, &step, &teardown,

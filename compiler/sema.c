@@ -1871,15 +1871,14 @@ static bool stmts_read_row(const Stmt *s, const Decl *f) {
 static bool row_data(Cnp *cc, const Decl *f, const Decl *dim) {
   for (Decl *d = cc->decls; d; d = d->next) {
     if (d->kind != DECL_STEP) continue;
-    for (const Stmt *s = d->body; s; s = s->next) {
+    for (const Stmt *s = d->body; s; s = s->next) {   /* the SU_ROWS operands (stmt.c) */
+      const StmtInfo *si = stmt_of(s->kind);
       if (s->kind == ST_MAP && s->over.decl == dim && stmts_read_row(s->body, f)) return true;
-      if ((s->kind == ST_SUM || s->kind == ST_SORT) )
-        for (int i = 0; i < s->list.n; i++)
-          if (s->list.v[i].decl == f) return true;
-      if (s->kind == ST_COPY && s->b.decl == f) return true;
-      if (s->kind == ST_CALL)
-        for (int i = 0; i < s->nargs; i++)
-          if (s->args[i]->ref.decl == f) return true;
+      if (((si->a & SU_ROWS) && s->a.decl == f) || ((si->b & SU_ROWS) && s->b.decl == f)) return true;
+      for (int i = 0; (si->list & SU_ROWS) && i < s->list.n; i++)
+        if (s->list.v[i].decl == f) return true;
+      for (int i = 0; (si->args & SU_ROWS) && i < s->nargs; i++)
+        if (s->args[i]->ref.decl == f) return true;
     }
   }
   return false;
