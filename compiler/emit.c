@@ -10,6 +10,7 @@
 #include "gen.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -81,30 +82,96 @@ static const char *find_template(const char *name) {
   cnp_ice("no embedded template '%s'", name);
 }
 
-void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_vars) {
-  const char *t = find_template(tmpl_name);
-  bool used[64] = {false};
-  if (n_vars > 64) cnp_ice("too many template variables");
-  while (*t) {
+/* The value of placeholder {{name}} (len bytes), marked used; an internal error if none. */
+static const char *tmpl_value(const char *where, const char *name, size_t len, const TmplVar *vars,
+                              int n_vars, bool *used) {
+  for (int i = 0; i < n_vars; i++)
+    if (strlen(vars[i].name) == len && memcmp(vars[i].name, name, len) == 0) {
+      used[i] = true;
+      return vars[i].value;
+    }
+  cnp_ice("template %s: unknown placeholder {{%.*s}}", where, (int)len, name);
+}
+
+/* text[0, n) with its {{placeholders}} filled in. */
+static void expand(Buf *out, const char *where, const char *t, size_t n, const TmplVar *vars,
+                   int n_vars, bool *used) {
+  const char *end = t + n;
+  while (t < end) {
     const char *open = strstr(t, "{{");
-    if (!open) {
-      buf_puts(out, t);
+    if (!open || open >= end) {
+      buf_put(out, t, (size_t)(end - t));
       break;
     }
     buf_put(out, t, (size_t)(open - t));
     const char *close = strstr(open + 2, "}}");
-    if (!close) cnp_ice("template %s: unclosed '{{'", tmpl_name);
-    size_t len = (size_t)(close - open - 2);
-    int k = -1;
-    for (int i = 0; i < n_vars; i++)
-      if (strlen(vars[i].name) == len && memcmp(vars[i].name, open + 2, len) == 0) k = i;
-    if (k < 0) cnp_ice("template %s: unknown placeholder {{%.*s}}", tmpl_name, (int)len, open + 2);
-    used[k] = true;
-    buf_puts(out, vars[k].value);
+    if (!close || close >= end) cnp_ice("template %s: unclosed '{{'", where);
+    buf_puts(out, tmpl_value(where, open + 2, (size_t)(close - open - 2), vars, n_vars, used));
     t = close + 2;
   }
+}
+
+static void check_used(const char *where, const TmplVar *vars, int n_vars, const bool *used) {
   for (int i = 0; i < n_vars; i++)
-    if (!used[i]) cnp_ice("template %s: placeholder {{%s}} is never used", tmpl_name, vars[i].name);
+    if (!used[i]) cnp_ice("template %s: placeholder {{%s}} is never used", where, vars[i].name);
+}
+
+void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_vars) {
+  const char *t = find_template(tmpl_name);
+  bool used[64] = {false};
+  if (n_vars > 64) cnp_ice("too many template variables");
+  expand(out, tmpl_name, t, strlen(t), vars, n_vars, used);
+  check_used(tmpl_name, vars, n_vars, used);
+}
+
+/* One line of a snippet (without its newline): see emit_snippet() in gen.h. */
+static void snippet_line(Buf *b, const char *where, const char *l, size_t n, const TmplVar *vars,
+                         int n_vars, bool *used) {
+  while (n > 4 && l[0] == '{' && l[1] == '{' && (l[2] == '?' || l[2] == '!')) {   /* conditions */
+    const char *close = memchr(l, '}', n);
+    if (!close || close[1] != '}') cnp_ice("template %s: unclosed condition", where);
+    const char *v = tmpl_value(where, l + 3, (size_t)(close - l - 3), vars, n_vars, used);
+    if ((*v != '\0') != (l[2] == '?')) {   /* dropped: its placeholders still count as used */
+      Buf scratch = {0};
+      expand(&scratch, where, close + 2, n - (size_t)(close + 2 - l), vars, n_vars, used);
+      buf_free(&scratch);
+      return;
+    }
+    n -= (size_t)(close + 2 - l);
+    l = close + 2;
+  }
+  if (n > 4 && l[0] == '{' && l[1] == '{' && l[n - 2] == '}' && l[n - 1] == '}' &&
+      !memchr(l + 2, '{', n - 4)) {   /* a line that is one placeholder: a block, verbatim */
+    buf_puts(b, tmpl_value(where, l + 2, n - 4, vars, n_vars, used));
+    return;
+  }
+  if (n) for (int i = 0; i < b->indent; i++) buf_put(b, " ", 1);
+  expand(b, where, l, n, vars, n_vars, used);
+  buf_put(b, "\n", 1);
+}
+
+void emit_snippet(Buf *b, const char *tmpl_name, const char *section, const TmplVar *vars,
+                  int n_vars) {
+  const char *t = find_template(tmpl_name), *s = NULL;
+  size_t sl = strlen(section);
+  char where[128];
+  snprintf(where, sizeof where, "%s, section %s", tmpl_name, section);
+  for (const char *l = t; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+    if (l[0] == '%' && l[1] == '%' && l[2] == ' ' && !strncmp(l + 3, section, sl) && l[3 + sl] == '\n') {
+      s = l + 4 + sl;
+      break;
+    }
+  if (!s) cnp_ice("template %s: no section '%s'", tmpl_name, section);
+  bool used[64] = {false};
+  if (n_vars > 64) cnp_ice("too many template variables");
+  while (*s && !(s[0] == '%' && s[1] == '%' && s[2] == ' ')) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s) : strlen(s);
+    if (!(n >= 3 && s[0] == '%' && s[1] == '%' && s[2] == '#'))   /* %%# a template comment */
+      snippet_line(b, where, s, n, vars, n_vars, used);
+    s += n + (nl != NULL);
+  }
+  check_used(where, vars, n_vars, used);
 }
 
 /*

@@ -36,6 +36,20 @@ typedef struct TmplVar {
   const char *value;
 } TmplVar;
 void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_vars);
+/* Section `section` of a snippet template (templates/NAME.tmpl: a line "%% section" opens each
+** section, up to the next; "%%#" lines are comments). Line by line: a line that is exactly
+** {{name}} inserts that value verbatim (a block the caller built, "" or ending in a newline);
+** a line that starts with {{?name}} is kept only when the value of name is not "", one that
+** starts with {{!name}} only when it is ""; any other line gets b->indent spaces (unless
+** empty), its {{placeholders}} filled in, and a newline. Same checks as emit_template(). */
+void emit_snippet(Buf *b, const char *tmpl_name, const char *section, const TmplVar *vars,
+                  int n_vars);
+#define EMIT_SNIPPET(b, tmpl, section, ...)                                                        \
+  do {                                                                                           \
+    const TmplVar snippet_vars_[] = {__VA_ARGS__};                                               \
+    emit_snippet((b), (tmpl), (section), snippet_vars_,                                          \
+                 (int)(sizeof snippet_vars_ / sizeof snippet_vars_[0]));                         \
+  } while (0)
 
 /* Embedded templates (templates.c, generated at build time from templates/). */
 typedef struct CnpTemplate {
@@ -262,6 +276,9 @@ void kernel_locals(Buf *b, KUse *use);
 const char *cstr(GenUnit *u, const char *s);
 void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void list_views(GenUnit *u, Buf *b, RefList *l);
+const char *gen_int(GenUnit *u, int64_t v);
+void kernel_fill(Buf *b, KUse *use, const char *pfx);
+const char *buf_take(GenUnit *u, Buf *t);
 
 /* gen_host.c: host (OpenMP) kernels, the compact + sort fast path. */
 void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);

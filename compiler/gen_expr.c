@@ -995,3 +995,27 @@ void list_views(GenUnit *u, Buf *b, RefList *l) {
     buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, %s);", f->name, live_extent(u, f));
   }
 }
+
+/* `v` as C text in the arena (template values). */
+const char *gen_int(GenUnit *u, int64_t v) { return arena_printf(&u->cc->arena, "%" PRId64, v); }
+
+/* Kernel arguments from the pipeline object: `pfx` is "A." or "ap->". */
+void kernel_fill(Buf *b, KUse *use, const char *pfx) {
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "%sf_%s = (%s *)p->f_%s.data;", pfx, f->name, gen_ctype(f->dtype), f->name);
+    for (int d = 0; d < f->shape.rank; d++)
+      buf_line(b, "%sf_%s_e%d = p->f_%s.shape[%d];", pfx, f->name, d, f->name, d);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "%sP_%s = p->P_%s;", pfx, use->params[i]->name, use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++)
+    buf_line(b, "%sn_%s = p->n_%s;", pfx, use->dims[i]->name, use->dims[i]->name);
+}
+
+/* The text a block of emitted lines holds, in the arena (the buffer is freed). */
+const char *buf_take(GenUnit *u, Buf *t) {
+  char *s = arena_strndup(&u->cc->arena, buf_str(t), t->n);
+  buf_free(t);
+  return s;
+}

@@ -23,16 +23,7 @@ static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUs
   if (over->kind == DECL_DIM) buf_line(b, "A.n = p->n_%s;", over->name);
   else if (over->kind == DECL_PARAM) buf_line(b, "A.n = (int64_t)p->P_%s;", over->name);
   else buf_line(b, "A.n = %" PRId64 ";", over->ival);
-  for (int i = 0; i < use->n_fields; i++) {
-    Decl *f = use->fields[i];
-    buf_line(b, "A.f_%s = (%s *)p->f_%s.data;", f->name, gen_ctype(f->dtype), f->name);
-    for (int d = 0; d < f->shape.rank; d++)
-      buf_line(b, "A.f_%s_e%d = p->f_%s.shape[%d];", f->name, d, f->name, d);
-  }
-  for (int i = 0; i < use->n_params; i++)
-    buf_line(b, "A.P_%s = p->P_%s;", use->params[i]->name, use->params[i]->name);
-  for (int i = 0; i < use->n_dims; i++)
-    buf_line(b, "A.n_%s = p->n_%s;", use->dims[i]->name, use->dims[i]->name);
+  kernel_fill(b, use, "A.");
   buf_line(b, "p->stats.launches++;");
   if (t->launch) t->launch(u, b, op);
   buf_line(b, "(void)S;");
