@@ -127,18 +127,20 @@ void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_v
 /* One line of a snippet (without its newline): see emit_snippet() in gen.h. */
 static void snippet_line(Buf *b, const char *where, const char *l, size_t n, const TmplVar *vars,
                          int n_vars, bool *used) {
+  bool keep = true;
   while (n > 4 && l[0] == '{' && l[1] == '{' && (l[2] == '?' || l[2] == '!')) {   /* conditions */
     const char *close = memchr(l, '}', n);
     if (!close || close[1] != '}') cnp_ice("template %s: unclosed condition", where);
     const char *v = tmpl_value(where, l + 3, (size_t)(close - l - 3), vars, n_vars, used);
-    if ((*v != '\0') != (l[2] == '?')) {   /* dropped: its placeholders still count as used */
-      Buf scratch = {0};
-      expand(&scratch, where, close + 2, n - (size_t)(close + 2 - l), vars, n_vars, used);
-      buf_free(&scratch);
-      return;
-    }
+    keep = keep && (*v != '\0') == (l[2] == '?');
     n -= (size_t)(close + 2 - l);
     l = close + 2;
+  }
+  if (!keep) {   /* dropped: its placeholders still count as used */
+    Buf scratch = {0};
+    expand(&scratch, where, l, n, vars, n_vars, used);
+    buf_free(&scratch);
+    return;
   }
   if (n > 4 && l[0] == '{' && l[1] == '{' && l[n - 2] == '}' && l[n - 1] == '}' &&
       !memchr(l + 2, '{', n - 4)) {   /* a line that is one placeholder: a block, verbatim */
