@@ -13,25 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TM "unit_parts"   /* the snippet template: templates/unit_parts.tmpl */
+
+/* Kernel K's launcher: fills the argument struct from the pipeline object and runs the
+** kernel (the target's device branch, else the host loop). */
 static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  buf_line(b, "static int %s_k%d(%s_h *p, cnp_stream *S)", u->name, op->kernel, u->name);
-  buf_line(b, "{");
-  b->indent = 2;
-  buf_line(b, "%s_k%d_args A;", u->name, op->kernel);
-  buf_line(b, "memset(&A, 0, sizeof A);");
   Decl *over = op->stmt->over.decl;
-  if (over->kind == DECL_DIM) buf_line(b, "A.n = p->n_%s;", over->name);
-  else if (over->kind == DECL_PARAM) buf_line(b, "A.n = (int64_t)p->P_%s;", over->name);
-  else buf_line(b, "A.n = %" PRId64 ";", over->ival);
-  kernel_fill(b, use, "A.");
-  buf_line(b, "p->stats.launches++;");
-  if (t->launch) t->launch(u, b, op);
-  buf_line(b, "(void)S;");
-  if (op->fused_sort) buf_line(b, "return %s_k%d_host(&A, p);", u->name, op->kernel);
-  else buf_line(b, "return %s_k%d_host(&A);", u->name, op->kernel);
+  Buf fill = {.indent = 2}, dev = {.indent = 2};
+  kernel_fill(&fill, use, "A.");
+  if (t->launch) t->launch(u, &dev, op);
+  const char *n = over->kind == DECL_DIM     ? arena_printf(&u->cc->arena, "p->n_%s", over->name)
+                  : over->kind == DECL_PARAM ? arena_printf(&u->cc->arena, "(int64_t)p->P_%s", over->name)
+                                             : gen_int(u, over->ival);
   b->indent = 0;
-  buf_line(b, "}");
-  buf_puts(b, "\n");
+  EMIT_SNIPPET(b, TM, "launcher", {"N", u->name}, {"K", gen_int(u, op->kernel)}, {"n", n},
+               {"fill", buf_take(u, &fill)}, {"device", buf_take(u, &dev)},
+               {"fused", op->fused_sort ? "1" : ""});
 }
 
 static void gen_kernels(GenUnit *u, const GenTarget *t, Buf *b) {
@@ -209,25 +206,14 @@ static void gen_struct(GenUnit *u, Buf *b) {
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       GenOp *op = &u->steps[i].ops[o];
       if (!op->fused_sort) continue;
-      buf_line(b, "int fused_k%d;  /* last step: kernel %d did compact + sort itself */", op->kernel,
-               op->kernel);
-      buf_line(b, "int64_t *hist_k%d;  /* per-thread key counts of kernel %d */", op->kernel,
-               op->kernel);
-      if (op->dry)
-        buf_line(b, "uint32_t *keys_k%d;  /* each row's key from the dry first pass of kernel %d */",
-                 op->kernel, op->kernel);
+      Buf bufs = {.indent = b->indent};
       for (int k = 0; k < op->mask_of->list.n; k++)
-        buf_line(b, "cnp_array g%d_%s;  /* double buffer of %s */", op->kernel,
+        buf_line(&bufs, "cnp_array g%d_%s;  /* double buffer of %s */", op->kernel,
                  op->mask_of->list.v[k].decl->name, op->mask_of->list.v[k].decl->name);
-      buf_line(b, "int64_t *off_%s;  /* segment offsets of plan %s from kernel %d */",
-               op->fused_plan->name, op->fused_plan->name, op->kernel);
-      buf_line(b, "int inl_%s;  /* plan %s was built from those offsets */", op->fused_plan->name,
-               op->fused_plan->name);
+      EMIT_SNIPPET(b, TM, "struct_fast", {"K", gen_int(u, op->kernel)}, {"dry", op->dry ? "1" : ""},
+                   {"buffers", buf_take(u, &bufs)}, {"plan", op->fused_plan->name});
     }
-  if (u->uses_mpi) {
-    buf_line(b, "cnp_comm *comm;                /* cnp's duplicate of cfg.mpi_fcomm */");
-    buf_line(b, "int rank, size;");
-  }
+  if (u->uses_mpi) emit_snippet(b, TM, "struct_mpi", NULL, 0);
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) {
       buf_line(b, "cnp_mpi_stage *mpi_%s;  /* mpi staging %s */", d->name, d->name);
@@ -247,16 +233,8 @@ static void gen_struct(GenUnit *u, Buf *b) {
     }
   bool any_kernel = false;
   for (Decl *d = u->cc->decls; d; d = d->next) any_kernel = any_kernel || d->kind == DECL_KERNEL;
-  if (any_kernel) buf_line(b, "cnp_catalog *cat;              /* hand-written kernels (CUDA) */");
-  buf_line(b, "int nthreads;                  /* host threads of the fused kernels */");
-  if (u->cc->stream_join)
-    buf_line(b, "int ej_ready;                   /* the ej_ events hold the end of a previous call */");
-  buf_line(b, "cnp_workspace *ws;             /* compact / sort / offsets */");
-  if (u->ws_shared) {
-    buf_line(b, "cnp_event *ws_ev;              /* end of the last step that used ws */");
-    buf_line(b, "int ws_used;                   /* ws_ev was recorded */");
-  }
-  buf_line(b, "cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */");
+  EMIT_SNIPPET(b, TM, "struct_tail", {"kernels", any_kernel ? "1" : ""},
+               {"join", u->cc->stream_join ? "1" : ""}, {"ws_ev", u->ws_shared ? "1" : ""});
   b->indent = 0;
 }
 
@@ -276,33 +254,16 @@ static void gen_lookups(GenUnit *u, Buf *field, Buf *ext, Buf *set_ext, Buf *sna
       break;
     case DECL_DIM:
       buf_line(ext, "if (strcmp(dim, \"%s\") == 0) return p->n_%s;", d->name, d->name);
-      buf_line(set_ext, "if (strcmp(dim, \"%s\") == 0) {", d->name);
-      buf_line(set_ext, "  if (n < 0 || n > p->cap_%s) return CNP_ERANGE;", d->name);
-      buf_line(set_ext, "  p->n_%s = n;", d->name);
-      buf_line(set_ext, "  return CNP_OK;");
-      buf_line(set_ext, "}");
+      EMIT_SNIPPET(set_ext, TM, "set_extent", {"d", d->name});
       break;
     case DECL_SNAPSHOT: {
       Decl *dim;
-      buf_line(snap, "if (strcmp(name, \"%s\") == 0) {", d->name);
-      buf_line(snap, "  if (!p->has_%s) return CNP_ESTATE;", d->name);
-      if (gen_decl_is_dim_extent(d->target.decl, &dim)) {
-        buf_line(snap, "  int st = (int)cnp_snapshot_result(p->h_%s, view);", d->name);
-        buf_line(snap, "  if (st == CNP_OK) view->shape[view->ndim - 1] = p->live_%s;  /* live rows then */",
-                 d->name);
-        buf_line(snap, "  return st;");
-      } else {
-        buf_line(snap, "  return (int)cnp_snapshot_result(p->h_%s, view);", d->name);
-      }
-      buf_line(snap, "}");
+      EMIT_SNIPPET(snap, TM, "snapshot", {"s", d->name},
+                   {"live", gen_decl_is_dim_extent(d->target.decl, &dim) ? "1" : ""});
       break;
     }
     case DECL_STREAM:
-      buf_line(sync, "{");
-      buf_line(sync, "  int st = cnp_stream_synchronize(p->s_%s);", d->name);
-      buf_line(sync, "  if (st != CNP_OK) return %s_failed(p, st, \"%s_sync: stream %s\");", u->name,
-               u->name, d->name);
-      buf_line(sync, "}");
+      EMIT_SNIPPET(sync, TM, "sync", {"N", u->name}, {"s", d->name});
       break;
     default: break;
     }
