@@ -152,28 +152,71 @@ static void snippet_line(Buf *b, const char *where, const char *l, size_t n, con
   buf_put(b, "\n", 1);
 }
 
-void emit_snippet(Buf *b, const char *tmpl_name, const char *section, const TmplVar *vars,
-                  int n_vars) {
-  const char *t = find_template(tmpl_name), *s = NULL;
-  size_t sl = strlen(section);
-  char where[128];
-  snprintf(where, sizeof where, "%s, section %s", tmpl_name, section);
+/* The text of section `section` of template t (after its "%% section" line, up to the next
+** "%% " line), its length in *len; NULL if t has no such section. */
+static const char *section_text(const char *t, const char *section, size_t len_name, size_t *len) {
+  const char *s = NULL;
   for (const char *l = t; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
-    if (l[0] == '%' && l[1] == '%' && l[2] == ' ' && !strncmp(l + 3, section, sl) && l[3 + sl] == '\n') {
-      s = l + 4 + sl;
+    if (l[0] == '%' && l[1] == '%' && l[2] == ' ' && !strncmp(l + 3, section, len_name) &&
+        l[3 + len_name] == '\n') {
+      s = l + 4 + len_name;
       break;
     }
+  if (!s) return NULL;
+  const char *e = s;
+  while (*e && !(e[0] == '%' && e[1] == '%' && e[2] == ' ')) e = strchr(e, '\n') ? strchr(e, '\n') + 1 : e + strlen(e);
+  *len = (size_t)(e - s);
+  return s;
+}
+
+void emit_snippet(Buf *b, const char *tmpl_name, const char *section, const TmplVar *vars,
+                  int n_vars) {
+  size_t n;
+  const char *s = section_text(find_template(tmpl_name), section, strlen(section), &n), *end = s + n;
+  char where[128];
+  snprintf(where, sizeof where, "%s, section %s", tmpl_name, section);
   if (!s) cnp_ice("template %s: no section '%s'", tmpl_name, section);
   bool used[64] = {false};
   if (n_vars > 64) cnp_ice("too many template variables");
-  while (*s && !(s[0] == '%' && s[1] == '%' && s[2] == ' ')) {
-    const char *nl = strchr(s, '\n');
-    size_t n = nl ? (size_t)(nl - s) : strlen(s);
-    if (!(n >= 3 && s[0] == '%' && s[1] == '%' && s[2] == '#'))   /* %%# a template comment */
-      snippet_line(b, where, s, n, vars, n_vars, used);
-    s += n + (nl != NULL);
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);
+    if (!(l >= 3 && s[0] == '%' && s[1] == '%' && s[2] == '#'))   /* %%# a template comment */
+      snippet_line(b, where, s, l, vars, n_vars, used);
+    s += l + (nl != NULL);
   }
   check_used(where, vars, n_vars, used);
+}
+
+void emit_unit(Buf *out, const char *skeleton, const char *part, const TmplVar *vars, int n_vars) {
+  const char *t = find_template(skeleton), *pt = find_template(part);
+  Buf mid = {0};
+  int n_sections = 0, pasted = 0;
+  for (const char *l = pt; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+    n_sections += l[0] == '%' && l[1] == '%' && l[2] == ' ';
+  while (*t) {   /* the part's sections pasted in: the placeholders named after them */
+    const char *open = strstr(t, "{{"), *close = open ? strstr(open + 2, "}}") : NULL;
+    size_t n;
+    const char *s = close ? section_text(pt, open + 2, (size_t)(close - open - 2), &n) : NULL;
+    if (!close) {
+      buf_puts(&mid, t);
+      break;
+    }
+    buf_put(&mid, t, (size_t)(open - t));
+    if (s) {   /* without its last newline */
+      buf_put(&mid, s, n && s[n - 1] == '\n' ? n - 1 : n);
+      pasted++;
+    } else {
+      buf_put(&mid, open, (size_t)(close + 2 - open));
+    }
+    t = close + 2;
+  }
+  if (pasted < n_sections) cnp_ice("template %s: a section of %s is never used", skeleton, part);
+  bool used[64] = {false};
+  if (n_vars > 64) cnp_ice("too many template variables");
+  expand(out, skeleton, buf_str(&mid), mid.n, vars, n_vars, used);
+  check_used(skeleton, vars, n_vars, used);
+  buf_free(&mid);
 }
 
 /*

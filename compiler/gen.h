@@ -44,6 +44,11 @@ void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_v
 ** empty), its {{placeholders}} filled in, and a newline. Same checks as emit_template(). */
 void emit_snippet(Buf *b, const char *tmpl_name, const char *section, const TmplVar *vars,
                   int n_vars);
+/* The skeleton template with each placeholder named after a section of template `part`
+** replaced by that section's text without its last newline (every section used once or
+** more), then expanded as
+** emit_template() does: templates/unit.tmpl with unit_host.tmpl or unit_cuda.tmpl. */
+void emit_unit(Buf *out, const char *skeleton, const char *part, const TmplVar *vars, int n_vars);
 #define EMIT_SNIPPET(b, tmpl, section, ...)                                                        \
   do {                                                                                           \
     const TmplVar snippet_vars_[] = {__VA_ARGS__};                                               \
@@ -230,7 +235,9 @@ typedef struct GenTarget {
   /* a step: the replay of its graph and the extents the host reads back (NULL: none) */
   void (*step_graph)(GenUnit *u, Buf *b, int i);
   void (*step_pull)(GenUnit *u, Buf *b, GenStep *gs);
-  /* unit.tmpl's target part: its section of templates/unit_parts.tmpl */
+  /* the qualifier of the unit's helpers that run on host and device ("__host__ __device__ ") */
+  const char *both;
+  /* unit.tmpl's target part: templates/unit_host.tmpl, unit_cuda.tmpl */
   const char *unit_part;
 } GenTarget;
 

@@ -266,5 +266,6 @@ const GenTarget gen_target_cuda = {
     .graphs = gen_graphs,
     .step_graph = cuda_step_graph,
     .step_pull = cuda_step_pull,
-    .unit_part = "unit.cu",
+    .both = "__host__ __device__ ",
+    .unit_part = "unit_cuda",
 };

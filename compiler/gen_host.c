@@ -288,5 +288,6 @@ const GenTarget gen_target_host = {
     .extern_c = "",
     .atomic_add = host_atomic_add,
     .backend_select = host_backend_select,
-    .unit_part = "unit.c",
+    .both = "",
+    .unit_part = "unit_host",
 };

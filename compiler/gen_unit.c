@@ -395,13 +395,13 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
       {"snapshot_lookup", buf_str(&slook)},
       {"debug_bounds", u->opt->debug_bounds ? "#ifndef CNP_DEBUG_BOUNDS  /* cnpc --debug-bounds */\n"
                                               "#define CNP_DEBUG_BOUNDS 1\n#endif\n" : ""},
+      {"hd", t->both},
       {"graph_fields", buf_str(&gfields)},
       {"graphs", buf_str(&gfuncs)},
       {"graph_setup", buf_str(&gsetup)},
       {"graph_teardown", buf_str(&gteardown)},
   };
-  int n_v = (int)(sizeof v / sizeof v[0]);
-  emit_template(out, t->unit_part, v, t->graphs ? n_v : n_v - 4);
+  emit_unit(out, "unit", t->unit_part, v, (int)(sizeof v / sizeof v[0]));
   Buf *gall[] = {&gfields, &gfuncs, &gsetup, &gteardown};
   for (size_t i = 0; i < sizeof gall / sizeof gall[0]; i++) buf_free(gall[i]);
   Buf *all[] = {&fields, &kernels, &checks, &setup, &step, &teardown,
