@@ -219,6 +219,7 @@ typedef enum StmtKind {
   ST_EXCHANGE,            /* exchange MPI (FIELD) with DEST [from SOURCE];          */
   ST_MIGRATE,             /* migrate (ARRAYS) by DEST;                              */
   ST_CALL,                /* KERNEL(ARGS) [over EXTENT];  hand-written kernel       */
+  ST_ZERO,                /* zero(FIELDS);                every element set to 0    */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -307,6 +308,8 @@ typedef struct StmtInfo {
   StmtGraph graph;
   signed char launches;   /* p->stats.launches of one direct run; -1: one per component of the
                           ** listed arrays, -2: one per listed array */
+  bool call_form;         /* written like a kernel call, `zero(x, v);` (parsed as ST_CALL, made
+                          ** this kind by sema unless a kernel has the name) */
 } StmtInfo;
 
 extern const StmtInfo stmt_info[];

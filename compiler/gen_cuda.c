@@ -90,12 +90,21 @@ static void graph_sum(GenUnit *u, Buf *b, GenOp *op, const char *D) {
                {"views", graph_views(u, s, D, b->indent + 2)});
 }
 
+static void graph_zero(GenUnit *u, Buf *b, GenOp *op, const char *D) {
+  Buf fills = {.indent = b->indent + 2};
+  (void)D;
+  for (int i = 0; i < op->stmt->list.n; i++)
+    EMIT_SNIPPET(&fills, TM, "graph_zero_field", {"f", op->stmt->list.v[i].decl->name});
+  EMIT_SNIPPET(b, TM, "graph_zero", {"fills", buf_take(u, &fills)});
+}
+
 typedef void GraphForm(GenUnit *u, Buf *b, GenOp *op, const char *D);
 static GraphForm *const graph_forms[ST__COUNT] = {
     [ST_COMPACT] = graph_compact,
     [ST_SORT] = graph_sort,
     [ST_SEGMENTS] = graph_segments,
     [ST_SUM] = graph_sum,
+    [ST_ZERO] = graph_zero,
 };
 
 bool gen_cuda_graph_form(StmtKind k) { return graph_forms[k] != NULL; }

@@ -207,13 +207,22 @@ static void step_migrate(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   buf_free(&fl);
 }
 
+static void step_zero(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  (void)t;
+  for (int i = 0; i < s->list.n; i++) {
+    try_call(u, b, s->loc, "cnp_array_fill_zero(&p->f_%s, S)", s->list.v[i].decl->name);
+    buf_line(b, "p->stats.launches++;");
+  }
+}
+
 typedef void StepEmit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 static StepEmit *const step_emit[ST__COUNT] = {
     [ST_MAP] = step_map,           [ST_COMPACT] = step_compact, [ST_SORT] = step_sort,
     [ST_OFFSETS] = step_offsets,   [ST_SEGMENTS] = step_segments, [ST_SUM] = step_sum,
     [ST_RECORD] = step_record,     [ST_WAIT] = step_wait,       [ST_COPY] = step_copy,
     [ST_REFRESH] = step_refresh,   [ST_EXCHANGE] = step_exchange, [ST_MIGRATE] = step_migrate,
-    [ST_CALL] = step_call,
+    [ST_CALL] = step_call,         [ST_ZERO] = step_zero,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

@@ -1379,6 +1379,10 @@ static void same_signature(Sema *S, Decl *k, Stmt *s) {
 }
 
 static void check_stmt(Sema *S, Stmt *s) {
+  int form = s->kind == ST_CALL ? stmt_call_form(s->a.name) : -1;
+  SymX *kernel = form >= 0 ? sym_find(S, s->a.name) : NULL;
+  if (form >= 0 && !(kernel && kernel->decl->kind == DECL_KERNEL))   /* `zero(x, v);` (stmt.c) */
+    s->kind = (StmtKind)form;
   switch (s->kind) {
   case ST_MAP:
     check_map(S, s);
@@ -1502,6 +1506,17 @@ static void check_stmt(Sema *S, Stmt *s) {
     op(S, HZ_WRITE, dim_of(d), &s->a.loc);
     break;
   }
+  case ST_ZERO:   /* zero(FIELDS): every element of each field set to 0 */
+    if (!s->nargs) diag_error(S->cc, s->loc, "'zero' needs at least one field");
+    s->list.n = s->nargs;
+    s->list.v = arena_alloc(&S->cc->arena, sizeof *s->list.v * (size_t)(s->nargs ? s->nargs : 1));
+    for (int i = 0; i < s->nargs; i++) {
+      Expr *a = s->args[i];
+      s->list.v[i] = (Ref){a->kind == EX_NAME ? a->ref.name : "", a->loc, NULL, NULL};
+      if (a->kind != EX_NAME) diag_error(S->cc, a->loc, "'zero' takes names of fields");
+      else op(S, HZ_WRITE, field_ref(S, &s->list.v[i]), &s->list.v[i].loc);
+    }
+    break;
   case ST_CALL: {
     Decl *kd = resolve(S, &s->a, K(DECL_KERNEL));
     for (int i = 0; i < s->nargs; i++) {

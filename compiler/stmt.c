@@ -41,6 +41,8 @@ const StmtInfo stmt_info[] = {
                      .host_extents = true, .launches = 1},
     [ST_CALL] =     {"call",      true, 0,      0,      0,           RW | SU_ROWS, .host_extents = true,
                      .launches = 1},
+    [ST_ZERO] =     {"zero",      true, .call_form = true, .list = W, .graph = SG_PLAIN,
+                     .launches = -2},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
@@ -62,6 +64,7 @@ const StmtInfo *stmt_of(StmtKind k) {
 }
 
 int stmt_call_form(const char *name) {
-  (void)name;
+  for (int k = 0; k < stmt_info_count; k++)
+    if (stmt_info[k].call_form && !strcmp(stmt_info[k].name, name)) return k;
   return -1;
 }
