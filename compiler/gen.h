@@ -12,6 +12,8 @@
 
 #include "cnpc.h"
 
+#include <stdarg.h>
+
 /* ======================================================================== emit.c */
 
 /* A growing text buffer (malloc'd: output text is not kept in the arena). */
@@ -282,7 +284,7 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t);
 void kernel_locals(Buf *b, KUse *use);
 const char *cstr(GenUnit *u, const char *s);
 void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void list_views(GenUnit *u, Buf *b, RefList *l);
+void try_vcall(GenUnit *u, Buf *b, Loc loc, const char *fmt, va_list ap);
 const char *gen_int(GenUnit *u, int64_t v);
 void kernel_fill(Buf *b, KUse *use, const char *pfx);
 const char *buf_take(GenUnit *u, Buf *t);
@@ -307,6 +309,7 @@ const char *exchanged(GenUnit *u, const Stmt *s);
 const char *param_value(GenUnit *u, Decl *d, const char *v);
 bool join_needs(GenUnit *u, int t, int s);
 bool join_source(GenUnit *u, int s);
+void gen_joins(GenUnit *u, Buf *b, bool failed);
 const char *api_types(GenUnit *u);
 const char *karg_type(Expr *a);
 const char *karg_value(GenUnit *u, Expr *a);

@@ -972,28 +972,22 @@ const char *cstr(GenUnit *u, const char *s) {
   return r;
 }
 
-void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) {
-  Buf call = {0};
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
+void try_vcall(GenUnit *u, Buf *b, Loc loc, const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
   char *t = arena_alloc(&u->cc->arena, (size_t)n + 1);
-  va_start(ap, fmt);
   vsnprintf(t, (size_t)n + 1, fmt, ap);
-  va_end(ap);
   buf_line(b, "CNP_G_TRY(%s,", t);
   buf_line(b, "          \"%s\");", cstr(u, where(u, loc)));
-  buf_free(&call);
 }
 
-/* views = rows of every field in the list (n = live extent). */
-void list_views(GenUnit *u, Buf *b, RefList *l) {
-  buf_line(b, "nv = 0;");
-  for (int i = 0; i < l->n; i++) {
-    Decl *f = l->v[i].decl;
-    buf_line(b, "nv = cnp_g_rows(p->views, nv, &p->f_%s, %s);", f->name, live_extent(u, f));
-  }
+void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  try_vcall(u, b, loc, fmt, ap);
+  va_end(ap);
 }
 
 /* `v` as C text in the arena (template values). */

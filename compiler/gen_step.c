@@ -7,6 +7,8 @@
 #include "gen.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The count of the host synchronization a statement makes on CUDA (StmtInfo.sync). `key` is
@@ -28,7 +30,37 @@ static void step_sync(GenUnit *u, Buf *b, const GenTarget *t, const Stmt *s) {
   }
 }
 
-/* ---- one emitter per step statement kind */
+/* ---- one emitter per step statement kind (their text: templates/step.tmpl) */
+
+#define TM "step"
+
+/* Blocks at the statement's indent + 2: the listed arrays' live rows into p->views; the
+** CNP_G_TRY call (`extra` more spaces); the host-sync count. */
+static const char *views_block(GenUnit *u, Buf *b, RefList *l) {
+  Buf v = {.indent = b->indent + 2};
+  emit_snippet(&v, TM, "views", NULL, 0);
+  for (int i = 0; i < l->n; i++)
+    EMIT_SNIPPET(&v, TM, "view", {"f", l->v[i].decl->name}, {"live", live_extent(u, l->v[i].decl)});
+  return buf_take(u, &v);
+}
+
+static const char *call_block(GenUnit *u, Buf *b, int extra, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static const char *call_block(GenUnit *u, Buf *b, int extra, Loc loc, const char *fmt, ...) {
+  Buf call = {.indent = b->indent + 2 + extra};
+  va_list ap;
+  va_start(ap, fmt);
+  try_vcall(u, &call, loc, fmt, ap);
+  va_end(ap);
+  return buf_take(u, &call);
+}
+
+static const char *sync_block(GenUnit *u, Buf *b, const GenTarget *t, const Stmt *s) {
+  Buf y = {.indent = b->indent + 2};
+  step_sync(u, &y, t, s);
+  return buf_take(u, &y);
+}
 
 static void step_map(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   (void)t;
@@ -39,83 +71,43 @@ static void step_compact(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
   Decl *m = s->a.decl, *dim;
   gen_decl_is_dim_extent(m, &dim);
-  buf_line(b, "{");
-  b->indent += 2;
-  buf_line(b, "cnp_array mask = cnp_g_row(&p->f_%s, 0, %s);", m->name, live_extent(u, m));
-  buf_line(b, "int64_t live = 0;");
-  buf_line(b, "int nv;");
-  list_views(u, b, &s->list);
-  try_call(u, b, s->loc, "cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S)");
-  if (dim) buf_line(b, "p->n_%s = live;", dim->name);
-  else buf_line(b, "(void)live;");
-  buf_line(b, "p->stats.launches++;");
-  step_sync(u, b, t, s);
-  b->indent -= 2;
-  buf_line(b, "}");
+  EMIT_SNIPPET(b, TM, "compact", {"a", m->name}, {"live", live_extent(u, m)},
+               {"views", views_block(u, b, &s->list)},
+               {"call", call_block(u, b, 0, s->loc, "cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S)")},
+               {"dim", dim ? dim->name : ""}, {"sync", sync_block(u, b, t, s)});
 }
 
 static void step_sort(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
-  Decl *kf = s->a.decl;
-  buf_line(b, "{");
-  b->indent += 2;
-  buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
-  buf_line(b, "int nv;");
-  list_views(u, b, &s->list);
-  try_call(u, b, s->loc, "cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S)");
-  buf_line(b, "p->stats.launches++;");
-  step_sync(u, b, t, s);
-  b->indent -= 2;
-  buf_line(b, "}");
+  EMIT_SNIPPET(b, TM, "sort", {"a", s->a.decl->name}, {"live", live_extent(u, s->a.decl)},
+               {"views", views_block(u, b, &s->list)},
+               {"call", call_block(u, b, 0, s->loc, "cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S)")},
+               {"sync", sync_block(u, b, t, s)});
 }
 
 static void step_offsets(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
-  Decl *kf = s->a.decl, *out = s->b.decl;
-  buf_line(b, "{");
-  b->indent += 2;
-  buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
-  buf_line(b, "cnp_array off = cnp_g_row(&p->f_%s, 0, %s);", out->name, live_extent(u, out));
-  try_call(u, b, s->loc, "cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S)");
-  buf_line(b, "p->stats.launches++;");
-  step_sync(u, b, t, s);
-  b->indent -= 2;
-  buf_line(b, "}");
+  EMIT_SNIPPET(b, TM, "offsets", {"a", s->a.decl->name}, {"live", live_extent(u, s->a.decl)},
+               {"b", s->b.decl->name}, {"live_b", live_extent(u, s->b.decl)},
+               {"call", call_block(u, b, 0, s->loc, "cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S)")},
+               {"sync", sync_block(u, b, t, s)});
 }
 
 static void step_segments(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
-  Decl *kf = s->b.decl;
-  buf_line(b, "{");
-  b->indent += 2;
-  buf_line(b, "cnp_array key = cnp_g_row(&p->f_%s, 0, %s);", kf->name, live_extent(u, kf));
-  try_call(u, b, s->loc, "cnp_segment_plan_build(p->plan_%s, &key, S)", s->a.decl->name);
-  buf_line(b, "p->stats.launches++;");
-  step_sync(u, b, t, s);
-  b->indent -= 2;
-  buf_line(b, "}");
+  EMIT_SNIPPET(b, TM, "segments", {"b", s->b.decl->name}, {"live_b", live_extent(u, s->b.decl)},
+               {"call", call_block(u, b, 0, s->loc, "cnp_segment_plan_build(p->plan_%s, &key, S)",
+                                   s->a.decl->name)},
+               {"sync", sync_block(u, b, t, s)});
 }
 
 static void step_sum(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
-  Decl *out = s->b.decl;
   (void)t;
-  buf_line(b, "{");
-  b->indent += 2;
-  buf_line(b, "int64_t j = 0;");
-  buf_line(b, "int nv;");
-  list_views(u, b, &s->list);
-  buf_line(b, "for (int k = 0; k < nv; k++, j++) {");
-  buf_line(b, "  cnp_array out = cnp_g_row(&p->f_%s, j, p->f_%s.shape[%d]);", out->name,
-           out->name, out->shape.rank - 1);
-  b->indent += 2;
-  try_call(u, b, s->loc, "cnp_segment_plan_sum(p->plan_%s, &p->views[k], &out, S)",
-           s->a.decl->name);
-  buf_line(b, "p->stats.launches++;");
-  b->indent -= 2;
-  buf_line(b, "}");
-  b->indent -= 2;
-  buf_line(b, "}");
+  EMIT_SNIPPET(b, TM, "sum", {"views", views_block(u, b, &s->list)}, {"b", s->b.decl->name},
+               {"axis", gen_int(u, s->b.decl->shape.rank - 1)},
+               {"call", call_block(u, b, 2, s->loc, "cnp_segment_plan_sum(p->plan_%s, &p->views[k], &out, S)",
+                                   s->a.decl->name)});
 }
 
 static void step_record(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
@@ -192,18 +184,11 @@ static void step_migrate(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   gen_decl_is_dim_extent(s->list.v[0].decl, &dim);
   Buf fl = {0};
   for (int k = 0; k < s->list.n; k++) buf_printf(&fl, "%sp->f_%s", k ? ", " : "", s->list.v[k].decl->name);
-  buf_line(b, "{");
-  b->indent += 2;
-  buf_line(b, "cnp_array fields[%d] = {%s};", s->list.n, buf_str(&fl));
-  buf_line(b, "int64_t n_after = 0;");
-  try_call(u, b, s->loc, "cnp_migrate(p->mig_%d, fields, %d, %s, &p->f_%s, S, NULL, &n_after)",
-           op->mpi_id, s->list.n, live_extent(u, s->list.v[0].decl), d->name);
-  if (dim) buf_line(b, "p->n_%s = n_after;", dim->name);
-  else buf_line(b, "(void)n_after;");
-  buf_line(b, "p->stats.launches++;");
-  step_sync(u, b, t, s);
-  b->indent -= 2;
-  buf_line(b, "}");
+  EMIT_SNIPPET(b, TM, "migrate", {"n", gen_int(u, s->list.n)},
+               {"fields", arena_printf(&u->cc->arena, "{%s}", buf_str(&fl))},
+               {"call", call_block(u, b, 0, s->loc, "cnp_migrate(p->mig_%d, fields, %d, %s, &p->f_%s, S, NULL, &n_after)",
+                                   op->mpi_id, s->list.n, live_extent(u, s->list.v[0].decl), d->name)},
+               {"dim", dim ? dim->name : ""}, {"sync", sync_block(u, b, t, s)});
   buf_free(&fl);
 }
 
@@ -303,19 +288,6 @@ static void step_prologue(GenUnit *u, Buf *b, GenStep *gs) {
   }
 }
 
-/* The end-of-call events the next call's first steps wait for (sema's stream_join). */
-static void step_joins(GenUnit *u, Buf *b) {
-  bool any = false;
-  for (Decl *d = u->cc->decls; d; d = d->next)
-    if (d->kind == DECL_STREAM && join_source(u, d->index)) {
-      if (!any) buf_puts(b, "\n  /* the next call orders its work after this call's (see the waits above) */\n");
-      any = true;
-      buf_line(b, "CNP_G_TRY(cnp_event_record(p->ej_%s, p->s_%s),", d->name, d->name);
-      buf_line(b, "          \"%s_step: end of the call on stream %s\");", u->name, d->name);
-    }
-  if (any) buf_line(b, "p->ej_ready = 1;");
-}
-
 void gen_step_body(GenUnit *u, const GenTarget *t, Buf *b) {
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup)
@@ -343,6 +315,6 @@ void gen_step_body(GenUnit *u, const GenTarget *t, Buf *b) {
       buf_line(b, "p->ws_used = 1;");
     }
   }
-  step_joins(u, b);
   b->indent = 0;
+  gen_joins(u, b, false);
 }

@@ -147,17 +147,17 @@ bool join_source(GenUnit *u, int s) {
   return false;
 }
 
-/* In NAME_failed(): a step that fails has enqueued part of its work, which may still run;
-** the next call's waits must cover it, not only the previous complete call's. */
-static void gen_fail_join(GenUnit *u, Buf *b) {
-  bool any = false;
+/* The end-of-call events the next call's first steps wait for (sema's stream_join): at the
+** end of step(), or (`failed`) in NAME_failed(): a step that fails has enqueued part of its
+** work, which may still run, so the next call's waits must cover it too. */
+void gen_joins(GenUnit *u, Buf *b, bool failed) {
+  Buf ev = {0};
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_STREAM && join_source(u, d->index)) {
-      if (!any) buf_puts(b, "  /* the next call waits for the work enqueued before the failure too */\n");
-      any = true;
-      buf_printf(b, "  (void)cnp_event_record(p->ej_%s, p->s_%s);\n", d->name, d->name);
+      if (failed) EMIT_SNIPPET(&ev, TM, "join_fail", {"s", d->name});
+      else EMIT_SNIPPET(&ev, TM, "join_end", {"N", u->name}, {"s", d->name});
     }
-  if (any) buf_puts(b, "  p->ej_ready = 1;\n");
+  if (ev.n) EMIT_SNIPPET(b, TM, failed ? "joins_fail" : "joins_end", {"events", buf_take(u, &ev)});
 }
 
 /* ======================================================================== the object, setup, teardown */
@@ -365,7 +365,7 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf gfields = {0}, gfuncs = {0}, gsetup = {0}, gteardown = {0};
   if (t->graphs) t->graphs(u, &gfields, &gfuncs, &gsetup, &gteardown);
   Buf fjoin = {0};
-  gen_fail_join(u, &fjoin);
+  gen_joins(u, &fjoin, true);
   bsel.indent = 2;
   /* the backend: cfg.backend unless CNP_BACKEND forces one; the runtime's selection decides
   ** (strictness, fallback, the env variable), so the fields, streams and events of the
