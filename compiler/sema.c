@@ -1378,11 +1378,30 @@ static void same_signature(Sema *S, Decl *k, Stmt *s) {
   }
 }
 
-static void check_stmt(Sema *S, Stmt *s) {
+/* zero(FIELDS): every element of each field set to 0 (written like a kernel call: its
+** arguments become the statement's list). */
+static void check_zero(Sema *S, Stmt *s) {
+  if (!s->nargs) diag_error(S->cc, s->loc, "'zero' needs at least one field");
+  s->list.n = s->nargs;
+  s->list.v = arena_alloc(&S->cc->arena, sizeof *s->list.v * (size_t)(s->nargs ? s->nargs : 1));
+  for (int i = 0; i < s->nargs; i++) {
+    Expr *a = s->args[i];
+    s->list.v[i] = (Ref){a->kind == EX_NAME ? a->ref.name : "", a->loc, NULL, NULL};
+    if (a->kind != EX_NAME) diag_error(S->cc, a->loc, "'zero' takes names of fields");
+    else op(S, HZ_WRITE, field_ref(S, &s->list.v[i]), &s->list.v[i].loc);
+  }
+}
+
+/* A kernel call that names a statement written like one (StmtInfo.call_form: `zero(x, v);`)
+** is that statement, unless a kernel has the name. */
+static void call_form(Sema *S, Stmt *s) {
   int form = s->kind == ST_CALL ? stmt_call_form(s->a.name) : -1;
   SymX *kernel = form >= 0 ? sym_find(S, s->a.name) : NULL;
-  if (form >= 0 && !(kernel && kernel->decl->kind == DECL_KERNEL))   /* `zero(x, v);` (stmt.c) */
-    s->kind = (StmtKind)form;
+  if (form >= 0 && !(kernel && kernel->decl->kind == DECL_KERNEL)) s->kind = (StmtKind)form;
+}
+
+static void check_stmt(Sema *S, Stmt *s) {
+  call_form(S, s);
   switch (s->kind) {
   case ST_MAP:
     check_map(S, s);
@@ -1506,17 +1525,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     op(S, HZ_WRITE, dim_of(d), &s->a.loc);
     break;
   }
-  case ST_ZERO:   /* zero(FIELDS): every element of each field set to 0 */
-    if (!s->nargs) diag_error(S->cc, s->loc, "'zero' needs at least one field");
-    s->list.n = s->nargs;
-    s->list.v = arena_alloc(&S->cc->arena, sizeof *s->list.v * (size_t)(s->nargs ? s->nargs : 1));
-    for (int i = 0; i < s->nargs; i++) {
-      Expr *a = s->args[i];
-      s->list.v[i] = (Ref){a->kind == EX_NAME ? a->ref.name : "", a->loc, NULL, NULL};
-      if (a->kind != EX_NAME) diag_error(S->cc, a->loc, "'zero' takes names of fields");
-      else op(S, HZ_WRITE, field_ref(S, &s->list.v[i]), &s->list.v[i].loc);
-    }
-    break;
+  case ST_ZERO: check_zero(S, s); break;
   case ST_CALL: {
     Decl *kd = resolve(S, &s->a, K(DECL_KERNEL));
     for (int i = 0; i < s->nargs; i++) {
