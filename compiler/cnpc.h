@@ -220,11 +220,13 @@ typedef enum StmtKind {
   ST_EXCHANGE,            /* exchange MPI (FIELD) with DEST [from SOURCE];          */
   ST_MIGRATE,             /* migrate (ARRAYS) by DEST;                              */
   ST_CALL,                /* KERNEL(ARGS) [over EXTENT];  hand-written kernel       */
+  ST_ZERO,                /* zero(FIELDS);                every element set to 0    */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
   ST_ADD,                 /* TARGET += VALUE;  scatter-add when .scatter             */
   ST_IF,                  /* if COND { then } [else { else_ }]                      */
+  ST__COUNT               /* every kind has its entry in stmt_info[] (stmt.c) */
 } StmtKind;
 
 struct Stmt {
@@ -264,6 +266,59 @@ struct Local {
   int id;                 /* unique per compilation, in source order (for temporaries) */
   Stmt *map;              /* the enclosing map */
 };
+
+/* ======================================================================== stmt.c: what each statement is */
+
+/* One description per statement kind, read by sema (per-row data), lower (graphs, workspace,
+** host syncs), the DOT drawing, --dump-ast and the backends (docs/architecture.md, "A new
+** step statement"). */
+enum {                    /* how a statement uses an operand (Stmt a, b, list; a call's args) */
+  SU_READ = 1,
+  SU_WRITE = 2,
+  SU_ROWS = 4,            /* reads its rows as per-row data (-Wcompact-omits, -Wsort-omits) */
+};
+
+typedef enum StmtSync {   /* host synchronizations of one run of the statement */
+  SYNC_NONE,
+  SYNC_ALWAYS,            /* one on every backend (MPI): both units count it */
+  SYNC_CUDA,              /* one on CUDA: both units count it */
+  SYNC_CUDA_UNIT,         /* one on CUDA: the CUDA unit counts it */
+  SYNC_CUDA_ROWS,         /* one on CUDA when it has rows: the CUDA unit counts it */
+} StmtSync;
+
+typedef enum StmtGraph {  /* the statement's form in a CUDA graph (docs/codegen.md) */
+  SG_NONE,                /* never captured: its step runs as direct launches */
+  SG_COMPACT,             /* captured, over operand a's dim, a mask the kernel right before
+                          ** writes (cleared past the live extent); the extent changes on the
+                          ** device */
+  SG_DIM_A,               /* captured, over the live extent of operand a's dim (device count) */
+  SG_DIM_B,               /* ... operand b's dim */
+  SG_DIM_LIST,            /* ... the first listed array's dim */
+  SG_PLAIN,               /* captured as is: reads no extent */
+  SG_TAIL,                /* may end a graphed step, run directly after the graph (record) */
+} StmtGraph;
+
+typedef struct StmtInfo {
+  const char *name;       /* the keyword (or call-form name) as written */
+  bool step;              /* a step statement (else one of a map body) */
+  unsigned char a, b, list, args;   /* SU_* uses of the operands */
+  bool ws;                /* uses the pipeline's workspace (compaction / sort / offsets scratch) */
+  StmtSync sync;
+  const char *sync_note;  /* why it synchronizes: the comment beside the count, or NULL */
+  bool host_extents;      /* run directly, it reads live extents on the host */
+  StmtGraph graph;
+  signed char launches;   /* p->stats.launches of one direct run; -1: one per component of the
+                          ** listed arrays, -2: one per listed array */
+  bool call_form;         /* written like a kernel call, `zero(x, v);` (parsed as ST_CALL, made
+                          ** this kind by sema unless a kernel has the name) */
+} StmtInfo;
+
+extern const StmtInfo stmt_info[];
+extern const int stmt_info_count;           /* ST__COUNT (checked at compile time) */
+/* The entry of kind k; an internal error for a kind without one. */
+const StmtInfo *stmt_of(StmtKind k);
+/* The step statement written like a kernel call (`zero(x, v);`) named `name`, or -1. */
+int stmt_call_form(const char *name);
 
 /* ======================================================================== AST: declarations */
 

@@ -125,6 +125,10 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
       stmts(o, s->else_body, lvl + 1);
     }
     return;
+  default:   /* a statement of the table's generic form: NAME (ARRAYS) */
+    fprintf(o, "%s ", stmt_of(s->kind)->name);
+    refs(o, &s->list);
+    break;
   }
   fputc('\n', o);
 }

@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* Replaces each "#line @@CNP_LINE_BACK@@" marker with "#line <its next line> "<file>"". */
 static void fix_line_markers(Buf *b, const char *file) {
   static const char marker[] = "#line @@CNP_LINE_BACK@@\n";
@@ -112,6 +107,41 @@ static int write_depfile(GenUnit *u, const char *base, unsigned emit) {
   return rc;
 }
 
+const GenTarget *const gen_targets[] = {&gen_target_host, &gen_target_cuda};
+const int gen_n_targets = (int)(sizeof gen_targets / sizeof gen_targets[0]);
+
+static void out_header(GenUnit *u, const GenTarget *t, Buf *b) {
+  (void)t;
+  gen_header(u, b);
+}
+
+static void out_dot(GenUnit *u, const GenTarget *t, Buf *b) {
+  (void)t;
+  gen_dot(u, b);
+}
+
+static void out_manifest(GenUnit *u, const GenTarget *t, Buf *b) {
+  (void)t;
+  gen_manifest(u, b);
+}
+
+/* The outputs, in the order they are written: the header, one unit per target (its --emit
+** bit and file extension), the DOT drawing and the manifest. */
+typedef struct GenOutput {
+  unsigned emit;
+  const char *ext;
+  void (*fn)(GenUnit *u, const GenTarget *t, Buf *b);
+  const GenTarget *t;
+} GenOutput;
+
+static const GenOutput outputs[] = {
+    {EMIT_HEADER, ".h", out_header, NULL},
+    {0, NULL, gen_unit, &gen_target_host},
+    {0, NULL, gen_unit, &gen_target_cuda},
+    {EMIT_DOT, ".dot", out_dot, NULL},
+    {EMIT_MANIFEST, ".json", out_manifest, NULL},
+};
+
 int gen_emit(Cnp *cc, const CnpOptions *opt) {
   if (cc->n_errors) return 1;
   if (!cc->pipeline) {
@@ -176,34 +206,12 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
   buf_free(&u.explain);
   int rc = 0;
   unsigned emit = opt->emit ? opt->emit : EMIT_DEFAULT;
-  if (emit & EMIT_HEADER) {
+  for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+    const GenOutput *o = &outputs[i];
+    if (!(emit & (o->t ? o->t->emit : o->emit))) continue;
     Buf b = {0};
-    gen_header(&u, &b);
-    rc |= write_out(&u, base, ".h", &b);
-    buf_free(&b);
-  }
-  if (emit & EMIT_C) {
-    Buf b = {0};
-    gen_unit(&u, &b, false);
-    rc |= write_out(&u, base, ".c", &b);
-    buf_free(&b);
-  }
-  if (emit & EMIT_CUDA) {
-    Buf b = {0};
-    gen_unit(&u, &b, true);
-    rc |= write_out(&u, base, ".cu", &b);
-    buf_free(&b);
-  }
-  if (emit & EMIT_DOT) {
-    Buf b = {0};
-    gen_dot(&u, &b);
-    rc |= write_out(&u, base, ".dot", &b);
-    buf_free(&b);
-  }
-  if (emit & EMIT_MANIFEST) {
-    Buf b = {0};
-    gen_manifest(&u, &b);
-    rc |= write_out(&u, base, ".json", &b);
+    o->fn(&u, o->t, &b);
+    rc |= write_out(&u, base, o->t ? o->t->ext : o->ext, &b);
     buf_free(&b);
   }
   if (opt->md) rc |= write_depfile(&u, base, emit);

@@ -1,15 +1,20 @@
 /*
-** gen.h -- private header of the code generator (gen.c, lower.c, fuse.c, emit.c,
-** gen_c.c, gen_dot.c). The front end's AST (cnpc.h) is read, never modified.
+** gen.h -- private header of the code generator (gen.c, lower.c, fuse.c, emit.c, gen_expr.c,
+** gen_header.c, gen_setup.c, gen_unit.c, gen_step.c, gen_host.c, gen_cuda.c, gen_dot.c,
+** gen_manifest.c). The front end's AST (cnpc.h) is read, never modified.
 **
-** Flow: gen_emit() -> lower_unit() (steps -> ordered GenOps, maps grouped by fuse_maps())
-** -> gen_header()/gen_unit_c()/gen_unit_cuda()/gen_dot() fill template placeholders
-** -> emit_write() (written only when the content changes).
+** Flow: gen_emit() -> lower_unit() (steps -> ordered GenOps, maps grouped by fuse_maps();
+** lower_decide() stores graph eligibility, workspace order and counts in the IR) -> for each
+** output: gen_header() / gen_unit(u, target) / gen_dot() / gen_manifest() fill templates
+** -> emit_write() (written only when the content changes). docs/architecture.md, "The code
+** generator".
 */
 #ifndef CNPC_GEN_H
 #define CNPC_GEN_H
 
 #include "cnpc.h"
+
+#include <stdarg.h>
 
 /* ======================================================================== emit.c */
 
@@ -35,6 +40,25 @@ typedef struct TmplVar {
   const char *value;
 } TmplVar;
 void emit_template(Buf *out, const char *tmpl_name, const TmplVar *vars, int n_vars);
+/* Section `section` of a snippet template (templates/NAME.tmpl: a line "%% section" opens each
+** section, up to the next; "%%#" lines are comments). Line by line: a line that is exactly
+** {{name}} inserts that value verbatim (a block the caller built, "" or ending in a newline);
+** a line that starts with {{?name}} is kept only when the value of name is not "", one that
+** starts with {{!name}} only when it is ""; any other line gets b->indent spaces (unless
+** empty), its {{placeholders}} filled in, and a newline. Same checks as emit_template(). */
+void emit_snippet(Buf *b, const char *tmpl_name, const char *section, const TmplVar *vars,
+                  int n_vars);
+/* The skeleton template with each placeholder named after a section of template `part`
+** replaced by that section's text without its last newline (every section used once or
+** more), then expanded as
+** emit_template() does: templates/unit.tmpl with unit_host.tmpl or unit_cuda.tmpl. */
+void emit_unit(Buf *out, const char *skeleton, const char *part, const TmplVar *vars, int n_vars);
+#define EMIT_SNIPPET(b, tmpl, section, ...)                                                        \
+  do {                                                                                           \
+    const TmplVar snippet_vars_[] = {__VA_ARGS__};                                               \
+    emit_snippet((b), (tmpl), (section), snippet_vars_,                                          \
+                 (int)(sizeof snippet_vars_ / sizeof snippet_vars_[0]));                         \
+  } while (0)
 
 /* Embedded templates (templates.c, generated at build time from templates/). */
 typedef struct CnpTemplate {
@@ -46,6 +70,8 @@ extern const int cnp_n_templates;
 
 /* Write `b` to path unless the file already has exactly that content. 0 on success. */
 int emit_write(Cnp *cc, const char *path, Buf *b);
+/* The file name of a path (after its last '/'): the one base_name() of the compiler. */
+const char *base_name(const char *path);
 
 /* ======================================================================== lower.c */
 
@@ -79,13 +105,37 @@ typedef struct GenOp {
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
   Decl *sort_bound;
   bool seg_sorted;
+  /* lower.c (lower_decide): what one direct run of the op counts in p->stats: launches
+  ** (-1: one per component of data-dependent count) and host synchronizations on CUDA. */
+  int launches;
+  int syncs;
 } GenOp;
+
+/* Dims the CUDA graphs read (kernel extents) or compact; compacted[] marks the latter. */
+typedef struct GDims {
+  Decl *d[32];
+  bool compacted[32];
+  int n;
+} GDims;
 
 typedef struct GenStep {
   Decl *decl;
   GenOp *ops;
   int n_ops;
+  /* lower.c (lower_decide): the decisions the emitters print. */
+  bool graph;             /* CUDA units replay ops [0, graph_end) as one CUDA graph; the ops
+                          ** after it (records) run directly after the graph launch */
+  int graph_end;
+  GDims gdims;            /* dims its graph reads or compacts */
+  bool uses_ws;           /* a statement uses the workspace p->ws (StmtInfo.ws) */
+  bool ws_order;          /* ... and waits for / records ws_ev (steps on two streams use it) */
+  bool reads_extents;     /* run directly, it reads live extents on the host */
+  bool first_on_stream;   /* the first step on its stream (cross-call joins wait here) */
+  int launches;           /* p->stats.launches of one run (-1: data-dependent) */
+  int syncs;              /* host synchronizations of one run on CUDA, direct */
+  int graph_launches;     /* ... when replayed as a graph (one graph launch + its tail) */
 } GenStep;
+
 
 typedef struct GenUnit {
   Cnp *cc;
@@ -102,7 +152,11 @@ typedef struct GenUnit {
   Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
   const char *kernel_src[64];
   int n_kernel_src;
-  bool cuda_unit;         /* gen_unit(): emitting the CUDA unit (complex math names differ) */
+  /* lower.c (lower_decide): unit-wide decisions. */
+  GDims gdims;            /* dims of all CUDA graphs */
+  bool any_graph;         /* some step is replayed as a CUDA graph */
+  bool graph_pulls;       /* some graph compacts a dim: its live extent then lives on the device */
+  bool ws_shared;         /* steps on two or more streams use the workspace */
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -131,24 +185,151 @@ const char *fuse_row_values(GenUnit *u, GenOp *op, RowVals *rv);
 bool fuse_row_comp(const Expr *e, int64_t *comp);
 /* Components of f (the product of its leading extents) when those are constants. */
 bool fuse_const_ncomp(Decl *f, int64_t *n);
+/* Graph eligibility, workspace order, launch and sync counts of every step and op, stored
+** in the IR (called by lower_unit; the emitters only print them). */
+void lower_decide(GenUnit *u);
+/* The dim whose live extent a graph-captured statement works over (StmtInfo.graph), or NULL. */
+Decl *graph_stmt_dim(const Stmt *s);
+
 /* Does the expression / statement list read or write field `f`? */
 bool gen_stmts_touch(Stmt *s, Decl *f, bool *writes, bool *gathers);
 
-/* ======================================================================== gen_c.c */
+/* ======================================================================== emitters: shared declarations */
 
-void gen_header(GenUnit *u, Buf *out);
-void gen_unit(GenUnit *u, Buf *out, bool cuda);
+/* What one fused kernel uses: fields, params, dims (the argument struct). */
+typedef struct KUse {
+  Decl **fields;          /* arena arrays, grown as needed (a map may use any number) */
+  int n_fields, cap_fields;
+  Decl **params;
+  int n_params, cap_params;
+  Decl **dims;
+  int n_dims, cap_dims;
+  Arena *arena;
+} KUse;
 
-/* ======================================================================== gen_dot.c */
+/* ======================================================================== targets */
 
-void gen_dot(GenUnit *u, Buf *out);
+/* One backend of the code generator, after QBE's Target: what its unit prints differently.
+** gen_target_host (gen_host.c) writes NAME.c, gen_target_cuda (gen_cuda.c) NAME.cu;
+** gen_targets[] lists them in output order (gen.c loops over them). A third backend (HIP,
+** OpenMP offload) is one more instance in its own file. */
+typedef struct GenTarget {
+  const char *name;       /* "host", "cuda" */
+  unsigned emit;          /* its --emit bit (EMIT_C, EMIT_CUDA) */
+  const char *ext;        /* output file: ".c", ".cu" */
+  bool device;            /* device kernels beside the host loops, chosen at run time */
+  const char *complex_tmpl;   /* complex helpers: "complex.c", "complex.cu" */
+  const char *complex_prefix; /* complex math: NULL (C99 csqrt, csqrtf) or "cnp_g_" (overloads) */
+  const char *extern_c;   /* linkage of the users' host fallbacks: "" or "extern \"C\" " */
+  /* `T += (ct)V` scattered by a kernel that runs on this target */
+  void (*atomic_add)(Buf *b, const char *T, const char *ct, const char *V);
+  /* the device kernel of a fused group and the device branch of its launcher (NULL: none) */
+  void (*kernel)(GenUnit *u, Buf *b, GenOp *op, KUse *use);
+  void (*launch)(GenUnit *u, Buf *b, GenOp *op);
+  /* setup: the backend choice; hand-written kernels (sources, catalog; NULL: none) */
+  void (*backend_select)(GenUnit *u, Buf *b);
+  void (*kernel_source)(GenUnit *u, Buf *b, Decl *k);
+  void (*kernel_setup)(GenUnit *u, Buf *b, Decl *k, bool first);
+  void (*kernel_setup_end)(GenUnit *u, Buf *b);
+  /* a hand-written kernel call: open / close the device branch (NULL: host only) */
+  void (*call_open)(GenUnit *u, Buf *b, Stmt *s, const char *args);
+  void (*call_close)(GenUnit *u, Buf *b, Stmt *s);
+  /* graphs of the unit: struct members, functions, setup, teardown (NULL: none) */
+  void (*graphs)(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown);
+  /* a step: the replay of its graph and the extents the host reads back (NULL: none) */
+  void (*step_graph)(GenUnit *u, Buf *b, int i);
+  void (*step_pull)(GenUnit *u, Buf *b, GenStep *gs);
+  /* the qualifier of the unit's helpers that run on host and device ("__host__ __device__ ") */
+  const char *both;
+  /* unit.tmpl's target part: templates/unit_host.tmpl, unit_cuda.tmpl */
+  const char *unit_part;
+} GenTarget;
 
-/* Helpers shared by the emitters (gen_c.c). */
+extern const GenTarget gen_target_host, gen_target_cuda;
+extern const GenTarget *const gen_targets[];
+extern const int gen_n_targets;
+
+typedef struct KCtx {
+  GenUnit *u;
+  const GenTarget *t;     /* the unit being emitted (complex math names) */
+  const GenTarget *run;   /* the target whose kernel this body is: host loop or device kernel */
+  Stmt *map;              /* the map whose body is being emitted */
+  DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
+  const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
+} KCtx;
+
+/* gen_expr.c: types, literals, locations, setup-time expressions, expressions, map bodies. */
 const char *gen_ctype(DType t);                 /* element storage: "double", "uint16_t" (f16), ... */
 const char *gen_vtype(DType t);                 /* values (lets, params): "float" for f16 */
 const char *gen_apitype(DType t);               /* the C API's params: "cnp_complex128", ... */
 const char *gen_cnp_dtype(DType t);             /* "CNP_FLOAT64", ... */
 bool gen_decl_is_dim_extent(Decl *f, Decl **dim);
+double half_round(double v);
+Decl *mirror_of(GenUnit *u, Decl *f);
+const char *live_extent(GenUnit *u, Decl *f);
+const char *src_line(GenUnit *u, Loc loc);
+void comment_loc(GenUnit *u, Buf *b, Loc loc);
+void line_dir(GenUnit *u, Buf *b, Loc loc);
+void line_back(GenUnit *u, Buf *b);
+void fmt_float(Buf *b, double v, DType t);
+void fmt_int(Buf *b, int64_t v, DType t);
+void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx);
+const char *setup_str(GenUnit *u, Expr *e, const char *pfx);
+void setup_expr_checked(GenUnit *u, Buf *b, Expr *e);
+bool extent_computed(Expr *e);
+const char *expr_src(GenUnit *u, Expr *e);
+const char *row_name(GenUnit *u, Decl *f, int64_t comp);
+bool signed_int(DType t);
+void group_body(KCtx *k, Buf *b, GenOp *op);
+void group_use(GenUnit *u, GenOp *op, KUse *use);
+void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t);
+void kernel_locals(Buf *b, KUse *use);
+const char *cstr(GenUnit *u, const char *s);
+void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void try_vcall(GenUnit *u, Buf *b, Loc loc, const char *fmt, va_list ap);
+const char *gen_int(GenUnit *u, int64_t v);
+void kernel_fill(Buf *b, KUse *use, const char *pfx);
+const char *buf_take(GenUnit *u, Buf *t);
+
+/* gen_host.c: host (OpenMP) kernels, the compact + sort fast path. */
+void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+GenOp *fused_owner(GenUnit *u, Stmt *s);
+void inline_sum(GenUnit *u, Buf *b, Stmt *s);
+
+/* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
+bool gen_cuda_graph_form(StmtKind k);
+
+/* gen_step.c: the step body, one emitter function per step statement kind. */
+void gen_step_body(GenUnit *u, const GenTarget *t, Buf *b);
+bool gen_step_emitter(StmtKind k);     /* has its emitter (tests/unit) */
+
+/* gen_unit.c: the units NAME.c / NAME.cu. */
+void gen_unit(GenUnit *u, const GenTarget *t, Buf *out);
+Stmt *first_call(GenUnit *u, Decl *k);
+const char *exchanged(GenUnit *u, const Stmt *s);
+const char *param_value(GenUnit *u, Decl *d, const char *v);
+bool join_needs(GenUnit *u, int t, int s);
+bool join_source(GenUnit *u, int s);
+void gen_joins(GenUnit *u, Buf *b, bool failed);
+const char *api_types(GenUnit *u);
+const char *karg_type(Expr *a);
+const char *karg_value(GenUnit *u, Expr *a);
+
+/* gen_setup.c: setup and teardown bodies. */
+void gen_setup_checks(GenUnit *u, Buf *b);
+void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b);
+void gen_teardown_body(GenUnit *u, Buf *b);
+
+/* gen_header.c: NAME.h. */
+void gen_header(GenUnit *u, Buf *out);
+const char *banner(GenUnit *u);
+const char *param_cname(GenUnit *u, const Decl *d);
+const char *step_params(GenUnit *u, bool internal, bool call);
+
+/* ======================================================================== gen_dot.c */
+
+void gen_dot(GenUnit *u, Buf *out);
 
 /* gen_manifest.c: NAME.json (--emit=manifest). */
 void gen_manifest(GenUnit *u, Buf *b);

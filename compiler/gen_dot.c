@@ -11,11 +11,6 @@
 
 #include <string.h>
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* Label of one op: "map i in N (k0, 2 maps)", "compact alive", ... */
 static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
@@ -39,7 +34,7 @@ static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   case ST_MIGRATE: buf_printf(b, "migrate by %s", s->a.name); break;
   case ST_CALL: buf_printf(b, "kernel %s (hand-written)", s->a.name); break;
   case ST_REFRESH: buf_printf(b, "refresh %s %s", s->a.name, s->to_device ? "to_device" : "to_host"); break;
-  default: buf_puts(b, "?"); break;
+  default: buf_puts(b, stmt_of(s->kind)->name); break;   /* the table's name (stmt.c) */
   }
   buf_printf(b, "\\n%s:%d", base_name(s->loc.file->path), s->loc.line);
   for (int i = 0; i < u->n_steps; i++)          /* host fast path: done inside a kernel */

@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* Reads a kernel's .cu file (relative to the .cnp file that declares it) into the arena:
 ** the generated code embeds the source, so the program needs no file at run time. */
 static bool load_kernel_source(GenUnit *u, Decl *d) {
@@ -337,5 +332,203 @@ int lower_unit(GenUnit *u) {
     }
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) u->uses_mpi = true;
+  lower_decide(u);
   return 0;
+}
+
+/* ======================================================================== decisions (the IR) */
+
+/* Are all fields of the list over dim `dim` (a live extent)? */
+static bool list_over(RefList *l, Decl *dim) {
+  Decl *fd = NULL;
+  for (int k = 0; k < l->n; k++)
+    if (!gen_decl_is_dim_extent(l->v[k].decl, &fd) || fd != dim) return false;
+  return true;
+}
+
+Decl *graph_stmt_dim(const Stmt *s) {
+  Decl *dim = NULL, *f;
+  switch (stmt_of(s->kind)->graph) {
+  case SG_COMPACT: case SG_DIM_A: f = s->a.decl; break;
+  case SG_DIM_B: f = s->b.decl; break;
+  case SG_DIM_LIST: f = s->list.n > 0 ? s->list.v[0].decl : NULL; break;
+  default: return NULL;
+  }
+  return f && gen_decl_is_dim_extent(f, &dim) ? dim : NULL;
+}
+
+/* The plan a statement reads (use SU_READ) or builds (SU_WRITE) as operand a, or NULL. */
+static Decl *plan_use(const Stmt *s, unsigned use) {
+  Decl *p = s->a.decl;
+  return (stmt_of(s->kind)->a & use) && p && p->kind == DECL_PLAN ? p : NULL;
+}
+
+/* Is every statement that reads plan `plan` in the unit inside ops (o, e) of step gs? (A
+** plan built with a device count describes the capacity's rows, which only the graph's
+** sums expect.) */
+static bool plan_reads_inside(GenUnit *u, Decl *plan, GenStep *gs, int o, int e) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int k = 0; k < u->steps[i].n_ops; k++) {
+      GenOp *op = &u->steps[i].ops[k];
+      if (op->kind != GOP_STMT || plan_use(op->stmt, SU_READ) != plan) continue;
+      if (&u->steps[i] != gs || k <= o || k >= e) return false;
+    }
+  return true;
+}
+
+/* Can a fused kernel be captured: its extent a dim or setup param/const, no dim read as a
+** value (a host fast-path kernel, fused_sort, is a plain map kernel on CUDA). */
+static bool graph_kernel_ok(GenUnit *u, GenOp *op) {
+  Decl *over = op->stmt->over.decl;
+  KUse use;
+  if (!over) return false;
+  if (over->kind == DECL_PARAM && !over->setup) return false;
+  if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
+  group_use(u, op, &use);
+  return use.n_dims == 0;
+}
+
+/* Can statement op o of gs (ops [0, e) captured) be in the graph (StmtInfo.graph)? */
+static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
+  Stmt *s = gs->ops[o].stmt;
+  StmtGraph form = stmt_of(s->kind)->graph;
+  Decl *dim = graph_stmt_dim(s), *plan;
+  if (form == SG_PLAIN) return true;
+  if (!dim) return false;
+  if (form == SG_COMPACT && (o == 0 || gs->ops[o - 1].kind != GOP_MAP || gs->ops[o - 1].mask_of != s ||
+                             gs->ops[o - 1].stmt->over.decl != dim))
+    return false;
+  if (!list_over(&s->list, dim)) return false;
+  if ((plan = plan_use(s, SU_WRITE)) != NULL && !plan_reads_inside(u, plan, gs, o, e)) return false;
+  if ((plan = plan_use(s, SU_READ)) != NULL) {   /* built before, in this graph, over dim */
+    bool built = false;
+    for (int k = 0; k < o; k++)
+      if (gs->ops[k].kind == GOP_STMT && plan_use(gs->ops[k].stmt, SU_WRITE) == plan &&
+          graph_stmt_dim(gs->ops[k].stmt) == dim)
+        built = true;
+    if (!built) return false;
+  }
+  return true;
+}
+
+/* A step is replayed as a CUDA graph, captured once at setup, when its work needs no host
+** decision: ops [0, *end) are fused kernels (no hand-written ones, none reading a dim's
+** extent as a value, extents that are dims or setup params) and statements with a graph
+** form (StmtInfo.graph: compactions whose mask the kernel just before writes, sorts, segment
+** plan builds and sums over a dim's live extent, whose row counts stay on the device: the
+** *_device_count runtime calls); the ops from *end on may only be SG_TAIL ones (`record`s),
+** run directly after the graph launch. A plan built in a graph must be read only by
+** statements after it in the same graph. Anything else (offsets, copy, refresh, wait, call,
+** exchange, migrate, host steps) runs as direct launches. On the host backend none of this
+** exists: `.c` units have no graphs. */
+static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
+  if (!gs->decl->stream.decl) return false;
+  int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
+  for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
+  if (n_dims > 32) return false;
+  int e = gs->n_ops;
+  while (e > 0 && gs->ops[e - 1].kind == GOP_STMT && stmt_of(gs->ops[e - 1].stmt->kind)->graph == SG_TAIL)
+    e--;
+  if (e == 0) return false;
+  for (int o = 0; o < e; o++) {
+    GenOp *op = &gs->ops[o];
+    if (op->kind == GOP_MAP ? !graph_kernel_ok(u, op) : !graph_stmt_ok(u, gs, o, e)) return false;
+  }
+  *end = e;
+  return true;
+}
+
+static void gdims_add(GDims *g, Decl *d, bool compacted) {
+  for (int i = 0; i < g->n; i++)
+    if (g->d[i] == d) {
+      g->compacted[i] = g->compacted[i] || compacted;
+      return;
+    }
+  if (g->n == 32) cnp_ice("too many dims in CUDA graphs");   /* graph_step() rules it out */
+  g->d[g->n] = d;
+  g->compacted[g->n++] = compacted;
+}
+
+static void graph_dims(GenStep *gs, int end, GDims *g) {
+  for (int o = 0; o < end; o++) {
+    GenOp *op = &gs->ops[o];
+    Decl *dim = NULL;
+    if (op->kind == GOP_MAP && op->stmt->over.decl->kind == DECL_DIM)
+      gdims_add(g, op->stmt->over.decl, false);
+    else if (op->kind == GOP_STMT && (dim = graph_stmt_dim(op->stmt)) != NULL)
+      gdims_add(g, dim, stmt_of(op->stmt->kind)->graph == SG_COMPACT);
+  }
+}
+
+/* Does step gs, run directly, read live extents on the host (so that an extent only the
+** device holds must come back first)? Statements without StmtInfo.host_extents (records,
+** waits, snapshot copies, mirror refreshes) and maps over a param or const that do not read
+** a dim's extent do not. */
+static bool step_reads_extents(GenUnit *u, GenStep *gs) {
+  for (int o = 0; o < gs->n_ops; o++) {
+    GenOp *op = &gs->ops[o];
+    if (op->kind == GOP_MAP) {
+      KUse use;
+      Decl *over = op->stmt->over.decl;
+      if (!over || over->kind == DECL_DIM) return true;
+      group_use(u, op, &use);
+      if (use.n_dims) return true;
+      continue;
+    }
+    if (stmt_of(op->stmt->kind)->host_extents) return true;
+  }
+  return false;
+}
+
+/* Launches and CUDA host synchronizations of one direct run of op (StmtInfo). */
+static void op_counts(GenOp *op) {
+  const StmtInfo *si = stmt_of(op->stmt->kind);
+  Stmt *s = op->stmt;
+  op->launches = si->launches;
+  if (si->launches == -2) op->launches = s->list.n;
+  for (int i = 0; si->launches == -1 && i < s->list.n; i++) {
+    int64_t nc = 1;
+    if (!fuse_const_ncomp(s->list.v[i].decl, &nc)) {
+      op->launches = -1;
+      break;
+    }
+    op->launches = (i ? op->launches : 0) + (int)nc;
+  }
+  op->syncs = op->kind == GOP_STMT && si->sync != SYNC_NONE;
+}
+
+void lower_decide(GenUnit *u) {
+  Decl *ws_stream = NULL;
+  memset(&u->gdims, 0, sizeof u->gdims);
+  for (int i = 0; i < u->n_steps; i++) {
+    GenStep *gs = &u->steps[i];
+    Decl *st = gs->decl->stream.decl;
+    gs->first_on_stream = st != NULL;
+    for (int j = 0; j < i && gs->first_on_stream; j++)
+      if (u->steps[j].decl->stream.decl == st) gs->first_on_stream = false;
+    gs->reads_extents = step_reads_extents(u, gs);
+    gs->launches = gs->syncs = 0;
+    for (int o = 0; o < gs->n_ops; o++) {
+      GenOp *op = &gs->ops[o];
+      op_counts(op);
+      gs->uses_ws = gs->uses_ws || (op->kind == GOP_STMT && stmt_of(op->stmt->kind)->ws);
+      gs->launches = gs->launches < 0 || op->launches < 0 ? -1 : gs->launches + op->launches;
+      gs->syncs += op->syncs;
+    }
+    if (st && gs->uses_ws) {
+      if (!ws_stream) ws_stream = st;
+      else if (st != ws_stream) u->ws_shared = true;
+    }
+    memset(&gs->gdims, 0, sizeof gs->gdims);
+    gs->graph = graph_step(u, gs, &gs->graph_end);
+    if (!gs->graph) continue;
+    u->any_graph = true;
+    graph_dims(gs, gs->graph_end, &gs->gdims);
+    graph_dims(gs, gs->graph_end, &u->gdims);
+    gs->graph_launches = 1;
+    for (int o = gs->graph_end; o < gs->n_ops; o++) gs->graph_launches += gs->ops[o].launches;
+  }
+  for (int k = 0; k < u->gdims.n; k++) u->graph_pulls = u->graph_pulls || u->gdims.compacted[k];
+  for (int i = 0; i < u->n_steps; i++)
+    u->steps[i].ws_order = u->ws_shared && u->steps[i].decl->stream.decl && u->steps[i].uses_ws;
 }

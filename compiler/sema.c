@@ -1431,7 +1431,30 @@ static void same_signature(Sema *S, Decl *k, Stmt *s) {
   }
 }
 
+/* zero(FIELDS): every element of each field set to 0 (written like a kernel call: its
+** arguments become the statement's list). */
+static void check_zero(Sema *S, Stmt *s) {
+  if (!s->nargs) diag_error(S->cc, s->loc, "'zero' needs at least one field");
+  s->list.n = s->nargs;
+  s->list.v = arena_alloc(&S->cc->arena, sizeof *s->list.v * (size_t)(s->nargs ? s->nargs : 1));
+  for (int i = 0; i < s->nargs; i++) {
+    Expr *a = s->args[i];
+    s->list.v[i] = (Ref){a->kind == EX_NAME ? a->ref.name : "", a->loc, NULL, NULL};
+    if (a->kind != EX_NAME) diag_error(S->cc, a->loc, "'zero' takes names of fields");
+    else op(S, HZ_WRITE, field_ref(S, &s->list.v[i]), &s->list.v[i].loc);
+  }
+}
+
+/* A kernel call that names a statement written like one (StmtInfo.call_form: `zero(x, v);`)
+** is that statement, unless a kernel has the name. */
+static void call_form(Sema *S, Stmt *s) {
+  int form = s->kind == ST_CALL ? stmt_call_form(s->a.name) : -1;
+  SymX *kernel = form >= 0 ? sym_find(S, s->a.name) : NULL;
+  if (form >= 0 && !(kernel && kernel->decl->kind == DECL_KERNEL)) s->kind = (StmtKind)form;
+}
+
 static void check_stmt(Sema *S, Stmt *s) {
+  call_form(S, s);
   switch (s->kind) {
   case ST_MAP:
     check_map(S, s);
@@ -1555,6 +1578,7 @@ static void check_stmt(Sema *S, Stmt *s) {
     op(S, HZ_WRITE, dim_of(d), &s->a.loc);
     break;
   }
+  case ST_ZERO: check_zero(S, s); break;
   case ST_CALL: {
     Decl *kd = resolve(S, &s->a, K(DECL_KERNEL));
     for (int i = 0; i < s->nargs; i++) {
@@ -1975,24 +1999,13 @@ static bool refs_has(const RefList *l, const Decl *f) {
 /* How one step statement uses the rows of f (a field over `dim`); *at: where it reads them. */
 static RowUse stmt_row_use(Sema *S, const Stmt *s, const Decl *f, const Decl *dim, Loc *at) {
   *at = s->loc;
-  switch (s->kind) {
-  case ST_MAP:
-    return s->over.decl == dim ? map_row_use(S, s, f, at) : ROW_NONE;
-  case ST_COMPACT: case ST_SORT: case ST_MIGRATE:
-    return s->a.decl == f || refs_has(&s->list, f) ? ROW_READ : ROW_NONE;
-  case ST_SUM:
-    return refs_has(&s->list, f) ? ROW_READ : ROW_NONE;
-  case ST_OFFSETS:
-    return s->a.decl == f ? ROW_READ : ROW_NONE;
-  case ST_SEGMENTS: case ST_COPY: case ST_EXCHANGE:
-    return s->b.decl == f ? ROW_READ : ROW_NONE;
-  case ST_CALL:
-    for (int i = 0; i < s->nargs; i++)
-      if (s->args[i]->ref.decl == f) return ROW_READ;
-    return ROW_NONE;
-  default:
-    return ROW_NONE;
-  }
+  if (s->kind == ST_MAP) return s->over.decl == dim ? map_row_use(S, s, f, at) : ROW_NONE;
+  const StmtInfo *si = stmt_of(s->kind);   /* the SU_ROWS operands (stmt.c) */
+  if (((si->a & SU_ROWS) && s->a.decl == f) || ((si->b & SU_ROWS) && s->b.decl == f)) return ROW_READ;
+  if ((si->list & SU_ROWS) && refs_has(&s->list, f)) return ROW_READ;
+  for (int i = 0; (si->args & SU_ROWS) && i < s->nargs; i++)
+    if (s->args[i]->ref.decl == f) return ROW_READ;
+  return ROW_NONE;
 }
 
 /* Are f's rows live after statement `at` (see above)? Walks the steps in program order

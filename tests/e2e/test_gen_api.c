@@ -171,8 +171,8 @@ Test(gen, f16_and_complex_are_generated)
   u.name = u.upper = u.stem = u.src_path = "h";
   Buf h = {0}, c = {0}, cu = {0};
   gen_header(&u, &h);
-  gen_unit(&u, &c, false);
-  gen_unit(&u, &cu, true);
+  gen_unit(&u, &gen_target_host, &c);
+  gen_unit(&u, &gen_target_cuda, &cu);
   /* the C API passes complex params as {re, im} structs */
   cr_assert(strstr(buf_str(&h), "int       h_step(h *p, cnp_complex128 w);"), "%s", buf_str(&h));
   /* f16: bits in storage, float arithmetic, the literal folded to its f16 value */
@@ -201,7 +201,7 @@ Test(gen, f16_constants_fold_to_their_f16_value)
   cr_assert_eq(lower_unit(&u), 0);
   u.name = u.upper = u.stem = u.src_path = "h";
   Buf c = {0};
-  gen_unit(&u, &c, false);
+  gen_unit(&u, &gen_target_host, &c);
   /* largest finite; overflow; a subnormal (17 * 2^-24); zero; a tie to even (-2048) */
   cr_assert(strstr(buf_str(&c), "f_x[l_i] = (float)((((65504.0f + HUGE_VAL) + "
                                 "1.0132789611816406e-06f) + 0.0f) + -2048.0f);"),

@@ -1,0 +1,1020 @@
+/*
+** gen_expr.c -- what every emitter shares: C types of dtypes, literals, #line directives and
+** source comments, setup-time expressions (extents, plan sizes), the kernel contexts, the
+** expression emitter (ex, ex_node, ex_call, ex_as, float_fn, ...), map bodies and fused
+** group bodies, kernel argument structs, and the CNP_G_TRY call wrapper of step bodies.
+**
+** Names in generated code: fields f_<name> (cnp_array in the object, element pointer in
+** kernels), setup and step params P_<name>, dims cap_<name> (capacity) and n_<name> (live
+** extent), streams s_<name>, events e_<name>, snapshots snap_<name>, plans plan_<name>,
+** map indices and lets l_<name>. Prefixes keep user names from clashing with C.
+*/
+#include "gen.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ======================================================================== small helpers */
+
+const char *gen_ctype(DType t) {
+  switch (t) {
+  case DT_BOOL: return "uint8_t";
+  case DT_I32: return "int32_t";
+  case DT_I64: return "int64_t";
+  case DT_U64: return "uint64_t";
+  case DT_F16: return "uint16_t";      /* binary16 bits; values are floats (gen_vtype) */
+  case DT_F32: return "float";
+  case DT_F64: return "double";
+  case DT_C64: return "cnp_g_c64";     /* float _Complex in C, a {re, im} struct in CUDA */
+  case DT_C128: return "cnp_g_c128";
+  default: cnp_ice("no C type for %s", dtype_name(t));
+  }
+}
+
+const char *gen_vtype(DType t) { return t == DT_F16 ? "float" : gen_ctype(t); }
+
+const char *gen_apitype(DType t) {
+  switch (t) {
+  case DT_F16: return "float";
+  case DT_C64: return "cnp_complex64";
+  case DT_C128: return "cnp_complex128";
+  default: return gen_ctype(t);
+  }
+}
+
+const char *gen_cnp_dtype(DType t) {
+  switch (t) {
+  case DT_BOOL: return "CNP_BOOL";
+  case DT_I32: return "CNP_INT32";
+  case DT_I64: return "CNP_INT64";
+  case DT_U64: return "CNP_UINT64";
+  case DT_F16: return "CNP_FLOAT16";
+  case DT_F32: return "CNP_FLOAT32";
+  case DT_F64: return "CNP_FLOAT64";
+  case DT_C64: return "CNP_COMPLEX64";
+  case DT_C128: return "CNP_COMPLEX128";
+  default: cnp_ice("no cnp dtype for %s", dtype_name(t));
+  }
+}
+
+/* The f16 value nearest to v (round to nearest even; overflow to infinity): f16 constants
+** and literals are folded to their f16 value at compile time. */
+double half_round(double v) {
+  if (isnan(v) || isinf(v) || v == 0.0) return v;
+  double a = fabs(v), ulp = 0x1p-24;     /* subnormals: 2^-24 apart */
+  if (a >= 65520.0) return v < 0 ? -HUGE_VAL : HUGE_VAL;
+  if (a >= 0x1p-14) {                    /* normal: 2^(e-10) apart in [2^e, 2^(e+1)) */
+    double p = 0x1p-14;
+    while (p * 2.0 <= a) p *= 2.0;
+    ulp = p * 0x1p-10;
+  }
+  double q = a / ulp, r = (double)(int64_t)q, frac = q - r;   /* exact: q < 2^12 */
+  if (frac > 0.5 || (frac == 0.5 && ((int64_t)r & 1))) r += 1.0;
+  r *= ulp;
+  return v < 0 ? -r : r;
+}
+
+/* The dim that is a field's element axis, or NULL for a fixed extent. */
+bool gen_decl_is_dim_extent(Decl *f, Decl **dim) {
+  Expr *e = f->shape.rank ? f->shape.ext[f->shape.rank - 1] : NULL;
+  Decl *d = (e && e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)
+                ? e->ref.decl : NULL;
+  if (dim) *dim = d;
+  return d != NULL;
+}
+
+/* The mirror whose device copy field f is, or NULL. */
+Decl *mirror_of(GenUnit *u, Decl *f) {
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_MIRROR && d->target.decl == f) return d;
+  return NULL;
+}
+
+/* C expression for the live extent of a field's element axis. */
+const char *live_extent(GenUnit *u, Decl *f) {
+  Decl *dim;
+  if (gen_decl_is_dim_extent(f, &dim)) return arena_printf(&u->cc->arena, "p->n_%s", dim->name);
+  return arena_printf(&u->cc->arena, "p->f_%s.shape[%d]", f->name, f->shape.rank - 1);
+}
+
+/* Source text of line `line` of a file, trimmed, with a trailing '{' dropped and comment
+** closers defused. */
+const char *src_line(GenUnit *u, Loc loc) {
+  const char *s = loc.file->src;
+  for (int l = 1; l < loc.line && *s; s++)
+    if (*s == '\n') l++;
+  const char *e = s;
+  while (*e && *e != '\n') e++;
+  while (s < e && isspace((unsigned char)*s)) s++;
+  for (const char *q = s; q < e; q++)
+    if (*q == '#') {
+      e = q;
+      break;
+    }
+  while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '{')) e--;
+  char *t = arena_strndup(&u->cc->arena, s, (size_t)(e - s));
+  for (char *q = t; *q; q++)
+    if (q[0] == '*' && q[1] == '/') q[1] = '|';
+  return t;
+}
+
+/* Comment "/ * pic.cnp:42: compact alive (x, v) * /" followed by a #line directive. */
+void comment_loc(GenUnit *u, Buf *b, Loc loc) {
+  buf_line(b, "/* %s:%d: %s */", base_name(loc.file->path), loc.line, src_line(u, loc));
+}
+
+void line_dir(GenUnit *u, Buf *b, Loc loc) {
+  if (u->opt->no_line) return;
+  buf_printf(b, "#line %d \"%s\"\n", loc.line,
+             loc.file->id == 0 ? u->src_path : loc.file->path);
+}
+
+/* A marker that gen.c replaces by "#line <next line> "<output file>"". */
+void line_back(GenUnit *u, Buf *b) {
+  if (u->opt->no_line) return;
+  buf_puts(b, "#line @@CNP_LINE_BACK@@\n");
+}
+
+void fmt_float(Buf *b, double v, DType t) {
+  if (isinf(v)) {
+    buf_puts(b, v > 0 ? "HUGE_VAL" : "(-HUGE_VAL)");
+    return;
+  }
+  if (isnan(v)) {
+    buf_puts(b, "NAN");
+    return;
+  }
+  char s[64];
+  snprintf(s, sizeof s, "%.17g", v);
+  /* prefer the shortest form that round-trips */
+  for (int prec = 1; prec <= 17; prec++) {
+    char s2[64];
+    snprintf(s2, sizeof s2, "%.*g", prec, v);
+    if (strtod(s2, NULL) == v) {
+      memcpy(s, s2, sizeof s2);
+      break;
+    }
+  }
+  buf_puts(b, s);
+  if (!strpbrk(s, ".eEn")) buf_puts(b, ".0");
+  if (t == DT_F32 || t == DT_F16) buf_puts(b, "f");   /* f16 values are floats */
+}
+
+void fmt_int(Buf *b, int64_t v, DType t) {
+  if (t == DT_U64) buf_printf(b, "UINT64_C(%" PRIu64 ")", (uint64_t)v);
+  else if (v >= INT32_MIN + 1 && v <= INT32_MAX) buf_printf(b, "%" PRId64, v);
+  else if (v == INT64_MIN) buf_puts(b, "INT64_MIN");
+  else buf_printf(b, "INT64_C(%" PRId64 ")", v);
+}
+
+/* ======================================================================== setup-time expressions */
+
+/* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *. `pfx` is
+** "p->" or "cfg->" (then dims and params are the config's members). */
+void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
+  bool cfg = strcmp(pfx, "cfg->") == 0;
+  switch (e->kind) {
+  case EX_INT: fmt_int(b, e->ival, DT_I64); return;
+  case EX_NAME: {
+    Decl *d = e->ref.decl;
+    if (!d && !e->ref.local && (!strcmp(e->ref.name, "rank") || !strcmp(e->ref.name, "size"))) {
+      buf_printf(b, "(int64_t)p->%s", e->ref.name);   /* exchange ranks: after the comm */
+      return;
+    }
+    if (!d) break;
+    if (d->kind == DECL_CONST) {
+      fmt_int(b, d->ival, DT_I64);
+      return;
+    }
+    if (d->kind == DECL_DIM) {
+      buf_printf(b, cfg ? "cfg->%s" : "p->cap_%s", d->name);
+      return;
+    }
+    if (d->kind == DECL_PARAM) {
+      buf_printf(b, cfg ? "(int64_t)cfg->%s" : "(int64_t)p->P_%s", d->name);
+      return;
+    }
+    break;
+  }
+  case EX_UNARY:
+    buf_puts(b, "(-");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_puts(b, ")");
+    return;
+  case EX_BINARY:
+    buf_puts(b, "(");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_printf(b, " %s ", op_text(e->op));
+    setup_expr(u, b, e->args[1], pfx);
+    buf_puts(b, ")");
+    return;
+  default: break;
+  }
+  cnp_ice("setup expression of kind %d not handled", (int)e->kind);
+}
+
+const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
+  Buf t = {0};
+  setup_expr(u, &t, e, pfx);
+  char *s = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return s;
+}
+
+/* An extent or segment count of the configuration, computed with the overflow-checked
+** helpers of templates/extent.tmpl (INT64_MIN on overflow): setup's check of it. */
+void setup_expr_checked(GenUnit *u, Buf *b, Expr *e) {
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
+    buf_printf(b, "cnp_g_x%s(", e->op == OP_ADD ? "add" : e->op == OP_SUB ? "sub" : "mul");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ", ");
+    setup_expr_checked(u, b, e->args[1]);
+    buf_puts(b, ")");
+  } else if (e->kind == EX_UNARY) {
+    buf_puts(b, "cnp_g_xsub(0, ");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ")");
+  } else setup_expr(u, b, e, "cfg->");
+}
+
+/* Whether a field extent or segment count is computed (then the unit has templates/extent.tmpl). */
+bool extent_computed(Expr *e) { return e && (e->kind == EX_BINARY || e->kind == EX_UNARY); }
+
+/* Source text of an expression (first line only). */
+const char *expr_src(GenUnit *u, Expr *e) {
+  const char *s = e->loc.file->src;
+  for (int l = 1; l < e->loc.line && *s; s++)
+    if (*s == '\n') l++;
+  s += e->loc.col - 1;
+  char *t = arena_strndup(&u->cc->arena, s, (size_t)e->loc.len);
+  for (char *q = t; *q; q++)
+    if (*q == '"' || *q == '\\' || *q == '%') *q = '_';
+  return t;
+}
+
+/* ======================================================================== kernel contexts */
+
+static void kuse_add(Arena *a, Decl ***v, int *n, int *cap, Decl *d) {
+  for (int i = 0; i < *n; i++)
+    if ((*v)[i] == d) return;
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 16;
+    Decl **nv = arena_alloc(a, sizeof *nv * (size_t)nc);
+    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
+    *v = nv;
+    *cap = nc;
+  }
+  (*v)[(*n)++] = d;
+}
+
+static void kuse_expr(KUse *k, Expr *e) {
+  if (!e) return;
+  if ((e->kind == EX_NAME || e->kind == EX_INDEX) && e->ref.decl) {
+    Decl *d = e->ref.decl;
+    if (d->kind == DECL_FIELD) kuse_add(k->arena, &k->fields, &k->n_fields, &k->cap_fields, d);
+    else if (d->kind == DECL_PARAM) kuse_add(k->arena, &k->params, &k->n_params, &k->cap_params, d);
+    else if (d->kind == DECL_DIM) kuse_add(k->arena, &k->dims, &k->n_dims, &k->cap_dims, d);
+  }
+  for (int i = 0; i < e->nargs; i++) kuse_expr(k, e->args[i]);
+}
+
+static void kuse_stmts(KUse *k, Stmt *s) {
+  for (; s; s = s->next) {
+    kuse_expr(k, s->target);
+    kuse_expr(k, s->value);
+    kuse_stmts(k, s->body);
+    kuse_stmts(k, s->else_body);
+  }
+}
+
+static bool expr_reads_local(Expr *e, Local *l) {
+  if (!e) return false;
+  if (e->kind == EX_NAME && e->ref.local == l) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (expr_reads_local(e->args[i], l)) return true;
+  return false;
+}
+
+static bool stmts_read_local(Stmt *s, Local *l) {
+  for (; s; s = s->next) {
+    if (expr_reads_local(s->value, l)) return true;
+    if (s->target && s->target->kind == EX_INDEX && expr_reads_local(s->target, l)) return true;
+    if (s->kind == ST_ADD && s->target && s->target->kind == EX_NAME && s->target->ref.local == l)
+      return true;
+    if (stmts_read_local(s->body, l) || stmts_read_local(s->else_body, l)) return true;
+  }
+  return false;
+}
+
+/* Name of the local that holds element `comp` of f for the row (the dry pass). */
+const char *row_name(GenUnit *u, Decl *f, int64_t comp) {
+  if (f->shape.rank == 1) return arena_printf(&u->cc->arena, "r_%s", f->name);
+  return arena_printf(&u->cc->arena, "r_%s_%" PRId64, f->name, comp);
+}
+
+/* The local holding the field element e (EX_INDEX) in the dry pass, or NULL. */
+static const char *row_local(KCtx *k, Expr *e) {
+  if (!k->rows) return NULL;
+  for (int i = 0; i < k->rows->n; i++)
+    if (k->rows->v[i].f == e->ref.decl) {
+      int64_t comp;
+      if (!fuse_row_comp(e, &comp)) cnp_ice("row value of '%s' without constant components",
+                                            e->ref.decl->name);
+      return row_name(k->u, e->ref.decl, comp);
+    }
+  return NULL;
+}
+
+/* The type an untyped literal operand of e adapts to: the other operand's (arithmetic,
+** comparisons, select and builtins); DT_VOID when e gives literals no type. */
+static DType literal_ctx(const Expr *e) {
+  if (e->kind == EX_BINARY) {
+    if (e->op == OP_AND || e->op == OP_OR) return DT_VOID;
+    if (e->op >= OP_EQ && e->op <= OP_GE) {
+      const Expr *a = e->args[0], *b = e->args[1];
+      bool ua = a->flags & EXF_UNTYPED, ub = b->flags & EXF_UNTYPED;
+      if (ua && ub) return DT_VOID;
+      if (ua) return b->type;
+      if (ub) return a->type;
+      return DT_VOID;
+    }
+    return e->type;
+  }
+  if (e->kind == EX_CALL) return e->type;
+  return DT_VOID;
+}
+
+/* ======================================================================== expressions */
+
+static void ex(KCtx *k, Buf *b, Expr *e);
+
+static bool is_map_index(Expr *e) {
+  return e->kind == EX_NAME && e->ref.local && e->ref.local->is_index;
+}
+
+/* Linear element offset of F[a0, ..., a(r-1)] in a C-order field of capacity extents. */
+static void lin_index(KCtx *k, Buf *b, Expr *e) {
+  Decl *f = e->ref.decl;
+  Buf acc = {0};
+  for (int i = 0; i < e->nargs; i++) {
+    Buf t = {0};
+    Expr *a = e->args[i];
+    if (is_map_index(a) || (a->flags & EXF_CONST)) {
+      ex(k, &t, a);
+    } else {
+      buf_puts(&t, "CNP_G_IDX(");
+      ex(k, &t, a);
+      buf_printf(&t, ", A.f_%s_e%d, bad)", f->name, i);
+    }
+    if (i == 0 || strcmp(buf_str(&acc), "0") == 0) {   /* component 0: just the index */
+      buf_free(&acc);
+      acc = t;
+      continue;
+    }
+    Buf n = {0};
+    bool paren = strchr(buf_str(&acc), ' ') != NULL;
+    buf_printf(&n, "%s%s%s * A.f_%s_e%d + %s", paren ? "(" : "", buf_str(&acc), paren ? ")" : "",
+               f->name, i, buf_str(&t));
+    buf_free(&acc);
+    buf_free(&t);
+    acc = n;
+  }
+  buf_puts(b, buf_str(&acc));
+  buf_free(&acc);
+}
+
+static const char *float_fn(Builtin bi, DType t) {
+  static const char *names[BI__COUNT] = {
+      [BI_SQRT] = "sqrt", [BI_EXP] = "exp",     [BI_LOG] = "log",   [BI_SIN] = "sin",
+      [BI_COS] = "cos",   [BI_FLOOR] = "floor", [BI_CEIL] = "ceil", [BI_FMOD] = "fmod",
+      [BI_POW] = "pow",   [BI_MIN] = "fmin",    [BI_MAX] = "fmax",  [BI_ABS] = "fabs",
+  };
+  static const char *namesf[BI__COUNT] = {
+      [BI_SQRT] = "sqrtf", [BI_EXP] = "expf",     [BI_LOG] = "logf",   [BI_SIN] = "sinf",
+      [BI_COS] = "cosf",   [BI_FLOOR] = "floorf", [BI_CEIL] = "ceilf", [BI_FMOD] = "fmodf",
+      [BI_POW] = "powf",   [BI_MIN] = "fminf",    [BI_MAX] = "fmaxf",  [BI_ABS] = "fabsf",
+  };
+  return t == DT_F32 || t == DT_F16 ? namesf[bi] : names[bi];
+}
+
+/* Complex math: C99 <complex.h> in the host unit, the prelude's overloads in the CUDA unit
+** (templates/complex.cu.tmpl). `t` is the complex operand type. */
+static const char *complex_fn(KCtx *k, Builtin bi, DType t) {
+  GenUnit *u = k->u;
+  static const char *names[BI__COUNT] = {
+      [BI_SQRT] = "csqrt", [BI_EXP] = "cexp", [BI_LOG] = "clog", [BI_SIN] = "csin",
+      [BI_COS] = "ccos",   [BI_POW] = "cpow", [BI_ABS] = "cabs",  [BI_REAL] = "creal",
+      [BI_IMAG] = "cimag", [BI_CONJ] = "conj", [BI_ARG] = "carg",
+  };
+  const char *n = names[bi];
+  if (!n) cnp_ice("'%s' of a complex value", builtin_name(bi));
+  if (k->t->complex_prefix) return arena_printf(&u->cc->arena, "%s%s", k->t->complex_prefix, n);
+  return t == DT_C64 ? arena_printf(&u->cc->arena, "%sf", n) : n;
+}
+
+/* Types whose operands the generator converts explicitly (f16: rounding of what is not f16
+** yet; complex: the CUDA structs have no mixed-type operators). */
+static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
+
+/* Value of a literal, possibly negated. */
+static bool literal_value(const Expr *e, double *v) {
+  if (e->kind == EX_INT) {
+    *v = e->type == DT_U64 ? (double)e->uval : (double)e->ival;
+    return true;
+  }
+  if (e->kind == EX_FLOAT) {
+    *v = e->fval;
+    return true;
+  }
+  if (e->kind == EX_UNARY && e->op == OP_NEG && literal_value(e->args[0], v)) {
+    *v = -*v;
+    return true;
+  }
+  return false;
+}
+
+/* Does e read an f16 variable (field element, let, param, const)? Those hold exact f16
+** values; any other f16-typed expression is a float result not rounded yet. */
+static bool is_f16_variable(const Expr *e) {
+  return e->type == DT_F16 && (e->kind == EX_INDEX || e->kind == EX_NAME);
+}
+
+static void ex_as(KCtx *k, Buf *b, Expr *e, DType to);
+
+/* complex(re, im) as a value of complex type `to`: both parts converted to its real type. */
+static void ex_complex(KCtx *k, Buf *b, Expr *e, DType to) {
+  DType r = to == DT_C64 ? DT_F32 : DT_F64;
+  buf_puts(b, to == DT_C64 ? "cnp_g_mk64(" : "cnp_g_mk128(");
+  ex_as(k, b, e->args[0], r);
+  buf_puts(b, ", ");
+  ex_as(k, b, e->args[1], r);
+  buf_puts(b, ")");
+}
+
+/* e as a value of type `to`. To f16: rounded to the nearest f16 unless it is f16 already
+** (literals folded at compile time); to complex: the unit's conversion macro; else a cast. */
+static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
+  double v;
+  if (e->type == to) {
+    ex(k, b, e);
+    return;
+  }
+  if (to == DT_F16) {
+    if ((e->flags & EXF_UNTYPED) && literal_value(e, &v)) {
+      fmt_float(b, half_round(v), DT_F16);
+      return;
+    }
+    buf_puts(b, e->type == DT_F64 ? "cnp_g_dround(" : "cnp_g_hround((float)");
+    ex(k, b, e);
+    buf_puts(b, ")");
+    return;
+  }
+  if ((to == DT_F32 || to == DT_F64) && (e->flags & EXF_UNTYPED) && literal_value(e, &v)) {
+    fmt_float(b, v, to);
+    return;
+  }
+  if (dtype_is_complex(to) && e->kind == EX_CALL && e->builtin == BI_COMPLEX) {
+    ex_complex(k, b, e, to);                  /* c64(complex(a, b)): the parts in f32 */
+    return;
+  }
+  if (dtype_is_complex(to)) {
+    buf_puts(b, to == DT_C64 ? "CNP_G_C64(" : "CNP_G_C128(");
+    if ((e->flags & EXF_UNTYPED) && literal_value(e, &v))
+      fmt_float(b, v, to == DT_C64 ? DT_F32 : DT_F64);
+    else
+      ex(k, b, e);
+    buf_puts(b, ")");
+    return;
+  }
+  buf_printf(b, "((%s)", gen_vtype(to));
+  ex(k, b, e);
+  buf_puts(b, ")");
+}
+
+/* e as an exact f16 value (a float): what f16 lets hold. */
+static void ex_f16(KCtx *k, Buf *b, Expr *e) {
+  if (e->type == DT_F16 && !is_f16_variable(e)) {
+    buf_puts(b, "cnp_g_hround(");
+    ex(k, b, e);
+    buf_puts(b, ")");
+  } else {
+    ex_as(k, b, e, DT_F16);
+  }
+}
+
+/* Operands of u64 arithmetic, comparisons, select, min and max are converted explicitly (by
+** ex_as above), so the C code says what cnp's promotion does (docs/language.md, Types) and
+** compiles without -Wsign-compare / nvcc "pointless comparison" warnings. */
+
+/* The type both operands of a binary operator are converted to. */
+static DType operand_type(const Expr *e) {
+  const Expr *a = e->args[0], *c = e->args[1];
+  bool ua = a->flags & EXF_UNTYPED, uc = c->flags & EXF_UNTYPED;
+  if (ua && !uc) return c->type;
+  if (uc && !ua) return a->type;
+  return a->type > c->type ? a->type : c->type;
+}
+
+static bool is_zero_literal(const Expr *e) {
+  return e->kind == EX_INT && (e->flags & EXF_UNTYPED) && e->ival == 0;
+}
+
+static void ex_call(KCtx *k, Buf *b, Expr *e) {
+  Builtin bi = e->builtin;
+  if (bi == BI_SELECT) {
+    bool conv = converted_type(e->type);
+    buf_puts(b, "(");
+    ex(k, b, e->args[0]);
+    buf_puts(b, " ? ");
+    bool cast = conv || e->type == DT_U64;
+    if (cast) ex_as(k, b, e->args[1], e->type);
+    else ex(k, b, e->args[1]);
+    buf_puts(b, " : ");
+    if (cast) ex_as(k, b, e->args[2], e->type);
+    else ex(k, b, e->args[2]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (bi == BI_COMPLEX) {
+    ex_complex(k, b, e, e->type);
+    return;
+  }
+  if ((bi == BI_REAL || bi == BI_CONJ) && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "(");                         /* of a real value: the value itself */
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (bi == BI_IMAG && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "((void)(");                  /* of a real value: zero of its type */
+    ex(k, b, e->args[0]);
+    buf_printf(b, "), (%s)0)", gen_vtype(e->type));
+    return;
+  }
+  if (bi == BI_ARG && !dtype_is_complex(e->args[0]->type)) {
+    DType r = e->type == DT_F64 ? DT_F64 : DT_F32;   /* of a real value: 0 or pi */
+    buf_puts(b, r == DT_F64 ? "atan2(0.0, " : "atan2f(0.0f, ");
+    ex_as(k, b, e->args[0], r);
+    buf_puts(b, ")");
+    return;
+  }
+  /* the operand type: complex for abs(), real(), imag(), arg() of a complex value, else the
+  ** result type */
+  DType t = dtype_is_complex(e->args[0]->type) && e->nargs == 1 ? e->args[0]->type : e->type;
+  bool flt = dtype_is_float(e->type);
+  if (e->type == DT_U64 && bi == BI_ABS) {   /* |u| = u */
+    buf_puts(b, "(");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (!flt && (bi == BI_MIN || bi == BI_MAX)) {   /* min(k, k) is k (no self-comparison) */
+    Buf l = {0}, r = {0};
+    ex(k, &l, e->args[0]);
+    ex(k, &r, e->args[1]);
+    bool same = !strcmp(buf_str(&l), buf_str(&r));
+    if (same) buf_printf(b, "(%s)", buf_str(&l));
+    buf_free(&l);
+    buf_free(&r);
+    if (same) return;
+  }
+  if (dtype_is_complex(t)) {
+    buf_printf(b, "%s(", complex_fn(k, bi, t));
+  } else if (e->type == DT_U64 && (bi == BI_MIN || bi == BI_MAX)) {
+    buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
+  } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
+    buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
+  } else {
+    buf_printf(b, "%s(", float_fn(bi, e->type));
+  }
+  for (int i = 0; i < e->nargs; i++) {
+    if (i) buf_puts(b, ", ");
+    /* float functions get float arguments (CUDA has no device overloads for integers:
+    ** sqrt(k), fmin(k, x)); u64 min/max get u64 ones */
+    Expr *x = e->args[i];
+    if (converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))
+      ex_as(k, b, x, t);
+    else
+      ex(k, b, x);
+  }
+  buf_puts(b, ")");
+}
+
+static void ex_node(KCtx *k, Buf *b, Expr *e);
+
+/* Signed integer arithmetic goes through the wrapping helpers of templates/int.tmpl (u64
+** wraps in C already). */
+bool signed_int(DType t) { return t == DT_I32 || t == DT_I64; }
+static const char *signed_int_bits(DType t) { return t == DT_I32 ? "32" : "64"; }
+static const char *int_op_name(int op) {
+  switch (op) {
+  case OP_ADD: return "add";
+  case OP_SUB: return "sub";
+  case OP_MUL: return "mul";
+  case OP_DIV: return "div";
+  case OP_MOD: return "mod";
+  default: cnp_ice("integer operator %d", op);
+  }
+  return "";
+}
+
+/* Emit e; its untyped literals print as the float type they adapt to (docs/language.md,
+** Types): 0.1f next to an f32 operand, so f32 arithmetic stays in f32 on the host and the
+** GPU, and 2.0 for an integer literal next to a float (no integer `x / 0`). Casts and
+** indices start afresh. */
+static void ex(KCtx *k, Buf *b, Expr *e) {
+  DType saved = k->lit;
+  DType c = literal_ctx(e);
+  if (e->kind == EX_CAST || e->kind == EX_INDEX) k->lit = DT_VOID;
+  else if (c != DT_VOID) k->lit = dtype_is_float(c) ? c : DT_VOID;
+  ex_node(k, b, e);
+  k->lit = saved;
+}
+
+static void ex_node(KCtx *k, Buf *b, Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+    if (dtype_is_float(e->type)) fmt_float(b, (double)e->ival, k->lit == DT_F32 ? DT_F32 : e->type);
+    else if ((e->flags & EXF_UNTYPED) && dtype_is_float(k->lit)) fmt_float(b, (double)e->ival, k->lit);
+    else fmt_int(b, e->ival, e->type);
+    return;
+  case EX_FLOAT: fmt_float(b, e->fval, k->lit == DT_F32 && (e->flags & EXF_UNTYPED) ? DT_F32 : e->type); return;
+  case EX_BOOL: buf_puts(b, e->ival ? "1" : "0"); return;
+  case EX_NAME: {
+    if (e->ref.local) {
+      buf_printf(b, "l_%s", e->ref.local->name);
+      return;
+    }
+    Decl *d = e->ref.decl;
+    if (!d) cnp_ice("unresolved name '%s'", e->ref.name);
+    if (d->kind == DECL_CONST) {
+      if (d->dtype == DT_F16) fmt_float(b, half_round(d->fval), DT_F16);
+      else if (dtype_is_float(e->type) || dtype_is_float(d->dtype)) fmt_float(b, d->fval, e->type);
+      else fmt_int(b, d->ival, e->type);
+    } else if (d->kind == DECL_PARAM) {
+      buf_printf(b, "P_%s", d->name);
+    } else if (d->kind == DECL_DIM) {
+      buf_printf(b, "n_%s", d->name);
+    } else {
+      cnp_ice("name '%s' (%s) in an expression", d->name, decl_kind_name(d->kind));
+    }
+    return;
+  }
+  case EX_INDEX: {
+    const char *r = row_local(k, e);
+    if (e->ref.decl->dtype == DT_F16) buf_puts(b, "cnp_g_h2f(");
+    if (r) {
+      buf_puts(b, r);
+    } else {
+      buf_printf(b, "f_%s[", e->ref.decl->name);
+      lin_index(k, b, e);
+      buf_puts(b, "]");
+    }
+    buf_puts(b, e->ref.decl->dtype == DT_F16 ? ")" : "");
+    return;
+  }
+  case EX_UNARY:
+    if (e->op == OP_NEG && signed_int(e->type) && e->args[0]->kind != EX_INT) {
+      buf_printf(b, "cnp_g_neg_i%s(", signed_int_bits(e->type));   /* wraps (templates/int.tmpl) */
+      ex(k, b, e->args[0]);
+      buf_puts(b, ")");
+      return;
+    }
+    buf_puts(b, e->op == OP_NEG ? "(-" : "(!");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  case EX_BINARY: {
+    if (e->op >= OP_ADD && e->op <= OP_MOD && signed_int(e->type)) {
+      /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
+      /* an untyped constant operand may be i64 in an i32 operation: narrowed on purpose */
+      buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
+      for (int i = 0; i < 2; i++) {
+        if (i) buf_puts(b, ", ");
+        double lv;
+        if (e->args[i]->type == DT_I64 && e->type == DT_I32 && !literal_value(e->args[i], &lv))
+          ex_as(k, b, e->args[i], DT_I32);
+        else ex(k, b, e->args[i]);
+      }
+      buf_puts(b, ")");
+      return;
+    }
+    if (e->op == OP_MOD && dtype_is_float(e->type)) {
+      buf_printf(b, "%s(", float_fn(BI_FMOD, e->type));
+      ex(k, b, e->args[0]);
+      buf_puts(b, ", ");
+      ex(k, b, e->args[1]);
+      buf_puts(b, ")");
+      return;
+    }
+    if (e->op >= OP_EQ && e->op <= OP_GE && !dtype_is_float(operand_type(e)) &&
+        !dtype_is_complex(operand_type(e))) {
+      /* x < x, k == k: constant for integers and bools; C compilers warn about the
+      ** self-comparison (-Wtautological-compare), so write the constant */
+      Buf l = {0}, r = {0};
+      ex(k, &l, e->args[0]);
+      ex(k, &r, e->args[1]);
+      bool same = !strcmp(buf_str(&l), buf_str(&r));
+      if (same) buf_printf(b, "((void)%s, %d)", buf_str(&l), e->op == OP_EQ || e->op == OP_LE || e->op == OP_GE);
+      buf_free(&l);
+      buf_free(&r);
+      if (same) return;
+    }
+    if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
+      /* u >= 0 is always true and u < 0 always false: say so without the comparison */
+      Expr *a = e->args[0], *c = e->args[1];
+      int always = -1;
+      if (is_zero_literal(c) && (e->op == OP_GE || e->op == OP_LT)) always = e->op == OP_GE;
+      if (is_zero_literal(a) && (e->op == OP_LE || e->op == OP_GT)) always = e->op == OP_LE;
+      if (always >= 0) {
+        buf_puts(b, "((void)");
+        ex(k, b, is_zero_literal(c) ? a : c);
+        buf_printf(b, ", %d)", always);
+        return;
+      }
+      buf_puts(b, "(");
+      ex_as(k, b, a, DT_U64);
+      buf_printf(b, " %s ", op_text(e->op));
+      ex_as(k, b, c, DT_U64);
+      buf_puts(b, ")");
+      return;
+    }
+    /* f16 and complex operations convert both operands to the operation's type */
+    DType t = DT_VOID;
+    if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
+    else if (e->op >= OP_EQ && e->op <= OP_GE && e->args[0]->type != DT_BOOL)
+      t = sema_promote(e->args[0], e->args[1]);
+    bool conv = converted_type(t);
+    buf_puts(b, "(");
+    if (conv) ex_as(k, b, e->args[0], t);
+    else ex(k, b, e->args[0]);
+    buf_printf(b, " %s ", op_text(e->op));
+    if (conv) ex_as(k, b, e->args[1], t);
+    else ex(k, b, e->args[1]);
+    buf_puts(b, ")");
+    return;
+  }
+  case EX_CALL: ex_call(k, b, e); return;
+  case EX_CAST:
+    if (e->cast_to == DT_BOOL) {
+      buf_puts(b, "(");
+      ex(k, b, e->args[0]);
+      buf_puts(b, " != 0)");
+    } else if (e->cast_to == DT_F16) {
+      ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
+    } else if (converted_type(e->cast_to)) {
+      ex_as(k, b, e->args[0], e->cast_to);
+    } else {
+      buf_printf(b, "((%s)", gen_ctype(e->cast_to));
+      ex(k, b, e->args[0]);
+      buf_puts(b, ")");
+    }
+    return;
+  }
+  cnp_ice("expression kind %d", (int)e->kind);
+}
+
+/* ======================================================================== map bodies */
+
+static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole);
+
+static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
+  GenUnit *u = k->u;
+  line_dir(u, b, s->loc);
+  switch (s->kind) {
+  case ST_LET: {
+    Buf t = {0};
+    DType lt = s->let->type;
+    if (lt == DT_F16) ex_f16(k, &t, s->value);              /* f16 lets hold f16 values */
+    else if (dtype_is_complex(lt)) ex_as(k, &t, s->value, lt);
+    else ex(k, &t, s->value);
+    if (converted_type(lt))
+      buf_line(b, "%s l_%s = %s;", gen_vtype(lt), s->let->name, buf_str(&t));
+    else
+      buf_line(b, "%s l_%s = (%s)%s;", lt == DT_BOOL ? "int" : gen_ctype(lt), s->let->name,
+               lt == DT_BOOL ? "int" : gen_ctype(lt), buf_str(&t));
+    if (!stmts_read_local(whole, s->let)) buf_line(b, "(void)l_%s;", s->let->name);
+    buf_free(&t);
+    return;
+  }
+  case ST_ASSIGN:
+  case ST_ADD: {
+    Buf t = {0}, v = {0};
+    Expr *tg = s->target;
+    DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
+    Expr *val = s->value;
+    /* f16(x) stored into f16: the store rounds x itself (rounding twice changes nothing) */
+    if (tt == DT_F16 && tg->kind == EX_INDEX && val->kind == EX_CAST && val->cast_to == DT_F16 &&
+        val->args[0]->type != DT_F64 && !dtype_is_complex(val->args[0]->type)) {
+      if (val->args[0]->type != DT_F16) buf_puts(&v, "(float)");
+      ex(k, &v, val->args[0]);
+    } else if (converted_type(tt)) ex_as(k, &v, val, tt);
+    else ex(k, &v, val);
+    const char *ct = tt == DT_BOOL ? (tg->kind == EX_INDEX ? "uint8_t" : "int") : gen_ctype(tt);
+    if (tg->kind == EX_INDEX && row_local(k, tg)) {   /* dry pass: the row's local */
+      buf_puts(&t, row_local(k, tg));
+    } else if (tg->kind == EX_INDEX) {        /* the element itself (f16: its bits) */
+      buf_printf(&t, "f_%s[", tg->ref.decl->name);
+      lin_index(k, &t, tg);
+      buf_puts(&t, "]");
+    } else {
+      ex(k, &t, tg);
+    }
+    const char *T = buf_str(&t), *V = buf_str(&v);
+    bool add = s->kind == ST_ADD;
+    if (tt == DT_F16 && tg->kind == EX_INDEX) {   /* rounded to f16 once per store */
+      if (add && s->scatter) buf_line(b, "cnp_g_hadd(&%s, %s);", T, V);
+      else if (add) buf_line(b, "%s = cnp_g_f2h(cnp_g_h2f(%s) + %s);", T, T, V);
+      else buf_line(b, "%s = cnp_g_f2h(%s);", T, V);
+    } else if (tt == DT_F16) {                    /* an f16 let */
+      if (add) buf_line(b, "%s = cnp_g_hround(%s + %s);", T, T, V);
+      else if (s->value->type == DT_F16 && !is_f16_variable(s->value))
+        buf_line(b, "%s = cnp_g_hround(%s);", T, V);
+      else buf_line(b, "%s = %s;", T, V);
+    } else if (dtype_is_complex(tt)) {
+      if (add && s->scatter)
+        buf_line(b, "cnp_g_cadd%s(&%s, %s);", tt == DT_C64 ? "64" : "128", T, V);
+      else
+        buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
+    } else if (add && s->scatter) {
+      k->run->atomic_add(b, T, ct, V);
+    } else if (add && signed_int(tt)) {           /* wraps like + (templates/int.tmpl) */
+      buf_line(b, "%s = cnp_g_add_i%s(%s, (%s)%s);", T, signed_int_bits(tt), T, ct, V);
+    } else {
+      buf_line(b, "%s %s (%s)%s;", T, add ? "+=" : "=", ct, V);
+    }
+    buf_free(&t);
+    buf_free(&v);
+    return;
+  }
+  case ST_IF: {
+    Buf c = {0};
+    ex(k, &c, s->value);
+    buf_line(b, "if (%s) {", buf_str(&c));
+    buf_free(&c);
+    b->indent += 2;
+    map_stmts(k, b, s->body, whole);
+    b->indent -= 2;
+    if (s->else_body) {
+      buf_line(b, "} else {");
+      b->indent += 2;
+      map_stmts(k, b, s->else_body, whole);
+      b->indent -= 2;
+    }
+    buf_line(b, "}");
+    return;
+  }
+  default: cnp_ice("statement kind %d inside a map", (int)s->kind);
+  }
+}
+
+static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
+  for (; s; s = s->next) map_stmt(k, b, s, whole);
+}
+
+/* Does the emitted code of the dry pass read the map index? (Not in the elements held in
+** locals: their last index is the map index.) */
+static bool rows_expr_read_index(KCtx *k, Expr *e, Local *l) {
+  if (!e) return false;
+  if (e->kind == EX_NAME && e->ref.local == l) return true;
+  if (e->kind == EX_INDEX && row_local(k, e)) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (rows_expr_read_index(k, e->args[i], l)) return true;
+  return false;
+}
+
+static bool rows_read_index(KCtx *k, Stmt *s, Local *l) {
+  for (; s; s = s->next) {
+    if (rows_expr_read_index(k, s->value, l) || rows_expr_read_index(k, s->target, l)) return true;
+    if (rows_read_index(k, s->body, l) || rows_read_index(k, s->else_body, l)) return true;
+  }
+  return false;
+}
+
+/* The per-element code of a fused group: each map in its own block. */
+void group_body(KCtx *k, Buf *b, GenOp *op) {
+  for (int m = 0; m < op->n_maps; m++) {
+    Stmt *map = op->maps[m];
+    k->map = map;
+    buf_line(b, "{ /* %s:%d: %s */", base_name(map->loc.file->path), map->loc.line,
+             src_line(k->u, map->loc));
+    b->indent += 2;
+    buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
+    if (!stmts_read_local(map->body, map->index) || (k->rows && !rows_read_index(k, map->body, map->index)))
+      buf_line(b, "(void)l_%s;", map->index->name);
+    map_stmts(k, b, map->body, map->body);
+    line_back(k->u, b);
+    b->indent -= 2;
+    buf_line(b, "} /* map %s */", map->index->name);
+  }
+}
+
+void group_use(GenUnit *u, GenOp *op, KUse *use) {
+  memset(use, 0, sizeof *use);
+  use->arena = &u->cc->arena;
+  for (int m = 0; m < op->n_maps; m++) kuse_stmts(use, op->maps[m]->body);
+}
+
+/* typedef struct NAME_kK_args { ... } */
+void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
+  buf_line(b, "/* Arguments of kernel %d (%s:%d). */", op->kernel,
+           base_name(op->stmt->loc.file->path), op->stmt->loc.line);
+  buf_line(b, "typedef struct %s_k%d_args {", u->name, op->kernel);
+  buf_line(b, "  int64_t n;                    /* live extent of '%s' */", op->stmt->over.name);
+  buf_line(b, "  int *bad;                     /* device flag for index checks (CUDA) */");
+  if (t->device)
+    buf_line(b, "  const int64_t *d_n;            /* CUDA graph: live extent in device memory, or NULL */");
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "  %s *f_%s;", gen_ctype(f->dtype), f->name);
+    for (int d = 0; d < f->shape.rank; d++) buf_line(b, "  int64_t f_%s_e%d;", f->name, d);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
+  buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
+  buf_puts(b, "\n");
+}
+
+/* Locals unpacked from A at the top of a kernel. */
+void kernel_locals(Buf *b, KUse *use) {
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "%s *CNP_G_RESTRICT f_%s = A.f_%s;", gen_ctype(f->dtype), f->name, f->name);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "const %s P_%s = A.P_%s;", gen_vtype(use->params[i]->dtype),
+             use->params[i]->name, use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++)
+    buf_line(b, "const int64_t n_%s = A.n_%s;", use->dims[i]->name, use->dims[i]->name);
+}
+
+
+/* ======================================================================== step body */
+
+/* "pic.cnp:42: compact alive (x, v)" for runtime errors, which append ": detail": the
+** line's final ';' (or ',' of a statement continued on the next line) is dropped so the
+** message does not read "...;: detail". */
+static const char *where(GenUnit *u, Loc loc) {
+  const char *t = src_line(u, loc);
+  int n = (int)strlen(t);
+  while (n > 0 && (t[n - 1] == ';' || t[n - 1] == ',' || t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
+  return arena_printf(&u->cc->arena, "%s:%d: %.*s", base_name(loc.file->path), loc.line, n, t);
+}
+
+/* C string literal body of `s` (quotes and backslashes escaped). */
+const char *cstr(GenUnit *u, const char *s) {
+  Buf t = {0};
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') buf_put(&t, "\\", 1);
+    buf_put(&t, s, 1);
+  }
+  char *r = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return r;
+}
+
+void try_vcall(GenUnit *u, Buf *b, Loc loc, const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
+  char *t = arena_alloc(&u->cc->arena, (size_t)n + 1);
+  vsnprintf(t, (size_t)n + 1, fmt, ap);
+  buf_line(b, "CNP_G_TRY(%s,", t);
+  buf_line(b, "          \"%s\");", cstr(u, where(u, loc)));
+}
+
+void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  try_vcall(u, b, loc, fmt, ap);
+  va_end(ap);
+}
+
+/* `v` as C text in the arena (template values). */
+const char *gen_int(GenUnit *u, int64_t v) { return arena_printf(&u->cc->arena, "%" PRId64, v); }
+
+/* Kernel arguments from the pipeline object: `pfx` is "A." or "ap->". */
+void kernel_fill(Buf *b, KUse *use, const char *pfx) {
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "%sf_%s = (%s *)p->f_%s.data;", pfx, f->name, gen_ctype(f->dtype), f->name);
+    for (int d = 0; d < f->shape.rank; d++)
+      buf_line(b, "%sf_%s_e%d = p->f_%s.shape[%d];", pfx, f->name, d, f->name, d);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "%sP_%s = p->P_%s;", pfx, use->params[i]->name, use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++)
+    buf_line(b, "%sn_%s = p->n_%s;", pfx, use->dims[i]->name, use->dims[i]->name);
+}
+
+/* The text a block of emitted lines holds, in the arena (the buffer is freed). */
+const char *buf_take(GenUnit *u, Buf *t) {
+  char *s = arena_strndup(&u->cc->arena, buf_str(t), t->n);
+  buf_free(t);
+  return s;
+}

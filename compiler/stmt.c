@@ -1,0 +1,70 @@
+/*
+** stmt.c -- one description per statement kind (cnpc.h, StmtInfo): its name, what it reads
+** and writes, whether it uses the workspace, how it synchronizes the host on CUDA and its
+** CUDA-graph form. sema (per-row data), lower (graph eligibility, workspace order, launch and
+** sync counts), dump, the DOT drawing and the backends read it; no other place lists what a
+** statement is. A kind without an entry fails the static assert below or tests/unit's
+** test_compiler_ir (every kind has a name).
+*/
+#include "cnpc.h"
+
+#include <string.h>
+
+#define R SU_READ
+#define W SU_WRITE
+#define RW (SU_READ | SU_WRITE)
+
+const StmtInfo stmt_info[] = {
+    /*                name        step  a       b       list         args */
+    [ST_MAP] =      {"map",       true, 0,      0,      0,           0,  .host_extents = true,
+                     .launches = 1},
+    [ST_COMPACT] =  {"compact",   true, R | SU_ROWS, 0,  RW | SU_ROWS, 0,  .ws = true, .sync = SYNC_CUDA,
+                     .host_extents = true, .graph = SG_COMPACT, .launches = 1},
+    [ST_SORT] =     {"sort",      true, RW | SU_ROWS, 0, RW | SU_ROWS, 0, .ws = true,
+                     .sync = SYNC_CUDA_ROWS, .sync_note = "key range read back",
+                     .host_extents = true, .graph = SG_DIM_A, .launches = 1},
+    [ST_OFFSETS] =  {"offsets",   true, R | SU_ROWS, W,      0,           0,  .ws = true,
+                     .sync = SYNC_CUDA_UNIT, .sync_note = "validation read back", .host_extents = true,
+                     .launches = 1},
+    [ST_SEGMENTS] = {"segments",  true, W,      R | SU_ROWS, 0,           0,  .sync = SYNC_CUDA_ROWS,
+                     .sync_note = "key statistics read back", .host_extents = true, .graph = SG_DIM_B,
+                     .launches = 1},
+    [ST_SUM] =      {"sum",       true, R,      W,      R | SU_ROWS, 0,  .host_extents = true,
+                     .graph = SG_DIM_LIST, .launches = -1},
+    [ST_RECORD] =   {"record",    true, W,      0,      0,           0,  .graph = SG_TAIL},
+    [ST_WAIT] =     {"wait",      true, R,      0,      0,           0},
+    [ST_COPY] =     {"copy",      true, W,      R | SU_ROWS, 0,      0},
+    [ST_REFRESH] =  {"refresh",   true, RW,     0,      0,           0},
+    [ST_EXCHANGE] = {"exchange",  true, W,      RW | SU_ROWS, 0,           0,  .sync = SYNC_ALWAYS,
+                     .host_extents = true},
+    [ST_MIGRATE] =  {"migrate",   true, RW | SU_ROWS, 0, RW | SU_ROWS,          0,  .sync = SYNC_ALWAYS,
+                     .host_extents = true, .launches = 1},
+    [ST_CALL] =     {"call",      true, 0,      0,      0,           RW | SU_ROWS, .host_extents = true,
+                     .launches = 1},
+    [ST_ZERO] =     {"zero",      true, .call_form = true, .list = W, .graph = SG_PLAIN,
+                     .launches = -2},
+    [ST_LET] =      {"let",       false},
+    [ST_ASSIGN] =   {"assign",    false},
+    [ST_ADD] =      {"add",       false},
+    [ST_IF] =       {"if",        false},
+};
+
+#undef R
+#undef W
+#undef RW
+
+_Static_assert(sizeof stmt_info / sizeof stmt_info[0] == ST__COUNT,
+               "every statement kind needs its entry in stmt_info[] (stmt.c)");
+const int stmt_info_count = (int)(sizeof stmt_info / sizeof stmt_info[0]);
+
+const StmtInfo *stmt_of(StmtKind k) {
+  if ((int)k < 0 || (int)k >= stmt_info_count || !stmt_info[k].name)
+    cnp_ice("statement kind %d has no entry in stmt_info[]", (int)k);
+  return &stmt_info[k];
+}
+
+int stmt_call_form(const char *name) {
+  for (int k = 0; k < stmt_info_count; k++)
+    if (stmt_info[k].call_form && !strcmp(stmt_info[k].name, name)) return k;
+  return -1;
+}

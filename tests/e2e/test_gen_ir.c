@@ -1,0 +1,179 @@
+/*
+** test_gen_ir.c -- the code generator's decisions, read from the step IR (GenStep / GenOp,
+** lower_decide), not from emitted text: fusion, CUDA-graph eligibility and extent, the
+** workspace order, launch and host-sync counts; and the statement table (stmt.c): every
+** statement kind has its entry, every step statement its emitter, every graph form its
+** CUDA emitter.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+typedef struct Lowered {
+  Cnp *cc;
+  GenUnit u;
+  CnpOptions opt;
+} Lowered;
+
+/* Compile and lower a program (fails the test on front-end or lowering errors). */
+static Lowered *lower(const char *src)
+{
+  Lowered *l = calloc(1, sizeof *l);
+  cr_assert(l);
+  l->cc = cnp_new(&l->opt, stderr);
+  cr_assert_eq(cnp_compile_buffer(l->cc, "t.cnp", src, strlen(src)), 0, "front end errors");
+  l->u.cc = l->cc;
+  l->u.opt = &l->opt;
+  cr_assert_eq(lower_unit(&l->u), 0);
+  return l;
+}
+
+static void done(Lowered *l)
+{
+  buf_free(&l->u.explain);
+  cnp_free(l->cc);
+  free(l);
+}
+
+static const char *HEAD = "pipeline t; param dt : f64; dim N; dim M;\n"
+                          "field x : f64[N]; field v : f64[N]; field live : bool[N]; field k : i64[N];\n"
+                          "field y : f64[M]; field ky : i64[M]; field ly : bool[M];\n"
+                          "field off : i64[M];\n"
+                          "stream s, io; event e;\n";
+
+static Lowered *lower_steps(const char *steps)
+{
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", HEAD, steps);
+  return lower(src);
+}
+
+Test(stmt_table, every_kind_has_an_entry_and_its_emitters)
+{
+  cr_assert_eq(stmt_info_count, ST__COUNT);
+  for (int k = 0; k < ST__COUNT; k++) {
+    const StmtInfo *si = stmt_of((StmtKind)k);
+    cr_assert(si->name && si->name[0], "kind %d has no name", k);
+    if (!si->step) continue;
+    cr_assert(gen_step_emitter((StmtKind)k), "step statement '%s' has no emitter", si->name);
+    bool graphed = si->graph != SG_NONE && si->graph != SG_TAIL;
+    cr_assert_eq(gen_cuda_graph_form((StmtKind)k), graphed,
+                 "statement '%s': CUDA-graph form and table disagree", si->name);
+  }
+}
+
+Test(stmt_table, call_form_names)
+{
+  cr_assert_eq(stmt_call_form("no_such_statement"), -1);
+}
+
+Test(ir, elementwise_maps_fuse_into_one_launch)
+{
+  Lowered *l = lower_steps("step on s { map i in N { x[i] = x[i] * dt; }\n"
+                           "  map j in N { v[j] = x[j] + 1.0; } }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->n_ops, 1);
+  cr_assert_eq(gs->ops[0].kind, GOP_MAP);
+  cr_assert_eq(gs->ops[0].n_maps, 2);
+  cr_assert_eq(gs->launches, 1);
+  cr_assert_eq(gs->syncs, 0);
+  cr_assert(gs->graph, "a kernel over a dim is captured");
+  cr_assert_eq(gs->graph_end, 1);
+  cr_assert_eq(gs->graph_launches, 1);
+  cr_assert_not(l->u.graph_pulls, "no graph compacts");
+  done(l);
+}
+
+Test(ir, a_compacting_graph_keeps_its_extent_on_the_device)
+{
+  Lowered *l = lower_steps("step on s {\n"
+                           "  map i in N { x[i] = x[i] + dt * v[i]; live[i] = x[i] < 1.0; }\n"
+                           "  compact live (x, v, k);\n"
+                           "  map i in N { v[i] = v[i] * 0.5; }\n"
+                           "  record e;\n"
+                           "}\n"
+                           "step on io after e { map i in M { y[i] = 1.0; } }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->n_ops, 4);
+  cr_assert_eq(gs->ops[0].mask_of, gs->ops[1].stmt, "the kernel writes the compaction's mask");
+  cr_assert(gs->graph);
+  cr_assert_eq(gs->graph_end, 3, "the record runs after the graph launch");
+  cr_assert(gs->uses_ws);
+  cr_assert_not(gs->ws_order, "one stream uses the workspace");
+  cr_assert_eq(gs->launches, 3);                      /* two kernels, one compaction */
+  cr_assert_eq(gs->syncs, 1);                         /* the compaction's count, direct */
+  cr_assert_eq(gs->graph_launches, 1);                /* replayed: one graph launch */
+  cr_assert(l->u.graph_pulls);
+  cr_assert_eq(gs->gdims.n, 1);
+  cr_assert(gs->gdims.compacted[0]);
+  cr_assert(l->u.steps[1].graph, "the second step is its own graph");
+  cr_assert(l->u.steps[1].first_on_stream);
+  done(l);
+}
+
+Test(ir, offsets_run_as_direct_launches)
+{
+  Lowered *l = lower_steps("step on s { map i in M { ky[i] = i; } offsets ky -> off; }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_not(gs->graph, "offsets has no graph form");
+  cr_assert_eq(gs->launches, 2);
+  cr_assert_eq(gs->syncs, 1);                         /* the offsets' validation on CUDA */
+  cr_assert(gs->reads_extents);
+  cr_assert_not(l->u.any_graph);
+  done(l);
+}
+
+Test(ir, two_streams_sharing_the_workspace_are_ordered)
+{
+  Lowered *l = lower_steps("step on s { map i in N { live[i] = x[i] > 0.5; } compact live (x, v, k); }\n"
+                           "step on io { map i in M { ly[i] = y[i] > 0.5; ky[i] = i; } sort ky (y, ly); }\n");
+  cr_assert(l->u.ws_shared);
+  cr_assert(l->u.steps[0].ws_order);
+  cr_assert(l->u.steps[1].ws_order);
+  cr_assert_eq(l->u.steps[1].syncs, 1);               /* the sort's key range on CUDA */
+  done(l);
+}
+
+Test(ir, records_waits_and_copies_read_no_extent)
+{
+  Lowered *l = lower_steps("step on s { record e; }\nstep on io { wait e; }\n");
+  cr_assert_not(l->u.steps[0].reads_extents);
+  cr_assert_not(l->u.steps[1].reads_extents);
+  cr_assert_not(l->u.steps[0].graph, "a step of only records has nothing to capture");
+  cr_assert_eq(l->u.steps[0].launches, 0);
+  done(l);
+}
+
+Test(ir, zero_is_captured_and_counts_one_launch_per_field)
+{
+  Lowered *l = lower_steps("step on s { zero(x, v); map i in N { x[i] += dt; } }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->n_ops, 2);
+  cr_assert_eq(gs->ops[0].stmt->kind, ST_ZERO, "zero(...) is the statement, not a kernel call");
+  cr_assert_eq(gs->ops[0].launches, 2);
+  cr_assert_eq(gs->launches, 3);
+  cr_assert_eq(gs->syncs, 0);
+  cr_assert(gs->graph, "zero has a CUDA-graph form (memsets)");
+  cr_assert_eq(gs->graph_end, 2);
+  cr_assert_not(gs->uses_ws);
+  done(l);
+}
+
+Test(stmt_table, a_kernel_named_zero_is_called)
+{
+  static const char src[] =
+      "pipeline t; dim N; field x : f64[N]; stream s; kernel zero from \"z.cu\" host \"z.c\";\n"
+      "step on s { zero(x) over N; }\n";
+  CnpOptions opt;
+  memset(&opt, 0, sizeof opt);
+  Cnp *cc = cnp_new(&opt, stderr);
+  cr_assert_eq(cnp_compile_buffer(cc, "t.cnp", src, strlen(src)), 0);
+  Decl *step = cc->decls;
+  while (step && step->kind != DECL_STEP) step = step->next;
+  cr_assert(step && step->body);
+  cr_assert_eq(step->body->kind, ST_CALL, "a declared kernel keeps its name");
+  cnp_free(cc);
+}
