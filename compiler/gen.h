@@ -1,6 +1,6 @@
 /*
 ** gen.h -- private header of the code generator (gen.c, lower.c, fuse.c, emit.c, gen_expr.c,
-** gen_header.c, gen_setup.c, gen_unit.c, gen_step.c, gen_host.c, gen_cuda.c, gen_dot.c,
+** gen_common.c, gen_header.c, gen_setup.c, gen_unit.c, gen_step.c, gen_host.c, gen_cuda.c, gen_dot.c,
 ** gen_manifest.c). The front end's AST (cnpc.h) is read, never modified.
 **
 ** Flow: gen_emit() -> lower_unit() (steps -> ordered GenOps, maps grouped by fuse_maps();
@@ -258,7 +258,8 @@ typedef struct KCtx {
   const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
 } KCtx;
 
-/* gen_expr.c: types, literals, locations, setup-time expressions, expressions, map bodies. */
+/* gen_expr.c (types, literals, expressions, map bodies) and gen_common.c (locations,
+** setup-time expressions, kernel arguments, the CNP_G_TRY wrapper, text helpers). */
 const char *gen_ctype(DType t);                 /* element storage: "double", "uint16_t" (f16), ... */
 const char *gen_vtype(DType t);                 /* values (lets, params): "float" for f16 */
 const char *gen_apitype(DType t);               /* the C API's params: "cnp_complex128", ... */

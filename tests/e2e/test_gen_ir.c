@@ -59,6 +59,7 @@ Test(stmt_table, every_kind_has_an_entry_and_its_emitters)
     cr_assert(si->name && si->name[0], "kind %d has no name", k);
     if (!si->step) continue;
     cr_assert(gen_step_emitter((StmtKind)k), "step statement '%s' has no emitter", si->name);
+    cr_assert(k == ST_MAP || si->label, "step statement '%s' has no DOT label", si->name);
     bool graphed = si->graph != SG_NONE && si->graph != SG_TAIL;
     cr_assert_eq(gen_cuda_graph_form((StmtKind)k), graphed,
                  "statement '%s': CUDA-graph form and table disagree", si->name);
