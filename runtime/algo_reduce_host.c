@@ -142,33 +142,26 @@ static inline float ld_half(uint16_t h) { return cnp_half_to_float(h); }
     }                                                                                      \
     A a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                      \
     int64_t m = e_[3] - b_[3];                 /* the last sub-block is the shortest */    \
-    if (excl) {                                                                            \
-      for (int64_t k = 0; k < m; k++) {                                                    \
-        A v0 = LA(x[b_[0] + k]), v1 = LA(x[b_[1] + k]);                                    \
-        A v2 = LA(x[b_[2] + k]), v3 = LA(x[b_[3] + k]);                                    \
-        if (!HALF_) {                                                                      \
-          y[b_[0] + k] = SA(a0);                                                           \
-          y[b_[1] + k] = SA(a1);                                                           \
-          y[b_[2] + k] = SA(a2);                                                           \
-          y[b_[3] + k] = SA(a3);                                                           \
-        }                                                                                  \
+    for (int64_t k = 0; k < m; k++) {          /* excl is loop-invariant: unswitched */   \
+      A v0 = LA(x[b_[0] + k]), v1 = LA(x[b_[1] + k]);                                      \
+      A v2 = LA(x[b_[2] + k]), v3 = LA(x[b_[3] + k]);                                      \
+      if (!excl) {                                                                         \
         a0 += v0;                                                                          \
         a1 += v1;                                                                          \
         a2 += v2;                                                                          \
         a3 += v3;                                                                          \
       }                                                                                    \
-    } else {                                                                               \
-      for (int64_t k = 0; k < m; k++) {                                                    \
-        a0 += LA(x[b_[0] + k]);                                                            \
-        a1 += LA(x[b_[1] + k]);                                                            \
-        a2 += LA(x[b_[2] + k]);                                                            \
-        a3 += LA(x[b_[3] + k]);                                                            \
-        if (!HALF_) {                                                                      \
-          y[b_[0] + k] = SA(a0);                                                           \
-          y[b_[1] + k] = SA(a1);                                                           \
-          y[b_[2] + k] = SA(a2);                                                           \
-          y[b_[3] + k] = SA(a3);                                                           \
-        }                                                                                  \
+      if (!HALF_) {                                                                        \
+        y[b_[0] + k] = SA(a0);                                                             \
+        y[b_[1] + k] = SA(a1);                                                             \
+        y[b_[2] + k] = SA(a2);                                                             \
+        y[b_[3] + k] = SA(a3);                                                             \
+      }                                                                                    \
+      if (excl) {                                                                          \
+        a0 += v0;                                                                          \
+        a1 += v1;                                                                          \
+        a2 += v2;                                                                          \
+        a3 += v3;                                                                          \
       }                                                                                    \
     }                                                                                      \
     A acc[4] = {a0, a1, a2, a3};                                                           \
