@@ -1857,31 +1857,24 @@ template <> struct Elem<unsigned short> {          /* float16 bits, float32 arit
   static __device__ V lowest() { return -CUDART_INF_F; }
   static __device__ V highest() { return CUDART_INF_F; }
 };
-template <> struct Elem<float> {
-  typedef float S;
-  typedef float V;
-  static __device__ float sum(float x) { return x; }
-  static __device__ float val(float x) { return x; }
-  static __device__ float of_sum(float s) { return s; }
-  static __device__ float of_val(float v) { return v; }
-  static __device__ bool nz(float x) { return x != 0.0f; }
-  static __device__ bool nan(float v) { return v != v; }
-  static __device__ float qnan() { return __int_as_float(0x7fc00000); }
-  static __device__ V lowest() { return -CUDART_INF_F; }
-  static __device__ V highest() { return CUDART_INF_F; }
+/* float32 and float64: themselves; the quiet NaN with the sign bit clear */
+template <typename F> struct ElemF {
+  typedef F S;
+  typedef F V;
+  static __device__ F sum(F x) { return x; }
+  static __device__ F val(F x) { return x; }
+  static __device__ F of_sum(F s) { return s; }
+  static __device__ F of_val(F v) { return v; }
+  static __device__ bool nz(F x) { return x != (F)0; }
+  static __device__ bool nan(F v) { return v != v; }
+  static __device__ V lowest() { return (F)-CUDART_INF; }
+  static __device__ V highest() { return (F)CUDART_INF; }
 };
-template <> struct Elem<double> {
-  typedef double S;
-  typedef double V;
-  static __device__ double sum(double x) { return x; }
-  static __device__ double val(double x) { return x; }
-  static __device__ double of_sum(double s) { return s; }
-  static __device__ double of_val(double v) { return v; }
-  static __device__ bool nz(double x) { return x != 0.0; }
-  static __device__ bool nan(double v) { return v != v; }
+template <> struct Elem<float> : ElemF<float> {
+  static __device__ float qnan() { return __int_as_float(0x7fc00000); }
+};
+template <> struct Elem<double> : ElemF<double> {
   static __device__ double qnan() { return __longlong_as_double(0x7ff8000000000000LL); }
-  static __device__ V lowest() { return -CUDART_INF; }
-  static __device__ V highest() { return CUDART_INF; }
 };
 template <> struct Elem<unsigned char> {           /* bool: counts only */
   typedef unsigned long long S;

@@ -3,7 +3,7 @@
 ** (entries of cnp__algo_host, algo_host.c). Arguments arrive validated by algo.c.
 **
 ** The fixed partition (docs/algorithms.md, "Scans and reductions"): n elements are cut into
-** blocks of B = max(32768, ceil(n / 4096)) elements, block b holding [b*B, min(n, (b+1)*B)).
+** blocks of B = max(32768, ceil(n / 1024)) elements, block b holding [b*B, min(n, (b+1)*B)).
 ** B depends on n only, never on the thread count, and every floating-point operation below
 ** happens in an order fixed by n, so results are bit-identical for any number of threads.
 **   block total  eight partial sums, element i of the block going to lane i mod 8, each
@@ -16,8 +16,10 @@
 **                run += x_i) and a total r_s. With P_(-1) = +0 and o_0 = P_(b-1),
 **                o_s = o_(s-1) + r_(s-1): y_i = o_s + run_i, and P_b = o_3 + r_3. The 4
 **                running sums advance together (4 independent chains); threads take
-**                blocks round-robin and wait for P_(b-1) (a chained scan), then add the
-**                offsets while the block is still in cache.
+**                blocks round-robin; whoever brings in the totals that let the chain
+**                advance computes the next P_b, always in block order; a block gets its
+**                offsets once P_(b-1) is known (at once, from cache, when the threads keep
+**                pace; a thread waits only after reading all its blocks).
 ** Integers wrap (unsigned arithmetic of the element width); float16 accumulates in float32
 ** and rounds each output once.
 */
@@ -35,7 +37,7 @@
 #endif
 
 #define RB_MIN        32768            /* smallest block (elements) */
-#define RB_MAX_BLOCKS 4096             /* most blocks: partials live on the stack */
+#define RB_MAX_BLOCKS 1024             /* most blocks: partials live on the stack */
 
 static int64_t block_len(int64_t n)
 {
@@ -142,33 +144,26 @@ static inline float ld_half(uint16_t h) { return cnp_half_to_float(h); }
     }                                                                                      \
     A a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                      \
     int64_t m = e_[3] - b_[3];                 /* the last sub-block is the shortest */    \
-    if (excl) {                                                                            \
-      for (int64_t k = 0; k < m; k++) {                                                    \
-        A v0 = LA(x[b_[0] + k]), v1 = LA(x[b_[1] + k]);                                    \
-        A v2 = LA(x[b_[2] + k]), v3 = LA(x[b_[3] + k]);                                    \
-        if (!HALF_) {                                                                      \
-          y[b_[0] + k] = SA(a0);                                                           \
-          y[b_[1] + k] = SA(a1);                                                           \
-          y[b_[2] + k] = SA(a2);                                                           \
-          y[b_[3] + k] = SA(a3);                                                           \
-        }                                                                                  \
+    for (int64_t k = 0; k < m; k++) {          /* excl is loop-invariant: unswitched */   \
+      A v0 = LA(x[b_[0] + k]), v1 = LA(x[b_[1] + k]);                                      \
+      A v2 = LA(x[b_[2] + k]), v3 = LA(x[b_[3] + k]);                                      \
+      if (!excl) {                                                                         \
         a0 += v0;                                                                          \
         a1 += v1;                                                                          \
         a2 += v2;                                                                          \
         a3 += v3;                                                                          \
       }                                                                                    \
-    } else {                                                                               \
-      for (int64_t k = 0; k < m; k++) {                                                    \
-        a0 += LA(x[b_[0] + k]);                                                            \
-        a1 += LA(x[b_[1] + k]);                                                            \
-        a2 += LA(x[b_[2] + k]);                                                            \
-        a3 += LA(x[b_[3] + k]);                                                            \
-        if (!HALF_) {                                                                      \
-          y[b_[0] + k] = SA(a0);                                                           \
-          y[b_[1] + k] = SA(a1);                                                           \
-          y[b_[2] + k] = SA(a2);                                                           \
-          y[b_[3] + k] = SA(a3);                                                           \
-        }                                                                                  \
+      if (!HALF_) {                                                                        \
+        y[b_[0] + k] = SA(a0);                                                             \
+        y[b_[1] + k] = SA(a1);                                                             \
+        y[b_[2] + k] = SA(a2);                                                             \
+        y[b_[3] + k] = SA(a3);                                                             \
+      }                                                                                    \
+      if (excl) {                                                                          \
+        a0 += v0;                                                                          \
+        a1 += v1;                                                                          \
+        a2 += v2;                                                                          \
+        a3 += v3;                                                                          \
       }                                                                                    \
     }                                                                                      \
     A acc[4] = {a0, a1, a2, a3};                                                           \
@@ -201,32 +196,64 @@ static inline float ld_half(uint16_t h) { return cnp_half_to_float(h); }
       }                                                                                    \
     }                                                                                      \
   }                                                                                        \
-  /* Chained scan of one contiguous vector of n elements (see the header). */              \
+  /* Block b's offsets from P_(b-1) and its sub-block totals, then its offset pass. */     \
+  static void D##_finish(const T *x, T *y, int b, int64_t B, int64_t n, int excl,          \
+                         const A *r, A p)                                                  \
+  {                                                                                        \
+    int64_t lo = (int64_t)b * B, hi = lo + B < n ? lo + B : n;                             \
+    A o[4];                                                                                \
+    o[0] = p;                                                                              \
+    for (int k = 1; k < 4; k++) o[k] = o[k - 1] + r[k - 1];                                \
+    D##_offset(x, y, lo, hi, excl, o);                                                     \
+  }                                                                                        \
+  /* Advance the chain: P_c = (((P_(c-1) + r0) + r1) + r2) + r3 for every next block whose \
+  ** totals are in, in block order (whoever fills a gap carries the chain past it). */     \
+  static void D##_advance(A (*rs)[4], A *pre, atomic_int *has_r, atomic_int *has_p,        \
+                          int *chain, int nb)                                              \
+  {                                                                                        \
+    _Pragma("omp critical(cnp_scan_chain)")                                                \
+    while (*chain < nb && atomic_load_explicit(&has_r[*chain], memory_order_acquire)) {     \
+      int c = *chain;                                                                      \
+      A o = c ? pre[c - 1] : 0;                                                            \
+      for (int k = 0; k < 4; k++) o = o + rs[c][k];                                        \
+      pre[c] = o;                                                                          \
+      atomic_store_explicit(&has_p[c], 1, memory_order_release);                           \
+      (*chain)++;                                                                          \
+    }                                                                                      \
+  }                                                                                        \
+  /* Chained scan of one contiguous vector of n elements (see the header). A thread never  \
+  ** waits while it has blocks left to read: it finishes those whose predecessor's P is     \
+  ** known (typically at once, from cache) and waits only at the end. */                   \
   static void D##_scan(const void *xv, void *yv, int64_t n, int excl)                      \
   {                                                                                        \
     const T *x = xv;                                                                       \
     T *y = yv;                                                                             \
     int64_t B = block_len(n);                                                              \
-    int nb = (int)((n + B - 1) / B);                                                       \
-    A pre[RB_MAX_BLOCKS];                                                                  \
-    atomic_int ready[RB_MAX_BLOCKS];                                                       \
-    for (int b = 0; b < nb; b++) atomic_init(&ready[b], 0);                                \
+    int nb = (int)((n + B - 1) / B), chain = 0;                                            \
+    A rs[RB_MAX_BLOCKS][4], pre[RB_MAX_BLOCKS];                                            \
+    atomic_int has_r[RB_MAX_BLOCKS], has_p[RB_MAX_BLOCKS];                                 \
+    for (int b = 0; b < nb; b++) {                                                         \
+      atomic_init(&has_r[b], 0);                                                           \
+      atomic_init(&has_p[b], 0);                                                           \
+    }                                                                                      \
     int nt = n_threads(nb);                                                                \
     _Pragma("omp parallel num_threads(nt) if (nt > 1)")                                    \
     {                                                                                      \
-      for (int b = thread_num(), T_ = team(); b < nb; b += T_) {                           \
+      int T_ = team(), done = thread_num();    /* own next block to finish */              \
+      for (int b = done; b < nb; b += T_) {                                                \
         int64_t lo = (int64_t)b * B, hi = lo + B < n ? lo + B : n;                         \
-        A r[4], o[4];                                                                      \
-        D##_local(x, y, lo, hi, excl, r);                                                  \
-        o[0] = 0;                                                                          \
-        if (b > 0) {                                                                       \
-          wait_flag(&ready[b - 1]);                                                        \
-          o[0] = pre[b - 1];                                                               \
+        D##_local(x, y, lo, hi, excl, rs[b]);                                              \
+        atomic_store_explicit(&has_r[b], 1, memory_order_release);                         \
+        D##_advance(rs, pre, has_r, has_p, &chain, nb);                                    \
+        while (done <= b &&                                                                \
+               (done == 0 || atomic_load_explicit(&has_p[done - 1], memory_order_acquire))) { \
+          D##_finish(x, y, done, B, n, excl, rs[done], done ? pre[done - 1] : 0);          \
+          done += T_;                                                                      \
         }                                                                                  \
-        for (int k = 1; k < 4; k++) o[k] = o[k - 1] + r[k - 1];                            \
-        pre[b] = o[3] + r[3];                                                              \
-        atomic_store_explicit(&ready[b], 1, memory_order_release);                         \
-        D##_offset(x, y, lo, hi, excl, o);                                                 \
+      }                                                                                    \
+      for (; done < nb; done += T_) {                                                      \
+        if (done > 0) wait_flag(&has_p[done - 1]);                                         \
+        D##_finish(x, y, done, B, n, excl, rs[done], done ? pre[done - 1] : 0);            \
       }                                                                                    \
     }                                                                                      \
   }

@@ -25,7 +25,7 @@ static void free_all(cnp_array *a, int n)
 
 static int64_t doc_block(int64_t n)
 {
-  int64_t b = (n + 4095) / 4096;
+  int64_t b = (n + 1023) / 1024;
   return b > 32768 ? b : 32768;
 }
 
