@@ -21,14 +21,14 @@ for f in "$src"/tests/e2e/*.cnp "$src"/tests/interfaces/*.cnp "$src"/examples/*/
     continue                       # not a complete pipeline on its own (an imported file)
   fi
   n=$((n + 1))
-  (cd "$d" && "$fc" -std=f2008 -Wall -Werror -c "${base}_cnp.f90" -o m.o) ||
+  (cd "$d" && "$fc" -std=f2008 -Wall -Werror -fsyntax-only "${base}_cnp.f90") ||
     { echo "FAIL: $f: the Fortran module"; bad=$((bad + 1)); }
-  "$cc" -std=c11 -Wall -Wextra -Werror -I "$src/include" -I "$d" -c "$d/${base}_cnp_layout.c" -o "$d/l.o" ||
+  "$cc" -std=c11 -Wall -Wextra -Werror -I "$src/include" -I "$d" -fsyntax-only "$d/${base}_cnp_layout.c" ||
     { echo "FAIL: $f: the layout check"; bad=$((bad + 1)); }
   if [ ${#cxx[@]} -gt 0 ]; then
     printf '#include "%s.hpp"\n' "$base" >"$d/use.cpp"
     for c in "${cxx[@]}"; do
-      $c -std=c++17 -Wall -Wextra -Werror -I "$src/include" -I "$d" -c "$d/use.cpp" -o "$d/u.o" ||
+      $c -std=c++17 -Wall -Wextra -Werror -I "$src/include" -I "$d" -fsyntax-only "$d/use.cpp" ||
         { echo "FAIL: $f: the C++ wrapper under $c"; bad=$((bad + 1)); }
     done
   fi
