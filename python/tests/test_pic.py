@@ -74,8 +74,8 @@ def test_first_step_against_numpy(pic):
 
 def test_bit_for_bit_with_the_c_driver(pic, tmp_path):
     dump = os.environ.get("CNP_PIC_DUMP")
-    if not dump:
-        pytest.skip("CNP_PIC_DUMP (the pic_dump program) not set")
+    if not dump or not os.path.exists(dump):
+        pytest.skip("CNP_PIC_DUMP (the pic_dump program) not set or not built")
     ref = tmp_path / "pic_c.bin"
     subprocess.run([dump, str(ref)], check=True, capture_output=True)
     p, rho, E = run(pic, N, STEPS)
