@@ -203,7 +203,10 @@ static void config_type(FMod *m, Buf *b) {
 /* The dummy arguments of step(): p, then the per-step params (Fortran names). */
 static void step_dummies(FMod *m, const char **names) {
   FNames s = {0};
-  fn_reserve(&s, "p");
+  /* the handle, the result and the names the interface imports */
+  static const char *const taken[] = {"p", "st", "c_ptr", "c_int", "c_int8_t", "c_int32_t", "c_int64_t",
+                                      "c_float", "c_double", "c_float_complex", "c_double_complex"};
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) fn_reserve(&s, taken[i]);
   int k = 0;
   for (Decl *d = m->u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PARAM && !d->setup) names[k++] = fn_unique(m->u, &s, d->name);
