@@ -387,6 +387,8 @@ enum {
   EMIT_CUDA     = 1 << 2,
   EMIT_DOT      = 1 << 3,
   EMIT_MANIFEST = 1 << 4,  /* NAME.json: what was generated, for build tools */
+  EMIT_FORTRAN  = 1 << 5,  /* NAME_cnp.f90 + NAME_cnp_layout.c: the Fortran module (gen_fortran.c) */
+  EMIT_CXX      = 1 << 6,  /* NAME.hpp: the C++17 wrapper (gen_cxx.c) */
   EMIT_DEFAULT  = EMIT_HEADER | EMIT_C | EMIT_CUDA,
 };
 

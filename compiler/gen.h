@@ -335,4 +335,10 @@ void gen_dot(GenUnit *u, Buf *out);
 /* gen_manifest.c: NAME.json (--emit=manifest). */
 void gen_manifest(GenUnit *u, Buf *b);
 
+/* gen_fortran.c: NAME_cnp.f90 and NAME_cnp_layout.c (--emit=fortran); gen_cxx.c: NAME.hpp
+** (--emit=cxx). docs/interfaces.md. */
+void gen_fortran(GenUnit *u, Buf *b);
+void gen_fortran_c(GenUnit *u, Buf *b);
+void gen_cxx(GenUnit *u, Buf *b);
+
 #endif /* CNPC_GEN_H */
