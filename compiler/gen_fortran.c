@@ -140,11 +140,6 @@ static const char *f_zero(DType t) {
   }
 }
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* One config component: its C name, its Fortran name. */
 typedef struct FComp {
   const char *c, *f;
