@@ -272,6 +272,7 @@ typedef struct KUse {
   int n_params, cap_params;
   Decl **dims;
   int n_dims, cap_dims;
+  bool step;              /* reads the step counter (step_index(), random draws): cnp_step */
   Arena *arena;
 } KUse;
 
@@ -296,6 +297,7 @@ static void kuse_expr(KUse *k, Expr *e) {
     else if (d->kind == DECL_PARAM) kuse_add(k->arena, &k->params, &k->n_params, &k->cap_params, d);
     else if (d->kind == DECL_DIM) kuse_add(k->arena, &k->dims, &k->n_dims, &k->cap_dims, d);
   }
+  if (e->kind == EX_CALL && builtin_reads_step(e->builtin)) k->step = true;
   for (int i = 0; i < e->nargs; i++) kuse_expr(k, e->args[i]);
 }
 
@@ -417,11 +419,15 @@ static const char *float_fn(Builtin bi, DType t) {
       [BI_SQRT] = "sqrt", [BI_EXP] = "exp",     [BI_LOG] = "log",   [BI_SIN] = "sin",
       [BI_COS] = "cos",   [BI_FLOOR] = "floor", [BI_CEIL] = "ceil", [BI_FMOD] = "fmod",
       [BI_POW] = "pow",   [BI_MIN] = "fmin",    [BI_MAX] = "fmax",  [BI_ABS] = "fabs",
+      [BI_ATAN2] = "atan2", [BI_TANH] = "tanh", [BI_SINH] = "sinh", [BI_COSH] = "cosh",
+      [BI_ERF] = "erf",   [BI_ROUND] = "round", [BI_TRUNC] = "trunc",
   };
   static const char *namesf[BI__COUNT] = {
       [BI_SQRT] = "sqrtf", [BI_EXP] = "expf",     [BI_LOG] = "logf",   [BI_SIN] = "sinf",
       [BI_COS] = "cosf",   [BI_FLOOR] = "floorf", [BI_CEIL] = "ceilf", [BI_FMOD] = "fmodf",
       [BI_POW] = "powf",   [BI_MIN] = "fminf",    [BI_MAX] = "fmaxf",  [BI_ABS] = "fabsf",
+      [BI_ATAN2] = "atan2f", [BI_TANH] = "tanhf", [BI_SINH] = "sinhf", [BI_COSH] = "coshf",
+      [BI_ERF] = "erff",   [BI_ROUND] = "roundf", [BI_TRUNC] = "truncf",
   };
   return t == DT_F32 || t == DT_F16 ? namesf[bi] : names[bi];
 }
@@ -567,6 +573,29 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     ex_complex(k, b, e, e->type);
     return;
   }
+  if (bi == BI_STEP_INDEX) {                  /* the kernel argument (stats.steps) */
+    buf_puts(b, "cnp_step");
+    return;
+  }
+  if (builtin_is_draw(bi)) {                  /* Philox draw (templates/philox.tmpl) */
+    static const char *fn[] = {"uniform_f64", "normal_f64", "uniform_f32", "normal_f32"};
+    buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
+    ex_as(k, b, e->args[0], DT_U64);
+    buf_printf(b, ", cnp_step, cnp_i, %" PRId64 "u)", e->ival);
+    return;
+  }
+  if (bi == BI_ISNAN || bi == BI_ISFINITE) {  /* of an integer: constant (as numpy) */
+    if (!dtype_is_float(e->args[0]->type)) {
+      buf_puts(b, "((void)(");
+      ex(k, b, e->args[0]);
+      buf_printf(b, "), %d)", bi == BI_ISFINITE);
+      return;
+    }
+    buf_printf(b, "(%s(", bi == BI_ISNAN ? "isnan" : "isfinite");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ") != 0)");
+    return;
+  }
   if ((bi == BI_REAL || bi == BI_CONJ) && !dtype_is_complex(e->args[0]->type)) {
     buf_puts(b, "(");                         /* of a real value: the value itself */
     ex(k, b, e->args[0]);
@@ -641,6 +670,8 @@ static const char *int_op_name(int op) {
   case OP_MUL: return "mul";
   case OP_DIV: return "div";
   case OP_MOD: return "mod";
+  case OP_SHL: return "shl";
+  case OP_SHR: return "shr";
   default: cnp_ice("integer operator %d", op);
   }
   return "";
@@ -708,12 +739,22 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       buf_puts(b, ")");
       return;
     }
-    buf_puts(b, e->op == OP_NEG ? "(-" : "(!");
+    buf_puts(b, e->op == OP_NEG ? "(-" : e->op == OP_BNOT ? "(~" : "(!");
     ex(k, b, e->args[0]);
     buf_puts(b, ")");
     return;
   case EX_BINARY: {
-    if (e->op >= OP_ADD && e->op <= OP_MOD && signed_int(e->type)) {
+    bool shift = e->op == OP_SHL || e->op == OP_SHR;
+    if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
+      /* u64 / % (0 for a zero divisor) and shifts: templates/int.tmpl */
+      buf_printf(b, "cnp_g_%s_u64(", int_op_name(e->op));
+      ex_as(k, b, e->args[0], DT_U64);
+      buf_puts(b, ", ");
+      ex_as(k, b, e->args[1], DT_U64);
+      buf_puts(b, ")");
+      return;
+    }
+    if (((e->op >= OP_ADD && e->op <= OP_MOD) || shift) && signed_int(e->type)) {
       /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
       /* an untyped constant operand may be i64 in an i32 operation: narrowed on purpose */
       buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
@@ -792,6 +833,11 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
     } else if (converted_type(e->cast_to)) {
       ex_as(k, b, e->args[0], e->cast_to);
+    } else if (dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) {
+      /* saturating, NaN -> 0 (templates/int.tmpl) */
+      buf_printf(b, "cnp_g_%s_%s(", e->args[0]->type == DT_F64 ? "f64" : "f32", dtype_name(e->cast_to));
+      ex(k, b, e->args[0]);
+      buf_puts(b, ")");
     } else {
       buf_printf(b, "((%s)", gen_ctype(e->cast_to));
       ex(k, b, e->args[0]);
@@ -965,6 +1011,7 @@ static void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
   for (int i = 0; i < use->n_params; i++)
     buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
+  if (use->step) buf_line(b, "  int64_t cnp_step;             /* step counter: stats.steps before this step */");
   buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
   buf_puts(b, "\n");
 }
@@ -980,6 +1027,7 @@ static void kernel_locals(Buf *b, KUse *use) {
              use->params[i]->name, use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "const int64_t n_%s = A.n_%s;", use->dims[i]->name, use->dims[i]->name);
+  if (use->step) buf_line(b, "const int64_t cnp_step = A.cnp_step;");
 }
 
 static void kernel_host(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
@@ -1354,6 +1402,7 @@ static void kernel_launch(GenUnit *u, Buf *b, GenOp *op, KUse *use, bool cuda) {
     buf_line(b, "A.P_%s = p->P_%s;", use->params[i]->name, use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "A.n_%s = p->n_%s;", use->dims[i]->name, use->dims[i]->name);
+  if (use->step) buf_line(b, "A.cnp_step = (int64_t)p->stats.steps;");
   buf_line(b, "p->stats.launches++;");
   if (cuda) {
     buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) {");
@@ -2142,6 +2191,7 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   }
   for (int i = 0; i < use.n_params; i++)
     buf_line(b, "ap->P_%s = p->P_%s;", use.params[i]->name, use.params[i]->name);
+  if (use.step) buf_line(b, "ap->cnp_step = (int64_t)p->stats.steps;");
   b->indent = 0;
   buf_line(b, "}");
   buf_puts(b, "\n");
@@ -3058,7 +3108,8 @@ static const char *step_params(GenUnit *u, bool internal, bool call) {
 
 typedef struct TypeUse {
   bool f16, complex, complex_param;
-  bool ints;              /* signed integer arithmetic: templates/int.tmpl */
+  bool ints;              /* integer arithmetic, float -> int casts: templates/int.tmpl */
+  bool philox;            /* random draws: templates/philox.tmpl */
 } TypeUse;
 
 static void type_note(TypeUse *t, DType d) {
@@ -3071,6 +3122,11 @@ static void type_expr(TypeUse *t, Expr *e) {
   type_note(t, e->type);
   if (e->kind == EX_CAST) type_note(t, e->cast_to);
   if ((e->kind == EX_UNARY || e->kind == EX_BINARY) && signed_int(e->type)) t->ints = true;
+  if (e->kind == EX_BINARY && e->type == DT_U64 &&
+      (e->op == OP_DIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR))
+    t->ints = true;
+  if (e->kind == EX_CAST && dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) t->ints = true;
+  if (e->kind == EX_CALL && builtin_is_draw(e->builtin)) t->philox = true;
   for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
 }
 
@@ -3089,7 +3145,7 @@ static void type_stmts(TypeUse *t, Stmt *s) {
 
 /* Which of the prelude's f16 / complex helpers the pipeline needs (none: no change). */
 static TypeUse type_use(GenUnit *u) {
-  TypeUse t = {false, false, false, false};
+  TypeUse t = {false, false, false, false, false};
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_FIELD || d->kind == DECL_PARAM || d->kind == DECL_CONST || d->kind == DECL_MPI)
       type_note(&t, d->dtype);
@@ -3122,6 +3178,7 @@ static void type_helpers(GenUnit *u, Buf *b, bool cuda) {
   if (t.f16) emit_template(b, "f16", NULL, 0);
   if (t.complex) emit_template(b, cuda ? "complex.cu" : "complex.c", NULL, 0);
   if (t.ints) emit_template(b, "int", NULL, 0);
+  if (t.philox) emit_template(b, "philox", NULL, 0);
   bool computed = false;   /* templates/extent.tmpl: setup checks computed extents */
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_FIELD)
