@@ -207,11 +207,21 @@ static void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
     break;
   }
   case EX_UNARY:
-    buf_puts(b, "(-");
+    buf_puts(b, e->op == OP_BNOT ? "(~" : "(-");
     setup_expr(u, b, e->args[0], pfx);
     buf_puts(b, ")");
     return;
   case EX_BINARY:
+    if (e->op == OP_DIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR) {
+      /* exchange ranks: / % by 0 and shifts defined as in maps (templates/int.tmpl) */
+      buf_printf(b, "cnp_g_%s_i64(", e->op == OP_DIV ? "div" : e->op == OP_MOD ? "mod"
+                                      : e->op == OP_SHL ? "shl" : "shr");
+      setup_expr(u, b, e->args[0], pfx);
+      buf_puts(b, ", ");
+      setup_expr(u, b, e->args[1], pfx);
+      buf_puts(b, ")");
+      return;
+    }
     buf_puts(b, "(");
     setup_expr(u, b, e->args[0], pfx);
     buf_printf(b, " %s ", op_text(e->op));
@@ -3138,6 +3148,7 @@ static void type_stmts(TypeUse *t, Stmt *s) {
       t->ints = true;
     type_expr(t, s->target);
     type_expr(t, s->value);
+    type_expr(t, s->value2);
     type_stmts(t, s->body);
     type_stmts(t, s->else_body);
   }
