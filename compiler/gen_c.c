@@ -649,6 +649,8 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_printf(b, "%s(", complex_fn(k->u, bi, t));
   } else if (e->type == DT_U64 && (bi == BI_MIN || bi == BI_MAX)) {
     buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
+  } else if (bi == BI_ABS && (e->type == DT_I32 || e->type == DT_I64)) {
+    buf_puts(b, e->type == DT_I32 ? "cnp_g_abs_i32(" : "cnp_g_abs_i64(");   /* |INT_MIN| wraps (int.tmpl) */
   } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
     buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
   } else {
@@ -3137,6 +3139,7 @@ static void type_expr(TypeUse *t, Expr *e) {
     t->ints = true;
   if (e->kind == EX_CAST && dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) t->ints = true;
   if (e->kind == EX_CALL && builtin_is_draw(e->builtin)) t->philox = true;
+  if (e->kind == EX_CALL && e->builtin == BI_ABS && signed_int(e->type)) t->ints = true;
   for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
 }
 

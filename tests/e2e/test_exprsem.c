@@ -14,8 +14,8 @@
 #define NN (NE * NE + 100)
 
 static uint64_t ua[NN], ub[NN], us[7 * NN], bu[6 * NN], cu[3 * NN], gu[3 * NN];
-static int32_t a[NN], b[NN], s32[8 * NN], ci[3 * NN], gi[3 * NN];
-static int64_t x[NN], y[NN], s64[8 * NN], cd[3 * NN], gf[3 * NN], hh[2 * NN];
+static int32_t a[NN], b[NN], s32[8 * NN], ci[3 * NN], gi[3 * NN], ab32[NN];
+static int64_t x[NN], y[NN], s64[8 * NN], cd[3 * NN], gf[3 * NN], hh[2 * NN], ab64[NN];
 static double fd[NN], md[7 * NN];
 static float ff[NN], mf[7 * NN];
 static uint16_t fh[NN];
@@ -121,9 +121,10 @@ int main(void)
   for (int k = 0; k < 9; k++) put(p, in[k], inp[k]);
   CHECK(exprsem_step(p, 0) == 0, "step: %s", exprsem_error(p));   /* dz = 0 */
   CHECK(exprsem_sync(p) == 0, "sync: %s", exprsem_error(p));
-  const char *out[] = {"us", "bu", "cu", "gu", "s32", "ci", "gi", "s64", "cd", "gf", "hh", "md", "mf", "bb"};
-  void *outp[] = {us, bu, cu, gu, s32, ci, gi, s64, cd, gf, hh, md, mf, bb};
-  for (int k = 0; k < 14; k++) get(p, out[k], outp[k]);
+  const char *out[] = {"us", "bu", "cu", "gu", "s32", "ci", "gi", "s64", "cd", "gf", "hh", "md", "mf", "bb",
+                       "ab32", "ab64"};
+  void *outp[] = {us, bu, cu, gu, s32, ci, gi, s64, cd, gf, hh, md, mf, bb, ab32, ab64};
+  for (int k = 0; k < 16; k++) get(p, out[k], outp[k]);
   const uint64_t BIG = UINT64_MAX, Q3 = BIG / 3, R7 = BIG % 7;
   const int64_t M = (INT64_C(1) << 40) | 5;
   int checked = 0;
@@ -166,6 +167,8 @@ int main(void)
     CHECK(gi[i] == INT32_MAX && gi[NN + i] == INT32_MIN && gi[2 * NN + i] == -2, "i32 of +-3e9, -2.5");
     CHECK(gu[i] == 0 && gu[NN + i] == UINT64_MAX && gu[2 * NN + i] == 2, "u64 of -5, 1e20, 2.5");
     CHECK(hh[i] == M && hh[NN + i] == -4, "constants (1 << 40) | 5, -16 >> 2");
+    CHECK(ab32[i] == (A < 0 ? (int32_t)(0u - (uint32_t)A) : A) && ab64[i] == (X < 0 ? (int64_t)(0u - (uint64_t)X) : X),
+          "abs(%d) = %d, abs(%lld) = %lld", A, ab32[i], (long long)X, (long long)ab64[i]);
     double wd[7] = {atan2(D, 2.0), tanh(D), sinh(D * 0.001), cosh(D * 0.001), erf(D), round(D), trunc(D)};
     float wf[7] = {atan2f(ff[i], 2.0f), tanhf(ff[i]), sinhf(ff[i] * 0.001f), coshf(ff[i] * 0.001f), erff(ff[i]),
                    roundf(ff[i]), truncf(ff[i]) + (float)round((double)A)};
@@ -187,6 +190,7 @@ int main(void)
         "NaN, +-inf, 2^63, -2^63, -0.0, INT32 ends, 2^64, -0.99");
   CHECK(cd[6] == INT64_C(9223372036854774784) && cd[8] == INT64_MIN, "just below 2^63, beyond -2^63");
   CHECK(md[5 * NN + 20] == 3.0 && md[5 * NN + 21] == -3.0 && md[5 * NN + 10] == 1.0, "round half away from zero");
+  CHECK(ab32[10 * NE] == INT32_MIN && ab64[8 * NE] == INT64_MIN, "abs(INT_MIN) wraps");
   CHECK(us[9 * NE + 0] == 0 && us[NN + 9 * NE + 0] == 0, "UINT64_MAX / 0, %% 0");
   CHECK(bu[4 * NN + 9 * NE + 6] == 0 && s32[5 * NN + 10 * NE + 6] == -1 && s64[5 * NN + 8 * NE + 4] == -1,
         "u << 64, INT32_MIN >> 32, INT64_MIN >> 64");
