@@ -590,6 +590,7 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
   if (builtin_is_draw(bi)) {                  /* Philox draw (templates/philox.tmpl) */
     static const char *fn[] = {"uniform_f64", "normal_f64", "uniform_f32", "normal_f32"};
     buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
+    k->lit = DT_VOID;                         /* an integer seed literal stays an integer */
     ex_as(k, b, e->args[0], DT_U64);
     buf_printf(b, ", cnp_step, cnp_i, %" PRId64 "u)", e->ival);
     return;

@@ -24,6 +24,7 @@
 static double u[STEPS][3 * NN], g[STEPS][NN];
 static float uf[STEPS][NN], gf[STEPS][NN];
 static int64_t st[NN];
+static double lit[NN];
 
 static void words(uint64_t seed, int64_t step, int64_t row, uint32_t draw, uint32_t w[4])
 {
@@ -82,12 +83,14 @@ int main(void)
     e2e_get_into(rng_field(p, "g"), "g", g[t]);
     e2e_get_into(rng_field(p, "gf"), "gf", gf[t]);
     e2e_get_into(rng_field(p, "st"), "st", st);
+    e2e_get_into(rng_field(p, "lit"), "lit", lit);
     for (int i = 0; i < NN; i++) {
       CHECK(st[i] == t, "step_index() at step %d row %d: %lld", t, i, (long long)st[i]);
       double w0 = ref_u(SEED, t, i, 0), w1 = ref_u(SEED, t, i, 1), w2 = ref_u(SEED + 1, t, i, 2);
       CHECK(u[t][i] == w0 && u[t][NN + i] == w1 && u[t][2 * NN + i] == w2,
             "uniform at step %d row %d: %.17g %.17g %.17g, want %.17g %.17g %.17g", t, i, u[t][i], u[t][NN + i],
             u[t][2 * NN + i], w0, w1, w2);
+      CHECK(lit[i] == ref_u(UINT64_C(18446744073709551557), t, i, 6), "literal seed at step %d row %d", t, i);
       uint32_t w[4];
       words(SEED, t, i, 3, w);
       CHECK(uf[t][i] == ldexpf((float)(w[0] >> 8), -24), "uniform_f32 at step %d row %d", t, i);
