@@ -750,6 +750,11 @@ static DType check_expr(Sema *S, Expr *e) {
       if (e->op == OP_BXOR && !dtype_is_int(x)) hint = " (a power is pow(A, B))";
       else if (e->op == OP_BAND && x == DT_BOOL && y == DT_BOOL) hint = " (logical and is '&&')";
       else if (e->op == OP_BOR && x == DT_BOOL && y == DT_BOOL) hint = " (logical or is '||')";
+      else if ((x == DT_BOOL) != (y == DT_BOOL) && (dtype_is_int(x) || dtype_is_int(y))) {
+        const Expr *c = x == DT_BOOL ? a : b;   /* k & 1 == 0 is k & (1 == 0), as in C */
+        if (c->kind == EX_BINARY && c->op >= OP_EQ && c->op <= OP_GE)
+          hint = " (comparisons bind tighter than '&', '|' and '^': parenthesize, as in (A & B) == C)";
+      }
       diag_error(S->cc, e->loc, "'%s' needs integer operands, not '%s' and '%s'%s", op_text(e->op),
                  dtype_name(x), dtype_name(y), hint);
       return DT_VOID;
