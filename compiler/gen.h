@@ -204,6 +204,7 @@ typedef struct KUse {
   int n_params, cap_params;
   Decl **dims;
   int n_dims, cap_dims;
+  bool step;              /* reads the step counter (step_index(), random draws): cnp_step */
   Arena *arena;
 } KUse;
 
