@@ -72,6 +72,8 @@ extern const int cnp_n_templates;
 int emit_write(Cnp *cc, const char *path, Buf *b);
 /* The file name of a path (after its last '/'): the one base_name() of the compiler. */
 const char *base_name(const char *path);
+/* The helper-name stem of an integer operator (templates/int.tmpl: cnp_g_div_i64, ...). */
+const char *int_op_name(int op);
 
 /* ======================================================================== lower.c */
 
@@ -204,6 +206,7 @@ typedef struct KUse {
   int n_params, cap_params;
   Decl **dims;
   int n_dims, cap_dims;
+  bool step;              /* reads the step counter (step_index(), random draws): cnp_step */
   Arena *arena;
 } KUse;
 

@@ -276,7 +276,8 @@ static void gen_lookups(GenUnit *u, Buf *field, Buf *ext, Buf *set_ext, Buf *sna
 
 typedef struct TypeUse {
   bool f16, complex, complex_param;
-  bool ints;              /* signed integer arithmetic: templates/int.tmpl */
+  bool ints;              /* integer arithmetic, float -> int casts: templates/int.tmpl */
+  bool philox;            /* random draws: templates/philox.tmpl */
 } TypeUse;
 
 static void type_note(TypeUse *t, DType d) {
@@ -289,6 +290,12 @@ static void type_expr(TypeUse *t, Expr *e) {
   type_note(t, e->type);
   if (e->kind == EX_CAST) type_note(t, e->cast_to);
   if ((e->kind == EX_UNARY || e->kind == EX_BINARY) && signed_int(e->type)) t->ints = true;
+  if (e->kind == EX_BINARY && e->type == DT_U64 &&
+      (e->op == OP_DIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR))
+    t->ints = true;
+  if (e->kind == EX_CAST && dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) t->ints = true;
+  if (e->kind == EX_CALL && builtin_is_draw(e->builtin)) t->philox = true;
+  if (e->kind == EX_CALL && e->builtin == BI_ABS && signed_int(e->type)) t->ints = true;
   for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
 }
 
@@ -300,6 +307,7 @@ static void type_stmts(TypeUse *t, Stmt *s) {
       t->ints = true;
     type_expr(t, s->target);
     type_expr(t, s->value);
+    type_expr(t, s->value2);
     type_stmts(t, s->body);
     type_stmts(t, s->else_body);
   }
@@ -307,7 +315,7 @@ static void type_stmts(TypeUse *t, Stmt *s) {
 
 /* Which of the prelude's f16 / complex helpers the pipeline needs (none: no change). */
 static TypeUse type_use(GenUnit *u) {
-  TypeUse t = {false, false, false, false};
+  TypeUse t = {false, false, false, false, false};
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_FIELD || d->kind == DECL_PARAM || d->kind == DECL_CONST || d->kind == DECL_MPI)
       type_note(&t, d->dtype);
@@ -333,13 +341,14 @@ const char *api_types(GenUnit *u) {
          "#endif\n\n";
 }
 
-/* The unit's f16, complex and integer helpers (templates/f16.tmpl, complex.c.tmpl,
-** complex.cu.tmpl, int.tmpl). */
+/* The unit's f16, complex, integer and random-draw helpers (templates/f16.tmpl,
+** complex.c.tmpl, complex.cu.tmpl, int.tmpl, philox.tmpl). */
 static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   TypeUse t = type_use(u);
   if (t.f16) emit_template(b, "f16", NULL, 0);
   if (t.complex) emit_template(b, tg->complex_tmpl, NULL, 0);
   if (t.ints) emit_template(b, "int", NULL, 0);
+  if (t.philox) emit_template(b, "philox", NULL, 0);
   bool computed = false;   /* templates/extent.tmpl: setup checks computed extents */
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_FIELD)

@@ -116,6 +116,53 @@ CNP_G_INLINE cnp_array cnp_g_live(const cnp_array *a, int64_t n)
   return r;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0; u64 x / 0 and x % 0 are 0 too. Shifts by a count outside [0, bits)
+** give 0, or -1 for >> of a negative value; << works on the bit pattern (wraps). Float to
+** integer conversions saturate to the target range and give 0 for NaN. The compiler
+** inlines them; a constant divisor or shift count keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
+/* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shr_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shl_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (int64_t)((uint64_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
+/* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
+** range the nearest end, others truncated toward zero (the comparisons are exact). */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct csort_h csort_h;
 
 struct csort_h {
@@ -221,8 +268,8 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
 #line 13 "input.cnp"
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
-        r_bin = (int64_t)((int64_t)r_x);
-#line 226 "input.c"
+        r_bin = (int64_t)cnp_g_f64_i64(r_x);
+#line 273 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -278,8 +325,8 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
 #line 13 "input.cnp"
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
-          r_bin = (int64_t)((int64_t)r_x);
-#line 283 "input.c"
+          r_bin = (int64_t)cnp_g_f64_i64(r_x);
+#line 330 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -314,8 +361,8 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
 #line 13 "input.cnp"
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
-          f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 319 "input.c"
+          f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
+#line 366 "input.c"
         } /* map i */
       }
     }
@@ -558,7 +605,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 562 "input.c"
+#line 609 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -577,7 +624,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 581 "input.c"
+#line 628 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -593,7 +640,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v)");
       p->stats.launches++;
     }
-#line 597 "input.c"
+#line 644 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -606,7 +653,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb)");
       p->stats.launches++;
     }
-#line 610 "input.c"
+#line 657 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -624,7 +671,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 628 "input.c"
+#line 675 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -138,6 +138,53 @@ CNP_G_INLINE int cnp_g_launched(void)
   return cudaGetLastError() == cudaSuccess ? CNP_OK : CNP_EBACKEND;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0; u64 x / 0 and x % 0 are 0 too. Shifts by a count outside [0, bits)
+** give 0, or -1 for >> of a negative value; << works on the bit pattern (wraps). Float to
+** integer conversions saturate to the target range and give 0 for NaN. The compiler
+** inlines them; a constant divisor or shift count keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
+/* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shr_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shl_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (int64_t)((uint64_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
+/* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
+** range the nearest end, others truncated toward zero (the comparisons are exact). */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct graph_sort_h graph_sort_h;
 
 struct graph_sort_h {
@@ -266,8 +313,8 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
 #line 20 "input.cnp"
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
-        r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 271 "input.cu"
+        r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
+#line 318 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -324,8 +371,8 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
 #line 20 "input.cnp"
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
-          r_cell = (int64_t)((int64_t)(r_x * ((double)P_n_cells)));
-#line 329 "input.cu"
+          r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
+#line 376 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -360,8 +407,8 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
 #line 20 "input.cnp"
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
-          f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 365 "input.cu"
+          f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
+#line 412 "input.cu"
         } /* map i */
       }
     }
@@ -404,8 +451,8 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
 #line 20 "input.cnp"
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
-    f_cell[l_i] = (int64_t)((int64_t)(f_x[l_i] * ((double)P_n_cells)));
-#line 409 "input.cu"
+    f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
+#line 456 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -877,7 +924,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 881 "input.cu"
+#line 928 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -896,7 +943,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 900 "input.cu"
+#line 947 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -913,7 +960,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 917 "input.cu"
+#line 964 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -927,7 +974,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 931 "input.cu"
+#line 978 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -945,7 +992,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 949 "input.cu"
+#line 996 "input.cu"
     }
   }
 
@@ -953,7 +1000,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 957 "input.cu"
+#line 1004 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -963,14 +1010,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 967 "input.cu"
+#line 1014 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 974 "input.cu"
+#line 1021 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

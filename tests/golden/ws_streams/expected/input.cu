@@ -138,6 +138,53 @@ CNP_G_INLINE int cnp_g_launched(void)
   return cudaGetLastError() == cudaSuccess ? CNP_OK : CNP_EBACKEND;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0; u64 x / 0 and x % 0 are 0 too. Shifts by a count outside [0, bits)
+** give 0, or -1 for >> of a negative value; << works on the bit pattern (wraps). Float to
+** integer conversions saturate to the target range and give 0 for NaN. The compiler
+** inlines them; a constant divisor or shift count keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
+/* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shr_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shl_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (int64_t)((uint64_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
+/* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
+** range the nearest end, others truncated toward zero (the comparisons are exact). */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct twows_h twows_h;
 
 struct twows_h {
@@ -228,8 +275,8 @@ static int twows_k0_host(const twows_k0_args *ap)
 #line 9 "input.cnp"
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
-      f_ka[l_i] = (int64_t)((int64_t)(f_a[l_i] * 1e+01));
-#line 233 "input.cu"
+      f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
+#line 280 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -252,8 +299,8 @@ static __global__ void twows_k0_cuda(const twows_k0_args A)
 #line 9 "input.cnp"
     f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
-    f_ka[l_i] = (int64_t)((int64_t)(f_a[l_i] * 1e+01));
-#line 257 "input.cu"
+    f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
+#line 304 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -326,8 +373,8 @@ static int twows_k1_host(const twows_k1_args *ap)
 #line 14 "input.cnp"
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
-      f_kb[l_i] = (int64_t)((int64_t)(f_b[l_i] * 1e+01));
-#line 331 "input.cu"
+      f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
+#line 378 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -350,8 +397,8 @@ static __global__ void twows_k1_cuda(const twows_k1_args A)
 #line 14 "input.cnp"
     f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
-    f_kb[l_i] = (int64_t)((int64_t)(f_b[l_i] * 1e+01));
-#line 355 "input.cu"
+    f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
+#line 402 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -903,7 +950,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 907 "input.cu"
+#line 954 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -920,7 +967,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 924 "input.cu"
+#line 971 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -934,7 +981,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 938 "input.cu"
+#line 985 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -956,7 +1003,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 960 "input.cu"
+#line 1007 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -973,7 +1020,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 977 "input.cu"
+#line 1024 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -987,7 +1034,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 991 "input.cu"
+#line 1038 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
