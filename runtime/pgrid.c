@@ -68,6 +68,15 @@ cnp_status cnp_pgrid_create(cnp_pgrid **out, cnp_backend backend, int device, in
     if (!isfinite(scale[d]) || scale[d] == 0.0)
       return cnp__fail(CNP_EINVAL, op, "scale[%d] = %g must be finite and nonzero", d,
                        scale[d]);
+  if (backend == CNP_BACKEND_CUDA) {
+#ifndef CNP_HAVE_CUDA
+    return cnp__fail(CNP_EUNSUPPORTED, op, "this libcnp was built without CUDA");
+#else
+    const char *why = NULL;
+    if (!cnp_cuda_available(&why))
+      return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA backend unavailable: %s", why ? why : "?");
+#endif
+  }
   cnp_pgrid *pg = cnp__calloc(1, sizeof *pg);
   if (pg == NULL) return cnp__fail(CNP_ENOMEM, op, "no memory for the plan");
   pg->magic = CNP__MAGIC_PGRID;
