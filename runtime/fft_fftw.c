@@ -5,7 +5,7 @@
 **
 ** At create, under one process-wide mutex (the FFTW planner and fftw_plan_with_nthreads
 ** are global state): fftw_init_threads once, fftw_plan_with_nthreads(omp_get_max_threads()
-** or 1), and one forward (r2c) and one inverse (c2r) fftw_plan_many_dft over the plan's own
+** from 2^18 points per plan up, else 1), and one forward (r2c) and one inverse (c2r) fftw_plan_many_dft over the plan's own
 ** buffers (fftw_malloc: SIMD-aligned, one transform batch each), FFTW_ESTIMATE or
 ** FFTW_MEASURE. Each call applies the plans to the caller's arrays with the new-array
 ** execute functions (thread-safe); an array whose fftw_alignment_of differs from the
@@ -33,12 +33,17 @@ typedef struct fftw_impl {
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads_ready = 0;
 
-static int n_threads(void)
+/* Threads for a plan of `points` real points in all: omp_get_max_threads() from 2^18 points
+** up (below, FFTW's threads cost more than they save, and much more on a busy machine). */
+#define FFTW_THREADS_MIN (INT64_C(1) << 18)
+
+static int n_threads(int64_t points)
 {
 #ifdef _OPENMP
   int t = omp_get_max_threads();
-  return t < 1 ? 1 : t;
+  return t < 1 || points < FFTW_THREADS_MIN ? 1 : t;
 #else
+  (void)points;
   return 1;
 #endif
 }
@@ -100,13 +105,13 @@ static cnp_status h_create(cnp_fft_plan *p)
     threads_ready = 1;
   }
   if (im->f32) {
-    fftwf_plan_with_nthreads(n_threads());
+    fftwf_plan_with_nthreads(n_threads(p->n_real * p->howmany));
     im->fwdf = fftwf_plan_many_dft_r2c(p->ndim, n, howmany, im->rbuf, NULL, 1, idist,
                                        im->cbuf, NULL, 1, odist, fl);
     im->invf = fftwf_plan_many_dft_c2r(p->ndim, n, howmany, im->cbuf, NULL, 1, odist,
                                        im->rbuf, NULL, 1, idist, fl);
   } else {
-    fftw_plan_with_nthreads(n_threads());
+    fftw_plan_with_nthreads(n_threads(p->n_real * p->howmany));
     im->fwd = fftw_plan_many_dft_r2c(p->ndim, n, howmany, im->rbuf, NULL, 1, idist,
                                      im->cbuf, NULL, 1, odist, fl);
     im->inv = fftw_plan_many_dft_c2r(p->ndim, n, howmany, im->cbuf, NULL, 1, odist,

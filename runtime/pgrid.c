@@ -31,6 +31,7 @@ static void pg_free(cnp_pgrid *pg)
   if (pg->seg) cnp_segment_plan_destroy(pg->seg);
   if (pg->ws) cnp_workspace_destroy(pg->ws);
   if (pg->keys.data) cnp_array_free(&pg->keys);
+  if (pg->order.data) cnp_array_free(&pg->order);
   if (pg->contrib.data) cnp_array_free(&pg->contrib);
   if (pg->partial.data) cnp_array_free(&pg->partial);
   if (pg->count.data) cnp_array_free(&pg->count);
@@ -93,7 +94,6 @@ cnp_status cnp_pgrid_create(cnp_pgrid **out, cnp_backend backend, int device, in
   pg->n_pts = S * (ndim > 1 ? S : 1) * (ndim > 2 ? S : 1);
   pg->dtype = dtype;
   pg->capacity = capacity;
-  size_t isz = cnp_dtype_size(dtype);
   int64_t cap = capacity > 0 ? capacity : 1;
   int64_t kshape[1] = {cap};
   int64_t cshape[2] = {cap, pg->n_pts};
@@ -101,14 +101,15 @@ cnp_status cnp_pgrid_create(cnp_pgrid **out, cnp_backend backend, int device, in
   int64_t one[1] = {1};
   st = cnp_array_alloc_on(&pg->keys, backend, device, CNP_INT64, 1, kshape, CNP_ORDER_C, 0);
   if (st == CNP_OK)
+    st = cnp_array_alloc_on(&pg->order, backend, device, CNP_INT64, 1, kshape, CNP_ORDER_C, 0);
+  if (st == CNP_OK)
     st = cnp_array_alloc_on(&pg->contrib, backend, device, dtype, 2, cshape, CNP_ORDER_C, 0);
   if (st == CNP_OK)
     st = cnp_array_alloc_on(&pg->partial, backend, device, dtype, 2, pshape, CNP_ORDER_C, 0);
   if (st == CNP_OK)
     st = cnp_array_alloc_on(&pg->count, backend, device, CNP_INT64, 1, one, CNP_ORDER_C, 0);
   if (st == CNP_OK)
-    st = cnp_workspace_create(&pg->ws, backend, device, cap, cells + 1,
-                              (size_t)pg->n_pts * isz);
+    st = cnp_workspace_create(&pg->ws, backend, device, cap, cells + 1, 0);
   if (st == CNP_OK) st = cnp_segment_plan_create(&pg->seg, backend, device, cap, cells + 1);
   if (st == CNP_OK) st = cnp__handle_register(pg, op);
   if (st != CNP_OK) {

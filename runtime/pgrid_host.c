@@ -1,8 +1,16 @@
 /*
 ** pgrid_host.c — host particle–grid interaction (cnp__pgrid_host): OpenMP loops over
-** particles (contributions, atomic scatter, gather) and over grid points (the fold of the
-** SORTED mode), with the sort and the per-cell sums done by cnp_sort_by_key and the
-** segment plan (algo_host.c). The shapes are pgrid_shape.h.
+** particles (keys, contributions, atomic scatter, gather) and over grid points (the fold of
+** the SORTED mode), with the sort and the per-cell sums done by cnp_sort_by_key and the
+** segment plan (algo_host.c). The shapes are pgrid_shape.h. Every loop body is an
+** always-inline function of (float32?, ndim, shape) instantiated for the 18 constant
+** combinations (PG_DISPATCH), so the stencil loops unroll.
+**
+** SORTED: keys[i] = base cell of particle i (n_cells for a skipped one: a trash segment);
+** cnp_sort_by_key sorts the keys with the permutation `order` (stable counting sort, keys
+** only: no rows move); row i of contrib = the S^ndim contributions of particle order[i];
+** the segment plan sums the rows of each key (row order = particle order); the fold adds,
+** at each grid point, the partial sums that reach it in a fixed order.
 */
 #include "grid_internal.h"
 #include "pgrid_shape.h"
@@ -12,62 +20,115 @@
 #include <omp.h>
 #endif
 
-static inline double ld(const void *p, int64_t i, int f32)
-{
-  return f32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
-}
+#if defined(__GNUC__)
+#define PG_AI static inline __attribute__((always_inline))
+#else
+#define PG_AI static inline
+#endif
 
-/* Cell-unit positions of particle i. */
-static inline void upos(const cnp_pgrid *pg, const cnp_array *pos, int64_t i, int f32,
-                        double u[3])
+#define PG_PAR_MIN 4096                /* particles below which loops run serially */
+#define PG_PREFETCH 24                 /* prefetch distance of the permuted reads */
+
+PG_AI double ld(const void *p, int64_t i, const int F32)
 {
-  for (int a = 0; a < 3; a++)
-    u[a] = a < pg->ndim ? ld(pos[a].data, i, f32) * pg->scale[a] : 0.0;
+  return F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
 }
 
 /* j = base + offset in [0, n + 2]: into [0, n) (n >= 1, so j < 3n). */
-static inline int64_t wrap(int64_t j, int64_t n)
+PG_AI int64_t wrap(int64_t j, int64_t n)
 {
   if (j >= n) j -= n;
   if (j >= n) j -= n;
   return j;
 }
 
-/* Contribution rows and base-cell keys; a skipped particle gets key n_cells (a trash
-** segment never folded) and a zero row. */
-static void contributions(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n)
+PG_AI int stencil(const cnp_pgrid *pg, const cnp_array *pos, int64_t i, const int F32,
+                  const int ND, const int SH, cnp__pg_stencil *st)
 {
-  int f32 = pg->dtype == CNP_FLOAT32;
+  double u[3] = {0.0, 0.0, 0.0};
+  for (int a = 0; a < ND; a++) u[a] = ld(pos[a].data, i, F32) * pg->scale[a];
+  return cnp__pg_stencil_of(u, ND, SH, pg->dims, st);
+}
+
+#define PG_CASES(F, CALL)                                                                \
+  switch (pg->ndim * 3 + (int)pg->shape) {                                               \
+  case 3: CALL(F, 1, 0); break;                                                          \
+  case 4: CALL(F, 1, 1); break;                                                          \
+  case 5: CALL(F, 1, 2); break;                                                          \
+  case 6: CALL(F, 2, 0); break;                                                          \
+  case 7: CALL(F, 2, 1); break;                                                          \
+  case 8: CALL(F, 2, 2); break;                                                          \
+  case 9: CALL(F, 3, 0); break;                                                          \
+  case 10: CALL(F, 3, 1); break;                                                         \
+  default: CALL(F, 3, 2); break;                                                         \
+  }
+#define PG_DISPATCH(CALL)                                                                \
+  do {                                                                                   \
+    if (pg->dtype == CNP_FLOAT32) {                                                      \
+      PG_CASES(1, CALL)                                                                  \
+    } else {                                                                             \
+      PG_CASES(0, CALL)                                                                  \
+    }                                                                                    \
+  } while (0)
+
+/* ---- SORTED ------------------------------------------------------------------------- */
+
+PG_AI void keys_body(cnp_pgrid *pg, const cnp_array *pos, int64_t n, const int F32,
+                     const int ND, const int SH)
+{
   int64_t *keys = pg->keys.data;
-  int np = pg->n_pts, S = pg->S, nd = pg->ndim;
-  int S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
-  const int64_t *dims = pg->dims;
-#pragma omp parallel for schedule(static) if (n > 4096)
+  const int64_t d1 = pg->dims[1], d2 = pg->dims[2];
+#pragma omp parallel for schedule(static) if (n > PG_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
-    double u[3], c[27];
     cnp__pg_stencil st;
-    upos(pg, pos, i, f32, u);
-    double wi = w ? ld(w->data, i, f32) : 1.0;
-    if (!cnp__pg_stencil_of(u, nd, (int)pg->shape, dims, &st)) {
-      keys[i] = pg->n_cells;
-      for (int k = 0; k < np; k++) c[k] = 0.0;
-    } else {
-      keys[i] = (st.base[0] * dims[1] + st.base[1]) * dims[2] + st.base[2];
+    keys[i] = stencil(pg, pos, i, F32, ND, SH, &st)
+                  ? (st.base[0] * d1 + st.base[1]) * d2 + st.base[2]
+                  : pg->n_cells;
+  }
+}
+
+PG_AI void contrib_body(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
+                        const int F32, const int ND, const int SH)
+{
+  const int64_t *order = pg->order.data;
+  const int S = SH + 1, S1 = ND > 1 ? S : 1, S2 = ND > 2 ? S : 1, NP = S * S1 * S2;
+  const void *wd = w ? w->data : NULL;
+#pragma omp parallel for schedule(static) if (n > PG_PAR_MIN)
+  for (int64_t i = 0; i < n; i++) {
+    int64_t p = order[i];
+    cnp__pg_stencil st;
+    double c[27];
+#if defined(__GNUC__)
+    /* the reads follow the sort's permutation: prefetch a few particles ahead */
+    if (i + PG_PREFETCH < n) {
+      int64_t q = order[i + PG_PREFETCH];
+      for (int a = 0; a < ND; a++)
+        __builtin_prefetch((const char *)pos[a].data + q * (F32 ? 4 : 8));
+      if (wd) __builtin_prefetch((const char *)wd + q * (F32 ? 4 : 8));
+    }
+#endif
+    if (stencil(pg, pos, p, F32, ND, SH, &st)) {
+      double wi = wd ? ld(wd, p, F32) : 1.0;
       int k = 0;
       for (int s0 = 0; s0 < S; s0++)
         for (int s1 = 0; s1 < S1; s1++)
           for (int s2 = 0; s2 < S2; s2++)
             c[k++] = wi * st.W[0][s0] * st.W[1][s1] * st.W[2][s2];
-    }
-    if (f32) {
-      float *row = (float *)pg->contrib.data + i * np;
-      for (int k = 0; k < np; k++) row[k] = (float)c[k];
     } else {
-      double *row = (double *)pg->contrib.data + i * np;
-      for (int k = 0; k < np; k++) row[k] = c[k];
+      for (int k = 0; k < NP; k++) c[k] = 0.0;
+    }
+    if (F32) {
+      float *row = (float *)pg->contrib.data + i * NP;
+      for (int k = 0; k < NP; k++) row[k] = (float)c[k];
+    } else {
+      double *row = (double *)pg->contrib.data + i * NP;
+      for (int k = 0; k < NP; k++) row[k] = c[k];
     }
   }
 }
+
+#define KEYS_CALL(F, N, S) keys_body(pg, pos, n, F, N, S)
+#define CONTRIB_CALL(F, N, S) contrib_body(pg, pos, w, n, F, N, S)
 
 /* grid[j] = sum over offsets o (C order) of partial[cell(j - o), index(o)]. */
 static void fold(cnp_pgrid *pg, cnp_array *grid)
@@ -89,7 +150,7 @@ static void fold(cnp_pgrid *pg, cnp_array *grid)
         for (int s1 = 0; s1 < S1; s1++) {
           int64_t b1 = (j1 - s1 + 3 * n1) % n1;
           for (int s2 = 0; s2 < S2; s2++, k++) {
-            int64_t b2 = (j2 - s2 + 3 * n2) % n2;
+            int64_t b2 = j2 - s2 >= 0 ? j2 - s2 : (j2 - s2 + 3 * n2) % n2;
             int64_t cell = (b0 * n1 + b1) * n2 + b2;
             if (f32) accf += ((const float *)pg->partial.data)[cell * np + k];
             else acc += ((const double *)pg->partial.data)[cell * np + k];
@@ -110,25 +171,31 @@ static cnp_status h_deposit_sorted(cnp_pgrid *pg, const cnp_array *pos, const cn
     memset(grid->data, 0, (size_t)pg->n_cells * cnp_dtype_size(pg->dtype));
     return CNP_OK;
   }
-  contributions(pg, pos, w, n);
-  cnp_array keys, rows;
+  PG_DISPATCH(KEYS_CALL);
+  cnp_array keys, order, rows;
   cnp_status st = cnp_array_slice(&keys, &pg->keys, 0, 0, n);
+  if (st == CNP_OK) st = cnp_array_slice(&order, &pg->order, 0, 0, n);
   if (st == CNP_OK) st = cnp_array_slice(&rows, &pg->contrib, 0, 0, n);
-  if (st == CNP_OK) st = cnp_sort_by_key(&keys, NULL, &rows, 1, pg->n_cells + 1, pg->ws, s);
-  if (st == CNP_OK) st = cnp_segment_plan_build(pg->seg, &keys, s);
+  if (st == CNP_OK) st = cnp_sort_by_key(&keys, &order, NULL, 0, pg->n_cells + 1, pg->ws, s);
+  if (st != CNP_OK) return st;
+  PG_DISPATCH(CONTRIB_CALL);
+  st = cnp_segment_plan_build(pg->seg, &keys, s);
   if (st == CNP_OK) st = cnp_segment_plan_sum(pg->seg, &rows, &pg->partial, s);
   if (st != CNP_OK) return st;
   fold(pg, grid);
   return CNP_OK;
 }
 
-#define SCATTER_LOOP(T, ATOMIC)                                                          \
-  for (int64_t i = 0; i < n; i++) {                                                      \
-    double u[3];                                                                         \
+/* ---- ATOMIC ------------------------------------------------------------------------- */
+
+#define PG_PRAGMA(x) _Pragma(#x)
+
+/* One particle's scatter; ATOMIC selects `omp atomic` adds. */
+#define PG_SCATTER_ONE(ATOMIC_PRAGMA)                                                    \
+  do {                                                                                   \
     cnp__pg_stencil st;                                                                  \
-    upos(pg, pos, i, f32, u);                                                            \
-    if (!cnp__pg_stencil_of(u, nd, (int)pg->shape, dims, &st)) continue;                 \
-    double wi = w ? ld(w->data, i, f32) : 1.0;                                           \
+    if (!stencil(pg, pos, i, F32, ND, SH, &st)) break;                                   \
+    double wi = wd ? ld(wd, i, F32) : 1.0;                                               \
     for (int s0 = 0; s0 < S; s0++) {                                                     \
       int64_t c0 = wrap(st.base[0] + s0, dims[0]) * dims[1];                             \
       double w0 = wi * st.W[0][s0];                                                      \
@@ -137,80 +204,88 @@ static cnp_status h_deposit_sorted(cnp_pgrid *pg, const cnp_array *pos, const cn
         double w1 = w0 * st.W[1][s1];                                                    \
         for (int s2 = 0; s2 < S2; s2++) {                                                \
           int64_t c = c1 + wrap(st.base[2] + s2, dims[2]);                               \
-          T v = (T)(w1 * st.W[2][s2]);                                                   \
-          ATOMIC                                                                         \
-          g[c] += v;                                                                     \
+          double v = w1 * st.W[2][s2];                                                   \
+          if (F32) {                                                                     \
+            float *g = gd;                                                               \
+            float vf = (float)v;                                                         \
+            ATOMIC_PRAGMA                                                                \
+            g[c] += vf;                                                                  \
+          } else {                                                                       \
+            double *g = gd;                                                              \
+            ATOMIC_PRAGMA                                                                \
+            g[c] += v;                                                                   \
+          }                                                                              \
         }                                                                                \
       }                                                                                  \
     }                                                                                    \
-  }
+  } while (0)
 
-#define CNP__PRAGMA(x) _Pragma(#x)
+PG_AI void scatter_body(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
+                        cnp_array *grid, int threads, const int F32, const int ND,
+                        const int SH)
+{
+  const int S = SH + 1, S1 = ND > 1 ? S : 1, S2 = ND > 2 ? S : 1;
+  const int64_t *dims = pg->dims;
+  const void *wd = w ? w->data : NULL;
+  void *gd = grid->data;
+  if (threads <= 1) {
+    for (int64_t i = 0; i < n; i++) PG_SCATTER_ONE();
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i++) PG_SCATTER_ONE(PG_PRAGMA(omp atomic));
+}
+
+#define SCATTER_CALL(F, N, S) scatter_body(pg, pos, w, n, grid, threads, F, N, S)
 
 static cnp_status h_deposit_atomic(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
                                    int64_t n, cnp_array *grid, cnp_stream *s)
 {
   (void)s;
-  int f32 = pg->dtype == CNP_FLOAT32;
-  int S = pg->S, nd = pg->ndim;
-  int S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
-  const int64_t *dims = pg->dims;
   memset(grid->data, 0, (size_t)pg->n_cells * cnp_dtype_size(pg->dtype));
   int threads = 1;
 #ifdef _OPENMP
-  threads = n > 4096 ? omp_get_max_threads() : 1;
+  threads = n > PG_PAR_MIN ? omp_get_max_threads() : 1;
 #endif
-  if (threads <= 1) {
-    if (f32) {
-      float *g = grid->data;
-      SCATTER_LOOP(float, )
-    } else {
-      double *g = grid->data;
-      SCATTER_LOOP(double, )
-    }
-    return CNP_OK;
-  }
-  if (f32) {
-    float *g = grid->data;
-#pragma omp parallel for schedule(static)
-    SCATTER_LOOP(float, CNP__PRAGMA(omp atomic))
-  } else {
-    double *g = grid->data;
-#pragma omp parallel for schedule(static)
-    SCATTER_LOOP(double, CNP__PRAGMA(omp atomic))
-  }
+  PG_DISPATCH(SCATTER_CALL);
   return CNP_OK;
 }
 
-static cnp_status h_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
-                           int64_t n, cnp_array *out, cnp_stream *s)
+/* ---- gather ------------------------------------------------------------------------- */
+
+PG_AI void gather_body(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid, int64_t n,
+                       cnp_array *out, const int F32, const int ND, const int SH)
 {
-  (void)s;
-  int f32 = pg->dtype == CNP_FLOAT32;
-  int S = pg->S, nd = pg->ndim;
-  int S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
+  const int S = SH + 1, S1 = ND > 1 ? S : 1, S2 = ND > 2 ? S : 1;
   const int64_t *dims = pg->dims;
-#pragma omp parallel for schedule(static) if (n > 4096)
+  const void *gd = grid->data;
+#pragma omp parallel for schedule(static) if (n > PG_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
-    double u[3], acc = 0.0;
     cnp__pg_stencil st;
-    upos(pg, pos, i, f32, u);
-    if (cnp__pg_stencil_of(u, nd, (int)pg->shape, dims, &st)) {
+    double acc = 0.0;
+    if (stencil(pg, pos, i, F32, ND, SH, &st)) {
       for (int s0 = 0; s0 < S; s0++) {
         int64_t c0 = wrap(st.base[0] + s0, dims[0]) * dims[1];
         for (int s1 = 0; s1 < S1; s1++) {
           int64_t c1 = (c0 + wrap(st.base[1] + s1, dims[1])) * dims[2];
           double w01 = st.W[0][s0] * st.W[1][s1];
-          for (int s2 = 0; s2 < S2; s2++) {
-            int64_t c = c1 + wrap(st.base[2] + s2, dims[2]);
-            acc += w01 * st.W[2][s2] * ld(grid->data, c, f32);
-          }
+          for (int s2 = 0; s2 < S2; s2++)
+            acc += w01 * st.W[2][s2] * ld(gd, c1 + wrap(st.base[2] + s2, dims[2]), F32);
         }
       }
     }
-    if (f32) ((float *)out->data)[i] = (float)acc;
+    if (F32) ((float *)out->data)[i] = (float)acc;
     else ((double *)out->data)[i] = acc;
   }
+}
+
+#define GATHER_CALL(F, N, S) gather_body(pg, pos, grid, n, out, F, N, S)
+
+static cnp_status h_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
+                           int64_t n, cnp_array *out, cnp_stream *s)
+{
+  (void)s;
+  PG_DISPATCH(GATHER_CALL);
   return CNP_OK;
 }
 

@@ -11,6 +11,8 @@
 
 #ifdef __CUDACC__
 #define CNP__HD __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define CNP__HD static inline __attribute__((always_inline))
 #else
 #define CNP__HD static inline
 #endif
@@ -37,8 +39,11 @@ CNP__HD int cnp__pg_axis(double u, int shape, int64_t n, int64_t *base, double W
     W[2] = 0.5 * (0.5 + d) * (0.5 + d);
     i -= 1.0;
   }
-  int64_t b = (int64_t)i % n;
-  if (b < 0) b += n;
+  int64_t b = (int64_t)i;
+  if ((uint64_t)b >= (uint64_t)n) {    /* outside [0, n): wrap (rare in a periodic box) */
+    b %= n;
+    if (b < 0) b += n;
+  }
   *base = b;
   return 1;
 }

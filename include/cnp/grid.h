@@ -52,7 +52,7 @@ extern "C" {
 **
 ** Host: plans are made at create (under a process-wide lock: the FFTW planner is not
 ** thread-safe) with fftw_plan_with_nthreads(omp_get_max_threads()) for the threaded FFTW
-** (fftw3_threads) and applied to the caller's arrays with FFTW's new-array execute. An
+** (fftw3_threads) when the plan has 2^18 points or more in all (one thread below) and applied to the caller's arrays with FFTW's new-array execute. An
 ** array whose alignment differs from FFTW's SIMD alignment goes through the plan's own
 ** aligned buffers (one extra copy, still no allocation). The plan holds a real and a
 ** complex buffer of one transform's size (plus FFTW's own plan data).
@@ -132,25 +132,28 @@ cnp_status cnp_fft_wavenumbers(const cnp_fft_plan *plan, int axis, double length
 ** grid axis a (so for rho : f64[ny, nx] pass {y, x}), each 1-D contiguous of N elements;
 ** w is the weights, 1-D contiguous [N], or NULL for weight 1; grid is the grid (shape dims,
 ** C-contiguous); gather's out is [N] 1-D contiguous. All of the plan's dtype (float32 or
-** float64; arithmetic in that dtype). N <= capacity (CNP_EOVERFLOW). Outputs must not
+** float64). The shape weights and gather's sums are computed in float64; deposition sums
+** are in the plan's dtype. N <= capacity (CNP_EOVERFLOW). Outputs must not
 ** overlap inputs (CNP_EALIAS).
 **
 ** cnp_deposit overwrites grid with the sum over particles of w * weight (no accumulation
 ** into what was there). Modes:
-**   CNP_DEPOSIT_SORTED  deterministic: each particle's S^ndim contributions become one row
-**     keyed by its base cell; the rows are sorted by key (cnp_sort_by_key, stable counting
-**     sort), summed per cell (cnp_segment_plan_sum, row order = particle order), and each
-**     grid point adds the S^ndim partial sums that reach it in a fixed order. The result is
-**     bit-identical run to run and for any number of host threads; it depends on the
-**     particles' order only among those of one base cell (summed in array order). On CUDA the same steps run on the device (the device-count sort and build:
-**     nothing synchronizes, capture-safe); CUDA's segment sums use their own fixed order,
-**     so host and CUDA agree to rounding, each deterministic.
+**   CNP_DEPOSIT_SORTED  deterministic: the particles' base cells are sorted (cnp_sort_by_key,
+**     stable counting sort, with the permutation); each particle's S^ndim contributions
+**     become one row in that order; the rows are summed per base cell
+**     (cnp_segment_plan_sum, row order = particle order); each grid point adds the S^ndim
+**     partial sums that reach it in a fixed order. The result is bit-identical run to run
+**     and for any number of host threads; it depends on the particles' order only among
+**     those of one base cell (summed in array order). On CUDA the same steps run on the
+**     device (the device-count sort and build: nothing synchronizes, capture-safe); CUDA's
+**     segment sums use their own fixed order, so host and CUDA agree to rounding, each
+**     deterministic.
 **   CNP_DEPOSIT_ATOMIC  fast scatter: host: with one OpenMP thread a plain loop in particle
 **     order (deterministic); with more, `#pragma omp atomic` adds, whose order (so the
 **     rounding) varies run to run. CUDA: atomicAdd, not deterministic.
-** The plan holds, for SORTED, capacity rows of 8 + S^ndim * itemsize bytes, a partial-sum
-** table of (cells + 1) * S^ndim * itemsize bytes, and a workspace and segment plan for
-** capacity rows; ATOMIC needs nothing.
+** The plan holds, for SORTED, capacity * (16 + S^ndim * itemsize) bytes (keys, the sort's
+** permutation, contribution rows), a partial-sum table of (cells + 1) * S^ndim * itemsize
+** bytes, and a workspace and segment plan for capacity rows; ATOMIC uses none of it.
 **
 ** cnp_gather: out[p] = sum over the S^ndim points of weight * grid[point] (fixed order),
 ** deterministic on both backends.
