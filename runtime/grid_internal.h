@@ -67,7 +67,8 @@ struct cnp_pgrid {
   /* SORTED mode storage (on the plan's backend): */
   cnp_array   keys;                    /* int64 [capacity] */
   cnp_array   order;                   /* int64 [capacity]: the sort's permutation */
-  cnp_array   contrib;                 /* dtype [capacity, n_pts] */
+  cnp_array   contrib;                 /* dtype [capacity, n_pts], in sorted order */
+  cnp_array   rows;                    /* dtype [capacity, n_pts], particle order (host) */
   cnp_array   partial;                 /* dtype [n_cells + 1, n_pts] */
   cnp_array   count;                   /* int64 [1] (CUDA device-count calls) */
   cnp_workspace    *ws;

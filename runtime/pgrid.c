@@ -33,6 +33,7 @@ static void pg_free(cnp_pgrid *pg)
   if (pg->keys.data) cnp_array_free(&pg->keys);
   if (pg->order.data) cnp_array_free(&pg->order);
   if (pg->contrib.data) cnp_array_free(&pg->contrib);
+  if (pg->rows.data) cnp_array_free(&pg->rows);
   if (pg->partial.data) cnp_array_free(&pg->partial);
   if (pg->count.data) cnp_array_free(&pg->count);
 }
@@ -104,6 +105,8 @@ cnp_status cnp_pgrid_create(cnp_pgrid **out, cnp_backend backend, int device, in
     st = cnp_array_alloc_on(&pg->order, backend, device, CNP_INT64, 1, kshape, CNP_ORDER_C, 0);
   if (st == CNP_OK)
     st = cnp_array_alloc_on(&pg->contrib, backend, device, dtype, 2, cshape, CNP_ORDER_C, 0);
+  if (st == CNP_OK && backend == CNP_BACKEND_HOST)
+    st = cnp_array_alloc_on(&pg->rows, backend, device, dtype, 2, cshape, CNP_ORDER_C, 0);
   if (st == CNP_OK)
     st = cnp_array_alloc_on(&pg->partial, backend, device, dtype, 2, pshape, CNP_ORDER_C, 0);
   if (st == CNP_OK)

@@ -6,9 +6,11 @@
 ** always-inline function of (float32?, ndim, shape) instantiated for the 18 constant
 ** combinations (PG_DISPATCH), so the stencil loops unroll.
 **
-** SORTED: keys[i] = base cell of particle i (n_cells for a skipped one: a trash segment);
-** cnp_sort_by_key sorts the keys with the permutation `order` (stable counting sort, keys
-** only: no rows move); row i of contrib = the S^ndim contributions of particle order[i];
+** SORTED: keys[i] = base cell of particle i (n_cells for a skipped one: a trash segment)
+** and rows[i] = its S^ndim contributions, in one streaming pass; cnp_sort_by_key sorts the
+** keys with the permutation `order` (stable counting sort, keys only); contrib[i] =
+** rows[order[i]] (one prefetched row read per particle, cheaper than re-reading the
+** particle's positions and weight at random);
 ** the segment plan sums the rows of each key (row order = particle order); the fold adds,
 ** at each grid point, the partial sums that reach it in a fixed order.
 */
@@ -73,62 +75,60 @@ PG_AI int stencil(const cnp_pgrid *pg, const cnp_array *pos, int64_t i, const in
 
 /* ---- SORTED ------------------------------------------------------------------------- */
 
-PG_AI void keys_body(cnp_pgrid *pg, const cnp_array *pos, int64_t n, const int F32,
-                     const int ND, const int SH)
+/* Pass 1, in particle order (streaming): keys[i] = base cell of particle i (n_cells for a
+** skipped one) and rows[i] = its S^ndim contributions. */
+PG_AI void rows_body(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
+                     const int F32, const int ND, const int SH)
 {
   int64_t *keys = pg->keys.data;
   const int64_t d1 = pg->dims[1], d2 = pg->dims[2];
-#pragma omp parallel for schedule(static) if (n > PG_PAR_MIN)
-  for (int64_t i = 0; i < n; i++) {
-    cnp__pg_stencil st;
-    keys[i] = stencil(pg, pos, i, F32, ND, SH, &st)
-                  ? (st.base[0] * d1 + st.base[1]) * d2 + st.base[2]
-                  : pg->n_cells;
-  }
-}
-
-PG_AI void contrib_body(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
-                        const int F32, const int ND, const int SH)
-{
-  const int64_t *order = pg->order.data;
   const int S = SH + 1, S1 = ND > 1 ? S : 1, S2 = ND > 2 ? S : 1, NP = S * S1 * S2;
   const void *wd = w ? w->data : NULL;
 #pragma omp parallel for schedule(static) if (n > PG_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
-    int64_t p = order[i];
     cnp__pg_stencil st;
     double c[27];
-#if defined(__GNUC__)
-    /* the reads follow the sort's permutation: prefetch a few particles ahead */
-    if (i + PG_PREFETCH < n) {
-      int64_t q = order[i + PG_PREFETCH];
-      for (int a = 0; a < ND; a++)
-        __builtin_prefetch((const char *)pos[a].data + q * (F32 ? 4 : 8));
-      if (wd) __builtin_prefetch((const char *)wd + q * (F32 ? 4 : 8));
-    }
-#endif
-    if (stencil(pg, pos, p, F32, ND, SH, &st)) {
-      double wi = wd ? ld(wd, p, F32) : 1.0;
+    if (stencil(pg, pos, i, F32, ND, SH, &st)) {
+      keys[i] = (st.base[0] * d1 + st.base[1]) * d2 + st.base[2];
+      double wi = wd ? ld(wd, i, F32) : 1.0;
       int k = 0;
       for (int s0 = 0; s0 < S; s0++)
         for (int s1 = 0; s1 < S1; s1++)
           for (int s2 = 0; s2 < S2; s2++)
             c[k++] = wi * st.W[0][s0] * st.W[1][s1] * st.W[2][s2];
     } else {
+      keys[i] = pg->n_cells;
       for (int k = 0; k < NP; k++) c[k] = 0.0;
     }
     if (F32) {
-      float *row = (float *)pg->contrib.data + i * NP;
+      float *row = (float *)pg->rows.data + i * NP;
       for (int k = 0; k < NP; k++) row[k] = (float)c[k];
     } else {
-      double *row = (double *)pg->contrib.data + i * NP;
+      double *row = (double *)pg->rows.data + i * NP;
       for (int k = 0; k < NP; k++) row[k] = c[k];
     }
   }
 }
 
-#define KEYS_CALL(F, N, S) keys_body(pg, pos, n, F, N, S)
-#define CONTRIB_CALL(F, N, S) contrib_body(pg, pos, w, n, F, N, S)
+/* Pass 2: contrib[i] = rows[order[i]] (one row read per particle, prefetched ahead). */
+PG_AI void permute_body(cnp_pgrid *pg, int64_t n, const int F32, const int ND, const int SH)
+{
+  const int64_t *order = pg->order.data;
+  const int S = SH + 1, S1 = ND > 1 ? S : 1, S2 = ND > 2 ? S : 1, NP = S * S1 * S2;
+  const size_t rb = (size_t)NP * (F32 ? 4 : 8);
+  const char *src = pg->rows.data;
+  char *dst = pg->contrib.data;
+#pragma omp parallel for schedule(static) if (n > PG_PAR_MIN)
+  for (int64_t i = 0; i < n; i++) {
+#if defined(__GNUC__)
+    if (i + PG_PREFETCH < n) __builtin_prefetch(src + (size_t)order[i + PG_PREFETCH] * rb);
+#endif
+    memcpy(dst + (size_t)i * rb, src + (size_t)order[i] * rb, rb);   /* rb is a constant */
+  }
+}
+
+#define ROWS_CALL(F, N, S) rows_body(pg, pos, w, n, F, N, S)
+#define PERMUTE_CALL(F, N, S) permute_body(pg, n, F, N, S)
 
 /* grid[j] = sum over offsets o (C order) of partial[cell(j - o), index(o)]. */
 static void fold(cnp_pgrid *pg, cnp_array *grid)
@@ -171,14 +171,14 @@ static cnp_status h_deposit_sorted(cnp_pgrid *pg, const cnp_array *pos, const cn
     memset(grid->data, 0, (size_t)pg->n_cells * cnp_dtype_size(pg->dtype));
     return CNP_OK;
   }
-  PG_DISPATCH(KEYS_CALL);
+  PG_DISPATCH(ROWS_CALL);
   cnp_array keys, order, rows;
   cnp_status st = cnp_array_slice(&keys, &pg->keys, 0, 0, n);
   if (st == CNP_OK) st = cnp_array_slice(&order, &pg->order, 0, 0, n);
   if (st == CNP_OK) st = cnp_array_slice(&rows, &pg->contrib, 0, 0, n);
   if (st == CNP_OK) st = cnp_sort_by_key(&keys, &order, NULL, 0, pg->n_cells + 1, pg->ws, s);
   if (st != CNP_OK) return st;
-  PG_DISPATCH(CONTRIB_CALL);
+  PG_DISPATCH(PERMUTE_CALL);
   st = cnp_segment_plan_build(pg->seg, &keys, s);
   if (st == CNP_OK) st = cnp_segment_plan_sum(pg->seg, &rows, &pg->partial, s);
   if (st != CNP_OK) return st;

@@ -151,8 +151,9 @@ cnp_status cnp_fft_wavenumbers(const cnp_fft_plan *plan, int axis, double length
 **   CNP_DEPOSIT_ATOMIC  fast scatter: host: with one OpenMP thread a plain loop in particle
 **     order (deterministic); with more, `#pragma omp atomic` adds, whose order (so the
 **     rounding) varies run to run. CUDA: atomicAdd, not deterministic.
-** The plan holds, for SORTED, capacity * (16 + S^ndim * itemsize) bytes (keys, the sort's
-** permutation, contribution rows), a partial-sum table of (cells + 1) * S^ndim * itemsize
+** The plan holds, for SORTED, capacity * (16 + 2 * S^ndim * itemsize) bytes on the host
+** (keys, the sort's permutation, contribution rows in particle and in sorted order; CUDA:
+** one set of rows), a partial-sum table of (cells + 1) * S^ndim * itemsize
 ** bytes, and a workspace and segment plan for capacity rows; ATOMIC uses none of it.
 **
 ** cnp_gather: out[p] = sum over the S^ndim points of weight * grid[point] (fixed order),
