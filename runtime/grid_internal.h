@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define CNP__MAGIC_FFT   0x434e5046u  /* "CNPF" */
-#define CNP__MAGIC_PGRID 0x434e5047u  /* "CNPG" */
+#define CNP__MAGIC_PGRID 0x434e5049u  /* "CNPI" (particle-grid Interaction) */
 
 struct cnp_fft_plan {
   uint32_t    magic;
