@@ -370,3 +370,27 @@ Test(grid_deposit, bad_arguments)
   cr_expect_eq(cnp_pgrid_destroy(pg), CNP_OK);
   cr_expect_neq(cnp_pgrid_destroy(pg), CNP_OK);
 }
+
+/* Every allocation of cnp_pgrid_create fails cleanly: CNP_ENOMEM, *out NULL, no crash,
+** and a later create succeeds. */
+void cnp__fail_alloc_after(long k);
+Test(grid_deposit, allocation_failures)
+{
+  int64_t dims[3] = {4, 5, 6};
+  int done = 0;
+  for (long k = 1; k < 100 && !done; k++) {
+    cnp_pgrid *pg = (cnp_pgrid *)&pg;
+    cnp__fail_alloc_after(k);
+    cnp_status st = cnp_pgrid_create(&pg, CNP_BACKEND_HOST, 0, 3, dims, CNP_SHAPE_TSC,
+                                     CNP_FLOAT64, 100, NULL);
+    cnp__fail_alloc_after(0);
+    if (st == CNP_OK) {
+      cr_expect_eq(cnp_pgrid_destroy(pg), CNP_OK);
+      done = 1;
+    } else {
+      cr_expect_eq(st, CNP_ENOMEM, "k %ld: %s", k, cnp_last_error());
+      cr_expect(pg == NULL);
+    }
+  }
+  cr_expect(done, "create never succeeded");
+}

@@ -329,3 +329,25 @@ Test(grid_fft, bad_arguments)
   cr_expect_eq(cnp_fft_plan_destroy(p), CNP_OK);
   cr_expect_neq(cnp_fft_plan_destroy(p), CNP_OK);                  /* destroyed handle */
 }
+
+void cnp__fail_alloc_after(long k);
+Test(grid_fft, allocation_failures)
+{
+  int64_t dims[2] = {6, 8};
+  int done = 0;
+  for (long k = 1; k < 20 && !done; k++) {
+    cnp_fft_plan *p = (cnp_fft_plan *)&p;
+    cnp__fail_alloc_after(k);
+    cnp_status st = cnp_fft_plan_create(&p, CNP_BACKEND_HOST, 0, 2, dims, 0, CNP_FLOAT64, 0);
+    cnp__fail_alloc_after(0);
+    if (st == CNP_OK) {
+      cr_expect_eq(cnp_fft_plan_destroy(p), CNP_OK);
+      done = 1;
+    } else {
+      cr_expect(st == CNP_ENOMEM || st == CNP_EUNSUPPORTED, "k %ld: %s", k, cnp_last_error());
+      cr_expect(p == NULL);
+      if (st == CNP_EUNSUPPORTED) done = 1;
+    }
+  }
+  cr_expect(done, "create never succeeded");
+}
