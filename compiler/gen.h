@@ -323,6 +323,7 @@ const char *karg_value(GenUnit *u, Expr *a);
 /* gen_setup.c: setup and teardown bodies. */
 void gen_setup_checks(GenUnit *u, Buf *b);
 void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b);
+void gen_setup_funcs(GenUnit *u, Buf *b);   /* static helpers of setup (exchange formulas) */
 void gen_teardown_body(GenUnit *u, Buf *b);
 
 /* gen_header.c: NAME.h. */

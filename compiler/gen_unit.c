@@ -360,13 +360,15 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf fields = {0}, kernels = {0}, checks = {0}, setup = {0}, step = {0}, teardown = {0};
-  Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0}, types = {0};
+  Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0}, types = {0},
+      sfuncs = {0};
   type_helpers(u, t, &types);
   gen_struct(u, &fields);
   gen_kernel_decls(u, t, &kernels);
   gen_kernels(u, t, &kernels);
   gen_setup_checks(u, &checks);
   gen_setup_body(u, t, &setup);
+  gen_setup_funcs(u, &sfuncs);
   gen_step_body(u, t, &step);
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
@@ -378,10 +380,9 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf fjoin = {0};
   gen_joins(u, &fjoin, true);
   bsel.indent = 2;
-  /* the backend: cfg.backend unless CNP_BACKEND forces one; the runtime's selection decides
-  ** (strictness, fallback, the env variable), so the fields, streams and events of the
-  ** pipeline all live on the backend it reports */
-  buf_line(&bsel, "prev = cnp_backend_current();");
+  /* the backend: cfg.backend unless CNP_BACKEND forces one; the runtime's resolve decides
+  ** (strictness, fallback, the env variable) without selecting anything process-wide, and
+  ** the fields, streams and events of the pipeline are created on the backend it reports */
   t->backend_select(u, &bsel);
   TmplVar v[] = {
       {"banner", banner(u)},
@@ -394,6 +395,7 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
       {"backend_select", buf_str(&bsel)},
       {"fail_join", buf_str(&fjoin)},
       {"setup_body", buf_str(&setup)},
+      {"setup_funcs", buf_str(&sfuncs)},
       {"step_params_h", step_params(u, true, false)},
       {"step_params", step_params(u, false, false)},
       {"step_call", step_params(u, false, true)},
@@ -416,6 +418,6 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf *gall[] = {&gfields, &gfuncs, &gsetup, &gteardown};
   for (size_t i = 0; i < sizeof gall / sizeof gall[0]; i++) buf_free(gall[i]);
   Buf *all[] = {&fields, &kernels, &checks, &setup, &step, &teardown,
-                &flook,  &elook,   &eset,   &slook, &sync, &bsel, &types, &fjoin};
+                &flook,  &elook,   &eset,   &slook, &sync, &bsel, &types, &fjoin, &sfuncs};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buf_free(all[i]);
 }
