@@ -409,7 +409,7 @@ static int csort_k0(csort_h *p, cnp_stream *S)
 static void csort_h_teardown(csort_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_x.data) cnp_array_free(&p->f_x);
   if (p->f_v.data) cnp_array_free(&p->f_v);
   if (p->f_live.data) cnp_array_free(&p->f_live);
@@ -434,7 +434,7 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   csort_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "csort_setup: p is NULL");
@@ -450,12 +450,10 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   if ((int64_t)cfg->nb <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field total: extent 'nb' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nb));
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
     return cnp_g_err(err, errlen, st, "csort_setup: %s", cnp_last_error());
-  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
-  cnp_backend_select(prev, 0);
+  if (st == CNP_EUNAVAILABLE) B = CNP_BACKEND_CUDA;   /* wanted, though unusable */
   if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "csort_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
   B = CNP_BACKEND_HOST;
@@ -463,14 +461,13 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
 
   p = (csort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "csort_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "csort_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "csort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
@@ -539,7 +536,7 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
     where = "csort_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream s";
     goto fail;
   }
@@ -575,7 +572,6 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
     }
     memset(p->g0_bin.data, 0, cnp_array_nbytes(&p->g0_bin));  /* touch the pages now, not in the first step */
   }
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -583,7 +579,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   csort_h_teardown(p);
   return st;
 }
@@ -605,7 +600,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 609 "input.c"
+#line 604 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -624,7 +619,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 628 "input.c"
+#line 623 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -640,7 +635,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v)");
       p->stats.launches++;
     }
-#line 644 "input.c"
+#line 639 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -653,7 +648,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb)");
       p->stats.launches++;
     }
-#line 657 "input.c"
+#line 652 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -671,7 +666,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 675 "input.c"
+#line 670 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

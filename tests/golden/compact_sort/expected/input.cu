@@ -132,6 +132,14 @@ __device__ __forceinline__ void cnp_g_atomic_add(uint64_t *a, uint64_t v)
   cnp_atomic_add((unsigned long long *)a, (unsigned long long)v);
 }
 
+/* Kernels launch on the calling thread's current CUDA device: setup and step make it the
+** pipeline's (CUDA's current device is per thread; cnp's selected backend is not touched). */
+CNP_G_INLINE void cnp_g_use_device(int device)
+{
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess || cur != device) (void)cudaSetDevice(device);
+}
+
 /* Checks the last kernel launch: CNP_EBACKEND if it failed. */
 CNP_G_INLINE int cnp_g_launched(void)
 {
@@ -300,7 +308,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 304 "input.cu"
+#line 312 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -357,7 +365,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 361 "input.cu"
+#line 369 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -393,7 +401,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 397 "input.cu"
+#line 405 "input.cu"
         } /* map i */
       }
     }
@@ -436,7 +444,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 440 "input.cu"
+#line 448 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -664,7 +672,7 @@ static int csort_pull(csort_h *p, int in_step)
 static void csort_h_teardown(csort_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_x.data) cnp_array_free(&p->f_x);
   if (p->f_v.data) cnp_array_free(&p->f_v);
   if (p->f_live.data) cnp_array_free(&p->f_live);
@@ -692,7 +700,7 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   csort_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "csort_setup: p is NULL");
@@ -708,27 +716,24 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   if ((int64_t)cfg->nb <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field total: extent 'nb' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nb));
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
-  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+  st = cnp_backend_resolve(cfg->backend, cfg->strict, &B);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)
     return cnp_g_err(err, errlen, st, "csort_setup: %s", cnp_last_error());
-  B = cnp_backend_current();
-  cnp_backend_select(prev, 0);
 
   p = (csort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "csort_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "csort_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "csort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->P_nb = cfg->nb;
   p->cap_N = p->n_N = cfg->N;
   {
@@ -793,7 +798,7 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
     where = "csort_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream s";
     goto fail;
   }
@@ -845,7 +850,6 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
     }
 #endif
   }
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -853,7 +857,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   csort_h_teardown(p);
   return st;
 }
@@ -867,6 +870,7 @@ static int csort_h_step(csort_h *p)
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
   cnp_clear_error();              /* a failure below reports only its own detail */
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
 
   /* ---- input.cnp:10: step on s ---- */
   S = p->s_s;
@@ -881,7 +885,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 885 "input.cu"
+#line 889 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -900,7 +904,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 904 "input.cu"
+#line 908 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -917,7 +921,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 921 "input.cu"
+#line 925 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -931,7 +935,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 935 "input.cu"
+#line 939 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -949,7 +953,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 953 "input.cu"
+#line 957 "input.cu"
     }
   }
   p->stats.steps++;

@@ -315,7 +315,7 @@ static int fuse_k1(fuse_h *p, cnp_stream *S)
 static void fuse_h_teardown(fuse_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_a.data) cnp_array_free(&p->f_a);
   if (p->f_b.data) cnp_array_free(&p->f_b);
   if (p->f_keep.data) cnp_array_free(&p->f_keep);
@@ -332,7 +332,7 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
   fuse_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "fuse_setup: p is NULL");
@@ -348,12 +348,10 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
   if (cfg->M <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: dim M: capacity cfg.M must be > 0 (got %lld)",
                      (long long)cfg->M);
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
     return cnp_g_err(err, errlen, st, "fuse_setup: %s", cnp_last_error());
-  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
-  cnp_backend_select(prev, 0);
+  if (st == CNP_EUNAVAILABLE) B = CNP_BACKEND_CUDA;   /* wanted, though unusable */
   if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "fuse_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
   B = CNP_BACKEND_HOST;
@@ -361,14 +359,13 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
 
   p = (fuse_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "fuse_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "fuse_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "fuse_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
@@ -429,12 +426,11 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
     where = "fuse_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:10: stream s";
     goto fail;
   }
   p->nthreads = CNP_G_MAXT();
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -442,7 +438,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   fuse_h_teardown(p);
   return st;
 }
@@ -465,13 +460,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 469 "input.c"
+#line 464 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 475 "input.c"
+#line 470 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -488,7 +483,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 492 "input.c"
+#line 487 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -132,6 +132,14 @@ __device__ __forceinline__ void cnp_g_atomic_add(uint64_t *a, uint64_t v)
   cnp_atomic_add((unsigned long long *)a, (unsigned long long)v);
 }
 
+/* Kernels launch on the calling thread's current CUDA device: setup and step make it the
+** pipeline's (CUDA's current device is per thread; cnp's selected backend is not touched). */
+CNP_G_INLINE void cnp_g_use_device(int device)
+{
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess || cur != device) (void)cudaSetDevice(device);
+}
+
 /* Checks the last kernel launch: CNP_EBACKEND if it failed. */
 CNP_G_INLINE int cnp_g_launched(void)
 {
@@ -261,7 +269,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 265 "input.cu"
+#line 273 "input.cu"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -269,7 +277,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 273 "input.cu"
+#line 281 "input.cu"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -294,7 +302,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
     f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 298 "input.cu"
+#line 306 "input.cu"
   } /* map i */
   { /* input.cnp:16: map j in N */
     const int64_t l_j = cnp_i;
@@ -302,7 +310,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
     f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 306 "input.cu"
+#line 314 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -370,7 +378,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 374 "input.cu"
+#line 382 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -389,7 +397,7 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
     f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 393 "input.cu"
+#line 401 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -446,7 +454,7 @@ static int fuse_pull(fuse_h *p, int in_step)
 static void fuse_h_teardown(fuse_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_a.data) cnp_array_free(&p->f_a);
   if (p->f_b.data) cnp_array_free(&p->f_b);
   if (p->f_keep.data) cnp_array_free(&p->f_keep);
@@ -463,7 +471,7 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
   fuse_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "fuse_setup: p is NULL");
@@ -479,27 +487,24 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
   if (cfg->M <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: dim M: capacity cfg.M must be > 0 (got %lld)",
                      (long long)cfg->M);
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
-  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+  st = cnp_backend_resolve(cfg->backend, cfg->strict, &B);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)
     return cnp_g_err(err, errlen, st, "fuse_setup: %s", cnp_last_error());
-  B = cnp_backend_current();
-  cnp_backend_select(prev, 0);
 
   p = (fuse_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "fuse_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "fuse_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "fuse_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->P_k = cfg->k;
   p->cap_N = p->n_N = cfg->N;
   p->cap_M = p->n_M = cfg->M;
@@ -556,12 +561,11 @@ static int fuse_h_setup(fuse_h **pp, const fuse_config *cfg, char *err, size_t e
     where = "fuse_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:10: stream s";
     goto fail;
   }
   p->nthreads = CNP_G_MAXT();
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -569,7 +573,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   fuse_h_teardown(p);
   return st;
 }
@@ -583,6 +586,7 @@ static int fuse_h_step(fuse_h *p, double dt)
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
   cnp_clear_error();              /* a failure below reports only its own detail */
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->P_dt = dt;
 
   /* ---- input.cnp:11: step on s ---- */
@@ -592,13 +596,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 596 "input.cu"
+#line 600 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 602 "input.cu"
+#line 606 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -615,7 +619,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 619 "input.cu"
+#line 623 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -423,7 +423,7 @@ static int graph_sort_k0(graph_sort_h *p, cnp_stream *S)
 static void graph_sort_h_teardown(graph_sort_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_x.data) cnp_array_free(&p->f_x);
   if (p->f_w.data) cnp_array_free(&p->f_w);
   if (p->f_live.data) cnp_array_free(&p->f_live);
@@ -453,7 +453,7 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
   graph_sort_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "graph_sort_setup: p is NULL");
@@ -469,12 +469,10 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:12: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
     return cnp_g_err(err, errlen, st, "graph_sort_setup: %s", cnp_last_error());
-  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
-  cnp_backend_select(prev, 0);
+  if (st == CNP_EUNAVAILABLE) B = CNP_BACKEND_CUDA;   /* wanted, though unusable */
   if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "graph_sort_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
   B = CNP_BACKEND_HOST;
@@ -482,14 +480,13 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
 
   p = (graph_sort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "graph_sort_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "graph_sort_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "graph_sort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
@@ -558,23 +555,23 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
     where = "graph_sort_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream s";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ej_s, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ej_s, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream s";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap_on(&p->s_io, B, cfg->cuda_streams[1]) : cnp_stream_create_on(&p->s_io, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream io";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ej_io, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream io";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->e_done, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->e_done, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:14: event done";
     goto fail;
   }
@@ -614,7 +611,6 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
     }
     memset(p->g0_cell.data, 0, cnp_array_nbytes(&p->g0_cell));  /* touch the pages now, not in the first step */
   }
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -622,7 +618,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   graph_sort_h_teardown(p);
   return st;
 }
@@ -648,7 +643,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 652 "input.c"
+#line 647 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -667,7 +662,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 671 "input.c"
+#line 666 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -683,7 +678,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w)");
       p->stats.launches++;
     }
-#line 687 "input.c"
+#line 682 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -696,7 +691,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells)");
       p->stats.launches++;
     }
-#line 700 "input.c"
+#line 695 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -714,14 +709,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 718 "input.c"
+#line 713 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 725 "input.c"
+#line 720 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -731,14 +726,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 735 "input.c"
+#line 730 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 742 "input.c"
+#line 737 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -132,6 +132,14 @@ __device__ __forceinline__ void cnp_g_atomic_add(uint64_t *a, uint64_t v)
   cnp_atomic_add((unsigned long long *)a, (unsigned long long)v);
 }
 
+/* Kernels launch on the calling thread's current CUDA device: setup and step make it the
+** pipeline's (CUDA's current device is per thread; cnp's selected backend is not touched). */
+CNP_G_INLINE void cnp_g_use_device(int device)
+{
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess || cur != device) (void)cudaSetDevice(device);
+}
+
 /* Checks the last kernel launch: CNP_EBACKEND if it failed. */
 CNP_G_INLINE int cnp_g_launched(void)
 {
@@ -314,7 +322,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 318 "input.cu"
+#line 326 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -372,7 +380,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 376 "input.cu"
+#line 384 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -408,7 +416,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 412 "input.cu"
+#line 420 "input.cu"
         } /* map i */
       }
     }
@@ -452,7 +460,7 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
     f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 456 "input.cu"
+#line 464 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -678,7 +686,7 @@ static int graph_sort_pull(graph_sort_h *p, int in_step)
 static void graph_sort_h_teardown(graph_sort_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_x.data) cnp_array_free(&p->f_x);
   if (p->f_w.data) cnp_array_free(&p->f_w);
   if (p->f_live.data) cnp_array_free(&p->f_live);
@@ -711,7 +719,7 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
   graph_sort_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "graph_sort_setup: p is NULL");
@@ -727,27 +735,24 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:12: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
-  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+  st = cnp_backend_resolve(cfg->backend, cfg->strict, &B);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)
     return cnp_g_err(err, errlen, st, "graph_sort_setup: %s", cnp_last_error());
-  B = cnp_backend_current();
-  cnp_backend_select(prev, 0);
 
   p = (graph_sort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "graph_sort_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "graph_sort_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "graph_sort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->P_n_cells = cfg->n_cells;
   p->cap_N = p->n_N = cfg->N;
   {
@@ -812,23 +817,23 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
     where = "graph_sort_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream s";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ej_s, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ej_s, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream s";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap_on(&p->s_io, B, cfg->cuda_streams[1]) : cnp_stream_create_on(&p->s_io, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream io";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ej_io, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:13: stream io";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->e_done, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->e_done, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:14: event done";
     goto fail;
   }
@@ -884,7 +889,6 @@ static int graph_sort_h_setup(graph_sort_h **pp, const graph_sort_config *cfg, c
     }
 #endif
   }
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -892,7 +896,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   graph_sort_h_teardown(p);
   return st;
 }
@@ -906,6 +909,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
   cnp_clear_error();              /* a failure below reports only its own detail */
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->P_dt = dt;
 
   /* ---- input.cnp:17: step push on s ---- */
@@ -924,7 +928,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 928 "input.cu"
+#line 932 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -943,7 +947,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 947 "input.cu"
+#line 951 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -960,7 +964,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 964 "input.cu"
+#line 968 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -974,7 +978,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 978 "input.cu"
+#line 982 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -992,7 +996,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 996 "input.cu"
+#line 1000 "input.cu"
     }
   }
 
@@ -1000,7 +1004,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 1004 "input.cu"
+#line 1008 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -1010,14 +1014,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 1014 "input.cu"
+#line 1018 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 1021 "input.cu"
+#line 1025 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -306,7 +306,7 @@ static int scatter_k0(scatter_h *p, cnp_stream *S)
 static void scatter_h_teardown(scatter_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_pos.data) cnp_array_free(&p->f_pos);
   if (p->f_q.data) cnp_array_free(&p->f_q);
   if (p->f_cell.data) cnp_array_free(&p->f_cell);
@@ -326,7 +326,7 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
   scatter_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "scatter_setup: p is NULL");
@@ -342,12 +342,10 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:6: field E: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
     return cnp_g_err(err, errlen, st, "scatter_setup: %s", cnp_last_error());
-  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
-  cnp_backend_select(prev, 0);
+  if (st == CNP_EUNAVAILABLE) B = CNP_BACKEND_CUDA;   /* wanted, though unusable */
   if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "scatter_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
   B = CNP_BACKEND_HOST;
@@ -355,14 +353,13 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
 
   p = (scatter_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "scatter_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "scatter_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "scatter_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
@@ -449,12 +446,11 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
     where = "scatter_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream s";
     goto fail;
   }
   p->nthreads = CNP_G_MAXT();
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -462,7 +458,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   scatter_h_teardown(p);
   return st;
 }
@@ -484,7 +479,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
   CNP_G_TRY(scatter_k0(p, S),
             "input.cnp:10: map i in N");
-#line 488 "input.c"
+#line 483 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

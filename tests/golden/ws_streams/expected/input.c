@@ -316,7 +316,7 @@ static int twows_k1(twows_h *p, cnp_stream *S)
 static void twows_h_teardown(twows_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_a.data) cnp_array_free(&p->f_a);
   if (p->f_ka.data) cnp_array_free(&p->f_ka);
   if (p->f_la.data) cnp_array_free(&p->f_la);
@@ -337,7 +337,7 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
   twows_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "twows_setup: p is NULL");
@@ -353,12 +353,10 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
   if (cfg->M <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:4: dim M: capacity cfg.M must be > 0 (got %lld)",
                      (long long)cfg->M);
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
     return cnp_g_err(err, errlen, st, "twows_setup: %s", cnp_last_error());
-  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
-  cnp_backend_select(prev, 0);
+  if (st == CNP_EUNAVAILABLE) B = CNP_BACKEND_CUDA;   /* wanted, though unusable */
   if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "twows_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
   B = CNP_BACKEND_HOST;
@@ -366,14 +364,13 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
 
   p = (twows_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "twows_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "twows_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "twows_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
@@ -451,20 +448,19 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
     where = "twows_setup: workspace";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ws_ev, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ws_ev, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "twows_setup: workspace event";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s1, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s1)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s1, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s1, B, p->device)) != CNP_OK) {
     where = "input.cnp:7: stream s1";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_s2, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_s2)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap_on(&p->s_s2, B, cfg->cuda_streams[1]) : cnp_stream_create_on(&p->s_s2, B, p->device)) != CNP_OK) {
     where = "input.cnp:7: stream s2";
     goto fail;
   }
   p->nthreads = CNP_G_MAXT();
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -472,7 +468,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   twows_h_teardown(p);
   return st;
 }
@@ -497,7 +492,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
   CNP_G_TRY(twows_k0(p, S),
             "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 501 "input.c"
+#line 496 "input.c"
 
   /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -514,7 +509,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 518 "input.c"
+#line 513 "input.c"
 
   /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -527,7 +522,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:11: sort ka (a)");
     p->stats.launches++;
   }
-#line 531 "input.c"
+#line 526 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
   p->ws_used = 1;
@@ -542,7 +537,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(twows_k1(p, S),
             "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 546 "input.c"
+#line 541 "input.c"
 
   /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -559,7 +554,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 563 "input.c"
+#line 558 "input.c"
 
   /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -572,7 +567,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:16: sort kb (b)");
     p->stats.launches++;
   }
-#line 576 "input.c"
+#line 571 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
   p->ws_used = 1;
