@@ -34,7 +34,18 @@ static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   case ST_MIGRATE: buf_printf(b, "migrate by %s", s->a.name); break;
   case ST_CALL: buf_printf(b, "kernel %s (hand-written)", s->a.name); break;
   case ST_REFRESH: buf_printf(b, "refresh %s %s", s->a.name, s->to_device ? "to_device" : "to_host"); break;
+  case ST_HISTORY: buf_printf(b, "record history %s <- %s", s->a.name, s->b.name); break;
+  case ST_SCAN:
+    buf_printf(b, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
+    break;
   default: buf_puts(b, stmt_of(s->kind)->name); break;   /* the table's name (stmt.c) */
+  }
+  if (s->kind == ST_MAP) {   /* the scalars a kernel reduces into (gen_red.c) */
+    KUse use;
+    group_use(u, op, &use);
+    for (int i = 0; i < use.n_reds; i++)
+      buf_printf(b, "%s%s %s", i ? ", " : "\\nreduces ", use.reds[i]->name,
+                 use.red_op[i] == RED_SUM ? "+=" : use.red_op[i] == RED_MIN ? "min=" : "max=");
   }
   buf_printf(b, "\\n%s:%d", base_name(s->loc.file->path), s->loc.line);
   for (int i = 0; i < u->n_steps; i++)          /* host fast path: done inside a kernel */

@@ -283,6 +283,16 @@ static void kuse_expr(KUse *k, Expr *e) {
 
 static void kuse_stmts(KUse *k, Stmt *s) {
   for (; s; s = s->next) {
+    if (s->kind == ST_REDUCE) {
+      Decl *f = s->target->ref.decl;
+      int i = 0;
+      while (i < k->n_reds && k->reds[i] != f) i++;
+      if (i == k->n_reds) {
+        if (k->n_reds == 64) cnp_ice("more than 64 scalars reduced in one kernel");
+        k->reds[k->n_reds] = f;
+        k->red_op[k->n_reds++] = s->red;
+      }
+    }
     kuse_expr(k, s->target);
     kuse_expr(k, s->value);
     kuse_stmts(k, s->body);
@@ -658,6 +668,8 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       buf_printf(b, "P_%s", d->name);
     } else if (d->kind == DECL_DIM) {
       buf_printf(b, "n_%s", d->name);
+    } else if (d->kind == DECL_FIELD && d->scalar) {
+      buf_printf(b, "f_%s[0]", d->name);
     } else {
       cnp_ice("name '%s' (%s) in an expression", d->name, decl_kind_name(d->kind));
     }
@@ -850,6 +862,15 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     buf_free(&v);
     return;
   }
+  case ST_REDUCE: {
+    Buf v = {0};
+    DType tt = s->target->ref.decl->dtype;
+    ex_as(k, &v, s->value, tt);
+    red_line(b, tt, s->red, arena_printf(&u->cc->arena, "r_%s", s->target->ref.decl->name),
+             arena_printf(&u->cc->arena, "(%s)(%s)", gen_ctype(tt), buf_str(&v)));
+    buf_free(&v);
+    return;
+  }
   case ST_IF: {
     Buf c = {0};
     ex(k, &c, s->value);
@@ -935,6 +956,9 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
   for (int i = 0; i < use->n_params; i++)
     buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
+  for (int i = 0; i < use->n_reds; i++)
+    buf_line(b, "  %s *rp_%s;  /* partial results of the reduction into %s */",
+             gen_ctype(use->reds[i]->dtype), use->reds[i]->name, use->reds[i]->name);
   buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
   buf_puts(b, "\n");
 }
@@ -1005,6 +1029,9 @@ void kernel_fill(Buf *b, KUse *use, const char *pfx) {
     buf_line(b, "%sP_%s = p->P_%s;", pfx, use->params[i]->name, use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "%sn_%s = p->n_%s;", pfx, use->dims[i]->name, use->dims[i]->name);
+  for (int i = 0; i < use->n_reds; i++)
+    buf_line(b, "%srp_%s = (%s *)p->rp_%s.data;", pfx, use->reds[i]->name,
+             gen_ctype(use->reds[i]->dtype), use->reds[i]->name);
 }
 
 /* The text a block of emitted lines holds, in the arena (the buffer is freed). */

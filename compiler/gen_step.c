@@ -201,6 +201,14 @@ static void step_zero(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   }
 }
 
+static void step_history(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  red_step_history(u, t, b, op, false);
+}
+
+static void step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  red_step_scan(u, t, b, op, false);
+}
+
 typedef void StepEmit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 static StepEmit *const step_emit[ST__COUNT] = {
     [ST_MAP] = step_map,           [ST_COMPACT] = step_compact, [ST_SORT] = step_sort,
@@ -208,6 +216,7 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_RECORD] = step_record,     [ST_WAIT] = step_wait,       [ST_COPY] = step_copy,
     [ST_REFRESH] = step_refresh,   [ST_EXCHANGE] = step_exchange, [ST_MIGRATE] = step_migrate,
     [ST_CALL] = step_call,         [ST_ZERO] = step_zero,
+    [ST_HISTORY] = step_history,   [ST_SCAN] = step_scan,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

@@ -96,7 +96,7 @@ static void lower_step(GenUnit *u, GenStep *gs) {
         gen_stmts_touch(cur->maps[i]->body, s->a.decl, &w, NULL);
         writes = writes || w;
       }
-      if (writes) {
+      if (writes && !red_group(cur)) {   /* a reducing kernel is not the fast path's */
         cur->mask_of = s;
         explain(u, s->loc, "compact %s: mask produced inside kernel %s", s->a.name,
                 arena_printf(a, "k%d", cur->kernel));
@@ -314,7 +314,7 @@ int lower_unit(GenUnit *u) {
     }
   if (!ok) return 1;
   u->steps = arena_alloc(&cc->arena, sizeof(GenStep) * (size_t)(n ? n : 1));
-  int n_mpi = 0;
+  int n_mpi = 0, n_scan = 0;
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_STEP) {
       GenStep *gs = &u->steps[u->n_steps++];
@@ -324,6 +324,7 @@ int lower_unit(GenUnit *u) {
       find_graph_hints(u, gs);
       for (int o = 0; o < gs->n_ops; o++) {
         StmtKind k = gs->ops[o].stmt->kind;
+        if (k == ST_SCAN) gs->ops[o].scan_id = n_scan++;
         if (k == ST_EXCHANGE || k == ST_MIGRATE) {
           gs->ops[o].mpi_id = n_mpi++;
           u->uses_mpi = true;

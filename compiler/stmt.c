@@ -43,10 +43,17 @@ const StmtInfo stmt_info[] = {
                      .launches = 1},
     [ST_ZERO] =     {"zero",      true, .call_form = true, .list = W, .graph = SG_PLAIN,
                      .launches = -2},
+    /* record HISTORY: a one-thread kernel appends the scalar (b) to the history (a) */
+    [ST_HISTORY] =  {"history",   true, RW,     R,      0,           0,  .graph = SG_PLAIN,
+                     .launches = 1},
+    /* three passes (chunk totals, their prefix, the chunks) over a's live extent */
+    [ST_SCAN] =     {"scan",      true, R | SU_ROWS, W, 0,           0,  .host_extents = true,
+                     .graph = SG_DIM_A, .launches = 1},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
     [ST_IF] =       {"if",        false},
+    [ST_REDUCE] =   {"reduce",    false},
 };
 
 #undef R
