@@ -258,6 +258,7 @@ typedef struct KCtx {
   Stmt *map;              /* the map whose body is being emitted */
   DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
   const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
+  bool lanes;             /* host reduction: accumulators r_S[cnp_l], 8 lanes (gen_red.c) */
 } KCtx;
 
 /* gen_expr.c: types, literals, locations, setup-time expressions, expressions, map bodies. */
@@ -302,6 +303,7 @@ void inline_sum(GenUnit *u, Buf *b, Stmt *s);
 /* gen_red.c: reductions into scalars, histories and scans (docs/codegen.md, Reductions). */
 #define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */
 #define RED_CHUNK 4096    /* host: rows per chunk of a reducing loop */
+#define RED_LANES 8       /* host: accumulators per chunk (row i into lane i % RED_LANES) */
 #define SCAN_CHUNK 1024   /* both: rows per chunk of a scan */
 bool red_stmts(const Stmt *s);                  /* a map body reduces into a scalar */
 bool red_group(const GenOp *op);                /* ... some map of a fused group does */

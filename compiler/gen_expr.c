@@ -866,7 +866,8 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     Buf v = {0};
     DType tt = s->target->ref.decl->dtype;
     ex_as(k, &v, s->value, tt);
-    red_line(b, tt, s->red, arena_printf(&u->cc->arena, "r_%s", s->target->ref.decl->name),
+    red_line(b, tt, s->red, arena_printf(&u->cc->arena, k->lanes ? "r_%s[cnp_l]" : "r_%s",
+                                         s->target->ref.decl->name),
              arena_printf(&u->cc->arena, "(%s)(%s)", gen_ctype(tt), buf_str(&v)));
     buf_free(&v);
     return;

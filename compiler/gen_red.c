@@ -54,7 +54,7 @@ void red_line(Buf *b, DType t, int op, const char *acc, const char *v) {
   if (op == RED_SUM && ut) buf_line(b, "%s = (%s)((%s)%s + (%s)%s);", acc, ct, ut, acc, ut, v);
   else if (op == RED_SUM) buf_line(b, "%s += %s;", acc, v);
   else
-    buf_line(b, "{ const %s cnp_v = %s; if (cnp_v %s %s) %s = cnp_v; }", ct, v,
+    buf_line(b, "{ const %s cnp_v = %s; %s = cnp_v %s %s ? cnp_v : %s; }", ct, v, acc,
              op == RED_MIN ? "<" : ">", acc, acc);
 }
 
@@ -63,11 +63,12 @@ static const char *red_name(int op) { return op == RED_SUM ? "+=" : op == RED_MI
 /* ======================================================================== host loop */
 
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL};
-  buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop over chunks of %d rows; each "
-              "chunk reduces", op->kernel, op->n_maps, op->n_maps > 1 ? "s" : "", RED_CHUNK);
-  buf_line(b, "** in row order, the chunks' partials are combined in chunk order (independent of "
-              "the threads). */");
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true};
+  buf_line(b, "/* Kernel %d on the host: %d map%s fused into one loop over chunks of %d rows; in a "
+              "chunk, row i", op->kernel, op->n_maps, op->n_maps > 1 ? "s" : "", RED_CHUNK);
+  buf_line(b, "** reduces into lane i %% %d in row order, the lanes are combined in lane order, "
+              "the chunks'", RED_LANES);
+  buf_line(b, "** partials in chunk order (independent of the threads). */");
   buf_line(b, "static int %s_k%d_host(const %s_k%d_args *ap)", u->name, op->kernel, u->name,
            op->kernel);
   buf_line(b, "{");
@@ -79,18 +80,40 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   buf_line(b, "CNP_G_OMP(\"omp parallel for schedule(static) reduction(|:bad)\")");
   buf_line(b, "for (int64_t cnp_c = 0; cnp_c < cnp_nc; cnp_c++) {");
   b->indent = 4;
-  for (int i = 0; i < use->n_reds; i++)
-    buf_line(b, "%s r_%s = %s;", gen_ctype(use->reds[i]->dtype), use->reds[i]->name,
-             red_ident(use->reds[i]->dtype, use->red_op[i]));
+  for (int i = 0; i < use->n_reds; i++) {
+    const char *id = red_ident(use->reds[i]->dtype, use->red_op[i]);
+    buf_printf(b, "%*s%s r_%s[%d] = {", b->indent, "", gen_ctype(use->reds[i]->dtype),
+               use->reds[i]->name, RED_LANES);
+    for (int l = 0; l < RED_LANES; l++) buf_printf(b, "%s%s", l ? ", " : "", id);
+    buf_puts(b, "};\n");
+  }
   buf_line(b, "const int64_t cnp_e = cnp_c * %d + %d < A.n ? cnp_c * %d + %d : A.n;", RED_CHUNK,
            RED_CHUNK, RED_CHUNK, RED_CHUNK);
-  buf_line(b, "for (int64_t cnp_i = cnp_c * %d; cnp_i < cnp_e; cnp_i++) {", RED_CHUNK);
+  buf_line(b, "int64_t cnp_b = cnp_c * %d;", RED_CHUNK);
+  buf_line(b, "for (; cnp_b + %d <= cnp_e; cnp_b += %d) {  /* whole groups of %d rows */", RED_LANES,
+           RED_LANES, RED_LANES);
+  buf_line(b, "  for (int cnp_l = 0; cnp_l < %d; cnp_l++) {", RED_LANES);
+  buf_line(b, "    const int64_t cnp_i = cnp_b + cnp_l;");
+  b->indent = 8;
+  group_body(&k, b, op);
+  b->indent = 4;
+  buf_line(b, "  }");
+  buf_line(b, "}");
+  buf_line(b, "for (int cnp_l = 0; cnp_b + cnp_l < cnp_e; cnp_l++) {  /* the rest of the last chunk */");
+  buf_line(b, "  const int64_t cnp_i = cnp_b + cnp_l;");
   b->indent = 6;
   group_body(&k, b, op);
   b->indent = 4;
   buf_line(b, "}");
-  for (int i = 0; i < use->n_reds; i++)
-    buf_line(b, "A.rp_%s[cnp_c] = r_%s;", use->reds[i]->name, use->reds[i]->name);
+  for (int i = 0; i < use->n_reds; i++) {
+    Decl *f = use->reds[i];
+    buf_line(b, "for (int cnp_l = 1; cnp_l < %d; cnp_l++)", RED_LANES);
+    b->indent = 6;
+    red_line(b, f->dtype, use->red_op[i], arena_printf(&u->cc->arena, "r_%s[0]", f->name),
+             arena_printf(&u->cc->arena, "r_%s[cnp_l]", f->name));
+    b->indent = 4;
+    buf_line(b, "A.rp_%s[cnp_c] = r_%s[0];", f->name, f->name);
+  }
   b->indent = 2;
   buf_line(b, "}");
   for (int i = 0; i < use->n_reds; i++) {

@@ -2,7 +2,7 @@
 ** bench_reduce.c -- reductions and scans of the language (gen_red.c) over N = 10^7 f64 rows on
 ** the host backend, each against memcpy of the same bytes (the machine's bandwidth, measured
 ** in the same run), and a map with a sum and a max fused into its loop against the map alone.
-** Best of REPS runs each. Prints the ratios (targets: reduction and scan within 1.3x of
+** Best of REPS rounds, the five measurements interleaved in each. Prints the ratios (targets: reduction and scan within 1.3x of
 ** memcpy, the fused reduction under 10% over the map).   usage: bench_reduce [N] [REPS]
 */
 #include "rmap.h"
@@ -21,15 +21,14 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-#define BEST(var, reps, stmt)                                                               \
+/* best of the rounds; the five measurements interleave in each round (a loaded machine
+** slows them alike) */
+#define TIME(var, stmt)                                                                     \
   do {                                                                                      \
-    var = 1e30;                                                                             \
-    for (int r_ = 0; r_ < (reps); r_++) {                                                   \
-      double t0_ = now();                                                                   \
-      stmt;                                                                                 \
-      double t1_ = now() - t0_;                                                             \
-      if (t1_ < var) var = t1_;                                                             \
-    }                                                                                       \
+    double t0_ = now();                                                                     \
+    stmt;                                                                                   \
+    double t1_ = now() - t0_;                                                               \
+    if (t1_ < var) var = t1_;                                                               \
   } while (0)
 
 #define SETUP(pl, PL, n)                                                                    \
@@ -48,7 +47,7 @@ static double now(void) {
 
 int main(int argc, char **argv) {
   int64_t n = argc > 1 ? atoll(argv[1]) : 10000000;
-  int reps = argc > 2 ? atoi(argv[2]) : 10;
+  int reps = argc > 2 ? atoi(argv[2]) : 20;
   size_t bytes = (size_t)n * sizeof(double);
   double *a = malloc(bytes), *b = malloc(bytes);
   if (!a || !b) return 1;
@@ -57,12 +56,14 @@ int main(int argc, char **argv) {
   SETUP(rscan, RSCAN, n)
   SETUP(rmap, RMAP, n)
   SETUP(rmapred, RMAPRED, n)
-  double t_cpy, t_sum, t_scan, t_map, t_mapred;
-  BEST(t_cpy, reps, memcpy(b, a, bytes); __asm__ volatile("" ::"r"(b) : "memory"));
-  BEST(t_sum, reps, rsum_step(rsum_p); rsum_sync(rsum_p));
-  BEST(t_scan, reps, rscan_step(rscan_p); rscan_sync(rscan_p));
-  BEST(t_map, reps, rmap_step(rmap_p, 1.5); rmap_sync(rmap_p));
-  BEST(t_mapred, reps, rmapred_step(rmapred_p, 1.5); rmapred_sync(rmapred_p));
+  double t_cpy = 1e30, t_sum = 1e30, t_scan = 1e30, t_map = 1e30, t_mapred = 1e30;
+  for (int r = 0; r < reps; r++) {
+    TIME(t_cpy, memcpy(b, a, bytes); __asm__ volatile("" ::"r"(b) : "memory"));
+    TIME(t_sum, rsum_step(rsum_p); rsum_sync(rsum_p));
+    TIME(t_scan, rscan_step(rscan_p); rscan_sync(rscan_p));
+    TIME(t_map, rmap_step(rmap_p, 1.5); rmap_sync(rmap_p));
+    TIME(t_mapred, rmapred_step(rmapred_p, 1.5); rmapred_sync(rmapred_p));
+  }
   double s = 0;
   rsum_scalar(rsum_p, "s", &s);
   printf("bench_reduce: N = %lld f64 rows (%.0f MB), best of %d (sum %.6g)\n", (long long)n,

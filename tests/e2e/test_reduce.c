@@ -1,7 +1,7 @@
 /*
 ** test_reduce.c -- reduce.cnp against a plain C reference that sums in the documented order
-** (docs/codegen.md, "Reductions and scans": chunks of 4096 rows on the host, partials in chunk
-** order; scans in chunks of 1024 rows), so floating results are compared bit for bit; run
+** (docs/codegen.md, "Reductions and scans": chunks of 4096 rows on the host, row i into lane
+** i % 8, lanes combined in order, partials in chunk order; scans in chunks of 1024 rows), so floating results are compared bit for bit; run
 ** also with 1 and 3 OpenMP threads (e2e.reduce.t1, .t3): the same bits.
 */
 #include "reduce.h"
@@ -66,17 +66,19 @@ int main(void) {
     double ke = 0.0, vmax = -INFINITY; float vmin = INFINITY; int64_t nfast = 0;
     int32_t ksum = 0; uint64_t idmin = UINT64_MAX;
     for (int64_t c = 0; c < nch; c++) {
-      double pke = 0.0, pvmax = -INFINITY; float pvmin = INFINITY; int64_t pn = 0;
+      double pke = 0.0, lke[8] = {0}, pvmax = -INFINITY; float pvmin = INFINITY; int64_t pn = 0;
       int32_t pk = 0; uint64_t pid = UINT64_MAX;
       for (int64_t i = c * RCH; i < n && i < c * RCH + RCH; i++) {
         x[i] = x[i] + dt * v[i];
-        pke += 0.5 * v[i] * v[i];
+        lke[i % 8] += 0.5 * v[i] * v[i];
         if (v[i] > pvmax) pvmax = v[i];
         if (q[1][i] < pvmin) pvmin = q[1][i];
         if (fabs(v[i]) > 0.5) pn += 1;
         pk = (int32_t)((uint32_t)pk + (uint32_t)k[i]);
         if (id[i] < pid) pid = id[i];
       }
+      pke = lke[0];
+      for (int l = 1; l < 8; l++) pke += lke[l];
       ke += pke; if (pvmax > vmax) vmax = pvmax; if (pvmin < vmin) vmin = pvmin; nfast += pn;
       ksum = (int32_t)((uint32_t)ksum + (uint32_t)pk); if (pid < idmin) idmin = pid;
     }
@@ -87,8 +89,10 @@ int main(void) {
         m++;
       }
     n = m;
-    double rsum = 0.0;
-    for (int c = 0; c < NC; c++) rsum += rho[c];   /* one chunk */
+    double rsum = 0.0, lr[8] = {0};
+    for (int c = 0; c < NC; c++) lr[c % 8] += rho[c];   /* one chunk, 8 lanes */
+    rsum = lr[0];
+    for (int l = 1; l < 8; l++) rsum += lr[l];
     for (int c = 0; c < NC; c++) rho[c] = rho[c] - rsum / (double)NC;
     SCAN(double, double, rho, ex, NC, 1);
     SCAN(int32_t, uint32_t, k, k, n, 0);
