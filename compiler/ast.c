@@ -513,8 +513,17 @@ void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k) {
   d->shape.rank = 1;
 }
 
-void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtList body) {
+ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j) {
+  if (!tok_is(offset_kw, "offset"))
+    diag_error(cc, loc_of(cc, offset_kw), "expected 'offset' or '{', not '%.*s'", offset_kw.n, offset_kw.z);
+  return ast_exprs(cc, ast_exprs(cc, (ExprList){0}, k), j);
+}
+
+void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
+              StmtList body) {
   Decl *d = new_decl(cc, DECL_STEP, kw, name);
+  d->every = every.n > 0 ? every.v[0] : NULL;
+  d->every_offset = every.n > 1 ? every.v[1] : NULL;
   d->stream = ref_of(cc, stream);
   d->after = ast_reflist(after);
   d->body = body.head;
@@ -621,6 +630,13 @@ Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
   s->args = args.v;
   s->nargs = args.n;
   s->value2 = over;
+  return s;
+}
+
+Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_REPEAT, loc_of(cc, kw));
+  s->value = count;
+  s->body = body.head;
   return s;
 }
 

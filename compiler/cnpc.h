@@ -222,6 +222,9 @@ typedef enum StmtKind {
   ST_ZERO,                /* zero(FIELDS);                every element set to 0    */
   ST_HISTORY,             /* record HISTORY;   append its scalar's value (sema: from ST_RECORD) */
   ST_SCAN,                /* scan inclusive|exclusive SRC -> DST;                   */
+  ST_REPEAT,              /* repeat K { body }   K a setup-time integer (.value)    */
+  ST_REPEAT_END,          /* (lower.c) the end of a repeat block in the step IR     */
+  ST_SWAP,                /* swap A, B;          the two fields' buffers exchanged  */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -384,6 +387,7 @@ struct Decl {
   /* DECL_STEP */
   Ref stream;             /* .decl = the stream; .name NULL for a host step */
   RefList after;          /* events waited on before the body */
+  Expr *every, *every_offset;   /* `every K [offset J]`: runs when the call number % K == J */
   Stmt *body;             /* ordered statements */
 };
 
@@ -579,7 +583,9 @@ void ast_plan(Cnp *cc, Token kw, Token name, Token func, Token key, Expr *n);
 void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host);
 void ast_scalar(Cnp *cc, Token kw, Token name, Token type);
 void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k);
-void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtList body);
+void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
+              StmtList body);
+ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */
 void ast_host_step(Cnp *cc, Stmt *s);              /* top-level exchange / migrate */
 
 /* Statements. */
@@ -594,6 +600,7 @@ Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *
 ** fields that fit H as the fix. The ref of the field has name NULL, loc at `with`. */
 Stmt *ast_exchange_nofield(Cnp *cc, Token kw, Token mpi, Token with, Expr *dest, Expr *src);
 Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over);
+Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body);
 Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst);
 Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value);
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);

@@ -120,6 +120,13 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     dump_expr(o, s->value);
     break;
   case ST_HISTORY: fprintf(o, "record history %s", s->a.name); break;
+  case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_REPEAT:
+    fputs("repeat ", o);
+    dump_expr(o, s->value);
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    return;
   case ST_SCAN:
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
@@ -206,6 +213,14 @@ void dump_ast(Cnp *cc, FILE *o) {
         if (d->name) fprintf(o, " %s", d->name);
         fprintf(o, " on %s", d->stream.name);
         for (int i = 0; i < d->after.n; i++) fprintf(o, "%s%s", i ? ", " : " after ", d->after.v[i].name);
+        if (d->every) {
+          fputs(" every ", o);
+          dump_expr(o, d->every);
+        }
+        if (d->every_offset) {
+          fputs(" offset ", o);
+          dump_expr(o, d->every_offset);
+        }
         fputc('\n', o);
       }
       stmts(o, d->body, 1);

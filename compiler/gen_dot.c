@@ -35,6 +35,9 @@ static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   case ST_CALL: buf_printf(b, "kernel %s (hand-written)", s->a.name); break;
   case ST_REFRESH: buf_printf(b, "refresh %s %s", s->a.name, s->to_device ? "to_device" : "to_host"); break;
   case ST_HISTORY: buf_printf(b, "record history %s <- %s", s->a.name, s->b.name); break;
+  case ST_REPEAT: buf_printf(b, "repeat %s {", expr_src(u, s->value)); break;
+  case ST_REPEAT_END: buf_printf(b, "} repeat %s (back to its start)", expr_src(u, s->value)); break;
+  case ST_SWAP: buf_printf(b, "swap %s, %s", s->a.name, s->b.name); break;
   case ST_SCAN:
     buf_printf(b, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
@@ -100,6 +103,10 @@ void gen_dot(GenUnit *u, Buf *b) {
       }
       for (int o = 0; o < gs->n_ops; o++) {
         Buf l = {0};
+        if (gs->decl->every)   /* a step with a cadence: each of its ops says when it runs */
+          buf_printf(&l, "every %s%s%s: ", expr_src(u, gs->decl->every),
+                     gs->decl->every_offset ? " offset " : "",
+                     gs->decl->every_offset ? expr_src(u, gs->decl->every_offset) : "");
         op_label(u, &l, &gs->ops[o]);
         buf_printf(b, "    \"s%d_o%d\" [label=\"%s\"];\n", i, o, buf_str(&l));
         buf_free(&l);

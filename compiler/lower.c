@@ -59,14 +59,44 @@ static void explain(GenUnit *u, Loc loc, const char *fmt, ...) {
   buf_printf(&u->explain, "%s:%d: %s\n", base_name(loc.file->path), loc.line, line);
 }
 
+/* Statements of a step, a repeat block counted with its end marker. */
+static int count_stmts(const Stmt *s) {
+  int n = 0;
+  for (; s; s = s->next) n += s->kind == ST_REPEAT ? 2 + count_stmts(s->body) : 1;
+  return n;
+}
+
+static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n);
+
 static void lower_step(GenUnit *u, GenStep *gs) {
   Arena *a = &u->cc->arena;
-  int n = 0;
-  for (Stmt *s = gs->decl->body; s; s = s->next) n++;
+  int n = count_stmts(gs->decl->body);
   gs->ops = arena_alloc(a, sizeof(GenOp) * (size_t)(n ? n : 1));
   gs->n_ops = 0;
+  lower_stmts(u, gs, gs->decl->body, n);
+}
+
+/* A repeat block is its ST_REPEAT op, the block's ops, and an ST_REPEAT_END op: maps fuse
+** inside the block, never across its ends. */
+static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n) {
+  Arena *a = &u->cc->arena;
   GenOp *cur = NULL;
-  for (Stmt *s = gs->decl->body; s; s = s->next) {
+  for (Stmt *s = first; s; s = s->next) {
+    if (s->kind == ST_REPEAT) {
+      cur = NULL;
+      GenOp *op = &gs->ops[gs->n_ops++];
+      op->kind = GOP_STMT;
+      op->stmt = s;
+      lower_stmts(u, gs, s->body, n);
+      Stmt *end = arena_alloc(a, sizeof *end);
+      end->kind = ST_REPEAT_END;
+      end->loc = s->loc;
+      end->value = s->value;
+      op = &gs->ops[gs->n_ops++];
+      op->kind = GOP_STMT;
+      op->stmt = end;
+      continue;
+    }
     if (s->kind == ST_MAP) {
       if (cur) {
         const char *why = fuse_check(u, cur->maps, cur->n_maps, s);
@@ -424,6 +454,11 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
 ** exists: `.c` units have no graphs. */
 static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (!gs->decl->stream.decl) return false;
+  for (int i = 0; i < u->n_steps; i++)   /* swap moves buffers a graph would hold (gen_step.c) */
+    for (int o = 0; o < u->steps[i].n_ops; o++)
+      if (u->steps[i].ops[o].stmt->kind == ST_SWAP) return false;
+  for (int o = 0; o < gs->n_ops; o++)   /* repeat: a host loop around its ops */
+    if (gs->ops[o].stmt->kind == ST_REPEAT) return false;
   int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
   for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
   if (n_dims > 32) return false;

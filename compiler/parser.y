@@ -26,7 +26,7 @@ static Stmt *parse_recovered(void *parser);
 %token PIPELINE IMPORT PARAM SETUP CONST DIM FIELD STREAM EVENT SNAPSHOT MPI MIRROR PLAN
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
-       TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ.
+       TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP.
 
 %left OROR.
 %left ANDAND.
@@ -42,6 +42,7 @@ static Stmt *parse_recovered(void *parser);
 %type args {ExprList}
 %type names {RefVec}
 %type after_opt {RefVec}
+%type every_opt {ExprList}
 %type stmts {StmtList}
 %type mstmts {StmtList}
 %type stmt {Stmt *}
@@ -86,16 +87,19 @@ item ::= KERNEL(K) IDENT(N) FROM STRING(S) SEMI.            { ast_kernel(cc, K, 
 item ::= KERNEL(K) IDENT(N) FROM STRING(S) HOST STRING(H) SEMI. { ast_kernel(cc, K, N, S, &H); }
 item ::= SCALAR(K) IDENT(N) COLON TYPE(T) SEMI.            { ast_scalar(cc, K, N, T); }
 item ::= HISTORY(K) IDENT(N) ASSIGN IDENT(S) LB expr(E) RB SEMI. { ast_history(cc, K, N, S, E); }
-item ::= STEP(K) IDENT(N) ON IDENT(S) after_opt(A) LBRACE stmts(B) RBRACE.
-                                                            { ast_step(cc, K, &N, S, A, B); }
-item ::= STEP(K) ON IDENT(S) after_opt(A) LBRACE stmts(B) RBRACE.
-                                                            { ast_step(cc, K, NULL, S, A, B); }
+item ::= STEP(K) IDENT(N) ON IDENT(S) after_opt(A) every_opt(E) LBRACE stmts(B) RBRACE.
+                                                            { ast_step(cc, K, &N, S, A, E, B); }
+item ::= STEP(K) ON IDENT(S) after_opt(A) every_opt(E) LBRACE stmts(B) RBRACE.
+                                                            { ast_step(cc, K, NULL, S, A, E, B); }
 item ::= exchange_stmt(S).                                  { ast_host_step(cc, S); }
 item ::= migrate_stmt(S).                                   { ast_host_step(cc, S); }
 item ::= error SEMI.                                        { parse_recovered(yypParser); }
 
 after_opt(A) ::= .                                          { A = ast_refs(cc, (RefVec){0}, (Token){0}); }
 after_opt(A) ::= AFTER names(L).                            { A = L; }
+every_opt(A) ::= .                                          { A = ast_exprs(cc, (ExprList){0}, NULL); }
+every_opt(A) ::= EVERY expr(K).                             { A = ast_exprs(cc, (ExprList){0}, K); }
+every_opt(A) ::= EVERY expr(K) IDENT(O) expr(J).            { A = ast_every(cc, K, O, J); }
 names(A) ::= IDENT(T).                                      { A = ast_refs(cc, (RefVec){0}, T); }
 names(A) ::= names(L) COMMA IDENT(T).                       { A = ast_refs(cc, L, T); }
 
@@ -113,6 +117,8 @@ stmt(A) ::= WAIT(K) IDENT(E) SEMI.                          { A = ast_named2(cc,
 stmt(A) ::= COPY(K) IDENT(S) LARROW IDENT(F) SEMI.          { A = ast_named2(cc, ST_COPY, K, S, &F); }
 stmt(A) ::= REFRESH(K) IDENT(M) IDENT(D) SEMI.              { A = ast_refresh(cc, K, M, D); }
 stmt(A) ::= SCAN(K) IDENT(M) IDENT(X) ARROW IDENT(Y) SEMI.  { A = ast_scan(cc, K, M, X, Y); }
+stmt(A) ::= REPEAT(K) expr(N) LBRACE stmts(B) RBRACE.       { A = ast_repeat(cc, K, N, B); }
+stmt(A) ::= SWAP(K) IDENT(X) COMMA IDENT(Y) SEMI.           { A = ast_named2(cc, ST_SWAP, K, X, &Y); }
 stmt(A) ::= exchange_stmt(S).                               { A = S; }
 stmt(A) ::= migrate_stmt(S).                                { A = S; }
 stmt(A) ::= IDENT(N) LP args(L) RP SEMI.                    { A = ast_kcall(cc, N, L, NULL); }

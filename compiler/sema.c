@@ -20,6 +20,7 @@ typedef struct Sema {
   int pos;                  /* position of the declaration being checked */
   Decl *step;               /* step being checked */
   Stmt *map;                /* map being checked (NULL outside) */
+  Stmt *repeat;             /* innermost repeat block being checked (NULL outside) */
   Local **scope;            /* map locals in scope (index + lets), innermost last */
   int n_scope, cap_scope;
   bool mpi_names;           /* `rank` and `size` are visible (exchange expressions) */
@@ -1555,6 +1556,9 @@ static void call_form(Sema *S, Stmt *s) {
   if (form >= 0 && !(kernel && kernel->decl->kind == DECL_KERNEL)) s->kind = (StmtKind)form;
 }
 
+static void check_repeat(Sema *S, Stmt *s);
+static void check_swap(Sema *S, Stmt *s);
+
 static void check_stmt(Sema *S, Stmt *s) {
   call_form(S, s);
   switch (s->kind) {
@@ -1613,6 +1617,12 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_SCAN:
     check_scan(S, s);
     break;
+  case ST_REPEAT:
+    check_repeat(S, s);
+    break;
+  case ST_SWAP:
+    check_swap(S, s);
+    break;
   case ST_SUM:
     check_sum(S, s);
     if (s->list.n) op(S, HZ_READ, dim_of(s->list.v[0].decl), &s->list.v[0].loc);
@@ -1631,6 +1641,11 @@ static void check_stmt(Sema *S, Stmt *s) {
       break;
     }
     Decl *e = resolve(S, &s->a, K(DECL_EVENT));
+    if (e && s->kind == ST_RECORD && S->repeat) {
+      diag_error(S->cc, s->a.loc, "event '%s' is recorded inside 'repeat': each pass would record it "
+                 "again before anyone waits for it (record it after the block)", e->name);
+      diag_note(S->cc, S->repeat->loc, "the block repeats here");
+    }
     op(S, s->kind == ST_RECORD ? HZ_RECORD : HZ_WAIT, e, &s->a.loc);
     break;
   }
@@ -1729,6 +1744,69 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
 }
 
+/* every K [offset J]: K a positive setup-time integer, 0 <= J < K. */
+static void check_every(Sema *S, Decl *d) {
+  bool kf, jf;
+  int64_t k = 0, j = 0;
+  double fv;
+  bool kok = check_extent_expr(S, d->every, "the cadence of a step ('every')");
+  bool kc = kok && (d->every->flags & EXF_CONST) && fold(S, d->every, &kf, &k, &fv) && !kf;
+  if (!d->every_offset) return;
+  Expr *o = d->every_offset;
+  bool jok = o->kind == EX_INT ? (check_expr(S, o), true) : check_extent_expr(S, o, "the offset of a step's cadence");
+  bool jc = jok && (o->flags & EXF_CONST) && fold(S, o, &jf, &j, &fv) && !jf;
+  if (jc && j < 0) diag_error(S->cc, o->loc, "the offset of a step's cadence must not be negative");
+  else if (jc && kc && j >= k)
+    diag_error(S->cc, o->loc, "offset %lld of 'every %lld' never matches: it must be below %lld",
+               (long long)j, (long long)k, (long long)k);
+}
+
+/* repeat K { ... }: K a positive setup-time integer; the block's statements run K times in
+** order. An event recorded inside would be re-recorded before anyone waits for it. */
+static void check_repeat(Sema *S, Stmt *s) {
+  check_extent_expr(S, s->value, "the count of 'repeat'");
+  Stmt *outer = S->repeat;
+  S->repeat = s;
+  for (Stmt *t = s->body; t; t = t->next) check_stmt(S, t);
+  S->repeat = outer;
+}
+
+/* swap A, B: two fields of the same dtype and shape exchange their buffers. */
+static void check_swap(Sema *S, Stmt *s) {
+  Decl *x = field_ref(S, &s->a), *y = field_ref(S, &s->b);
+  Decl *fs[2] = {x, y};
+  Ref *rs[2] = {&s->a, &s->b};
+  for (int i = 0; i < 2; i++) {
+    if (!fs[i]) continue;
+    if (fs[i]->scalar || fs[i]->history_of.name) {
+      diag_error(S->cc, rs[i]->loc, "swap exchanges two fields' buffers, but '%s' is a %s", fs[i]->name,
+                 fs[i]->scalar ? "scalar" : "history");
+      fs[i] = NULL;
+    }
+    for (Decl *d = S->cc->decls; fs[i] && d; d = d->next)
+      if (d->kind == DECL_MIRROR && d->target.decl == fs[i]) {
+        diag_error(S->cc, rs[i]->loc, "field '%s' is the device side of mirror '%s' and cannot be swapped",
+                   fs[i]->name, d->name);
+        fs[i] = NULL;
+      }
+  }
+  x = fs[0];
+  y = fs[1];
+  if (x && y && x == y) {
+    diag_error(S->cc, s->b.loc, "swap of '%s' with itself", x->name);
+  } else if (x && y) {
+    bool same = x->dtype == y->dtype && x->shape.rank == y->shape.rank;
+    for (int i = 0; same && i < x->shape.rank; i++) same = same_extent(x->shape.ext[i], y->shape.ext[i]);
+    if (!same)
+      diag_error(S->cc, s->b.loc, "swap of '%s' (%s) and '%s' (%s): the fields must have the same dtype "
+                 "and shape", x->name, sema_type_text(S->cc, x), y->name, sema_type_text(S->cc, y));
+  }
+  op(S, HZ_READ, x, &s->a.loc);
+  op(S, HZ_WRITE, x, &s->a.loc);
+  op(S, HZ_READ, y, &s->b.loc);
+  op(S, HZ_WRITE, y, &s->b.loc);
+}
+
 static void check_step(Sema *S, Decl *d) {
   S->step = d;
   if (d->stream.name) resolve(S, &d->stream, K(DECL_STREAM));
@@ -1737,6 +1815,7 @@ static void check_step(Sema *S, Decl *d) {
     Decl *e = resolve(S, &d->after.v[i], K(DECL_EVENT));
     op(S, HZ_WAIT, e, &d->after.v[i].loc);
   }
+  if (d->every) check_every(S, d);
   for (Stmt *s = d->body; s; s = s->next) check_stmt(S, s);
   S->step = NULL;
 }

@@ -49,6 +49,11 @@ const StmtInfo stmt_info[] = {
     /* three passes (chunk totals, their prefix, the chunks) over a's live extent */
     [ST_SCAN] =     {"scan",      true, R | SU_ROWS, W, 0,           0,  .host_extents = true,
                      .graph = SG_DIM_A, .launches = 1},
+    /* repeat K { ... }: the block's ops run K times (lower.c brackets them) */
+    [ST_REPEAT] =   {"repeat",    true},
+    [ST_REPEAT_END] = {"end repeat", true},
+    /* swap A, B: the two fields' buffers exchanged (pointers; no data moves) */
+    [ST_SWAP] =     {"swap",      true, RW,     RW},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
