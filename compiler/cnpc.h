@@ -321,6 +321,8 @@ typedef struct StmtInfo {
                           ** listed arrays, -2: one per listed array */
   bool call_form;         /* written like a kernel call, `zero(x, v);` (parsed as ST_CALL, made
                           ** this kind by sema unless a kernel has the name) */
+  const char *label;      /* its DOT node label: $a, $b the operands' names, $d the direction,
+                          ** $l the list; [...] only when operand b is given */
 } StmtInfo;
 
 extern const StmtInfo stmt_info[];

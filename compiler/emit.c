@@ -2,9 +2,11 @@
 ** emit.c -- text buffers, the template expander and write-if-changed output.
 **
 ** Templates (templates/NAME.tmpl, embedded into cnpc at build time by templates/embed.cmake)
-** are plain text with {{name}} placeholders and no logic. emit_template() fills them from
-** a (name, value) table; a placeholder without a value or a value that no placeholder uses
-** is an internal compiler error, so templates and generators cannot drift apart silently.
+** are plain text with {{name}} placeholders. emit_template() fills them from a (name, value)
+** table; a placeholder without a value or a value that no placeholder uses is an internal
+** compiler error, so templates and generators cannot drift apart silently. Snippet templates
+** hold named sections (emit_snippet(): line conditions {{?x}} / {{!x}}, block placeholders);
+** emit_unit() pastes a target's part sections into the unit skeleton first.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "gen.h"

@@ -1,11 +1,13 @@
 /*
 ** gen.h -- private header of the code generator (gen.c, lower.c, fuse.c, emit.c, gen_expr.c,
-** gen_header.c, gen_setup.c, gen_unit.c, gen_host.c, gen_cuda.c, gen_dot.c, gen_manifest.c).
-** The front end's AST (cnpc.h) is read, never modified.
+** gen_common.c, gen_header.c, gen_setup.c, gen_unit.c, gen_step.c, gen_host.c, gen_cuda.c, gen_dot.c,
+** gen_manifest.c). The front end's AST (cnpc.h) is read, never modified.
 **
-** Flow: gen_emit() -> lower_unit() (steps -> ordered GenOps, maps grouped by fuse_maps())
-** -> gen_header()/gen_unit()/gen_dot()/gen_manifest() fill template placeholders
-** -> emit_write() (written only when the content changes).
+** Flow: gen_emit() -> lower_unit() (steps -> ordered GenOps, maps grouped by fuse_maps();
+** lower_decide() stores graph eligibility, workspace order and counts in the IR) -> for each
+** output: gen_header() / gen_unit(u, target) / gen_dot() / gen_manifest() fill templates
+** -> emit_write() (written only when the content changes). docs/architecture.md, "The code
+** generator".
 */
 #ifndef CNPC_GEN_H
 #define CNPC_GEN_H
@@ -261,7 +263,8 @@ typedef struct KCtx {
   bool lanes;             /* host reduction: accumulators r_S[cnp_l], 8 lanes (gen_red.c) */
 } KCtx;
 
-/* gen_expr.c: types, literals, locations, setup-time expressions, expressions, map bodies. */
+/* gen_expr.c (types, literals, expressions, map bodies) and gen_common.c (locations,
+** setup-time expressions, kernel arguments, the CNP_G_TRY wrapper, text helpers). */
 const char *gen_ctype(DType t);                 /* element storage: "double", "uint16_t" (f16), ... */
 const char *gen_vtype(DType t);                 /* values (lets, params): "float" for f16 */
 const char *gen_apitype(DType t);               /* the C API's params: "cnp_complex128", ... */

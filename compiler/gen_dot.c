@@ -11,38 +11,47 @@
 
 #include <string.h>
 
-/* Label of one op: "map i in N (k0, 2 maps)", "compact alive", ... */
+/* StmtInfo.label of s: $a, $b the operands' names, $d the mirror's direction, $m a scan's
+** mode, $l the list;
+** [...] printed only when operand b is given. */
+static void stmt_label(Buf *b, const Stmt *s) {
+  const char *l = stmt_of(s->kind)->label;
+  if (!l) {
+    buf_puts(b, stmt_of(s->kind)->name);
+    return;
+  }
+  for (; *l; l++) {
+    if (*l == '[' || *l == ']') {
+      if (*l == '[' && !s->b.name) l = strchr(l, ']');
+      continue;
+    }
+    if (*l != '$') {
+      buf_put(b, l, 1);
+      continue;
+    }
+    switch (*++l) {
+    case 'a': buf_puts(b, s->a.name); break;
+    case 'b': buf_puts(b, s->b.name); break;
+    case 'd': buf_puts(b, s->to_device ? "to_device" : "to_host"); break;
+    case 'm': buf_puts(b, s->inclusive ? "inclusive" : "exclusive"); break;
+    case 'l':
+      for (int i = 0; i < s->list.n; i++) buf_printf(b, "%s%s", i ? ", " : "", s->list.v[i].name);
+      break;
+    default: cnp_ice("label of '%s': $%c", stmt_of(s->kind)->name, *l);
+    }
+  }
+}
+
+/* Label of one op: "kernel k0: map i in N (+1 fused)", "compact alive", ... */
 static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
-  switch (s->kind) {
-  case ST_MAP:
+  if (s->kind == ST_MAP) {
     buf_printf(b, "kernel k%d: map %s in %s", op->kernel, s->index->name, s->over.name);
     if (op->n_maps > 1) buf_printf(b, " (+%d fused)", op->n_maps - 1);
-    break;
-  case ST_COMPACT: buf_printf(b, "compact %s", s->a.name); break;
-  case ST_SORT: buf_printf(b, "sort %s", s->a.name); break;
-  case ST_OFFSETS: buf_printf(b, "offsets %s -> %s", s->a.name, s->b.name); break;
-  case ST_SEGMENTS: buf_printf(b, "%s = segments(%s)", s->a.name, s->b.name); break;
-  case ST_SUM: buf_printf(b, "sum %s -> %s", s->a.name, s->b.name); break;
-  case ST_RECORD: buf_printf(b, "record %s", s->a.name); break;
-  case ST_WAIT: buf_printf(b, "wait %s", s->a.name); break;
-  case ST_COPY: buf_printf(b, "copy %s <- %s", s->a.name, s->b.name); break;
-  case ST_EXCHANGE:   /* without a field it exchanges the staging buffer itself */
-    if (s->b.name) buf_printf(b, "exchange %s (%s)", s->a.name, s->b.name);
-    else buf_printf(b, "exchange %s", s->a.name);
-    break;
-  case ST_MIGRATE: buf_printf(b, "migrate by %s", s->a.name); break;
-  case ST_CALL: buf_printf(b, "kernel %s (hand-written)", s->a.name); break;
-  case ST_REFRESH: buf_printf(b, "refresh %s %s", s->a.name, s->to_device ? "to_device" : "to_host"); break;
-  case ST_HISTORY: buf_printf(b, "record history %s <- %s", s->a.name, s->b.name); break;
-  case ST_REPEAT: buf_printf(b, "repeat %s {", expr_src(u, s->value)); break;
-  case ST_REPEAT_END: buf_printf(b, "} repeat %s (back to its start)", expr_src(u, s->value)); break;
-  case ST_SWAP: buf_printf(b, "swap %s, %s", s->a.name, s->b.name); break;
-  case ST_SCAN:
-    buf_printf(b, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
-    break;
-  default: buf_puts(b, stmt_of(s->kind)->name); break;   /* the table's name (stmt.c) */
+  } else {
+    stmt_label(b, s);
   }
+  if (s->kind == ST_REPEAT || s->kind == ST_REPEAT_END) buf_printf(b, " (%s times)", expr_src(u, s->value));
   if (s->kind == ST_MAP) {   /* the scalars a kernel reduces into (gen_red.c) */
     KUse use;
     group_use(u, op, &use);

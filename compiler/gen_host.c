@@ -1,8 +1,9 @@
 /*
-** gen_host.c -- the host backend's kernels: each fused group of maps as one (OpenMP) loop,
-** the compact + sort fast path (one counting sort in the kernel, its dry first pass and the
-** segment sum done while it scatters) and the inline segment sum of a plan it built.
-** Both units carry them (the CUDA unit runs them on the host backend).
+** gen_host.c -- the host target (gen_target_host) and the host kernels: each fused group of
+** maps as one (OpenMP) loop, the compact + sort fast path (one counting sort in the kernel,
+** its dry first pass and the segment sum done while it scatters) and the inline segment sum
+** of a plan it built. Both units carry the host kernels (the CUDA unit runs them on the host
+** backend). The fixed text is in templates/host.tmpl.
 */
 #include "gen.h"
 

@@ -1,9 +1,11 @@
 /*
-** gen_unit.c -- the two backend units (NAME.c, NAME.cu): kernel launchers, the step body
-** (one CNP_G_TRY runtime call per statement), the pipeline object, lookups, the f16 /
-** complex / integer helpers, and gen_unit(), which fills templates/unit.c.tmpl or
-** unit.cu.tmpl. Algorithms (compact, sort, offsets, segment plans) are libcnp calls on the
-** pipeline's workspace and plans, which work on both backends.
+** gen_unit.c -- a backend unit (NAME.c, NAME.cu) for one target (GenTarget): kernel
+** launchers, the pipeline object, lookups, end-of-call events, the f16 / complex / integer
+** helpers, and gen_unit(), which fills templates/unit.tmpl with the target's part
+** (unit_host.tmpl, unit_cuda.tmpl); the fixed text of these parts is unit_parts.tmpl. The
+** step body is gen_step.c, setup and teardown gen_setup.c. Algorithms (compact, sort,
+** offsets, segment plans) are libcnp calls on the pipeline's workspace and plans, which work
+** on both backends.
 */
 #include "gen.h"
 

@@ -59,6 +59,7 @@ Test(stmt_table, every_kind_has_an_entry_and_its_emitters)
     cr_assert(si->name && si->name[0], "kind %d has no name", k);
     if (!si->step) continue;
     cr_assert(gen_step_emitter((StmtKind)k), "step statement '%s' has no emitter", si->name);
+    cr_assert(k == ST_MAP || si->label, "step statement '%s' has no DOT label", si->name);
     bool graphed = si->graph != SG_NONE && si->graph != SG_TAIL;
     cr_assert_eq(gen_cuda_graph_form((StmtKind)k), graphed,
                  "statement '%s': CUDA-graph form and table disagree", si->name);
@@ -145,4 +146,35 @@ Test(ir, records_waits_and_copies_read_no_extent)
   cr_assert_not(l->u.steps[0].graph, "a step of only records has nothing to capture");
   cr_assert_eq(l->u.steps[0].launches, 0);
   done(l);
+}
+
+Test(ir, zero_is_captured_and_counts_one_launch_per_field)
+{
+  Lowered *l = lower_steps("step on s { zero(x, v); map i in N { x[i] += dt; } }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->n_ops, 2);
+  cr_assert_eq(gs->ops[0].stmt->kind, ST_ZERO, "zero(...) is the statement, not a kernel call");
+  cr_assert_eq(gs->ops[0].launches, 2);
+  cr_assert_eq(gs->launches, 3);
+  cr_assert_eq(gs->syncs, 0);
+  cr_assert(gs->graph, "zero has a CUDA-graph form (memsets)");
+  cr_assert_eq(gs->graph_end, 2);
+  cr_assert_not(gs->uses_ws);
+  done(l);
+}
+
+Test(stmt_table, a_kernel_named_zero_is_called)
+{
+  static const char src[] =
+      "pipeline t; dim N; field x : f64[N]; stream s; kernel zero from \"z.cu\" host \"z.c\";\n"
+      "step on s { zero(x) over N; }\n";
+  CnpOptions opt;
+  memset(&opt, 0, sizeof opt);
+  Cnp *cc = cnp_new(&opt, stderr);
+  cr_assert_eq(cnp_compile_buffer(cc, "t.cnp", src, strlen(src)), 0);
+  Decl *step = cc->decls;
+  while (step && step->kind != DECL_STEP) step = step->next;
+  cr_assert(step && step->body);
+  cr_assert_eq(step->body->kind, ST_CALL, "a declared kernel keeps its name");
+  cnp_free(cc);
 }

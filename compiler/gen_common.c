@@ -1,0 +1,262 @@
+/*
+** gen_common.c -- what the emitters share apart from the expressions: source locations
+** (#line directives, source comments), setup-time expressions (extents, plan sizes, their
+** overflow-checked form), kernel argument structs and their filling from the object, the
+** CNP_G_TRY wrapper of runtime calls, and small text helpers.
+*/
+#include "gen.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ======================================================================== locations */
+
+/* The dim that is a field's element axis, or NULL for a fixed extent. */
+bool gen_decl_is_dim_extent(Decl *f, Decl **dim) {
+  Expr *e = f->shape.rank ? f->shape.ext[f->shape.rank - 1] : NULL;
+  Decl *d = (e && e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_DIM)
+                ? e->ref.decl : NULL;
+  if (dim) *dim = d;
+  return d != NULL;
+}
+
+/* The mirror whose device copy field f is, or NULL. */
+Decl *mirror_of(GenUnit *u, Decl *f) {
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_MIRROR && d->target.decl == f) return d;
+  return NULL;
+}
+
+/* C expression for the live extent of a field's element axis. */
+const char *live_extent(GenUnit *u, Decl *f) {
+  Decl *dim;
+  if (gen_decl_is_dim_extent(f, &dim)) return arena_printf(&u->cc->arena, "p->n_%s", dim->name);
+  return arena_printf(&u->cc->arena, "p->f_%s.shape[%d]", f->name, f->shape.rank - 1);
+}
+
+/* Source text of line `line` of a file, trimmed, with a trailing '{' dropped and comment
+** closers defused. */
+const char *src_line(GenUnit *u, Loc loc) {
+  const char *s = loc.file->src;
+  for (int l = 1; l < loc.line && *s; s++)
+    if (*s == '\n') l++;
+  const char *e = s;
+  while (*e && *e != '\n') e++;
+  while (s < e && isspace((unsigned char)*s)) s++;
+  for (const char *q = s; q < e; q++)
+    if (*q == '#') {
+      e = q;
+      break;
+    }
+  while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '{')) e--;
+  char *t = arena_strndup(&u->cc->arena, s, (size_t)(e - s));
+  for (char *q = t; *q; q++)
+    if (q[0] == '*' && q[1] == '/') q[1] = '|';
+  return t;
+}
+
+/* Comment "/ * pic.cnp:42: compact alive (x, v) * /" followed by a #line directive. */
+void comment_loc(GenUnit *u, Buf *b, Loc loc) {
+  buf_line(b, "/* %s:%d: %s */", base_name(loc.file->path), loc.line, src_line(u, loc));
+}
+
+void line_dir(GenUnit *u, Buf *b, Loc loc) {
+  if (u->opt->no_line) return;
+  buf_printf(b, "#line %d \"%s\"\n", loc.line,
+             loc.file->id == 0 ? u->src_path : loc.file->path);
+}
+
+/* A marker that gen.c replaces by "#line <next line> "<output file>"". */
+void line_back(GenUnit *u, Buf *b) {
+  if (u->opt->no_line) return;
+  buf_puts(b, "#line @@CNP_LINE_BACK@@\n");
+}
+/* ======================================================================== setup-time expressions */
+
+/* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *. `pfx` is
+** "p->" or "cfg->" (then dims and params are the config's members). */
+void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
+  bool cfg = strcmp(pfx, "cfg->") == 0;
+  switch (e->kind) {
+  case EX_INT: fmt_int(b, e->ival, DT_I64); return;
+  case EX_NAME: {
+    Decl *d = e->ref.decl;
+    if (!d && !e->ref.local && (!strcmp(e->ref.name, "rank") || !strcmp(e->ref.name, "size"))) {
+      buf_printf(b, "(int64_t)p->%s", e->ref.name);   /* exchange ranks: after the comm */
+      return;
+    }
+    if (!d) break;
+    if (d->kind == DECL_CONST) {
+      fmt_int(b, d->ival, DT_I64);
+      return;
+    }
+    if (d->kind == DECL_DIM) {
+      buf_printf(b, cfg ? "cfg->%s" : "p->cap_%s", d->name);
+      return;
+    }
+    if (d->kind == DECL_PARAM) {
+      buf_printf(b, cfg ? "(int64_t)cfg->%s" : "(int64_t)p->P_%s", d->name);
+      return;
+    }
+    break;
+  }
+  case EX_UNARY:
+    buf_puts(b, "(-");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_puts(b, ")");
+    return;
+  case EX_BINARY:
+    buf_puts(b, "(");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_printf(b, " %s ", op_text(e->op));
+    setup_expr(u, b, e->args[1], pfx);
+    buf_puts(b, ")");
+    return;
+  default: break;
+  }
+  cnp_ice("setup expression of kind %d not handled", (int)e->kind);
+}
+
+const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
+  Buf t = {0};
+  setup_expr(u, &t, e, pfx);
+  char *s = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return s;
+}
+
+/* An extent or segment count of the configuration, computed with the overflow-checked
+** helpers of templates/extent.tmpl (INT64_MIN on overflow): setup's check of it. */
+void setup_expr_checked(GenUnit *u, Buf *b, Expr *e) {
+  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
+    buf_printf(b, "cnp_g_x%s(", e->op == OP_ADD ? "add" : e->op == OP_SUB ? "sub" : "mul");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ", ");
+    setup_expr_checked(u, b, e->args[1]);
+    buf_puts(b, ")");
+  } else if (e->kind == EX_UNARY) {
+    buf_puts(b, "cnp_g_xsub(0, ");
+    setup_expr_checked(u, b, e->args[0]);
+    buf_puts(b, ")");
+  } else setup_expr(u, b, e, "cfg->");
+}
+
+/* Whether a field extent or segment count is computed (then the unit has templates/extent.tmpl). */
+bool extent_computed(Expr *e) { return e && (e->kind == EX_BINARY || e->kind == EX_UNARY); }
+
+/* Source text of an expression (first line only). */
+const char *expr_src(GenUnit *u, Expr *e) {
+  const char *s = e->loc.file->src;
+  for (int l = 1; l < e->loc.line && *s; s++)
+    if (*s == '\n') l++;
+  s += e->loc.col - 1;
+  char *t = arena_strndup(&u->cc->arena, s, (size_t)e->loc.len);
+  for (char *q = t; *q; q++)
+    if (*q == '"' || *q == '\\' || *q == '%') *q = '_';
+  return t;
+}
+
+/* typedef struct NAME_kK_args { ... } */
+void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
+  buf_line(b, "/* Arguments of kernel %d (%s:%d). */", op->kernel,
+           base_name(op->stmt->loc.file->path), op->stmt->loc.line);
+  buf_line(b, "typedef struct %s_k%d_args {", u->name, op->kernel);
+  buf_line(b, "  int64_t n;                    /* live extent of '%s' */", op->stmt->over.name);
+  buf_line(b, "  int *bad;                     /* device flag for index checks (CUDA) */");
+  if (t->device)
+    buf_line(b, "  const int64_t *d_n;            /* CUDA graph: live extent in device memory, or NULL */");
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "  %s *f_%s;", gen_ctype(f->dtype), f->name);
+    for (int d = 0; d < f->shape.rank; d++) buf_line(b, "  int64_t f_%s_e%d;", f->name, d);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
+  for (int i = 0; i < use->n_reds; i++)
+    buf_line(b, "  %s *rp_%s;  /* partial results of the reduction into %s */",
+             gen_ctype(use->reds[i]->dtype), use->reds[i]->name, use->reds[i]->name);
+  buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
+  buf_puts(b, "\n");
+}
+
+/* Locals unpacked from A at the top of a kernel. */
+void kernel_locals(Buf *b, KUse *use) {
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "%s *CNP_G_RESTRICT f_%s = A.f_%s;", gen_ctype(f->dtype), f->name, f->name);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "const %s P_%s = A.P_%s;", gen_vtype(use->params[i]->dtype),
+             use->params[i]->name, use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++)
+    buf_line(b, "const int64_t n_%s = A.n_%s;", use->dims[i]->name, use->dims[i]->name);
+}
+
+
+/* ======================================================================== kernel arguments, runtime calls, text */
+
+static const char *where(GenUnit *u, Loc loc) {
+  return arena_printf(&u->cc->arena, "%s:%d: %s", base_name(loc.file->path), loc.line,
+                      src_line(u, loc));
+}
+
+/* C string literal body of `s` (quotes and backslashes escaped). */
+const char *cstr(GenUnit *u, const char *s) {
+  Buf t = {0};
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') buf_put(&t, "\\", 1);
+    buf_put(&t, s, 1);
+  }
+  char *r = arena_strndup(&u->cc->arena, buf_str(&t), t.n);
+  buf_free(&t);
+  return r;
+}
+
+void try_vcall(GenUnit *u, Buf *b, Loc loc, const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
+  char *t = arena_alloc(&u->cc->arena, (size_t)n + 1);
+  vsnprintf(t, (size_t)n + 1, fmt, ap);
+  buf_line(b, "CNP_G_TRY(%s,", t);
+  buf_line(b, "          \"%s\");", cstr(u, where(u, loc)));
+}
+
+void try_call(GenUnit *u, Buf *b, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  try_vcall(u, b, loc, fmt, ap);
+  va_end(ap);
+}
+
+/* `v` as C text in the arena (template values). */
+const char *gen_int(GenUnit *u, int64_t v) { return arena_printf(&u->cc->arena, "%" PRId64, v); }
+
+/* Kernel arguments from the pipeline object: `pfx` is "A." or "ap->". */
+void kernel_fill(Buf *b, KUse *use, const char *pfx) {
+  for (int i = 0; i < use->n_fields; i++) {
+    Decl *f = use->fields[i];
+    buf_line(b, "%sf_%s = (%s *)p->f_%s.data;", pfx, f->name, gen_ctype(f->dtype), f->name);
+    for (int d = 0; d < f->shape.rank; d++)
+      buf_line(b, "%sf_%s_e%d = p->f_%s.shape[%d];", pfx, f->name, d, f->name, d);
+  }
+  for (int i = 0; i < use->n_params; i++)
+    buf_line(b, "%sP_%s = p->P_%s;", pfx, use->params[i]->name, use->params[i]->name);
+  for (int i = 0; i < use->n_dims; i++)
+    buf_line(b, "%sn_%s = p->n_%s;", pfx, use->dims[i]->name, use->dims[i]->name);
+  for (int i = 0; i < use->n_reds; i++)
+    buf_line(b, "%srp_%s = (%s *)p->rp_%s.data;", pfx, use->reds[i]->name,
+             gen_ctype(use->reds[i]->dtype), use->reds[i]->name);
+}
+
+/* The text a block of emitted lines holds, in the arena (the buffer is freed). */
+const char *buf_take(GenUnit *u, Buf *t) {
+  char *s = arena_strndup(&u->cc->arena, buf_str(t), t->n);
+  buf_free(t);
+  return s;
+}
