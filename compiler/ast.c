@@ -633,6 +633,21 @@ Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
   return s;
 }
 
+Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *local, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_APPEND, loc_of(cc, kw));
+  s->index = new_local(cc, index, DT_I64, true);
+  s->index->map = s;
+  if (local) {
+    s->let = new_local(cc, *local, DT_I64, true);
+    s->let->map = s;
+  }
+  s->over = ref_of(cc, dim);
+  s->a = s->over;
+  s->value = count;
+  s->body = body.head;
+  return s;
+}
+
 Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body) {
   Stmt *s = new_stmt(cc, ST_REPEAT, loc_of(cc, kw));
   s->value = count;

@@ -121,6 +121,12 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_HISTORY: fprintf(o, "record history %s", s->a.name); break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_APPEND:
+    fprintf(o, "append %s (", s->over.name);
+    dump_expr(o, s->value);
+    fprintf(o, ") map %s%s%s\n", s->index->name, s->let ? ", " : "", s->let ? s->let->name : "");
+    stmts(o, s->body, lvl + 1);
+    return;
   case ST_REPEAT:
     fputs("repeat ", o);
     dump_expr(o, s->value);

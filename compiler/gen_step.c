@@ -249,6 +249,7 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_CALL] = step_call,         [ST_ZERO] = step_zero,
     [ST_HISTORY] = step_history,   [ST_SCAN] = step_scan,
     [ST_REPEAT] = step_repeat,     [ST_REPEAT_END] = step_repeat_end, [ST_SWAP] = step_swap,
+    [ST_APPEND] = red_step_append,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

@@ -82,6 +82,18 @@ static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n) {
   Arena *a = &u->cc->arena;
   GenOp *cur = NULL;
   for (Stmt *s = first; s; s = s->next) {
+    if (s->kind == ST_APPEND) {   /* its own kernel over the new rows (gen_red.c) */
+      cur = NULL;
+      GenOp *op = &gs->ops[gs->n_ops++];
+      op->kind = GOP_MAP;
+      op->stmt = s;
+      op->maps = arena_alloc(a, sizeof(Stmt *));
+      op->maps[op->n_maps++] = s;
+      op->kernel = u->n_kernels++;
+      explain(u, s->loc, "append %s: kernel %s over the new rows", s->over.name,
+              arena_printf(a, "k%d", op->kernel));
+      continue;
+    }
     if (s->kind == ST_REPEAT) {
       cur = NULL;
       GenOp *op = &gs->ops[gs->n_ops++];
@@ -413,6 +425,7 @@ static bool graph_kernel_ok(GenUnit *u, GenOp *op) {
   Decl *over = op->stmt->over.decl;
   KUse use;
   if (!over) return false;
+  if (op->stmt->kind == ST_APPEND) return false;   /* its row count is decided on the host */
   if (over->kind == DECL_PARAM && !over->setup) return false;
   if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
   group_use(u, op, &use);

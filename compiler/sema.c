@@ -1558,6 +1558,7 @@ static void call_form(Sema *S, Stmt *s) {
 
 static void check_repeat(Sema *S, Stmt *s);
 static void check_swap(Sema *S, Stmt *s);
+static void check_append(Sema *S, Stmt *s);
 
 static void check_stmt(Sema *S, Stmt *s) {
   call_form(S, s);
@@ -1622,6 +1623,9 @@ static void check_stmt(Sema *S, Stmt *s) {
     break;
   case ST_SWAP:
     check_swap(S, s);
+    break;
+  case ST_APPEND:
+    check_append(S, s);
     break;
   case ST_SUM:
     check_sum(S, s);
@@ -1805,6 +1809,35 @@ static void check_swap(Sema *S, Stmt *s) {
   op(S, HZ_WRITE, x, &s->a.loc);
   op(S, HZ_READ, y, &s->b.loc);
   op(S, HZ_WRITE, y, &s->b.loc);
+}
+
+/* append N (COUNT) map i[, k] { ... }: COUNT an integer known on the host before the rows
+** are written (params, consts, dims); the body is a map over the new rows, i the global row
+** (the element index of N's fields), k the row within the new ones. */
+static void check_append(Sema *S, Stmt *s) {
+  Decl *d = resolve(S, &s->over, K(DECL_DIM));
+  DType t = check_expr(S, s->value);
+  if (t != DT_VOID && !dtype_is_int(t))
+    diag_error(S->cc, s->value->loc, "the number of appended rows must be an integer, not '%s'", dtype_name(t));
+  if (!d) return;
+  Expr *x = arena_alloc(&S->cc->arena, sizeof *x);
+  x->kind = EX_NAME;
+  x->loc = s->over.loc;
+  x->ref = s->over;
+  x->type = DT_I64;
+  s->over_expr = x;
+  s->a.decl = d;
+  op(S, HZ_READ, d, &s->over.loc);    /* the live extent: read, then set */
+  op(S, HZ_WRITE, d, &s->over.loc);
+  S->map = s;
+  S->n_macc = 0;
+  S->n_red = 0;
+  int mark = S->n_scope;
+  push_local(S, s->index);
+  if (s->let) push_local(S, s->let);
+  check_mstmts(S, s->body);
+  S->n_scope = mark;
+  S->map = NULL;
 }
 
 static void check_step(Sema *S, Decl *d) {

@@ -54,6 +54,9 @@ const StmtInfo stmt_info[] = {
     [ST_REPEAT_END] = {"end repeat", true, .label = "} back to the repeat's start"},
     /* swap A, B: the two fields' buffers exchanged (pointers; no data moves) */
     [ST_SWAP] =     {"swap",      true, RW,     RW, .label = "swap $a, $b"},
+    /* append N (COUNT) map i { ... }: a kernel over the new rows; reads N's extent on the host */
+    [ST_APPEND] =   {"append",    true, RW,     0,      0,           0,  .host_extents = true,
+                     .launches = 1, .label = "append $a"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
