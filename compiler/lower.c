@@ -138,7 +138,7 @@ static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n) {
         gen_stmts_touch(cur->maps[i]->body, s->a.decl, &w, NULL);
         writes = writes || w;
       }
-      if (writes && !red_group(cur)) {   /* a reducing kernel is not the fast path's */
+      if (writes) {
         cur->mask_of = s;
         explain(u, s->loc, "compact %s: mask produced inside kernel %s", s->a.name,
                 arena_printf(a, "k%d", cur->kernel));
@@ -170,6 +170,7 @@ static const char *fast_path_blocker(GenUnit *u, GenOp *op, Stmt *c, Stmt *srt, 
   Arena *a = &u->cc->arena;
   Decl *key = srt->a.decl, *dim = op->stmt->over.decl, *plan = NULL;
   if (dim->kind != DECL_DIM) return "the kernel does not map over a dim";
+  if (red_group(op)) return "the kernel reduces into a scalar (its loop is chunked)";
   if (key->dtype != DT_I64 && key->dtype != DT_I32) return "the key is not i32/i64";
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PLAN && d->target.decl == key) plan = d;
@@ -438,6 +439,7 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
   StmtGraph form = stmt_of(s->kind)->graph;
   Decl *dim = graph_stmt_dim(s), *plan;
   if (form == SG_PLAIN) return true;
+  if (!dim && s->kind == ST_SCAN) return true;   /* over a setup extent: captured as it is */
   if (!dim) return false;
   if (form == SG_COMPACT && (o == 0 || gs->ops[o - 1].kind != GOP_MAP || gs->ops[o - 1].mask_of != s ||
                              gs->ops[o - 1].stmt->over.decl != dim))

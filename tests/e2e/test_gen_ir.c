@@ -225,3 +225,18 @@ Test(ir, cadence_repeat_swap_and_append)
   cr_assert_not(c->graph, "the count of an append is decided on the host");
   done(l);
 }
+
+Test(ir, a_reducing_kernel_writes_the_mask_and_the_step_stays_a_graph)
+{
+  Lowered *l = lower("pipeline t; param nc : i64 setup; dim N;\n"
+                     "field x : f64[N]; field live : bool[N]; field r : f64[nc]; field e : f64[nc];\n"
+                     "scalar n : i64; stream s;\n"
+                     "step on s { map i in N { live[i] = x[i] < 1.0; if live[i] { n += 1; } }\n"
+                     "  compact live (x); scan inclusive r -> e; }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->ops[0].mask_of, gs->ops[1].stmt, "the reducing kernel writes the mask");
+  cr_assert_null(gs->ops[0].fused_sort, "no host fast path for a reducing kernel");
+  cr_assert(gs->graph, "compaction after a reducing kernel, a scan over a setup extent: one graph");
+  cr_assert_eq(gs->graph_launches, 1);
+  done(l);
+}
