@@ -648,6 +648,16 @@ Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *
   return s;
 }
 
+Stmt *ast_every_block(Cnp *cc, Token kw, Expr *k, Token *offset_kw, Expr *j, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_EVERY, loc_of(cc, kw));
+  if (offset_kw && !tok_is(*offset_kw, "offset"))
+    diag_error(cc, loc_of(cc, *offset_kw), "expected 'offset' or '{', not '%.*s'", offset_kw->n, offset_kw->z);
+  s->value = k;
+  s->value2 = j;
+  s->body = body.head;
+  return s;
+}
+
 Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body) {
   Stmt *s = new_stmt(cc, ST_REPEAT, loc_of(cc, kw));
   s->value = count;

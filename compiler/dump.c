@@ -127,6 +127,16 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     fprintf(o, ") map %s%s%s\n", s->index->name, s->let ? ", " : "", s->let ? s->let->name : "");
     stmts(o, s->body, lvl + 1);
     return;
+  case ST_EVERY:
+    fputs("every ", o);
+    dump_expr(o, s->value);
+    if (s->value2) {
+      fputs(" offset ", o);
+      dump_expr(o, s->value2);
+    }
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    return;
   case ST_REPEAT:
     fputs("repeat ", o);
     dump_expr(o, s->value);

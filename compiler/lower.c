@@ -62,7 +62,8 @@ static void explain(GenUnit *u, Loc loc, const char *fmt, ...) {
 /* Statements of a step, a repeat block counted with its end marker. */
 static int count_stmts(const Stmt *s) {
   int n = 0;
-  for (; s; s = s->next) n += s->kind == ST_REPEAT ? 2 + count_stmts(s->body) : 1;
+  for (; s; s = s->next)
+    n += s->kind == ST_REPEAT || s->kind == ST_EVERY ? 2 + count_stmts(s->body) : 1;
   return n;
 }
 
@@ -94,16 +95,17 @@ static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n) {
               arena_printf(a, "k%d", op->kernel));
       continue;
     }
-    if (s->kind == ST_REPEAT) {
+    if (s->kind == ST_REPEAT || s->kind == ST_EVERY) {   /* bracketed: begin, ops, end */
       cur = NULL;
       GenOp *op = &gs->ops[gs->n_ops++];
       op->kind = GOP_STMT;
       op->stmt = s;
       lower_stmts(u, gs, s->body, n);
       Stmt *end = arena_alloc(a, sizeof *end);
-      end->kind = ST_REPEAT_END;
+      end->kind = s->kind == ST_REPEAT ? ST_REPEAT_END : ST_EVERY_END;
       end->loc = s->loc;
       end->value = s->value;
+      end->value2 = s->value2;
       op = &gs->ops[gs->n_ops++];
       op->kind = GOP_STMT;
       op->stmt = end;
@@ -472,8 +474,8 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   for (int i = 0; i < u->n_steps; i++)   /* swap moves buffers a graph would hold (gen_step.c) */
     for (int o = 0; o < u->steps[i].n_ops; o++)
       if (u->steps[i].ops[o].stmt->kind == ST_SWAP) return false;
-  for (int o = 0; o < gs->n_ops; o++)   /* repeat: a host loop around its ops */
-    if (gs->ops[o].stmt->kind == ST_REPEAT) return false;
+  for (int o = 0; o < gs->n_ops; o++)   /* repeat, every: a host loop / test around their ops */
+    if (gs->ops[o].stmt->kind == ST_REPEAT || gs->ops[o].stmt->kind == ST_EVERY) return false;
   int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
   for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
   if (n_dims > 32) return false;

@@ -121,6 +121,9 @@ stmt(A) ::= APPEND(K) IDENT(D) LP expr(C) RP MAP IDENT(I) LBRACE mstmts(B) RBRAC
                                                             { A = ast_append(cc, K, D, C, I, NULL, B); }
 stmt(A) ::= APPEND(K) IDENT(D) LP expr(C) RP MAP IDENT(I) COMMA IDENT(J) LBRACE mstmts(B) RBRACE.
                                                             { A = ast_append(cc, K, D, C, I, &J, B); }
+stmt(A) ::= EVERY(K) expr(N) LBRACE stmts(B) RBRACE.        { A = ast_every_block(cc, K, N, NULL, NULL, B); }
+stmt(A) ::= EVERY(K) expr(N) IDENT(O) expr(J) LBRACE stmts(B) RBRACE.
+                                                            { A = ast_every_block(cc, K, N, &O, J, B); }
 stmt(A) ::= REPEAT(K) expr(N) LBRACE stmts(B) RBRACE.       { A = ast_repeat(cc, K, N, B); }
 stmt(A) ::= SWAP(K) IDENT(X) COMMA IDENT(Y) SEMI.           { A = ast_named2(cc, ST_SWAP, K, X, &Y); }
 stmt(A) ::= exchange_stmt(S).                               { A = S; }

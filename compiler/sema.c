@@ -1559,6 +1559,7 @@ static void call_form(Sema *S, Stmt *s) {
 static void check_repeat(Sema *S, Stmt *s);
 static void check_swap(Sema *S, Stmt *s);
 static void check_append(Sema *S, Stmt *s);
+static void check_every_block(Sema *S, Stmt *s);
 
 static void check_stmt(Sema *S, Stmt *s) {
   call_form(S, s);
@@ -1626,6 +1627,9 @@ static void check_stmt(Sema *S, Stmt *s) {
     break;
   case ST_APPEND:
     check_append(S, s);
+    break;
+  case ST_EVERY:
+    check_every_block(S, s);
     break;
   case ST_SUM:
     check_sum(S, s);
@@ -1749,20 +1753,29 @@ static void check_stmt(Sema *S, Stmt *s) {
 }
 
 /* every K [offset J]: K a positive setup-time integer, 0 <= J < K. */
-static void check_every(Sema *S, Decl *d) {
+static void check_cadence(Sema *S, Expr *every, Expr *o, const char *what) {
   bool kf, jf;
   int64_t k = 0, j = 0;
   double fv;
-  bool kok = check_extent_expr(S, d->every, "the cadence of a step ('every')");
-  bool kc = kok && (d->every->flags & EXF_CONST) && fold(S, d->every, &kf, &k, &fv) && !kf;
-  if (!d->every_offset) return;
-  Expr *o = d->every_offset;
+  bool kok = check_extent_expr(S, every, what);
+  bool kc = kok && (every->flags & EXF_CONST) && fold(S, every, &kf, &k, &fv) && !kf;
+  if (!o) return;
   bool jok = o->kind == EX_INT ? (check_expr(S, o), true) : check_extent_expr(S, o, "the offset of a step's cadence");
   bool jc = jok && (o->flags & EXF_CONST) && fold(S, o, &jf, &j, &fv) && !jf;
   if (jc && j < 0) diag_error(S->cc, o->loc, "the offset of a step's cadence must not be negative");
   else if (jc && kc && j >= k)
     diag_error(S->cc, o->loc, "offset %lld of 'every %lld' never matches: it must be below %lld",
                (long long)j, (long long)k, (long long)k);
+}
+
+static void check_every(Sema *S, Decl *d) {
+  check_cadence(S, d->every, d->every_offset, "the cadence of a step ('every')");
+}
+
+/* every K [offset J] { ... } inside a step: the block's statements only on the due calls. */
+static void check_every_block(Sema *S, Stmt *s) {
+  check_cadence(S, s->value, s->value2, "the cadence of a block ('every')");
+  for (Stmt *t = s->body; t; t = t->next) check_stmt(S, t);
 }
 
 /* repeat K { ... }: K a positive setup-time integer; the block's statements run K times in
