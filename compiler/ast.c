@@ -496,8 +496,40 @@ void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host) {
   d->host_path = host ? unquote(cc, *host) : NULL;
 }
 
-void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtList body) {
+/* `scalar NAME : TYPE;` is a field of shape [1] read by name (docs/language.md, Reductions). */
+void ast_scalar(Cnp *cc, Token kw, Token name, Token type) {
+  Decl *d = new_decl(cc, DECL_FIELD, kw, &name);
+  d->dtype = ast_dtype(cc, type);
+  d->scalar = true;
+  Expr *one = arena_alloc(&cc->arena, sizeof *one);
+  one->kind = EX_INT;
+  one->ival = 1;
+  one->loc = d->loc;
+  d->shape.ext = arena_alloc(&cc->arena, sizeof(Expr *));
+  d->shape.ext[0] = one;
+  d->shape.rank = 1;
+}
+
+/* `history NAME = SCALAR[K];`: a field of shape [K], dtype of the scalar (set by sema). */
+void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k) {
+  Decl *d = new_decl(cc, DECL_FIELD, kw, &name);
+  d->history_of = ref_of(cc, scalar);
+  d->shape.ext = arena_alloc(&cc->arena, sizeof(Expr *));
+  d->shape.ext[0] = k;
+  d->shape.rank = 1;
+}
+
+ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j) {
+  if (!tok_is(offset_kw, "offset"))
+    diag_error(cc, loc_of(cc, offset_kw), "expected 'offset' or '{', not '%.*s'", offset_kw.n, offset_kw.z);
+  return ast_exprs(cc, ast_exprs(cc, (ExprList){0}, k), j);
+}
+
+void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
+              StmtList body) {
   Decl *d = new_decl(cc, DECL_STEP, kw, name);
+  d->every = every.n > 0 ? every.v[0] : NULL;
+  d->every_offset = every.n > 1 ? every.v[1] : NULL;
   d->stream = ref_of(cc, stream);
   d->after = ast_reflist(after);
   d->body = body.head;
@@ -604,6 +636,56 @@ Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
   s->args = args.v;
   s->nargs = args.n;
   s->value2 = over;
+  return s;
+}
+
+Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *local, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_APPEND, loc_of(cc, kw));
+  s->index = new_local(cc, index, DT_I64, true);
+  s->index->map = s;
+  if (local) {
+    s->let = new_local(cc, *local, DT_I64, true);
+    s->let->map = s;
+  }
+  s->over = ref_of(cc, dim);
+  s->a = s->over;
+  s->value = count;
+  s->body = body.head;
+  return s;
+}
+
+Stmt *ast_every_block(Cnp *cc, Token kw, Expr *k, Token *offset_kw, Expr *j, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_EVERY, loc_of(cc, kw));
+  if (offset_kw && !tok_is(*offset_kw, "offset"))
+    diag_error(cc, loc_of(cc, *offset_kw), "expected 'offset' or '{', not '%.*s'", offset_kw->n, offset_kw->z);
+  s->value = k;
+  s->value2 = j;
+  s->body = body.head;
+  return s;
+}
+
+Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_REPEAT, loc_of(cc, kw));
+  s->value = count;
+  s->body = body.head;
+  return s;
+}
+
+Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst) {
+  Stmt *s = new_stmt(cc, ST_SCAN, loc_of(cc, kw));
+  s->a = ref_of(cc, src);
+  s->b = ref_of(cc, dst);
+  if (tok_is(mode, "inclusive")) s->inclusive = true;
+  else if (!tok_is(mode, "exclusive"))
+    diag_error(cc, loc_of(cc, mode), "expected 'inclusive' or 'exclusive', not '%.*s'", mode.n, mode.z);
+  return s;
+}
+
+Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value) {
+  Stmt *s = new_stmt(cc, ST_REDUCE, loc_of(cc, name));
+  s->target = ast_name(cc, name);
+  s->value = value;
+  s->red = red;
   return s;
 }
 

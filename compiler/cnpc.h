@@ -231,11 +231,21 @@ typedef enum StmtKind {
   ST_MIGRATE,             /* migrate (ARRAYS) by DEST;                              */
   ST_CALL,                /* KERNEL(ARGS) [over EXTENT];  hand-written kernel       */
   ST_ZERO,                /* zero(FIELDS);                every element set to 0    */
+  ST_HISTORY,             /* record HISTORY;   append its scalar's value (sema: from ST_RECORD) */
+  ST_SCAN,                /* scan inclusive|exclusive SRC -> DST;                   */
+  ST_REPEAT,              /* repeat K { body }   K a setup-time integer (.value)    */
+  ST_REPEAT_END,          /* (lower.c) the end of a repeat block in the step IR     */
+  ST_SWAP,                /* swap A, B;          the two fields' buffers exchanged  */
+  ST_EVERY,               /* every K [offset J] { body }  (.value K, .value2 J or NULL) */
+  ST_EVERY_END,           /* (lower.c) the end of an every block in the step IR     */
+  ST_APPEND,              /* append DIM (COUNT) map I[, J] { body }: new rows; .over = DIM,
+                          ** .index = I (the global row), .let = J (0.. in the new rows) */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
   ST_ADD,                 /* TARGET += VALUE;  scatter-add when .scatter             */
   ST_IF,                  /* if COND { then } [else { else_ }]                      */
+  ST_REDUCE,              /* SCALAR += VALUE; / SCALAR min= VALUE; / max=  (.red)   */
   ST__COUNT               /* every kind has its entry in stmt_info[] (stmt.c) */
 } StmtKind;
 
@@ -265,7 +275,12 @@ struct Stmt {
   int nargs;
   Local *let;             /* ST_LET: the new local */
   bool scatter;           /* sema, ST_ADD: target indexed by something other than the index */
+  int red;                /* ST_REDUCE: RED_SUM, RED_MIN, RED_MAX */
+  bool inclusive;         /* ST_SCAN: inclusive (else exclusive) */
 };
+
+/* Reductions of a map into a scalar (ST_REDUCE). */
+enum { RED_SUM, RED_MIN, RED_MAX };
 
 /* Map-local variables: the map index and lets. */
 struct Local {
@@ -377,6 +392,9 @@ struct Decl {
   Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field */
   int slots;              /* SNAPSHOT: number of host slots (default 2) */
   CudaAware cuda_aware;   /* MPI */
+  bool scalar;            /* FIELD: declared `scalar NAME : TYPE;` (shape [1], read as NAME) */
+  Ref history_of;         /* FIELD declared `history NAME = SCALAR[K];`: the scalar (.decl by
+                          ** sema); shape [K]; its append counter is the unit's hc_NAME */
   bool own_buffer;        /* MPI (sema): `exchange H with ...` names no field: the staging
                           ** buffer itself, a host array NAME_field(p, "H"), is exchanged */
 
@@ -386,6 +404,7 @@ struct Decl {
   /* DECL_STEP */
   Ref stream;             /* .decl = the stream; .name NULL for a host step */
   RefList after;          /* events waited on before the body */
+  Expr *every, *every_offset;   /* `every K [offset J]`: runs when the call number % K == J */
   Stmt *body;             /* ordered statements */
 };
 
@@ -596,7 +615,11 @@ void ast_mpi(Cnp *cc, Token kw, Token name, Token func, Token type, ExprList ext
 void ast_mirror(Cnp *cc, Token kw, Token name, Token func, Token field);
 void ast_plan(Cnp *cc, Token kw, Token name, Token func, Token key, Expr *n);
 void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host);
-void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, StmtList body);
+void ast_scalar(Cnp *cc, Token kw, Token name, Token type);
+void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k);
+void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
+              StmtList body);
+ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */
 void ast_host_step(Cnp *cc, Stmt *s);              /* top-level exchange / migrate */
 
 /* Statements. */
@@ -611,6 +634,11 @@ Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *
 ** fields that fit H as the fix. The ref of the field has name NULL, loc at `with`. */
 Stmt *ast_exchange_nofield(Cnp *cc, Token kw, Token mpi, Token with, Expr *dest, Expr *src);
 Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over);
+Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body);
+Stmt *ast_every_block(Cnp *cc, Token kw, Expr *k, Token *offset_kw, Expr *j, StmtList body);
+Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *local, StmtList body);
+Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst);
+Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value);
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
 Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value);
 Stmt *ast_if(Cnp *cc, Token kw, Expr *cond, StmtList then_body, Stmt *else_stmt);

@@ -114,6 +114,38 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     fprintf(o, " : %s %s ", dtype_name(s->target->type), s->kind == ST_ADD ? "+=" : "=");
     dump_expr(o, s->value);
     break;
+  case ST_REDUCE:
+    fprintf(o, "reduce %s : %s %s ", s->target->ref.name, dtype_name(s->target->type),
+            s->red == RED_SUM ? "+=" : s->red == RED_MIN ? "min=" : "max=");
+    dump_expr(o, s->value);
+    break;
+  case ST_HISTORY: fprintf(o, "record history %s", s->a.name); break;
+  case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_APPEND:
+    fprintf(o, "append %s (", s->over.name);
+    dump_expr(o, s->value);
+    fprintf(o, ") map %s%s%s\n", s->index->name, s->let ? ", " : "", s->let ? s->let->name : "");
+    stmts(o, s->body, lvl + 1);
+    return;
+  case ST_EVERY:
+    fputs("every ", o);
+    dump_expr(o, s->value);
+    if (s->value2) {
+      fputs(" offset ", o);
+      dump_expr(o, s->value2);
+    }
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    return;
+  case ST_REPEAT:
+    fputs("repeat ", o);
+    dump_expr(o, s->value);
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    return;
+  case ST_SCAN:
+    fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
+    break;
   case ST_IF:
     fputs("if ", o);
     dump_expr(o, s->value);
@@ -156,6 +188,16 @@ void dump_ast(Cnp *cc, FILE *o) {
       break;
     case DECL_DIM: fprintf(o, "dim %s\n", d->name); break;
     case DECL_FIELD:
+      if (d->scalar) {
+        fprintf(o, "scalar %s : %s\n", d->name, dtype_name(d->dtype));
+        break;
+      }
+      if (d->history_of.name) {
+        fprintf(o, "history %s = %s[", d->name, d->history_of.name);
+        dump_expr(o, d->shape.ext[0]);
+        fputs("]\n", o);
+        break;
+      }
       fprintf(o, "field %s : %s", d->name, dtype_name(d->dtype));
       shape(o, &d->shape);
       fputc('\n', o);
@@ -187,6 +229,14 @@ void dump_ast(Cnp *cc, FILE *o) {
         if (d->name) fprintf(o, " %s", d->name);
         fprintf(o, " on %s", d->stream.name);
         for (int i = 0; i < d->after.n; i++) fprintf(o, "%s%s", i ? ", " : " after ", d->after.v[i].name);
+        if (d->every) {
+          fputs(" every ", o);
+          dump_expr(o, d->every);
+        }
+        if (d->every_offset) {
+          fputs(" offset ", o);
+          dump_expr(o, d->every_offset);
+        }
         fputc('\n', o);
       }
       stmts(o, d->body, 1);

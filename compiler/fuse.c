@@ -76,6 +76,9 @@ static void acc_stmts(AccSet *s, Stmt *st) {
           acc_add(s, t->ref.decl, st->scatter ? ACC_SCATTER : ACC_WRITE, st->loc.line);
       }
       break;
+    case ST_REDUCE:
+      acc_expr(s, st->value);
+      break;
     case ST_IF:
       acc_expr(s, st->value);
       acc_stmts(s, st->body);
@@ -103,6 +106,10 @@ const char *fuse_check(GenUnit *u, Stmt **group, int n, Stmt *b) {
   if (group[0]->over.decl != b->over.decl)
     return arena_printf(a, "it maps over '%s', the kernel over '%s'", b->over.name,
                         group[0]->over.name);
+  for (int i = 0; i < n; i++)   /* its partials are combined after the loop (gen_red.c) */
+    if (red_stmts(group[i]->body))
+      return arena_printf(a, "the kernel reduces into a scalar (line %d): a reduction ends its kernel",
+                          group[i]->loc.line);
   AccSet g = {NULL, 0, 0, a, NULL}, m = {NULL, 0, 0, a, NULL};
   for (int i = 0; i < n; i++) acc_stmts(&g, group[i]->body);
   acc_stmts(&m, b->body);

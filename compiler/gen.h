@@ -102,6 +102,7 @@ typedef struct GenOp {
   ** while the kernel scatters (lower.c, find_fast_path), or NULL. */
   Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
+  int scan_id;            /* GOP_STMT scan: number among the scans, program order (p->sp_N) */
   /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
   ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
@@ -207,6 +208,9 @@ typedef struct KUse {
   Decl **dims;
   int n_dims, cap_dims;
   bool step;              /* reads the step counter (step_index(), random draws): cnp_step */
+  Decl *reds[64];         /* scalars the group reduces into (ST_REDUCE), and how (RED_*) */
+  int red_op[64];
+  int n_reds;
   Arena *arena;
 } KUse;
 
@@ -259,6 +263,7 @@ typedef struct KCtx {
   Stmt *map;              /* the map whose body is being emitted */
   DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
   const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
+  bool lanes;             /* host reduction: accumulators r_S[cnp_l], 8 lanes (gen_red.c) */
 } KCtx;
 
 /* gen_expr.c (types, literals, expressions, map bodies) and gen_common.c (locations,
@@ -300,6 +305,29 @@ void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 GenOp *fused_owner(GenUnit *u, Stmt *s);
 void inline_sum(GenUnit *u, Buf *b, Stmt *s);
+
+/* gen_red.c: reductions into scalars, histories and scans (docs/codegen.md, Reductions). */
+#define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */
+#define RED_CHUNK 4096    /* host: rows per chunk of a reducing loop */
+#define RED_LANES 8       /* host: accumulators per chunk (row i into lane i % RED_LANES) */
+#define SCAN_CHUNK 1024   /* both: rows per chunk of a scan */
+bool red_stmts(const Stmt *s);                  /* a map body reduces into a scalar */
+bool red_group(const GenOp *op);                /* ... some map of a fused group does */
+const char *red_ident(DType t, int op);         /* the identity of a reduction, as C text */
+/* "acc = acc OP v;" for a reduction of dtype t (signed sums wrap). */
+void red_line(Buf *b, DType t, int op, const char *acc, const char *v);
+void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+void red_kernel_cuda_tail(GenUnit *u, Buf *b, GenOp *op, KUse *use);   /* block partials */
+void red_combine_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);       /* the second pass */
+void red_struct(GenUnit *u, Buf *b);
+void red_setup(GenUnit *u, Buf *b);
+void red_teardown(GenUnit *u, Buf *b);
+void red_lookup(GenUnit *u, Buf *b);            /* NAME_field(p, "H.count") */
+void red_helpers(GenUnit *u, const GenTarget *t, Buf *b);   /* scan and history helpers */
+void red_header(GenUnit *u, Buf *b);            /* NAME_scalar(), NAME_history() */
+void red_step_history(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
+void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
+void red_step_append(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
 /* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
 bool gen_cuda_graph_form(StmtKind k);

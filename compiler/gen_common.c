@@ -182,6 +182,11 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
     buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
   if (use->step) buf_line(b, "  int64_t cnp_step;             /* step counter: stats.steps before this step */");
+  if (op->stmt->kind == ST_APPEND)
+    buf_line(b, "  int64_t first;                /* append: the first new row */");
+  for (int i = 0; i < use->n_reds; i++)
+    buf_line(b, "  %s *rp_%s;  /* partial results of the reduction into %s */",
+             gen_ctype(use->reds[i]->dtype), use->reds[i]->name, use->reds[i]->name);
   buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
   buf_puts(b, "\n");
 }
@@ -259,6 +264,9 @@ void kernel_fill(Buf *b, KUse *use, const char *pfx) {
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "%sn_%s = p->n_%s;", pfx, use->dims[i]->name, use->dims[i]->name);
   if (use->step) buf_line(b, "%scnp_step = (int64_t)p->stats.steps;", pfx);
+  for (int i = 0; i < use->n_reds; i++)
+    buf_line(b, "%srp_%s = (%s *)p->rp_%s.data;", pfx, use->reds[i]->name,
+             gen_ctype(use->reds[i]->dtype), use->reds[i]->name);
 }
 
 /* The text a block of emitted lines holds, in the arena (the buffer is freed). */

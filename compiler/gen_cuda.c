@@ -12,8 +12,33 @@
 
 #define TM "cuda"   /* the snippet template: templates/cuda.tmpl */
 
+/* A kernel that reduces into scalars (gen_red.c): rows past the live extent keep the
+** identity, each block writes its partials, the second pass combines them. */
+static void kernel_cuda_red(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
+  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, NULL, DT_VOID, NULL, false};
+  Buf init = {.indent = 2}, body = {.indent = 4}, tail = {.indent = 2};
+  for (int i = 0; i < use->n_reds; i++)
+    buf_line(&init, "%s r_%s = %s;", gen_ctype(use->reds[i]->dtype), use->reds[i]->name,
+             red_ident(use->reds[i]->dtype, use->red_op[i]));
+  kernel_locals(&body, use);
+  for (int i = 0; i < use->n_reds; i++)   /* written by the second pass, not here */
+    buf_line(&body, "(void)&f_%s;", use->reds[i]->name);
+  group_body(&k, &body, op);
+  red_kernel_cuda_tail(u, &tail, op, use);
+  b->indent = 0;
+  EMIT_SNIPPET(b, TM, "kernel_red", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+               {"M", op->mask_of ? op->mask_of->a.decl->name : ""},
+               {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
+               {"tail", buf_take(u, &tail)});
+  red_combine_cuda(u, b, op, use);
+}
+
 static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, NULL, DT_VOID, NULL};
+  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, NULL, DT_VOID, NULL, false};
+  if (use->n_reds) {
+    kernel_cuda_red(u, b, op, use);
+    return;
+  }
   Buf body = {.indent = 2};
   kernel_locals(&body, use);
   group_body(&k, &body, op);
@@ -25,7 +50,7 @@ static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
 /* The device branch of kernel K's launcher: one thread per element on the step's stream. */
 static void cuda_launch(GenUnit *u, Buf *b, GenOp *op) {
   EMIT_SNIPPET(b, TM, "launch", {"N", u->name}, {"K", gen_int(u, op->kernel)},
-               {"fused", op->fused_sort ? "1" : ""});
+               {"fused", op->fused_sort ? "1" : ""}, {"red", red_group(op) ? "1" : ""});
 }
 
 /* ======================================================================== CUDA graphs */
@@ -48,7 +73,7 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   kernel_fill(&fill, &use, "ap->");
   b->indent = 0;
   EMIT_SNIPPET(b, TM, "graph_kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
-               {"fill", buf_take(u, &fill)});
+               {"fill", buf_take(u, &fill)}, {"red", use.n_reds ? "1" : ""});
 }
 
 /* ---- the CUDA-graph form of each statement (StmtInfo.graph): enqueued while its step is
@@ -98,6 +123,16 @@ static void graph_zero(GenUnit *u, Buf *b, GenOp *op, const char *D) {
   EMIT_SNIPPET(b, TM, "graph_zero", {"fills", buf_take(u, &fills)});
 }
 
+static void graph_history(GenUnit *u, Buf *b, GenOp *op, const char *D) {
+  (void)D;
+  red_step_history(u, &gen_target_cuda, b, op, true);
+}
+
+static void graph_scan(GenUnit *u, Buf *b, GenOp *op, const char *D) {
+  (void)D;
+  red_step_scan(u, &gen_target_cuda, b, op, true);
+}
+
 typedef void GraphForm(GenUnit *u, Buf *b, GenOp *op, const char *D);
 static GraphForm *const graph_forms[ST__COUNT] = {
     [ST_COMPACT] = graph_compact,
@@ -105,6 +140,8 @@ static GraphForm *const graph_forms[ST__COUNT] = {
     [ST_SEGMENTS] = graph_segments,
     [ST_SUM] = graph_sum,
     [ST_ZERO] = graph_zero,
+    [ST_HISTORY] = graph_history,
+    [ST_SCAN] = graph_scan,
 };
 
 bool gen_cuda_graph_form(StmtKind k) { return graph_forms[k] != NULL; }

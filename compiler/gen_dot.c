@@ -11,7 +11,8 @@
 
 #include <string.h>
 
-/* StmtInfo.label of s: $a, $b the operands' names, $d the mirror's direction, $l the list;
+/* StmtInfo.label of s: $a, $b the operands' names, $d the mirror's direction, $m a scan's
+** mode, $l the list;
 ** [...] printed only when operand b is given. */
 static void stmt_label(Buf *b, const Stmt *s) {
   const char *l = stmt_of(s->kind)->label;
@@ -32,6 +33,7 @@ static void stmt_label(Buf *b, const Stmt *s) {
     case 'a': buf_puts(b, s->a.name); break;
     case 'b': buf_puts(b, s->b.name); break;
     case 'd': buf_puts(b, s->to_device ? "to_device" : "to_host"); break;
+    case 'm': buf_puts(b, s->inclusive ? "inclusive" : "exclusive"); break;
     case 'l':
       for (int i = 0; i < s->list.n; i++) buf_printf(b, "%s%s", i ? ", " : "", s->list.v[i].name);
       break;
@@ -48,6 +50,16 @@ static void op_label(GenUnit *u, Buf *b, GenOp *op) {
     if (op->n_maps > 1) buf_printf(b, " (+%d fused)", op->n_maps - 1);
   } else {
     stmt_label(b, s);
+  }
+  if (s->kind == ST_REPEAT || s->kind == ST_REPEAT_END) buf_printf(b, " (%s times)", expr_src(u, s->value));
+  if (s->kind == ST_EVERY || s->kind == ST_EVERY_END)
+    buf_printf(b, " (calls c %% %s == %s)", expr_src(u, s->value), s->value2 ? expr_src(u, s->value2) : "0");
+  if (s->kind == ST_MAP) {   /* the scalars a kernel reduces into (gen_red.c) */
+    KUse use;
+    group_use(u, op, &use);
+    for (int i = 0; i < use.n_reds; i++)
+      buf_printf(b, "%s%s %s", i ? ", " : "\\nreduces ", use.reds[i]->name,
+                 use.red_op[i] == RED_SUM ? "+=" : use.red_op[i] == RED_MIN ? "min=" : "max=");
   }
   buf_printf(b, "\\n%s:%d", base_name(s->loc.file->path), s->loc.line);
   for (int i = 0; i < u->n_steps; i++)          /* host fast path: done inside a kernel */
@@ -102,6 +114,10 @@ void gen_dot(GenUnit *u, Buf *b) {
       }
       for (int o = 0; o < gs->n_ops; o++) {
         Buf l = {0};
+        if (gs->decl->every)   /* a step with a cadence: each of its ops says when it runs */
+          buf_printf(&l, "every %s%s%s: ", expr_src(u, gs->decl->every),
+                     gs->decl->every_offset ? " offset " : "",
+                     gs->decl->every_offset ? expr_src(u, gs->decl->every_offset) : "");
         op_label(u, &l, &gs->ops[o]);
         buf_printf(b, "    \"s%d_o%d\" [label=\"%s\"];\n", i, o, buf_str(&l));
         buf_free(&l);

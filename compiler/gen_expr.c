@@ -138,6 +138,16 @@ static void kuse_expr(KUse *k, Expr *e) {
 
 static void kuse_stmts(KUse *k, Stmt *s) {
   for (; s; s = s->next) {
+    if (s->kind == ST_REDUCE) {
+      Decl *f = s->target->ref.decl;
+      int i = 0;
+      while (i < k->n_reds && k->reds[i] != f) i++;
+      if (i == k->n_reds) {
+        if (k->n_reds == 64) cnp_ice("more than 64 scalars reduced in one kernel");
+        k->reds[k->n_reds] = f;
+        k->red_op[k->n_reds++] = s->red;
+      }
+    }
     kuse_expr(k, s->target);
     kuse_expr(k, s->value);
     kuse_stmts(k, s->body);
@@ -545,6 +555,8 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       buf_printf(b, "P_%s", d->name);
     } else if (d->kind == DECL_DIM) {
       buf_printf(b, "n_%s", d->name);
+    } else if (d->kind == DECL_FIELD && d->scalar) {
+      buf_printf(b, "f_%s[0]", d->name);
     } else {
       cnp_ice("name '%s' (%s) in an expression", d->name, decl_kind_name(d->kind));
     }
@@ -752,6 +764,16 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     buf_free(&v);
     return;
   }
+  case ST_REDUCE: {
+    Buf v = {0};
+    DType tt = s->target->ref.decl->dtype;
+    ex_as(k, &v, s->value, tt);
+    red_line(b, tt, s->red, arena_printf(&u->cc->arena, k->lanes ? "r_%s[cnp_l]" : "r_%s",
+                                         s->target->ref.decl->name),
+             arena_printf(&u->cc->arena, "(%s)(%s)", gen_ctype(tt), buf_str(&v)));
+    buf_free(&v);
+    return;
+  }
   case ST_IF: {
     Buf c = {0};
     ex(k, &c, s->value);
@@ -804,7 +826,13 @@ void group_body(KCtx *k, Buf *b, GenOp *op) {
     buf_line(b, "{ /* %s:%d: %s */", base_name(map->loc.file->path), map->loc.line,
              src_line(k->u, map->loc));
     b->indent += 2;
-    buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
+    if (map->kind == ST_APPEND) {   /* the new rows: global row, and row within them */
+      buf_line(b, "const int64_t l_%s = A.first + cnp_i;", map->index->name);
+      if (map->let) buf_line(b, "const int64_t l_%s = cnp_i;", map->let->name);
+      if (map->let && !stmts_read_local(map->body, map->let)) buf_line(b, "(void)l_%s;", map->let->name);
+    } else {
+      buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
+    }
     if (!stmts_read_local(map->body, map->index) || (k->rows && !rows_read_index(k, map->body, map->index)))
       buf_line(b, "(void)l_%s;", map->index->name);
     map_stmts(k, b, map->body, map->body);

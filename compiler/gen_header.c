@@ -84,6 +84,10 @@ void gen_header(GenUnit *u, Buf *out) {
       n_streams++;
     }
   }
+  Buf rh = {0};   /* complex param types, then the scalar and history getters (gen_red.c) */
+  buf_puts(&rh, api_types(u));
+  red_header(u, &rh);
+  const char *red_api = buf_take(u, &rh);
   TmplVar v[] = {
       {"banner", banner(u)},
       {"file", u->stem},
@@ -96,7 +100,7 @@ void gen_header(GenUnit *u, Buf *out) {
       {"config_fields", buf_str(&cfg)},
       {"config_init", buf_str(&init)},
       {"step_params", step_params(u, false, false)},
-      {"api_types", api_types(u)},
+      {"api_types", red_api},
   };
   emit_template(out, "header.h", v, (int)(sizeof v / sizeof v[0]));
   buf_free(&cfg);

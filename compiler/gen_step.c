@@ -201,6 +201,61 @@ static void step_zero(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   }
 }
 
+static void step_history(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  red_step_history(u, t, b, op, false);
+}
+
+static void step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  red_step_scan(u, t, b, op, false);
+}
+
+/* repeat K { ... }: a loop around the block's ops (a step with one runs without a graph). */
+static const char *repeat_var(GenUnit *u, const Stmt *s) {
+  return arena_printf(&u->cc->arena, "cnp_rep_%d_%d", s->loc.line, s->loc.col);
+}
+
+static void step_repeat(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  const char *r = repeat_var(u, op->stmt);
+  (void)t;
+  buf_line(b, "for (int64_t %s = 0; %s < (int64_t)(%s); %s++) {", r, r,
+           setup_str(u, op->stmt->value, "p->"), r);
+  b->indent += 2;
+}
+
+static void step_repeat_end(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  (void)t;
+  b->indent -= 2;
+  buf_line(b, "} /* repeat (%s) */", repeat_var(u, op->stmt));
+}
+
+/* every K [offset J] { ... } inside a step: a test of the call count around the block. */
+static void step_every(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  (void)t;
+  buf_line(b, "if ((uint64_t)p->stats.steps %% (uint64_t)(%s) == (uint64_t)(%s)) {  /* every %s%s%s */",
+           setup_str(u, s->value, "p->"), s->value2 ? setup_str(u, s->value2, "p->") : "0",
+           expr_src(u, s->value), s->value2 ? " offset " : "", s->value2 ? expr_src(u, s->value2) : "");
+  b->indent += 2;
+}
+
+static void step_every_end(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  (void)t;
+  b->indent -= 2;
+  buf_line(b, "} /* every %s */", expr_src(u, op->stmt->value));
+}
+
+/* swap A, B: the views exchanged; every later launch reads the pointers from p. */
+static void step_swap(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  (void)u;
+  (void)t;
+  buf_line(b, "{  /* swap %s, %s: the buffers change names, no data moves */", s->a.name, s->b.name);
+  buf_line(b, "  const cnp_array t = p->f_%s;", s->a.decl->name);
+  buf_line(b, "  p->f_%s = p->f_%s;", s->a.decl->name, s->b.decl->name);
+  buf_line(b, "  p->f_%s = t;", s->b.decl->name);
+  buf_line(b, "}");
+}
+
 typedef void StepEmit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 static StepEmit *const step_emit[ST__COUNT] = {
     [ST_MAP] = step_map,           [ST_COMPACT] = step_compact, [ST_SORT] = step_sort,
@@ -208,6 +263,9 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_RECORD] = step_record,     [ST_WAIT] = step_wait,       [ST_COPY] = step_copy,
     [ST_REFRESH] = step_refresh,   [ST_EXCHANGE] = step_exchange, [ST_MIGRATE] = step_migrate,
     [ST_CALL] = step_call,         [ST_ZERO] = step_zero,
+    [ST_HISTORY] = step_history,   [ST_SCAN] = step_scan,
+    [ST_REPEAT] = step_repeat,     [ST_REPEAT_END] = step_repeat_end, [ST_SWAP] = step_swap,
+    [ST_APPEND] = red_step_append, [ST_EVERY] = step_every,     [ST_EVERY_END] = step_every_end,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }
@@ -296,6 +354,14 @@ void gen_step_body(GenUnit *u, const GenTarget *t, Buf *b) {
     GenStep *gs = &u->steps[i];
     b->indent = 2;
     step_prologue(u, b, gs);
+    Decl *d = gs->decl;
+    if (d->every) {   /* cadence: decided on the host from the call count, no synchronization */
+      buf_line(b, "if ((uint64_t)p->stats.steps %% (uint64_t)(%s) == (uint64_t)(%s)) {  /* every %s%s%s */",
+               setup_str(u, d->every, "p->"), d->every_offset ? setup_str(u, d->every_offset, "p->") : "0",
+               expr_src(u, d->every), d->every_offset ? " offset " : "",
+               d->every_offset ? expr_src(u, d->every_offset) : "");
+      b->indent += 2;
+    }
     bool graph = t->step_graph && gs->graph;
     if (graph) t->step_graph(u, b, i);
     if (t->step_pull && u->graph_pulls && (graph || gs->reads_extents)) t->step_pull(u, b, gs);
@@ -313,6 +379,10 @@ void gen_step_body(GenUnit *u, const GenTarget *t, Buf *b) {
     if (gs->ws_order) {
       try_call(u, b, gs->decl->kw_loc, "cnp_event_record(p->ws_ev, S)");
       buf_line(b, "p->ws_used = 1;");
+    }
+    if (d->every) {
+      b->indent -= 2;
+      buf_line(b, "}");
     }
   }
   b->indent = 0;

@@ -23,8 +23,10 @@ static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUs
   Decl *over = op->stmt->over.decl;
   Buf fill = {.indent = 2}, dev = {.indent = 2};
   kernel_fill(&fill, use, "A.");
+  if (op->stmt->kind == ST_APPEND) buf_line(&fill, "A.first = p->apf_k%d;", op->kernel);
   if (t->launch) t->launch(u, &dev, op);
-  const char *n = over->kind == DECL_DIM     ? arena_printf(&u->cc->arena, "p->n_%s", over->name)
+  const char *n = op->stmt->kind == ST_APPEND ? arena_printf(&u->cc->arena, "p->apn_k%d", op->kernel)
+                  : over->kind == DECL_DIM     ? arena_printf(&u->cc->arena, "p->n_%s", over->name)
                   : over->kind == DECL_PARAM ? arena_printf(&u->cc->arena, "(int64_t)p->P_%s", over->name)
                                              : gen_int(u, over->ival);
   b->indent = 0;
@@ -43,6 +45,7 @@ static void gen_kernels(GenUnit *u, const GenTarget *t, Buf *b) {
       buf_puts(b, "\n");
       kernel_args(u, b, op, &use, t);
       if (op->fused_sort) kernel_host_fused(u, t, b, op, &use);
+      else if (use.n_reds) red_kernel_host(u, t, b, op, &use);
       else kernel_host(u, t, b, op, &use);
       if (t->kernel) t->kernel(u, b, op, &use);
       kernel_launch(u, t, b, op, &use);
@@ -235,6 +238,7 @@ static void gen_struct(GenUnit *u, Buf *b) {
     }
   bool any_kernel = false;
   for (Decl *d = u->cc->decls; d; d = d->next) any_kernel = any_kernel || d->kind == DECL_KERNEL;
+  red_struct(u, b);
   EMIT_SNIPPET(b, TM, "struct_tail", {"kernels", any_kernel ? "1" : ""},
                {"join", u->cc->stream_join ? "1" : ""}, {"ws_ev", u->ws_shared ? "1" : ""});
   b->indent = 0;
@@ -356,6 +360,7 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
     if (d->kind == DECL_PLAN) computed = computed || extent_computed(d->value);
   }
   if (computed) emit_template(b, "extent", NULL, 0);
+  red_helpers(u, tg, b);
 }
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
@@ -372,6 +377,7 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   gen_step_body(u, t, &step);
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
+  red_lookup(u, &flook);
   /* a pipeline without streams or dims (only MPI staging, say) leaves these unused */
   if (!sync.n) buf_line(&sync, "(void)p;");
   if (!eset.n) buf_line(&eset, "(void)n;");

@@ -26,7 +26,7 @@ static Stmt *parse_recovered(void *parser);
 %token PIPELINE IMPORT PARAM SETUP CONST DIM FIELD STREAM EVENT SNAPSHOT MPI MIRROR PLAN
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
-       TYPE IDENT INT FLOAT STRING IMAG.
+       TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND.
 
 %left OROR.
 %left ANDAND.
@@ -46,6 +46,7 @@ static Stmt *parse_recovered(void *parser);
 %type args {ExprList}
 %type names {RefVec}
 %type after_opt {RefVec}
+%type every_opt {ExprList}
 %type stmts {StmtList}
 %type mstmts {StmtList}
 %type stmt {Stmt *}
@@ -88,16 +89,21 @@ item ::= PLAN(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) COMMA expr(E) RP SEMI.
                                                             { ast_plan(cc, K, N, F, A, E); }
 item ::= KERNEL(K) IDENT(N) FROM STRING(S) SEMI.            { ast_kernel(cc, K, N, S, NULL); }
 item ::= KERNEL(K) IDENT(N) FROM STRING(S) HOST STRING(H) SEMI. { ast_kernel(cc, K, N, S, &H); }
-item ::= STEP(K) IDENT(N) ON IDENT(S) after_opt(A) LBRACE stmts(B) RBRACE.
-                                                            { ast_step(cc, K, &N, S, A, B); }
-item ::= STEP(K) ON IDENT(S) after_opt(A) LBRACE stmts(B) RBRACE.
-                                                            { ast_step(cc, K, NULL, S, A, B); }
+item ::= SCALAR(K) IDENT(N) COLON TYPE(T) SEMI.            { ast_scalar(cc, K, N, T); }
+item ::= HISTORY(K) IDENT(N) ASSIGN IDENT(S) LB expr(E) RB SEMI. { ast_history(cc, K, N, S, E); }
+item ::= STEP(K) IDENT(N) ON IDENT(S) after_opt(A) every_opt(E) LBRACE stmts(B) RBRACE.
+                                                            { ast_step(cc, K, &N, S, A, E, B); }
+item ::= STEP(K) ON IDENT(S) after_opt(A) every_opt(E) LBRACE stmts(B) RBRACE.
+                                                            { ast_step(cc, K, NULL, S, A, E, B); }
 item ::= exchange_stmt(S).                                  { ast_host_step(cc, S); }
 item ::= migrate_stmt(S).                                   { ast_host_step(cc, S); }
 item ::= error SEMI.                                        { parse_recovered(yypParser); }
 
 after_opt(A) ::= .                                          { A = ast_refs(cc, (RefVec){0}, (Token){0}); }
 after_opt(A) ::= AFTER names(L).                            { A = L; }
+every_opt(A) ::= .                                          { A = ast_exprs(cc, (ExprList){0}, NULL); }
+every_opt(A) ::= EVERY expr(K).                             { A = ast_exprs(cc, (ExprList){0}, K); }
+every_opt(A) ::= EVERY expr(K) IDENT(O) expr(J).            { A = ast_every(cc, K, O, J); }
 names(A) ::= IDENT(T).                                      { A = ast_refs(cc, (RefVec){0}, T); }
 names(A) ::= names(L) COMMA IDENT(T).                       { A = ast_refs(cc, L, T); }
 
@@ -114,6 +120,16 @@ stmt(A) ::= RECORD(K) IDENT(E) SEMI.                        { A = ast_named2(cc,
 stmt(A) ::= WAIT(K) IDENT(E) SEMI.                          { A = ast_named2(cc, ST_WAIT, K, E, NULL); }
 stmt(A) ::= COPY(K) IDENT(S) LARROW IDENT(F) SEMI.          { A = ast_named2(cc, ST_COPY, K, S, &F); }
 stmt(A) ::= REFRESH(K) IDENT(M) IDENT(D) SEMI.              { A = ast_refresh(cc, K, M, D); }
+stmt(A) ::= SCAN(K) IDENT(M) IDENT(X) ARROW IDENT(Y) SEMI.  { A = ast_scan(cc, K, M, X, Y); }
+stmt(A) ::= APPEND(K) IDENT(D) LP expr(C) RP MAP IDENT(I) LBRACE mstmts(B) RBRACE.
+                                                            { A = ast_append(cc, K, D, C, I, NULL, B); }
+stmt(A) ::= APPEND(K) IDENT(D) LP expr(C) RP MAP IDENT(I) COMMA IDENT(J) LBRACE mstmts(B) RBRACE.
+                                                            { A = ast_append(cc, K, D, C, I, &J, B); }
+stmt(A) ::= EVERY(K) expr(N) LBRACE stmts(B) RBRACE.        { A = ast_every_block(cc, K, N, NULL, NULL, B); }
+stmt(A) ::= EVERY(K) expr(N) IDENT(O) expr(J) LBRACE stmts(B) RBRACE.
+                                                            { A = ast_every_block(cc, K, N, &O, J, B); }
+stmt(A) ::= REPEAT(K) expr(N) LBRACE stmts(B) RBRACE.       { A = ast_repeat(cc, K, N, B); }
+stmt(A) ::= SWAP(K) IDENT(X) COMMA IDENT(Y) SEMI.           { A = ast_named2(cc, ST_SWAP, K, X, &Y); }
 stmt(A) ::= exchange_stmt(S).                               { A = S; }
 stmt(A) ::= migrate_stmt(S).                                { A = S; }
 stmt(A) ::= IDENT(N) LP args(L) RP SEMI.                    { A = ast_kcall(cc, N, L, NULL); }
@@ -137,6 +153,8 @@ mstmt(A) ::= LET(K) IDENT(N) ASSIGN expr(E) SEMI.           { A = ast_let(cc, K,
 mstmt(A) ::= LET(K) IDENT(N) COLON TYPE(T) ASSIGN expr(E) SEMI. { A = ast_let(cc, K, N, &T, E); }
 mstmt(A) ::= lvalue(T) ASSIGN expr(E) SEMI.                 { A = ast_assign(cc, ST_ASSIGN, T, E); }
 mstmt(A) ::= lvalue(T) PLUSEQ expr(E) SEMI.                 { A = ast_assign(cc, ST_ADD, T, E); }
+mstmt(A) ::= IDENT(N) MINEQ expr(E) SEMI.                   { A = ast_reduce(cc, RED_MIN, N, E); }
+mstmt(A) ::= IDENT(N) MAXEQ expr(E) SEMI.                   { A = ast_reduce(cc, RED_MAX, N, E); }
 mstmt(A) ::= ifstmt(S).                                     { A = S; }
 mstmt(A) ::= error SEMI.                                    { A = parse_recovered(yypParser); }
 ifstmt(A) ::= IF(K) expr(C) LBRACE mstmts(B) RBRACE else_opt(E). { A = ast_if(cc, K, C, B, E); }

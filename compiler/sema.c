@@ -21,6 +21,7 @@ typedef struct Sema {
   Decl *step;               /* step being checked */
   Stmt *map;                /* map being checked (NULL outside) */
   int n_draws;              /* random draws (uniform, normal) numbered so far, source order */
+  Stmt *repeat;             /* innermost repeat block being checked (NULL outside) */
   Local **scope;            /* map locals in scope (index + lets), innermost last */
   int n_scope, cap_scope;
   bool mpi_names;           /* `rank` and `size` are visible (exchange expressions) */
@@ -29,6 +30,8 @@ typedef struct Sema {
   /* hazard ops, in program order: a list of arena chunks (no copying as it grows) */
   struct HzChunk *ops, *ops_tail;
   Stmt **kcall;             /* first call of each kernel (by index): it fixes the C prototype */
+  struct SemaRed { Decl *f; int op; Loc loc; } red[64];   /* reductions of the current map */
+  int n_red;
 } Sema;
 
 typedef enum { HZ_READ, HZ_WRITE, HZ_RECORD, HZ_WAIT, HZ_STEP } HzKind;
@@ -220,7 +223,7 @@ static void op(Sema *S, HzKind k, Decl *obj, const Loc *loc) {
 /* ------------------------------------------------------------------ races inside a map */
 
 /* How a map touches a field element. */
-enum { MA_READ, MA_GATHER, MA_STORE, MA_ADD, MA_SCATTER, MA__COUNT };
+enum { MA_READ, MA_GATHER, MA_STORE, MA_ADD, MA_SCATTER, MA_REDUCE, MA__COUNT };
 typedef struct MapAcc {
   Decl *f;
   int kind;
@@ -228,7 +231,7 @@ typedef struct MapAcc {
 } MapAcc;
 
 static const char *const macc_what[MA__COUNT] = {
-  "read", "gathered", "written", "updated", "scatter-added",
+  "read", "gathered", "written", "updated", "scatter-added", "reduced",
 };
 
 /*
@@ -237,6 +240,7 @@ static const char *const macc_what[MA__COUNT] = {
 */
 static bool macc_conflict(int a, int b) {
   if (a > b) { int t = a; a = b; b = t; }
+  if (b == MA_REDUCE) return a == MA_READ;
   if (b == MA_SCATTER) return a != MA_SCATTER;
   return a == MA_GATHER && (b == MA_STORE || b == MA_ADD);
 }
@@ -246,6 +250,13 @@ static void map_access(Sema *S, Decl *f, int kind, Loc loc) {
     MapAcc *m = &S->macc[i];
     if (m->f != f) continue;
     if (m->kind == kind) return;
+    if (macc_conflict(m->kind, kind) && f->scalar) {
+      diag_error(S->cc, loc, "scalar '%s' is %s here and %s elsewhere in the same map: a map cannot "
+                 "read the scalar it reduces into (read it in a later map)", f->name, macc_what[kind],
+                 macc_what[m->kind]);
+      diag_note(S->cc, m->loc, "'%s' is %s here", f->name, macc_what[m->kind]);
+      return;
+    }
     if (macc_conflict(m->kind, kind)) {
       diag_error(S->cc, loc, "field '%s' is %s here and %s elsewhere in the same map: the result "
                  "would depend on the order of elements", f->name, macc_what[kind], macc_what[m->kind]);
@@ -477,6 +488,16 @@ static DType check_index(Sema *S, Expr *e, int write) {
   Decl *f = resolve(S, &e->ref, K(DECL_FIELD));
   if (!f) return DT_VOID;
   e->type = f->dtype;
+  if (f->scalar) {
+    diag_error(S->cc, e->loc, "scalar '%s' is not indexed: read it as '%s', set it in a map with "
+               "'%s += ...', '%s min= ...' or '%s max= ...'", f->name, f->name, f->name, f->name, f->name);
+    return DT_VOID;
+  }
+  if (f->history_of.name) {
+    diag_error(S->cc, e->loc, "history '%s' is read after the steps through %s_history(), not in a map",
+               f->name, S->cc->pipeline ? S->cc->pipeline->name : "NAME");
+    return DT_VOID;
+  }
   if (e->nargs != f->shape.rank) {
     diag_error(S->cc, e->loc, "field '%s' has %d dimension%s but is indexed with %d",
                f->name, f->shape.rank, f->shape.rank == 1 ? "" : "s", e->nargs);
@@ -547,6 +568,18 @@ static DType check_name(Sema *S, Expr *e) {
   if (!s) {
     unknown(S, &e->ref, K_VALUE | K(DECL_FIELD), S->map != NULL);
     return DT_VOID;
+  }
+  if (s->decl->kind == DECL_FIELD && s->decl->scalar && s->pos < S->pos) {
+    Decl *f = s->decl;
+    e->ref.decl = f;
+    e->type = f->dtype;
+    if (!S->map) {
+      diag_error(S->cc, e->loc, "scalar '%s' can be read only inside a map", f->name);
+      return DT_VOID;
+    }
+    if (S->step) op(S, HZ_READ, f, &e->loc);
+    map_access(S, f, MA_READ, e->loc);
+    return e->type;
   }
   if (s->decl->kind == DECL_FIELD && s->pos < S->pos) {
     diag_error(S->cc, e->loc, "field '%s' must be indexed (for example '%s[i]')", e->ref.name, e->ref.name);
@@ -1177,6 +1210,9 @@ static void check_mirror_member(Sema *S, Decl *d) {
     }
 }
 
+/* Scalars: i32 i64 u64 f32 f64 (reductions combine them exactly or in a documented order). */
+static bool scalar_dtype(DType t) { return dtype_is_int(t) || t == DT_F32 || t == DT_F64; }
+
 static void check_decl(Sema *S, Decl *d) {
   switch (d->kind) {
   case DECL_PARAM: case DECL_DIM:
@@ -1198,7 +1234,24 @@ static void check_decl(Sema *S, Decl *d) {
   case DECL_CONST:
     check_const(S, d);
     break;
-  case DECL_FIELD: case DECL_MPI:
+  case DECL_FIELD:
+    if (d->scalar && !scalar_dtype(d->dtype))
+      diag_error(S->cc, d->loc, "a scalar is i32, i64, u64, f32 or f64, not '%s'", dtype_name(d->dtype));
+    if (d->history_of.name) {
+      Decl *sc = field_ref(S, &d->history_of);
+      if (sc && !sc->scalar) {
+        diag_error(S->cc, d->history_of.loc, "a history records a scalar, but '%s' is a field",
+                   sc->name);
+        sc = NULL;
+      }
+      d->dtype = sc ? sc->dtype : DT_F64;
+      if (check_extent_expr(S, d->shape.ext[0], "the length of a history"))
+        check_const_positive(S, d->shape.ext[0], "the length of a history");
+      break;
+    }
+    check_shape(S, &d->shape);
+    break;
+  case DECL_MPI:
     check_shape(S, &d->shape);
     break;
   case DECL_SNAPSHOT:
@@ -1267,7 +1320,10 @@ static void check_target(Sema *S, Stmt *s) {
       unknown(S, &t->ref, K(DECL_FIELD), true);
       return;
     }
-    if (g->decl->kind == DECL_FIELD)
+    if (g->decl->kind == DECL_FIELD && g->decl->scalar)
+      diag_error(S->cc, t->loc, "scalar '%s' is set by a reduction: write '%s += ...', '%s min= ...' "
+                 "or '%s max= ...'", t->ref.name, t->ref.name, t->ref.name, t->ref.name);
+    else if (g->decl->kind == DECL_FIELD)
       diag_error(S->cc, t->loc, "field '%s' must be indexed (for example '%s[i]')", t->ref.name, t->ref.name);
     else
       diag_error(S->cc, t->loc, "cannot assign to %s %s '%s': only fields and lets can be assigned",
@@ -1280,6 +1336,56 @@ static void check_target(Sema *S, Stmt *s) {
     diag_error(S->cc, s->loc, "'+=' needs a numeric field, not bool");
     t->type = DT_VOID;
   }
+}
+
+static const char *const red_text[] = {"+=", "min=", "max="};
+
+
+/* SCALAR += V / SCALAR min= V / SCALAR max= V inside a map. */
+static void check_reduce(Sema *S, Stmt *s) {
+  Expr *t = s->target;
+  DType v = check_expr(S, s->value);
+  if (find_local(S, t->ref.name)) {
+    diag_error(S->cc, t->loc, "'%s' reduces into a scalar, but '%s' is a local value",
+               red_text[s->red], t->ref.name);
+    return;
+  }
+  SymX *g = sym_find(S, t->ref.name);
+  if (!g) {
+    unknown(S, &t->ref, K(DECL_FIELD), true);
+    return;
+  }
+  Decl *f = g->decl;
+  if (f->kind != DECL_FIELD || !f->scalar) {
+    diag_error(S->cc, t->loc, "'%s' reduces into a scalar, but '%s' is %s %s (declare 'scalar %s : "
+               "f64;')", red_text[s->red], t->ref.name, article(f->kind),
+               f->kind == DECL_FIELD ? "field" : decl_kind_name(f->kind), t->ref.name);
+    return;
+  }
+  t->ref.decl = f;
+  t->type = f->dtype;
+  if (v == DT_VOID) return;
+  if (v == DT_BOOL || dtype_is_complex(v)) {
+    if (s->red == RED_SUM && v == DT_BOOL)
+      diag_error(S->cc, s->value->loc, "cannot sum a bool value into scalar '%s': count with "
+                 "'if COND { %s += 1; }'", f->name, f->name);
+    else
+      diag_error(S->cc, s->value->loc, "cannot reduce a %s value with '%s'", dtype_name(v),
+                 red_text[s->red]);
+    return;
+  }
+  check_assign_type(S, s->value->loc, f->dtype, s->value, "a scalar");
+  for (int i = 0; i < S->n_red; i++)
+    if (S->red[i].f == f && S->red[i].op != s->red) {
+      diag_error(S->cc, t->loc, "scalar '%s' is reduced with '%s' here and with '%s' elsewhere in the "
+                 "same map", f->name, red_text[s->red], red_text[S->red[i].op]);
+      diag_note(S->cc, S->red[i].loc, "reduced with '%s' here", red_text[S->red[i].op]);
+      return;
+    }
+  if (S->n_red < (int)(sizeof S->red / sizeof S->red[0]))
+    S->red[S->n_red++] = (struct SemaRed){f, s->red, t->loc};
+  if (S->step) op(S, HZ_WRITE, f, &t->loc);
+  map_access(S, f, MA_REDUCE, t->loc);
 }
 
 static void check_mstmt(Sema *S, Stmt *s) {
@@ -1297,7 +1403,18 @@ static void check_mstmt(Sema *S, Stmt *s) {
     push_local(S, l);
     break;
   }
-  case ST_ASSIGN: case ST_ADD: {
+  case ST_ADD:
+    if (s->target->kind == EX_NAME && !find_local(S, s->target->ref.name)) {
+      SymX *g = sym_find(S, s->target->ref.name);
+      if (g && g->decl->kind == DECL_FIELD && g->decl->scalar) {
+        s->kind = ST_REDUCE;
+        s->red = RED_SUM;
+        check_reduce(S, s);
+        break;
+      }
+    }
+    /* fall through */
+  case ST_ASSIGN: {
     DType v = check_expr(S, s->value);
     check_target(S, s);
     if (v == DT_VOID || s->target->type == DT_VOID) break;
@@ -1320,6 +1437,9 @@ static void check_mstmt(Sema *S, Stmt *s) {
     S->n_scope = mark;
     break;
   }
+  case ST_REDUCE:
+    check_reduce(S, s);
+    break;
   default:
     cnp_ice("unexpected statement in a map");
   }
@@ -1369,6 +1489,7 @@ static void check_map(Sema *S, Stmt *s) {
   if (d && d->kind == DECL_DIM && S->step) op(S, HZ_READ, d, &s->over.loc);
   S->map = s;
   S->n_macc = 0;
+  S->n_red = 0;
   int mark = S->n_scope;
   s->index->map = s;
   push_local(S, s->index);
@@ -1524,6 +1645,41 @@ static void same_signature(Sema *S, Decl *k, Stmt *s) {
   }
 }
 
+/* scan inclusive|exclusive SRC -> DST: same dtype and shape, integer or floating. */
+static void check_scan(Sema *S, Stmt *s) {
+  Decl *x = field_ref(S, &s->a), *y = field_ref(S, &s->b);
+  Decl *fs[2] = {x, y};
+  Ref *rs[2] = {&s->a, &s->b};
+  for (int i = 0; i < 2; i++) {
+    Decl *f = fs[i];
+    if (!f) continue;
+    if (f->scalar || f->history_of.name) {
+      diag_error(S->cc, rs[i]->loc, "scan runs along the element axis of a field, but '%s' is a %s",
+                 f->name, f->scalar ? "scalar" : "history");
+      fs[i] = NULL;
+    } else if (!scalar_dtype(f->dtype)) {
+      diag_error(S->cc, rs[i]->loc, "scan needs an integer or floating field (i32, i64, u64, f32, "
+                 "f64), not '%s' ('%s')", dtype_name(f->dtype), f->name);
+      fs[i] = NULL;
+    }
+  }
+  x = fs[0];
+  y = fs[1];
+  if (x && y && x->dtype != y->dtype) {
+    diag_error(S->cc, s->b.loc, "scan from '%s' (%s) into '%s' (%s): the fields must have the same "
+               "dtype", x->name, dtype_name(x->dtype), y->name, dtype_name(y->dtype));
+  } else if (x && y) {
+    bool same = x->shape.rank == y->shape.rank;
+    for (int i = 0; same && i < x->shape.rank; i++) same = same_extent(x->shape.ext[i], y->shape.ext[i]);
+    if (!same)
+      diag_error(S->cc, s->b.loc, "scan from '%s' (%s) into '%s' (%s): the fields must have the same "
+                 "shape", x->name, sema_type_text(S->cc, x), y->name, sema_type_text(S->cc, y));
+  }
+  op(S, HZ_READ, x, &s->a.loc);
+  op(S, HZ_READ, dim_of(x), &s->a.loc);
+  op(S, HZ_WRITE, y, &s->b.loc);
+}
+
 /* zero(FIELDS): every element of each field set to 0 (written like a kernel call: its
 ** arguments become the statement's list). */
 static void check_zero(Sema *S, Stmt *s) {
@@ -1545,6 +1701,11 @@ static void call_form(Sema *S, Stmt *s) {
   SymX *kernel = form >= 0 ? sym_find(S, s->a.name) : NULL;
   if (form >= 0 && !(kernel && kernel->decl->kind == DECL_KERNEL)) s->kind = (StmtKind)form;
 }
+
+static void check_repeat(Sema *S, Stmt *s);
+static void check_swap(Sema *S, Stmt *s);
+static void check_append(Sema *S, Stmt *s);
+static void check_every_block(Sema *S, Stmt *s);
 
 static void check_stmt(Sema *S, Stmt *s) {
   call_form(S, s);
@@ -1601,12 +1762,44 @@ static void check_stmt(Sema *S, Stmt *s) {
     op(S, HZ_WRITE, p, &s->a.loc);
     break;
   }
+  case ST_SCAN:
+    check_scan(S, s);
+    break;
+  case ST_REPEAT:
+    check_repeat(S, s);
+    break;
+  case ST_SWAP:
+    check_swap(S, s);
+    break;
+  case ST_APPEND:
+    check_append(S, s);
+    break;
+  case ST_EVERY:
+    check_every_block(S, s);
+    break;
   case ST_SUM:
     check_sum(S, s);
     if (s->list.n) op(S, HZ_READ, dim_of(s->list.v[0].decl), &s->list.v[0].loc);
     break;
   case ST_RECORD: case ST_WAIT: {
+    SymX *h = s->kind == ST_RECORD ? sym_find(S, s->a.name) : NULL;
+    if (h && h->decl->kind == DECL_FIELD && h->decl->history_of.name && h->pos < S->pos) {
+      Decl *hd = h->decl;   /* record HISTORY: append its scalar's value */
+      s->kind = ST_HISTORY;
+      s->a.decl = hd;
+      s->b = hd->history_of;
+      s->b.loc = s->a.loc;
+      op(S, HZ_READ, s->b.decl, &s->a.loc);
+      op(S, HZ_READ, hd, &s->a.loc);
+      op(S, HZ_WRITE, hd, &s->a.loc);
+      break;
+    }
     Decl *e = resolve(S, &s->a, K(DECL_EVENT));
+    if (e && s->kind == ST_RECORD && S->repeat) {
+      diag_error(S->cc, s->a.loc, "event '%s' is recorded inside 'repeat': each pass would record it "
+                 "again before anyone waits for it (record it after the block)", e->name);
+      diag_note(S->cc, S->repeat->loc, "the block repeats here");
+    }
     op(S, s->kind == ST_RECORD ? HZ_RECORD : HZ_WAIT, e, &s->a.loc);
     break;
   }
@@ -1705,6 +1898,107 @@ static void check_stmt(Sema *S, Stmt *s) {
   }
 }
 
+/* every K [offset J]: K a positive setup-time integer, 0 <= J < K. */
+static void check_cadence(Sema *S, Expr *every, Expr *o, const char *what) {
+  bool kf, jf;
+  int64_t k = 0, j = 0;
+  double fv;
+  bool kok = check_extent_expr(S, every, what);
+  bool kc = kok && (every->flags & EXF_CONST) && fold(S, every, &kf, &k, &fv) && !kf;
+  if (!o) return;
+  bool jok = o->kind == EX_INT ? (check_expr(S, o), true) : check_extent_expr(S, o, "the offset of a step's cadence");
+  bool jc = jok && (o->flags & EXF_CONST) && fold(S, o, &jf, &j, &fv) && !jf;
+  if (jc && j < 0) diag_error(S->cc, o->loc, "the offset of a step's cadence must not be negative");
+  else if (jc && kc && j >= k)
+    diag_error(S->cc, o->loc, "offset %lld of 'every %lld' never matches: it must be below %lld",
+               (long long)j, (long long)k, (long long)k);
+}
+
+static void check_every(Sema *S, Decl *d) {
+  check_cadence(S, d->every, d->every_offset, "the cadence of a step ('every')");
+}
+
+/* every K [offset J] { ... } inside a step: the block's statements only on the due calls. */
+static void check_every_block(Sema *S, Stmt *s) {
+  check_cadence(S, s->value, s->value2, "the cadence of a block ('every')");
+  for (Stmt *t = s->body; t; t = t->next) check_stmt(S, t);
+}
+
+/* repeat K { ... }: K a positive setup-time integer; the block's statements run K times in
+** order. An event recorded inside would be re-recorded before anyone waits for it. */
+static void check_repeat(Sema *S, Stmt *s) {
+  check_extent_expr(S, s->value, "the count of 'repeat'");
+  Stmt *outer = S->repeat;
+  S->repeat = s;
+  for (Stmt *t = s->body; t; t = t->next) check_stmt(S, t);
+  S->repeat = outer;
+}
+
+/* swap A, B: two fields of the same dtype and shape exchange their buffers. */
+static void check_swap(Sema *S, Stmt *s) {
+  Decl *x = field_ref(S, &s->a), *y = field_ref(S, &s->b);
+  Decl *fs[2] = {x, y};
+  Ref *rs[2] = {&s->a, &s->b};
+  for (int i = 0; i < 2; i++) {
+    if (!fs[i]) continue;
+    if (fs[i]->scalar || fs[i]->history_of.name) {
+      diag_error(S->cc, rs[i]->loc, "swap exchanges two fields' buffers, but '%s' is a %s", fs[i]->name,
+                 fs[i]->scalar ? "scalar" : "history");
+      fs[i] = NULL;
+    }
+    for (Decl *d = S->cc->decls; fs[i] && d; d = d->next)
+      if (d->kind == DECL_MIRROR && d->target.decl == fs[i]) {
+        diag_error(S->cc, rs[i]->loc, "field '%s' is the device side of mirror '%s' and cannot be swapped",
+                   fs[i]->name, d->name);
+        fs[i] = NULL;
+      }
+  }
+  x = fs[0];
+  y = fs[1];
+  if (x && y && x == y) {
+    diag_error(S->cc, s->b.loc, "swap of '%s' with itself", x->name);
+  } else if (x && y) {
+    bool same = x->dtype == y->dtype && x->shape.rank == y->shape.rank;
+    for (int i = 0; same && i < x->shape.rank; i++) same = same_extent(x->shape.ext[i], y->shape.ext[i]);
+    if (!same)
+      diag_error(S->cc, s->b.loc, "swap of '%s' (%s) and '%s' (%s): the fields must have the same dtype "
+                 "and shape", x->name, sema_type_text(S->cc, x), y->name, sema_type_text(S->cc, y));
+  }
+  op(S, HZ_READ, x, &s->a.loc);
+  op(S, HZ_WRITE, x, &s->a.loc);
+  op(S, HZ_READ, y, &s->b.loc);
+  op(S, HZ_WRITE, y, &s->b.loc);
+}
+
+/* append N (COUNT) map i[, k] { ... }: COUNT an integer known on the host before the rows
+** are written (params, consts, dims); the body is a map over the new rows, i the global row
+** (the element index of N's fields), k the row within the new ones. */
+static void check_append(Sema *S, Stmt *s) {
+  Decl *d = resolve(S, &s->over, K(DECL_DIM));
+  DType t = check_expr(S, s->value);
+  if (t != DT_VOID && !dtype_is_int(t))
+    diag_error(S->cc, s->value->loc, "the number of appended rows must be an integer, not '%s'", dtype_name(t));
+  if (!d) return;
+  Expr *x = arena_alloc(&S->cc->arena, sizeof *x);
+  x->kind = EX_NAME;
+  x->loc = s->over.loc;
+  x->ref = s->over;
+  x->type = DT_I64;
+  s->over_expr = x;
+  s->a.decl = d;
+  op(S, HZ_READ, d, &s->over.loc);    /* the live extent: read, then set */
+  op(S, HZ_WRITE, d, &s->over.loc);
+  S->map = s;
+  S->n_macc = 0;
+  S->n_red = 0;
+  int mark = S->n_scope;
+  push_local(S, s->index);
+  if (s->let) push_local(S, s->let);
+  check_mstmts(S, s->body);
+  S->n_scope = mark;
+  S->map = NULL;
+}
+
 static void check_step(Sema *S, Decl *d) {
   S->step = d;
   if (d->stream.name) resolve(S, &d->stream, K(DECL_STREAM));
@@ -1713,6 +2007,7 @@ static void check_step(Sema *S, Decl *d) {
     Decl *e = resolve(S, &d->after.v[i], K(DECL_EVENT));
     op(S, HZ_WAIT, e, &d->after.v[i].loc);
   }
+  if (d->every) check_every(S, d);
   for (Stmt *s = d->body; s; s = s->next) check_stmt(S, s);
   S->step = NULL;
 }
@@ -1949,7 +2244,10 @@ static void check_hazards(Sema *S) {
           const char *here_s = step->stream.name
                                    ? arena_printf(&cc->arena, "stream '%s'", step->stream.name) : "the host";
           diag_error(cc, *o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
-                     o->obj->kind == DECL_DIM ? "the live extent of dim" : decl_kind_name(o->obj->kind),
+                     o->obj->kind == DECL_DIM ? "the live extent of dim"
+                     : o->obj->kind == DECL_FIELD && o->obj->scalar ? "scalar"
+                     : o->obj->kind == DECL_FIELD && o->obj->history_of.name ? "history"
+                     : decl_kind_name(o->obj->kind),
                      o->obj->name, what,
                      sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
                      w ? "written" : "read", here_s);
