@@ -366,6 +366,46 @@ int main(int argc, char **argv)
     if (wanted(sum3)) report(sum3, t, 32.0 * (double)n, "segment_sum_3comp_reduceat");
   }
 
+  /* scans and reductions (deterministic: fixed blocks, docs/algorithms.md); the target is
+  ** within 1.3 x the memcpy time of their bytes (a scan reads and writes n values, a
+  ** reduction reads them) */
+  {
+    double rsum = 0;
+    int64_t *ci = xmalloc((size_t)n * 8);
+    cnp_array ared = wrap(&rsum, CNP_FLOAT64, 1, 1, 0), aci = wrap(ci, CNP_INT64, 1, n, 0);
+    struct { const char *name; int scan; cnp_reduce_op op; cnp_array *in, *out; double bytes;
+             const char *peer; } sr[5] = {
+        {"scan_f64 (inclusive)", 1, CNP_REDUCE_SUM, &aw0, &ax, 16.0 * (double)n, NULL},
+        {"scan_i64 (exclusive, in place)", 2, CNP_REDUCE_SUM, &aci, &aci, 16.0 * (double)n, NULL},
+        {"reduce_sum_f64", 0, CNP_REDUCE_SUM, &aw0, &ared, 8.0 * (double)n, NULL},
+        {"reduce_max_f64", 0, CNP_REDUCE_MAX, &aw0, &ared, 8.0 * (double)n, NULL},
+        {"reduce_count_bool", 0, CNP_REDUCE_COUNT, &amask, NULL, 1.0 * (double)n, NULL},
+    };
+    int64_t cnt_out = 0;
+    cnp_array acnt = wrap(&cnt_out, CNP_INT64, 1, 1, 0);
+    sr[4].out = &acnt;
+    for (int64_t i = 0; i < n; i++) ci[i] = (int64_t)(i % 7);
+    for (int k = 0; k < 5; k++) {
+      if (!wanted(sr[k].name)) continue;
+      t = 1e30;
+      cpu_best = 1e30;
+      for (int r = 0; r < reps; r++) {
+        double t0 = now(), c0 = cpu_now();
+        if (sr[k].scan)
+          CHECK(cnp_scan(sr[k].in, sr[k].out, sr[k].scan == 2 ? CNP_SCAN_EXCLUSIVE
+                                                               : CNP_SCAN_INCLUSIVE,
+                         NULL, NULL, NULL));
+        else
+          CHECK(cnp_reduce(sr[k].in, sr[k].op, sr[k].out, NULL, NULL, NULL));
+        double e = now() - t0;
+        cpu_note(cpu_now() - c0);
+        t = e < t ? e : t;
+      }
+      report(sr[k].name, t, sr[k].bytes, sr[k].peer);
+    }
+    free(ci);
+  }
+
   cnp_segment_plan_destroy(plan);
   cnp_workspace_destroy(ws);
   cnp_workspace_destroy(ws_nohint);

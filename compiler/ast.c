@@ -3,6 +3,7 @@
 ** plus the small tables (dtypes, operators, builtins, declaration kinds).
 */
 #include "cnpc.h"
+#include "parser.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -694,12 +695,37 @@ static bool same_letters(const char *a, const char *b) {
 }
 
 /*
-** For a misspelt keyword or type name ("feild", "f46"): the closest one, or NULL.
+** The cnp type for a type name of C, C++, Fortran or Python/NumPy ("double" -> "f64"), or
+** NULL. C's 32-bit unsigned types map to u64, the only unsigned type.
+*/
+const char *ast_foreign_type(const char *z, int n) {
+  static const char *const map[][2] = {
+    {"double", "f64"}, {"float", "f32"}, {"half", "f16"}, {"int", "i32"}, {"long", "i64"},
+    {"short", "i32"}, {"char", "i32"}, {"unsigned", "u64"}, {"signed", "i32"}, {"uint", "u64"},
+    {"size_t", "u64"}, {"ssize_t", "i64"}, {"ptrdiff_t", "i64"}, {"_Bool", "bool"},
+    {"int32_t", "i32"}, {"int64_t", "i64"}, {"uint32_t", "u64"}, {"uint64_t", "u64"},
+    {"real", "f32"}, {"integer", "i32"}, {"logical", "bool"}, {"complex", "c64"},
+    {"real32", "f32"}, {"real64", "f64"}, {"int32", "i32"}, {"int64", "i64"},
+    {"uint32", "u64"}, {"uint64", "u64"}, {"float16", "f16"}, {"float32", "f32"},
+    {"float64", "f64"}, {"complex64", "c64"}, {"complex128", "c128"}, {"bool_", "bool"},
+    {"boolean", "bool"}, {"Bool", "bool"}, {"f8", "f64"}, {"f4", "f32"}, {"i8", "i64"},
+    {"i4", "i32"}, {"u8", "u64"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if ((int)strlen(map[i][0]) == n && !memcmp(map[i][0], z, (size_t)n)) return map[i][1];
+  return NULL;
+}
+
+/*
+** For a misspelt keyword or type name ("feild", "f46") or another language's type name
+** ("double"): the closest one, or NULL.
 */
 static const char *keyword_hint(Cnp *cc, Token tok) {
   static const char *const types[] = {"bool", "i32", "i64", "u64", "f16", "f32", "f64", "c64", "c128"};
   char name[64];
   if (tok.n <= 1 || tok.n >= (int)sizeof name) return NULL;
+  const char *foreign = ast_foreign_type(tok.z, tok.n);
+  if (foreign) return foreign;
   memcpy(name, tok.z, (size_t)tok.n);
   name[tok.n] = 0;
   int cap = tok.n <= 3 ? 1 : 2, best_d = cap + 1;
@@ -724,33 +750,94 @@ static const char *keyword_hint(Cnp *cc, Token tok) {
   return best_d == 0 ? NULL : best;   /* 0: the token is a keyword itself */
 }
 
+/* The keyword of a step statement (that no map body may hold), or NULL. */
+const char *ast_step_statement(int code) {
+  switch (code) {
+  case TK_MAP: return "map";           case TK_COMPACT: return "compact";
+  case TK_SORT: return "sort";         case TK_OFFSETS: return "offsets";
+  case TK_SUM: return "sum";           case TK_RECORD: return "record";
+  case TK_WAIT: return "wait";         case TK_COPY: return "copy";
+  case TK_REFRESH: return "refresh";   case TK_EXCHANGE: return "exchange";
+  case TK_MIGRATE: return "migrate";
+  default: return NULL;
+  }
+}
+
+/* Python's and/or/not: the cnp operator, as a hint; else NULL. */
+static const char *logic_word(const Token *w) {
+  if (!w) return NULL;
+  if (tok_is(*w, "and")) return " (logical and is '&&')";
+  if (tok_is(*w, "or")) return " (logical or is '||')";
+  if (tok_is(*w, "not")) return " (logical not is '!')";
+  return NULL;
+}
+
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
+  /* the token before this one, if an identifier (else .z NULL): "mapp i in N" */
+  const Token prev_ident = cc->prev_code == TK_IDENT ? cc->prev_tok : (Token){0};
   Loc loc = loc_of(cc, tok);
   cc->in_recovery = true;
   if (loc.file == cc->last_syntax.file && loc.line == cc->last_syntax.line && loc.col == cc->last_syntax.col)
     return;   /* the same token again (re-fed after resynchronizing) */
   cc->last_syntax = loc;
+  if (major == TK_ASSIGN && n == 1 && expected[0] == TK_EQ) {
+    diag_error(cc, loc, "unexpected '=' (to compare, use '==')");
+    return;
+  }
+  const char *stmt = cc->in_map ? ast_step_statement(major) : NULL;
+  if (stmt && major == TK_MAP) {
+    diag_error(cc, loc, "maps do not nest: a map's body holds lets, stores, '+=' and ifs; end this "
+               "map with '}' before the next one");
+    return;
+  }
+  if (stmt) {
+    diag_error(cc, loc, "'%s' is a step statement and cannot be inside a map: put it after the map's '}'", stmt);
+    return;
+  }
   char what[160];
   if (major == 0) snprintf(what, sizeof what, "end of file");
   else snprintf(what, sizeof what, "'%.*s'", tok.n > 40 ? 40 : tok.n, tok.z);
-  const char *hint = major != 0 && tok.n > 0 && (tok.z[0] == '_' || (tok.z[0] | 0x20) >= 'a') ? keyword_hint(cc, tok) : NULL;
+  const char *hint = major != 0 && tok.n > 0 && (tok.z[0] == '_' || (tok.z[0] | 0x20) >= 'a') &&
+                     !logic_word(major == TK_IDENT ? &tok : NULL) ? keyword_hint(cc, tok) : NULL;
   if (hint) snprintf(what + strlen(what), sizeof what - strlen(what), "; did you mean '%s'?", hint);
   /* "mapp i in N": the misspelt keyword is the identifier before the error */
-  const char *prev = !hint && cc->prev_ident.z ? keyword_hint(cc, cc->prev_ident) : NULL;
+  const char *prev = !hint && prev_ident.z && builtin_lookup(prev_ident.z, prev_ident.n) == BI_NONE
+                         ? keyword_hint(cc, prev_ident) : NULL;
   if (prev)
     snprintf(what + strlen(what), sizeof what - strlen(what), " (did you mean '%s' instead of '%.*s'?)", prev,
-             cc->prev_ident.n > 40 ? 40 : cc->prev_ident.n, cc->prev_ident.z);
-  else if (!hint && cc->prev_ident.z &&
-           ((cc->prev_ident.n == 3 && !memcmp(cc->prev_ident.z, "for", 3)) ||
-            (cc->prev_ident.n == 5 && !memcmp(cc->prev_ident.z, "while", 5))))
+             prev_ident.n > 40 ? 40 : prev_ident.n, prev_ident.z);
+  else if (!hint && prev_ident.z &&
+           ((prev_ident.n == 3 && !memcmp(prev_ident.z, "for", 3)) ||
+            (prev_ident.n == 5 && !memcmp(prev_ident.z, "while", 5))))
     snprintf(what + strlen(what), sizeof what - strlen(what), " (a loop over a dim is 'map i in N { ... }')");
+  else if (!hint) {
+    /* Python's and/or/not, C's compound assignments and ++/--, Python's A if C else B */
+    const char *habit = logic_word(major == TK_IDENT ? &tok : NULL);
+    if (!habit) habit = logic_word(prev_ident.z ? &prev_ident : NULL);
+    if (habit) {
+    } else if ((major == TK_PLUS || major == TK_MINUS) && tok.z[1] == tok.z[0])
+      habit = major == TK_PLUS ? " (there is no '++': write 'X += 1')" : " (there is no '--': write 'X += -1')";
+    else if ((major == TK_MINUS || major == TK_STAR || major == TK_SLASH || major == TK_PERCENT) && tok.z[1] == '=')
+      habit = major == TK_MINUS ? " (there is no '-=': write 'X += -E' or 'X = X - E')"
+                                : " (only '+=' updates in place: write 'X = X OP E')";
+    else if (major == TK_IF && n == 1 && expected[0] == TK_SEMI)
+      habit = " (a conditional value is select(COND, A, B))";
+    if (habit) snprintf(what + strlen(what), sizeof what - strlen(what), "%s", habit);
+  }
   if (n >= 1 && n <= 3) {
     char list[160] = "";
     for (int i = 0; i < n; i++) {
       if (i > 0) strcat(list, i == n - 1 ? " or " : ", ");
       strcat(list, lex_token_name(expected[i]));
     }
-    diag_error(cc, loc, "expected %s before %s", list, what);
+    const Token *p = &cc->prev_tok;
+    if (p->z && p->n > 0 && (major == 0 || p->line < tok.line)) {
+      /* what is missing ends the previous line: point just after its last token, as gcc does */
+      Loc after = {cc->cur_file, p->line, p->col + p->n, 1};
+      diag_error(cc, after, "expected %s after '%.*s'", list, p->n > 40 ? 40 : p->n, p->z);
+    } else {
+      diag_error(cc, loc, "expected %s before %s", list, what);
+    }
   } else {
     diag_error(cc, loc, "unexpected %s", what);
   }

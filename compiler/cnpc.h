@@ -3,7 +3,8 @@
 ** (chibicc style). Everything the front end builds lives in one Arena per compilation
 ** (struct Cnp); nothing here is freed node by node.
 **
-** Pipeline: main.c (CLI) -> lexer.re/parser.y (tokens -> AST through ast_*() calls)
+** Pipeline: main.c (CLI) -> parse.c (files, imports) feeding lexer.re's tokens to parser.y
+** (tokens -> AST through ast_*() calls)
 ** -> sema.c (names, types, shapes, stream hazards; fills the "sema" fields below)
 ** -> gen_emit() (gen.c and friends, owned by the code generator).
 **
@@ -486,7 +487,7 @@ struct Cnp {
   Sym *symtab;              /* global scope, filled by sema (symtab_cap entries) */
   int symtab_cap;
 
-  /* parser state (lexer.re / parser.y) */
+  /* parser state (parse.c / parser.y) */
   const CnpFile *cur_file;
   int import_depth;
   const CnpFile **import_stack;  /* files being parsed, to detect cycles */
@@ -494,7 +495,9 @@ struct Cnp {
   bool depth_reported;      /* 'expression nested too deeply' given once */
   Loc tok_loc;              /* token being fed to the parser */
   bool muted;               /* CNP_MAX_ERRORS reached: further diagnostics are not shown */
-  Token prev_ident;         /* the token before the current one, if an identifier (else .z NULL) */
+  Token prev_tok;           /* the token before the current one (.z NULL at the start of a file) */
+  int prev_code;            /* its TK_ code (0 at the start of a file) */
+  bool in_map;              /* the token being fed is inside a map's body */
   bool in_recovery;         /* after a syntax error, until the parser resynchronizes at ';' */
   Loc last_syntax;          /* where the last syntax error was reported (no duplicates) */
   struct InternEnt *intern; /* interned identifiers (open addressing) */
@@ -526,14 +529,27 @@ int diag_edit_distance(const char *a, const char *b, int cap);
 
 /* ======================================================================== lexer.re */
 
+/* The scanner's state over one loaded file. */
+typedef struct Lexer {
+  const char *cur, *mar, *lim, *line_start;
+  int line;
+  const CnpFile *file;
+  Cnp *cc;
+} Lexer;
+void lex_init(Lexer *lx, Cnp *cc, const CnpFile *f);
+/* Scan one token into *t; returns its TK_ code (parser.h), 0 at the end of the input. */
+int lex_next(Lexer *lx, Token *t);
+/* Human name of a token code for messages ("';'", "identifier", "end of file"). */
+const char *lex_token_name(int code);
+
+/* ======================================================================== parse.c */
+
 /* Parse one source file (already loaded into cc->files) and its imports, appending
 ** declarations to cc->decls. */
 void lex_parse_file(Cnp *cc, CnpFile *f);
 /* Load a file into the arena (NUL-terminated). NULL + diagnostic on failure. */
 CnpFile *lex_load_file(Cnp *cc, const char *path, Loc from);
 CnpFile *lex_add_buffer(Cnp *cc, const char *name, const char *src, size_t len);
-/* Human name of a token code for messages ("';'", "identifier", "end of file"). */
-const char *lex_token_name(int code);
 /* `import "name";` at `at` in cc->cur_file: resolve, detect cycles, parse. */
 void lex_import(Cnp *cc, Loc at, const char *name);
 
@@ -612,6 +628,10 @@ Stmt *ast_block_stmt(StmtList body);              /* else { ... } as a statement
 /* Parser callbacks: a syntax error at `tok` (expected: token codes the state accepts),
 ** and a parser stack overflow (nesting too deep). */
 void  ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n_expected);
+/* The keyword of a step statement, which no map body may hold ("sort" for TK_SORT), or NULL. */
+const char *ast_step_statement(int code);
+/* The cnp type for another language's type name ("double" -> "f64", "int64" -> "i64"), or NULL. */
+const char *ast_foreign_type(const char *z, int n);
 void  ast_stack_overflow(Cnp *cc);
 
 /* ======================================================================== cnames.c */

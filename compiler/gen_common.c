@@ -199,9 +199,14 @@ void kernel_locals(Buf *b, KUse *use) {
 
 /* ======================================================================== kernel arguments, runtime calls, text */
 
+/* "pic.cnp:42: compact alive (x, v)" for runtime errors, which append ": detail": the
+** line's final ';' (or ',' of a statement continued on the next line) is dropped so the
+** message does not read "...;: detail". */
 static const char *where(GenUnit *u, Loc loc) {
-  return arena_printf(&u->cc->arena, "%s:%d: %s", base_name(loc.file->path), loc.line,
-                      src_line(u, loc));
+  const char *t = src_line(u, loc);
+  int n = (int)strlen(t);
+  while (n > 0 && (t[n - 1] == ';' || t[n - 1] == ',' || t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
+  return arena_printf(&u->cc->arena, "%s:%d: %.*s", base_name(loc.file->path), loc.line, n, t);
 }
 
 /* C string literal body of `s` (quotes and backslashes escaped). */

@@ -1,33 +1,12 @@
 /*
-** lexer.re -- the .cnp lexer (re2c) and the parse driver: it feeds tokens to the Lemon
-** parser, loads files and follows imports (search path, cycle detection).
+** lexer.re -- the .cnp lexer (re2c): token codes, their names for messages, and the
+** scanner lex_next(). The parse driver that feeds its tokens to the Lemon parser, loads
+** files and follows imports is parse.c.
 */
-#define _DEFAULT_SOURCE 1
 #include "cnpc.h"
 #include "parser.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* Lemon's entry points (parser.c). */
-void *CnpParseAlloc(void *(*alloc)(size_t));
-void CnpParseFree(void *p, void (*release)(void *));
-void CnpParse(void *p, int code, Token tok, Cnp *cc);
-
-#define MAX_FILE_SIZE (256u << 20)
-#define MAX_IMPORT_DEPTH 64
-
-typedef struct Lexer {
-  const char *cur, *mar, *lim, *line_start;
-  int line;
-  const CnpFile *file;
-  Cnp *cc;
-} Lexer;
 
 static const char *const token_names[] = {
   [0] = "end of file",
@@ -78,11 +57,15 @@ static void eof_position(Lexer *lx, Token *t) {
   t->col = (int)(end - p) + 1;
 }
 
+void lex_init(Lexer *lx, Cnp *cc, const CnpFile *f) {
+  *lx = (Lexer){f->src, f->src, f->src + f->len, f->src, 1, f, cc};
+}
+
 /*
 ** Scan one token into *t; returns its TK_ code, 0 at the end of the input. The cursor
 ** lives in a local variable while scanning (the DFA then runs in registers).
 */
-static inline __attribute__((always_inline)) int lex_scan(Lexer *lx, Token *t) {
+int lex_next(Lexer *lx, Token *t) {
   const char *cur = lx->cur, *mar = cur, *tok;
 loop:
   tok = cur;
@@ -197,215 +180,4 @@ loop:
   }
   */
 #undef RET
-}
-
-/* ------------------------------------------------------------------ files */
-
-/*
-** Register a loaded file whose text (NUL-terminated) already lives in the arena. The AST
-** takes a few tens of bytes per source byte: size the arena's next block for it.
-*/
-static CnpFile *add_file(Cnp *cc, const char *name, const char *src, size_t len) {
-  CnpFile *f = arena_alloc(&cc->arena, sizeof *f);
-  f->path = arena_strndup(&cc->arena, name, strlen(name));
-  f->src = src;
-  f->len = len;
-  f->id = 0;
-  for (CnpFile *g = cc->files; g; g = g->next) f->id++;
-  *cc->files_tail = f;
-  cc->files_tail = &f->next;
-  arena_reserve(&cc->arena, 48 * len);
-  return f;
-}
-
-CnpFile *lex_add_buffer(Cnp *cc, const char *name, const char *src, size_t len) {
-  return add_file(cc, name, arena_strndup(&cc->arena, src, len), len);
-}
-
-/*
-** Read a regular file into the arena (one read for the whole file). Reports (at `from`,
-** or without a location) and returns NULL when it cannot.
-*/
-CnpFile *lex_load_file(Cnp *cc, const char *path, Loc from) {
-  struct stat st;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)   /* a FIFO must not block */;
-  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAX_FILE_SIZE) {
-    if (fd >= 0) close(fd);
-    if (from.file) diag_error(cc, from, "cannot read '%s'", path);
-    else diag_plain(cc, "cannot read '%s'", path);
-    return NULL;
-  }
-  size_t cap = (size_t)st.st_size, n = 0;
-  char *buf = arena_alloc(&cc->arena, cap + 1);   /* zeroed: NUL-terminated */
-  while (n < cap) {
-    ssize_t k = read(fd, buf + n, cap - n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    n += (size_t)k;
-  }
-  close(fd);
-  buf[n] = 0;
-  return add_file(cc, path, buf, n);
-}
-
-/* ------------------------------------------------------------------ imports */
-
-static bool file_exists(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/*
-** Find an imported file: relative to the importing file's directory, then each -I dir.
-*/
-static char *resolve_import(Cnp *cc, const char *from, const char *name) {
-  if (name[0] == '/') return file_exists(name) ? arena_strndup(&cc->arena, name, strlen(name)) : NULL;
-  const char *slash = strrchr(from, '/');
-  char *p = slash ? arena_printf(&cc->arena, "%.*s/%s", (int)(slash - from), from, name)
-                  : arena_strndup(&cc->arena, name, strlen(name));
-  if (file_exists(p)) return p;
-  for (int i = 0; cc->opt && i < cc->opt->n_include_dirs; i++) {
-    p = arena_printf(&cc->arena, "%s/%s", cc->opt->include_dirs[i], name);
-    if (file_exists(p)) return p;
-  }
-  return NULL;
-}
-
-static const char *canonical(Cnp *cc, const char *path) {
-  char buf[PATH_MAX];
-  if (realpath(path, buf)) return arena_strndup(&cc->arena, buf, strlen(buf));
-  return path;
-}
-
-/*
-** `import "name";` -- load and parse the file now, so its declarations come first.
-** A file already imported is skipped; one still being parsed is an import cycle.
-*/
-void lex_import(Cnp *cc, Loc at, const char *name) {
-  const CnpFile *from = cc->cur_file;
-  char *path = resolve_import(cc, from->path, name);
-  if (!path) {
-    diag_error(cc, at, "cannot find imported file '%s'", name);
-    return;
-  }
-  const char *canon = canonical(cc, path);
-  for (int i = 0; i < cc->import_depth; i++) {
-    const CnpFile *g = cc->import_stack[i];
-    if (strcmp(canonical(cc, g->path), canon) == 0) {
-      diag_error(cc, at, "import cycle: '%s' imports itself", name);
-      for (int j = i + 1; j < cc->import_depth; j++)
-        diag_note(cc, cc->import_stack[j]->import_loc, "through the import here");
-      return;
-    }
-  }
-  for (int i = 0; i < cc->n_deps; i++)
-    if (strcmp(canonical(cc, cc->deps[i]), canon) == 0) return;   /* already imported */
-  if (cc->import_depth >= MAX_IMPORT_DEPTH) {
-    diag_error(cc, at, "imports nested too deeply");
-    return;
-  }
-  if (cc->n_deps == cc->cap_deps) {
-    int cap = cc->cap_deps ? 2 * cc->cap_deps : 8;
-    const char **v = arena_alloc(&cc->arena, sizeof *v * (size_t)cap);
-    if (cc->n_deps) memcpy(v, cc->deps, sizeof *v * (size_t)cc->n_deps);
-    cc->deps = v;
-    cc->cap_deps = cap;
-  }
-  cc->deps[cc->n_deps++] = path;
-  CnpFile *f = lex_load_file(cc, path, at);
-  if (!f) return;
-  f->imported = true;
-  f->import_loc = at;
-  lex_parse_file(cc, f);
-}
-
-/* ------------------------------------------------------------------ driver */
-
-/*
-** Skip the rest of a block whose '{' was just read: up to and including the matching '}'.
-** Returns TK_RBRACE, or 0 at the end of the file (t is then the end-of-file token).
-*/
-static int skip_block(Lexer *lx, Token *t) {
-  int depth = 1, code;
-  while ((code = lex_scan(lx, t)) != 0) {
-    if (code == TK_LBRACE) depth++;
-    else if (code == TK_RBRACE && --depth == 0) break;
-  }
-  return code;
-}
-
-/*
-** Parse one file with a fresh Lemon parser. Tracks open braces so that an unexpected end
-** of file names the block it should close. After a syntax error, a block that belongs to
-** the broken construct is skipped whole and the parser resynchronizes as if at a ';', so
-** one mistake does not cascade through the rest of the block.
-*/
-void lex_parse_file(Cnp *cc, CnpFile *f) {
-  Lexer lx = {f->src, f->src, f->src + f->len, f->src, 1, f, cc};
-  const CnpFile *saved = cc->cur_file;
-  bool saved_recovery = cc->in_recovery;
-  cc->in_recovery = false;
-  if (!cc->import_stack) cc->import_stack = arena_alloc(&cc->arena, sizeof *cc->import_stack * (MAX_IMPORT_DEPTH + 1));
-  cc->import_stack[cc->import_depth++] = f;
-  cc->cur_file = f;
-  void *parser = CnpParseAlloc(malloc);
-  if (!parser) cnp_ice("out of memory");
-  enum { MAXB = 64 };
-  Token open[MAXB];
-  int depth = 0;
-  for (;;) {
-    Token t;
-    int code = lex_scan(&lx, &t);
-    int depth_before = depth;
-    if (code == TK_LBRACE) {
-      if (cc->in_recovery) {
-        code = skip_block(&lx, &t);
-        if (code != 0) {
-          Token semi = {t.z, 0, t.line, t.col};
-          CnpParse(parser, TK_SEMI, semi, cc);
-          continue;
-        }
-      } else {
-        if (depth < MAXB) open[depth] = t;
-        depth++;
-      }
-    } else if (code == TK_RBRACE && depth > 0) {
-      depth--;
-    }
-    if (code == 0 && depth > 0 && cc->n_errors == 0) {
-      Token o = open[depth <= MAXB ? depth - 1 : MAXB - 1];
-      diag_error(cc, (Loc){f, t.line, t.col, 1}, "unexpected end of file (to close '{' at line %d)", o.line);
-      break;
-    }
-    cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
-    bool was_recovering = cc->in_recovery;
-    CnpParse(parser, code, t, cc);
-    if (code == TK_IDENT) cc->prev_ident = t;
-    else cc->prev_ident.z = NULL;   /* only .z is looked at when it is not an identifier */
-    if (code == 0 || cc->parse_abort) break;
-    if (__builtin_expect(cc->in_recovery && !was_recovering, 0)) {
-      if (code == TK_RBRACE && depth_before > 0) {
-        /* error at a '}' (typically a missing ';'): resynchronize, then let it close its block */
-        Token semi = {t.z, 0, t.line, t.col};
-        CnpParse(parser, TK_SEMI, semi, cc);
-        CnpParse(parser, TK_RBRACE, t, cc);
-        if (cc->in_recovery) CnpParse(parser, TK_SEMI, semi, cc);
-      } else if (code == TK_LBRACE) {   /* the error was at this '{' */
-        depth--;
-        code = skip_block(&lx, &t);
-        Token semi = {t.z, 0, t.line, t.col};
-        CnpParse(parser, code ? TK_SEMI : 0, semi, cc);
-        if (code == 0) break;
-      }
-    }
-    if (cc->n_errors >= CNP_MAX_ERRORS) {   /* no point parsing on */
-      diag_too_many(cc);
-      cc->parse_abort = true;
-      break;
-    }
-  }
-  CnpParseFree(parser, free);
-  cc->import_depth--;
-  cc->cur_file = saved;
-  cc->in_recovery = saved_recovery;
 }

@@ -196,7 +196,8 @@ static Stmt *parse_recovered(void *parser) {
 
 /*
 ** Report a syntax error at `tok`: list the tokens the current state can shift when
-** there are few of them (or ';' when it is one of them), otherwise "unexpected X".
+** there are few of them (or ';' when it is one of them), otherwise "unexpected X"; a '='
+** where '==' could stand is passed as expecting just '=='.
 */
 static void parse_syntax_error(void *parser, int major, Token tok, Cnp *cc) {
   yyParser *p = parser;
@@ -208,6 +209,9 @@ static void parse_syntax_error(void *parser, int major, Token tok, Cnp *cc) {
       if (t == TK_SEMI) semi = 1;
     }
   }
-  ast_syntax_error(cc, tok, major, semi ? &(int){TK_SEMI} : ok, semi ? 1 : n);
+  bool eq = false;   /* '=' where '==' could follow: a comparison written as an assignment */
+  for (int i = 0; i < n; i++) eq = eq || ok[i] == TK_EQ;
+  if (major == TK_ASSIGN && eq) ast_syntax_error(cc, tok, major, &(int){TK_EQ}, 1);
+  else ast_syntax_error(cc, tok, major, semi ? &(int){TK_SEMI} : ok, semi ? 1 : n);
 }
 }

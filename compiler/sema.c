@@ -405,6 +405,32 @@ static bool same_extent(const Expr *a, const Expr *b) {
   return false;
 }
 
+/* When extent `ext` is `over + c` (or `c + over`, or both are constants), c a non-negative
+** integer constant: c (0 when they are the same); otherwise -1. The map index k < over is
+** then in bounds. */
+static int64_t extent_margin(Sema *S, const Expr *ext, const Expr *over) {
+  if (same_extent(ext, over)) return 0;
+  if (!ext || !over) return -1;
+  bool ef, of;
+  int64_t ev, ov;
+  double ed, od;
+  bool over_const = (over->flags & EXF_CONST) ||
+                    (over->kind == EX_NAME && over->ref.decl && over->ref.decl->kind == DECL_CONST);
+  if ((ext->flags & EXF_CONST) && over_const && fold(S, ext, &ef, &ev, &ed) &&
+      fold(S, over, &of, &ov, &od) && !ef && !of)
+    return ev >= ov ? ev - ov : -1;   /* two constants: 9 over 8 */
+  if (ext->kind != EX_BINARY || ext->op != OP_ADD) return -1;
+  for (int side = 0; side < 2; side++) {
+    const Expr *c = ext->args[1 - side];
+    bool isf;
+    int64_t v;
+    double d;
+    if (same_extent(ext->args[side], over) && (c->flags & EXF_CONST) && fold(S, c, &isf, &v, &d) && !isf && v >= 0)
+      return v;
+  }
+  return -1;
+}
+
 /* Text of an extent for messages ("N", "n_cells + 1", "3"). */
 static void extent_text(char *buf, size_t n, const Expr *e) {
   if (e->kind == EX_INT) snprintf(buf, n, "%lld", (long long)e->ival);
@@ -479,11 +505,16 @@ static DType check_index(Sema *S, Expr *e, int write) {
   }
   Expr *last = e->args[e->nargs - 1];
   if (is_index_of_map(S, last)) {
-    if (!same_extent(last_extent(f), S->map->over.decl ? S->map->over_expr : NULL)) {
+    const Expr *over = S->map->over.decl ? S->map->over_expr : NULL;
+    int64_t margin = same_extent(last_extent(f), over) ? 0 : extent_margin(S, last_extent(f), over);
+    if (margin > 0 && write == 0) {
+      e->flags |= EXF_GATHER;   /* off[k] of off : i64[n + 1] in a map over n: k < n < n + 1 */
+    } else if (margin != 0) {
       char a[128];
       extent_text(a, sizeof a, last_extent(f));
-      diag_error(S->cc, last->loc, "field '%s' has extent '%s', but '%s' runs over '%s'",
-                 f->name, a, last->ref.name, S->map->over.name);
+      diag_error(S->cc, last->loc, "field '%s' has extent '%s', but '%s' runs over '%s'%s",
+                 f->name, a, last->ref.name, S->map->over.name,
+                 margin > 0 ? " (a read may index a larger extent with the map index; a store may not)" : "");
       diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
     }
   } else {
@@ -584,7 +615,10 @@ static DType check_call(Sema *S, Expr *e) {
       if (d < best_d) best_d = d, best = builtin_name((Builtin)b);
     }
     (void)none;
-    if (best) diag_error(S->cc, e->ref.loc, "unknown function '%s'; did you mean '%s'?", e->ref.name, best);
+    const char *cast = ast_foreign_type(e->ref.name, (int)strlen(e->ref.name));
+    if (cast) diag_error(S->cc, e->ref.loc, "unknown function '%s'; a conversion is a cast to a cnp type: "
+                         "'%s(...)'", e->ref.name, cast);
+    else if (best) diag_error(S->cc, e->ref.loc, "unknown function '%s'; did you mean '%s'?", e->ref.name, best);
     else diag_error(S->cc, e->ref.loc, "unknown function '%s'", e->ref.name);
     return DT_VOID;
   }
@@ -1323,7 +1357,26 @@ static void check_mstmts(Sema *S, Stmt *s) {
 }
 
 static void check_map(Sema *S, Stmt *s) {
-  Decl *d = resolve(S, &s->over, K_VALUE);
+  /* any declared name (a map-specific message below); an unknown one suggests values */
+  Decl *d = resolve(S, &s->over, s->over.name && sym_find(S, s->over.name) ? ~0u : K_VALUE);
+  if (d && d->kind != DECL_FIELD && !(K(d->kind) & K_VALUE)) {   /* a stream, an event, a plan, ... */
+    diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
+               "'%s' is %s %s", d->name, article(d->kind), decl_kind_name(d->kind));
+    diag_note(S->cc, d->loc, "'%s' is declared here", d->name);
+    d = NULL;
+  }
+  if (d && d->kind == DECL_FIELD) {   /* "map i in x": the elements of a field */
+    const Expr *ext = last_extent(d);
+    if (ext && ext->kind == EX_NAME)
+      diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
+                 "'%s' is a field (to visit its elements, map over its extent: 'map %s in %s')",
+                 d->name, s->index->name, ext->ref.name);
+    else
+      diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
+                 "'%s' is a field", d->name);
+    diag_note(S->cc, d->loc, "'%s' is declared here", d->name);
+    d = NULL;
+  }
   if (d && d->kind != DECL_DIM) {
     if (!dtype_is_int(d->dtype) || (d->kind == DECL_PARAM && !d->setup)) {
       diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
@@ -2119,48 +2172,119 @@ static void check_graph(Sema *S) {
 
 /* -Wcompact-omits, -Wsort-omits: a compaction or sort moves the rows of the arrays it lists;
 ** a field over the same dim that is left out keeps its rows where they were, so it no longer
-** lines up. Warn
-** for such a field when some map over the dim reads it row by row (f[i], f[c, i], f[i] +=)
-** or a sum, sort, copy or kernel call uses it: per-row state. A field only gathered (a table
-** indexed by the dim) or only written (recomputed) is left alone. */
-static bool expr_reads_row(const Expr *e, const Decl *f) {
-  if (!e) return false;
-  if (e->kind == EX_INDEX && e->ref.decl == f && !(e->flags & EXF_GATHER)) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (expr_reads_row(e->args[i], f)) return true;
-  return false;
-}
+** lines up. Warn for such a field when its rows are live after the statement: some later
+** use reads them row by row -- a map over the dim reading f[i] or f[c, i] (or f[i] +=), or
+** a sum, sort, compaction, migration, segments, offsets, copy, exchange or kernel call
+** using f -- before anything writes every row of f again (a map over the dim storing f[i],
+** or f[c, i] for every component c, outside any if, before reading it). "Later" runs to the
+** end of the step, through the later steps in program order, and on into the next call of
+** NAME_step() (steps repeat): up to the statement itself. A field only gathered (a table
+** indexed by the dim) or only written is left alone. */
+typedef enum RowUse { ROW_NONE, ROW_READ, ROW_KILL } RowUse;
 
-static bool stmts_read_row(const Stmt *s, const Decl *f) {
-  for (; s; s = s->next) {
-    if (expr_reads_row(s->value, f)) return true;
-    if (s->target && s->target->kind == EX_INDEX) {
-      for (int i = 0; i < s->target->nargs; i++)
-        if (expr_reads_row(s->target->args[i], f)) return true;
-      if (s->kind == ST_ADD && !s->scatter && s->target->ref.decl == f) return true;
-    }
-    if (stmts_read_row(s->body, f) || stmts_read_row(s->else_body, f)) return true;
+static const Expr *expr_reads_row(const Expr *e, const Decl *f) {
+  if (!e) return NULL;
+  if (e->kind == EX_INDEX && e->ref.decl == f && !(e->flags & EXF_GATHER)) return e;
+  for (int i = 0; i < e->nargs; i++) {
+    const Expr *r = expr_reads_row(e->args[i], f);
+    if (r) return r;
   }
-  return false;
+  return NULL;
 }
 
-static bool row_data(Cnp *cc, const Decl *f, const Decl *dim) {
-  for (Decl *d = cc->decls; d; d = d->next) {
-    if (d->kind != DECL_STEP) continue;
-    for (const Stmt *s = d->body; s; s = s->next) {   /* the SU_ROWS operands (stmt.c) */
-      const StmtInfo *si = stmt_of(s->kind);
-      if (s->kind == ST_MAP && s->over.decl == dim && stmts_read_row(s->body, f)) return true;
-      if (((si->a & SU_ROWS) && s->a.decl == f) || ((si->b & SU_ROWS) && s->b.decl == f)) return true;
-      for (int i = 0; (si->list & SU_ROWS) && i < s->list.n; i++)
-        if (s->list.v[i].decl == f) return true;
-      for (int i = 0; (si->args & SU_ROWS) && i < s->nargs; i++)
-        if (s->args[i]->ref.decl == f) return true;
-    }
+/* The first read of f's rows by one map statement (the target's indices, a row '+=', the
+** value, the branches of an if), or NULL. */
+static const Expr *mstmt_reads_row(const Stmt *s, const Decl *f) {
+  const Expr *r = expr_reads_row(s->value, f);
+  if (r) return r;
+  if (s->target && s->target->kind == EX_INDEX) {
+    for (int i = 0; i < s->target->nargs; i++)
+      if ((r = expr_reads_row(s->target->args[i], f))) return r;
+    if (s->kind == ST_ADD && !s->scatter && s->target->ref.decl == f) return s->target;
   }
+  for (const Stmt *t = s->body; t; t = t->next)
+    if ((r = mstmt_reads_row(t, f))) return r;
+  for (const Stmt *t = s->else_body; t; t = t->next)
+    if ((r = mstmt_reads_row(t, f))) return r;
+  return NULL;
+}
+
+/* A map over f's dim: does it read f's old rows (*at: where), or overwrite all of them first? */
+static RowUse map_row_use(Sema *S, const Stmt *m, const Decl *f, Loc *at) {
+  int ncomp = 1;   /* components per row: 1, or the constant first extent of f : T[C, N] */
+  if (f->shape.rank == 2) {
+    bool isf;
+    int64_t v;
+    double d;
+    const Expr *c = f->shape.ext[0];
+    ncomp = (c->flags & EXF_CONST) && fold(S, c, &isf, &v, &d) && !isf && v > 0 && v <= 64 ? (int)v : 0;
+  } else if (f->shape.rank != 1) {
+    ncomp = 0;     /* rank 3 and up: never counted as rewritten */
+  }
+  uint64_t written = 0;
+  for (const Stmt *s = m->body; s; s = s->next) {
+    const Expr *r = mstmt_reads_row(s, f);
+    if (r) {
+      *at = r->loc;
+      return ROW_READ;
+    }
+    const Expr *t = s->target;
+    if (s->kind != ST_ASSIGN || !t || t->kind != EX_INDEX || t->ref.decl != f || (t->flags & EXF_GATHER) || !ncomp)
+      continue;
+    if (f->shape.rank == 1) return ROW_KILL;
+    bool isf;
+    int64_t v;
+    double d;
+    if ((t->args[0]->flags & EXF_CONST) && fold(S, t->args[0], &isf, &v, &d) && !isf && v >= 0 && v < ncomp)
+      written |= 1ull << v;
+    if (written == (ncomp == 64 ? ~0ull : (1ull << ncomp) - 1)) return ROW_KILL;
+  }
+  return ROW_NONE;
+}
+
+static bool refs_has(const RefList *l, const Decl *f) {
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i].decl == f) return true;
   return false;
 }
 
-static void check_compact_omits(Cnp *cc) {
+/* How one step statement uses the rows of f (a field over `dim`); *at: where it reads them. */
+static RowUse stmt_row_use(Sema *S, const Stmt *s, const Decl *f, const Decl *dim, Loc *at) {
+  *at = s->loc;
+  if (s->kind == ST_MAP) return s->over.decl == dim ? map_row_use(S, s, f, at) : ROW_NONE;
+  const StmtInfo *si = stmt_of(s->kind);   /* the SU_ROWS operands (stmt.c) */
+  if (((si->a & SU_ROWS) && s->a.decl == f) || ((si->b & SU_ROWS) && s->b.decl == f)) return ROW_READ;
+  if ((si->list & SU_ROWS) && refs_has(&s->list, f)) return ROW_READ;
+  for (int i = 0; (si->args & SU_ROWS) && i < s->nargs; i++)
+    if (s->args[i]->ref.decl == f) return ROW_READ;
+  return ROW_NONE;
+}
+
+/* Are f's rows live after statement `at` (see above)? Walks the steps in program order
+** from the statement after `at`, wrapping around into the next call (*wrapped), until `at`.
+** *read: where they are read. */
+static bool rows_live_after(Sema *S, const Stmt *at, const Decl *f, const Decl *dim, Loc *read, bool *wrapped) {
+  bool past = false;
+  *wrapped = false;
+  for (int round = 0; round < 2; round++, *wrapped = past)
+    for (const Decl *d = S->cc->decls; d; d = d->next) {
+      if (d->kind != DECL_STEP) continue;
+      for (const Stmt *s = d->body; s; s = s->next) {
+        if (s == at) {
+          if (past) return false;   /* all the way round: nothing reads them */
+          past = true;
+          continue;
+        }
+        if (!past) continue;
+        RowUse u = stmt_row_use(S, s, f, dim, read);
+        if (u != ROW_NONE) return u == ROW_READ;
+      }
+    }
+  return false;
+}
+
+static void check_compact_omits(Sema *S) {
+  Cnp *cc = S->cc;
   for (Decl *d = cc->decls; d; d = d->next) {
     if (d->kind != DECL_STEP) continue;
     for (const Stmt *s = d->body; s; s = s->next) {
@@ -2169,13 +2293,18 @@ static void check_compact_omits(Cnp *cc) {
       if (!dim) continue;
       bool sort = s->kind == ST_SORT;
       for (Decl *f = cc->decls; f; f = f->next) {
-        if (f->kind != DECL_FIELD || f == m || dim_of(f) != dim) continue;
-        bool listed = false;
-        for (int i = 0; i < s->list.n; i++) listed = listed || s->list.v[i].decl == f;
-        if (!listed && row_data(cc, f, dim))
-          diag_warning(cc, sort ? WARN_SORT_OMITS : WARN_COMPACT_OMITS, s->a.loc, "field '%s' is over "
-                       "dim '%s' but not in this %s: its rows stay where they are while the listed "
-                       "arrays move", f->name, dim->name, sort ? "sort" : "compaction");
+        if (f->kind != DECL_FIELD || f == m || dim_of(f) != dim || refs_has(&s->list, f)) continue;
+        Loc read;
+        bool wrapped;
+        if (!rows_live_after(S, s, f, dim, &read, &wrapped)) continue;
+        int shown = cc->n_errors + cc->n_warnings;   /* unchanged: the warning is off */
+        diag_warning(cc, sort ? WARN_SORT_OMITS : WARN_COMPACT_OMITS, s->a.loc, "field '%s' is over "
+                     "dim '%s' but not in this %s: its rows stay where they are while the listed "
+                     "arrays move", f->name, dim->name, sort ? "sort" : "compaction");
+        if (cc->n_errors + cc->n_warnings != shown)
+          diag_note(cc, read, "'%s' is read here%s%s%s, before anything rewrites it", f->name,
+                    wrapped ? " in the next call of " : "", wrapped && cc->pipeline ? cc->pipeline->name : "",
+                    wrapped ? "_step()" : "");
       }
     }
   }
@@ -2255,6 +2384,6 @@ int sema_check(Cnp *cc) {
   }
   if (cc->n_errors == 0) check_graph(&S);
   if (cc->n_errors == 0) check_plans_built(cc);
-  if (cc->n_errors == 0) check_compact_omits(cc);
+  if (cc->n_errors == 0) check_compact_omits(&S);
   return cc->n_errors;
 }

@@ -2,9 +2,10 @@
 ** algo.c — front ends of the algorithms (cnp/algo.h).
 **
 ** Every public call validates its arguments here (NULLs, handles, dtypes, shapes, layouts,
-** aliasing, backend/device agreement, capacity) and then dispatches to the host
-** implementation (algo_host.c) or the CUDA one (algo_cuda.cu / algo_nocuda.c). Checks that
-** need the data itself (sortedness, key ranges) belong to the backends.
+** aliasing, backend/device agreement, capacity) and then calls through the table of the
+** arrays' backend (cnp__algo_of: algo_host.c, algo_cuda.cu or algo_nocuda.c); nothing here
+** tests which backend it is. Checks that need the data itself (sortedness, key ranges)
+** belong to the backends.
 */
 #include "algo_internal.h"
 
@@ -250,6 +251,82 @@ static cnp_status check_row_arrays(const cnp_array *arrays, int n_arrays, int64_
   return CNP_OK;
 }
 
+/* ---- handle lifecycles ------------------------------------------------------------------ */
+
+const cnp__algo_backend *cnp__algo_of(cnp_backend b)
+{
+  return b == CNP_BACKEND_CUDA ? &cnp__algo_cuda : &cnp__algo_host;
+}
+
+/* (backend, device) of a new workspace or plan. */
+static cnp_status check_binding(cnp_backend backend, int device, const char *op)
+{
+  if (backend != CNP_BACKEND_HOST && backend != CNP_BACKEND_CUDA)
+    return cnp__fail(CNP_EINVAL, op, "unknown backend %d", (int)backend);
+  if (backend == CNP_BACKEND_HOST && device != 0)
+    return cnp__fail(CNP_EDEVICE, op, "host backend has only device 0 (got %d)", device);
+  return CNP_OK;
+}
+
+/* The lifecycle workspaces and plans share. open: `h` (allocated, its fields set) is filled
+** by the backend (make), registered, and published in *out; a failure undoes what was done
+** and frees h. close: the backend frees its part (unmake), the handle is unregistered,
+** poisoned and freed; the backend's status is returned. */
+typedef struct handle_kind {
+  cnp_status (*make)(void *h);
+  cnp_status (*unmake)(void *h);
+} handle_kind;
+
+static cnp_status handle_open(void *h, uint32_t *magic, const handle_kind *k, void **out,
+                              const char *op)
+{
+  cnp_status st = k->make(h);
+  if (st == CNP_OK && (st = cnp__handle_register(h, op)) != CNP_OK) k->unmake(h);
+  if (st != CNP_OK) {
+    *magic = CNP__MAGIC_DEAD;
+    cnp__free(h);
+    return st;
+  }
+  *out = h;
+  return CNP_OK;
+}
+
+static cnp_status handle_close(void *h, uint32_t *magic, const handle_kind *k)
+{
+  cnp_status st = k->unmake(h);
+  cnp__handle_unregister(h);
+  *magic = CNP__MAGIC_DEAD;
+  cnp__free(h);
+  return st;
+}
+
+static cnp_status ws_make(void *h)
+{
+  cnp_workspace *ws = h;
+  return cnp__algo_of(ws->backend)->workspace_create(ws);
+}
+
+static cnp_status ws_unmake(void *h)
+{
+  cnp_workspace *ws = h;
+  return cnp__algo_of(ws->backend)->workspace_destroy(ws);
+}
+
+static cnp_status plan_make(void *h)
+{
+  cnp_segment_plan *p = h;
+  return cnp__algo_of(p->backend)->plan_create(p);
+}
+
+static cnp_status plan_unmake(void *h)
+{
+  cnp_segment_plan *p = h;
+  return cnp__algo_of(p->backend)->plan_destroy(p);
+}
+
+static const handle_kind ws_kind = {ws_make, ws_unmake};
+static const handle_kind plan_kind = {plan_make, plan_unmake};
+
 /* ---- workspace ----------------------------------------------------------------------- */
 
 cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int device,
@@ -258,10 +335,8 @@ cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int de
   static const char op[] = "cnp_workspace_create";
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
-  if (backend != CNP_BACKEND_HOST && backend != CNP_BACKEND_CUDA)
-    return cnp__fail(CNP_EINVAL, op, "unknown backend %d", (int)backend);
-  if (backend == CNP_BACKEND_HOST && device != 0)
-    return cnp__fail(CNP_EDEVICE, op, "host backend has only device 0 (got %d)", device);
+  cnp_status st = check_binding(backend, device, op);
+  if (st != CNP_OK) return st;
   if (capacity < 0 || key_limit < 0)
     return cnp__fail(CNP_EINVAL, op, "capacity (%lld) and key_limit (%lld) must be >= 0",
                      (long long)capacity, (long long)key_limit);
@@ -278,19 +353,7 @@ cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int de
   ws->capacity = capacity;
   ws->key_limit = key_limit;
   ws->row_bytes = row_bytes;
-  cnp_status st = backend == CNP_BACKEND_HOST ? cnp__host_workspace_create(ws)
-                                              : cnp__cuda_workspace_create(ws);
-  if (st == CNP_OK && (st = cnp__handle_register(ws, op)) != CNP_OK) {
-    if (backend == CNP_BACKEND_HOST) cnp__host_workspace_destroy(ws);
-    else cnp__cuda_workspace_destroy(ws);
-  }
-  if (st != CNP_OK) {
-    ws->magic = CNP__MAGIC_DEAD;
-    cnp__free(ws);
-    return st;
-  }
-  *out = ws;
-  return CNP_OK;
+  return handle_open(ws, &ws->magic, &ws_kind, (void **)out, op);
 }
 
 cnp_status cnp_workspace_destroy(cnp_workspace *ws)
@@ -298,12 +361,7 @@ cnp_status cnp_workspace_destroy(cnp_workspace *ws)
   if (ws == NULL) return CNP_OK;
   cnp_status hst = check_ws_handle(ws, "cnp_workspace_destroy");
   if (hst != CNP_OK) return hst;
-  cnp_status st = ws->backend == CNP_BACKEND_HOST ? cnp__host_workspace_destroy(ws)
-                                                  : cnp__cuda_workspace_destroy(ws);
-  cnp__handle_unregister(ws);
-  ws->magic = CNP__MAGIC_DEAD;
-  cnp__free(ws);
-  return st;
+  return handle_close(ws, &ws->magic, &ws_kind);
 }
 
 cnp_status cnp_workspace_bytes(const cnp_workspace *ws, size_t *bytes)
@@ -333,9 +391,7 @@ cnp_status cnp_compact_by_mask(const cnp_array *mask, const cnp_array *arrays, i
   if (st == CNP_OK) st = check_ws(ws, mask, n, op);
   if (st == CNP_OK) st = check_stream_on(s, mask->backend, mask->device, op);
   if (st != CNP_OK) return st;
-  if (mask->backend == CNP_BACKEND_CUDA)
-    return cnp__cuda_compact_by_mask(mask, arrays, n_arrays, n_out, ws, s);
-  return cnp__host_compact_by_mask(mask, arrays, n_arrays, n_out, ws);
+  return cnp__algo_of(mask->backend)->compact(mask, arrays, n_arrays, n_out, ws, s);
 }
 
 cnp_status cnp_compact_by_mask_device_count(const cnp_array *mask, const cnp_array *arrays,
@@ -359,12 +415,7 @@ cnp_status cnp_compact_by_mask_device_count(const cnp_array *mask, const cnp_arr
   if (st == CNP_OK) st = check_ws(ws, mask, n, op);
   if (st == CNP_OK) st = check_stream_on(s, mask->backend, mask->device, op);
   if (st != CNP_OK) return st;
-  if (mask->backend == CNP_BACKEND_CUDA)
-    return cnp__cuda_compact_by_mask_device_count(mask, arrays, n_arrays, count, ws, s);
-  int64_t kept = 0;
-  st = cnp__host_compact_by_mask(mask, arrays, n_arrays, &kept, ws);
-  if (st == CNP_OK) memcpy(count->data, &kept, sizeof kept);
-  return st;
+  return cnp__algo_of(mask->backend)->compact_dc(mask, arrays, n_arrays, count, ws, s);
 }
 
 /* ---- sort ---------------------------------------------------------------------------- */
@@ -403,9 +454,7 @@ cnp_status cnp_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *v
   if (st == CNP_OK) st = check_ws(ws, keys, n, op);
   if (st == CNP_OK) st = check_stream_on(s, keys->backend, keys->device, op);
   if (st != CNP_OK) return st;
-  if (keys->backend == CNP_BACKEND_CUDA)
-    return cnp__cuda_sort_by_key(keys, order, values, n_values, key_limit, ws, s);
-  return cnp__host_sort_by_key(keys, order, values, n_values, key_limit, ws);
+  return cnp__algo_of(keys->backend)->sort(keys, order, values, n_values, key_limit, ws, s);
 }
 
 /* ---- device counts ------------------------------------------------------------------- */
@@ -423,19 +472,6 @@ static cnp_status check_count(const cnp_array *count, const cnp_array *ref,
   for (int i = 0; i < n_others; i++)
     if (others[i] != NULL && spans_overlap(count, others[i]))
       return cnp__fail(CNP_EALIAS, op, "count overlaps another argument");
-  return CNP_OK;
-}
-
-/* Host backend: the row count from host memory, checked against the N rows. */
-static cnp_status host_count(const cnp_array *count, int64_t n_axis, const char *op,
-                             int64_t *n)
-{
-  int64_t v;
-  memcpy(&v, count->data, sizeof v);
-  if (v < 0 || v > n_axis)
-    return cnp__fail(CNP_ERANGE, op, "count = %lld outside [0, N = %lld]", (long long)v,
-                     (long long)n_axis);
-  *n = v;
   return CNP_OK;
 }
 
@@ -458,13 +494,8 @@ cnp_status cnp_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
   if (st == CNP_OK) st = check_ws(ws, keys, n, op);
   if (st == CNP_OK) st = check_stream_on(s, keys->backend, keys->device, op);
   if (st != CNP_OK) return st;
-  if (keys->backend == CNP_BACKEND_CUDA)
-    return cnp__cuda_sort_by_key_device_count(keys, order, values, n_values, key_limit, count,
-                                              ws, s);
-  int64_t rows = 0;
-  st = host_count(count, n, op, &rows);
-  if (st != CNP_OK) return st;
-  return cnp__host_sort_by_key_rows(keys, order, values, n_values, key_limit, ws, rows);
+  return cnp__algo_of(keys->backend)->sort_dc(keys, order, values, n_values, key_limit,
+                                              count, ws, s);
 }
 
 /* ---- cell offsets -------------------------------------------------------------------- */
@@ -492,9 +523,8 @@ cnp_status cnp_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
   }
   st = check_stream_on(s, sorted_cells->backend, sorted_cells->device, op);
   if (st != CNP_OK) return st;
-  if (sorted_cells->backend == CNP_BACKEND_CUDA)
-    return cnp__cuda_cell_offsets(sorted_cells, n_cells, offsets, ws, s);
-  return cnp__host_cell_offsets(sorted_cells, n_cells, offsets);
+  return cnp__algo_of(sorted_cells->backend)->cell_offsets(sorted_cells, n_cells, offsets, ws,
+                                                           s);
 }
 
 /* ---- segment boundaries -------------------------------------------------------------- */
@@ -537,10 +567,8 @@ cnp_status cnp_segment_boundaries(const cnp_array *sorted_keys, cnp_array *uniqu
   st = check_ws(ws, sorted_keys, n, op);
   if (st == CNP_OK) st = check_stream_on(s, sorted_keys->backend, sorted_keys->device, op);
   if (st != CNP_OK) return st;
-  if (sorted_keys->backend == CNP_BACKEND_CUDA)
-    return cnp__cuda_segment_boundaries(sorted_keys, unique_keys, starts, stops, count, ws,
-                                        s);
-  return cnp__host_segment_boundaries(sorted_keys, unique_keys, starts, stops, count);
+  return cnp__algo_of(sorted_keys->backend)->segment_boundaries(sorted_keys, unique_keys,
+                                                                starts, stops, count, ws, s);
 }
 
 /* ---- segment plans ------------------------------------------------------------------- */
@@ -578,10 +606,8 @@ cnp_status cnp_segment_plan_create(cnp_segment_plan **out, cnp_backend backend, 
   static const char op[] = "cnp_segment_plan_create";
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
-  if (backend != CNP_BACKEND_HOST && backend != CNP_BACKEND_CUDA)
-    return cnp__fail(CNP_EINVAL, op, "unknown backend %d", (int)backend);
-  if (backend == CNP_BACKEND_HOST && device != 0)
-    return cnp__fail(CNP_EDEVICE, op, "host backend has only device 0 (got %d)", device);
+  cnp_status st = check_binding(backend, device, op);
+  if (st != CNP_OK) return st;
   if (capacity < 0 || n_segments < 0)
     return cnp__fail(CNP_EINVAL, op, "capacity (%lld) and n_segments (%lld) must be >= 0",
                      (long long)capacity, (long long)n_segments);
@@ -594,19 +620,7 @@ cnp_status cnp_segment_plan_create(cnp_segment_plan **out, cnp_backend backend, 
   p->device = device;
   p->capacity = capacity;
   p->n_segments = n_segments;
-  cnp_status st = backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_create(p)
-                                              : cnp__cuda_segment_plan_create(p);
-  if (st == CNP_OK && (st = cnp__handle_register(p, op)) != CNP_OK) {
-    if (backend == CNP_BACKEND_HOST) cnp__host_segment_plan_destroy(p);
-    else cnp__cuda_segment_plan_destroy(p);
-  }
-  if (st != CNP_OK) {
-    p->magic = CNP__MAGIC_DEAD;
-    cnp__free(p);
-    return st;
-  }
-  *out = p;
-  return CNP_OK;
+  return handle_open(p, &p->magic, &plan_kind, (void **)out, op);
 }
 
 cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan)
@@ -614,12 +628,7 @@ cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan)
   if (plan == NULL) return CNP_OK;
   cnp_status hst = check_plan_handle(plan, "cnp_segment_plan_destroy");
   if (hst != CNP_OK) return hst;
-  cnp_status st = plan->backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_destroy(plan)
-                                                    : cnp__cuda_segment_plan_destroy(plan);
-  cnp__handle_unregister(plan);
-  plan->magic = CNP__MAGIC_DEAD;
-  cnp__free(plan);
-  return st;
+  return handle_close(plan, &plan->magic, &plan_kind);
 }
 
 /* The checks both plan builds share; with_count: the device-count form, whose `count` must
@@ -653,8 +662,7 @@ cnp_status cnp_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
   cnp_status st = check_build(plan, keys, NULL, 0, s, op);
   if (st != CNP_OK) return st;
   plan->built = 0;
-  st = plan->backend == CNP_BACKEND_HOST ? cnp__host_segment_plan_build(plan, keys)
-                                         : cnp__cuda_segment_plan_build(plan, keys, s);
+  st = cnp__algo_of(plan->backend)->plan_build(plan, keys, s);
   if (st == CNP_OK) plan->built = 1;
   return st;
 }
@@ -666,14 +674,7 @@ static cnp_status build_dc(cnp_segment_plan *plan, const cnp_array *keys,
   cnp_status st = check_build(plan, keys, count, 1, s, op);
   if (st != CNP_OK) return st;
   plan->built = 0;
-  if (plan->backend == CNP_BACKEND_CUDA) {
-    st = sorted ? cnp__cuda_segment_plan_build_sorted_device_count(plan, keys, count, s)
-                : cnp__cuda_segment_plan_build_device_count(plan, keys, count, s);
-  } else {                             /* the host build finds sorted keys itself */
-    int64_t rows = 0;
-    st = host_count(count, keys->shape[0], op, &rows);
-    if (st == CNP_OK) st = cnp__host_segment_plan_build_rows(plan, keys, rows);
-  }
+  st = cnp__algo_of(plan->backend)->plan_build_dc(plan, keys, count, sorted, s);
   if (st == CNP_OK) plan->built = 1;
   return st;
 }
@@ -735,8 +736,7 @@ cnp_status cnp_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
     return cnp__fail(CNP_ELAYOUT, op, "out is not C-contiguous");
   if (spans_overlap(values, out))
     return cnp__fail(CNP_EALIAS, op, "out overlaps values");
-  if (plan->backend == CNP_BACKEND_CUDA) return cnp__cuda_segment_plan_sum(plan, values, out, s);
-  return cnp__host_segment_plan_sum(plan, values, out);
+  return cnp__algo_of(plan->backend)->plan_sum(plan, values, out, s);
 }
 
 cnp_status cnp_segment_plan_rows(const cnp_segment_plan *plan, int64_t *n_kept,
@@ -781,4 +781,128 @@ cnp_status cnp_segment_sum(const cnp_array *values, const cnp_array *keys,
     return cnp__fail(st, op, "%s", inner);
   }
   return cnp_segment_plan_destroy(plan);
+}
+
+/* ---- scans and reductions ------------------------------------------------------------ */
+
+#define SCAN_DTYPES ((1u << CNP_INT32) | (1u << CNP_INT64) | (1u << CNP_UINT64) |              \
+                     (1u << CNP_FLOAT16) | (1u << CNP_FLOAT32) | (1u << CNP_FLOAT64))
+
+cnp_dtype cnp_reduce_dtype(cnp_reduce_op op, cnp_dtype t)
+{
+  return op == CNP_REDUCE_COUNT ? CNP_INT64 : t;
+}
+
+/* The element axis of a scan operand (cnp/algo.h), or -1 when its components are not
+** contiguous runs along one axis. */
+static int scan_axis(const cnp_array *a)
+{
+  if (a->ndim == 1) return 0;
+  int c = is_contig(a, 0), f = is_contig(a, 1);
+  if (c && f) {
+    for (int d = 0; d < a->ndim; d++)
+      if (a->shape[d] != 1) return d;
+    return 0;
+  }
+  if (c) return a->ndim - 1;
+  if (f) return 0;
+  return -1;
+}
+
+static int same_view(const cnp_array *a, const cnp_array *b)
+{
+  if (a->data != b->data || a->ndim != b->ndim) return 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return 0;
+  return 1;
+}
+
+/* The optional count and workspace of a scan or reduction over N rows of ref. */
+static cnp_status check_count_ws(const cnp_array *count, cnp_workspace *ws,
+                                 const cnp_array *ref, const cnp_array *out, int64_t n,
+                                 const char *op)
+{
+  if (count != NULL) {
+    const cnp_array *others[2] = {ref, out};
+    cnp_status st = check_count(count, ref, others, 2, op);
+    if (st != CNP_OK) return st;
+  }
+  return ws != NULL ? check_ws(ws, ref, n, op) : CNP_OK;
+}
+
+/* Validate a scan: returns the component layout and N. */
+static cnp_status check_scan(const cnp_array *in, const cnp_array *out, cnp_scan_kind kind,
+                             cnp__rows *rows, int64_t *n, const char *op)
+{
+  cnp_status st = cnp__check_array(in, op, "in");
+  if (st == CNP_OK) st = cnp__check_array(out, op, "out");
+  if (st == CNP_OK) st = check_on(out, in, op, "out");
+  if (st != CNP_OK) return st;
+  if (kind != CNP_SCAN_INCLUSIVE && kind != CNP_SCAN_EXCLUSIVE)
+    return cnp__fail(CNP_EINVAL, op, "unknown scan kind %d", (int)kind);
+  if (!((SCAN_DTYPES >> in->dtype) & 1u))
+    return cnp__fail(CNP_EDTYPE, op, "in has unsupported dtype %s (scans take int32, int64, "
+                     "uint64 and float16/32/64)", cnp_dtype_name(in->dtype));
+  if (out->dtype != in->dtype)
+    return cnp__fail(CNP_EDTYPE, op, "out is %s but in is %s", cnp_dtype_name(out->dtype),
+                     cnp_dtype_name(in->dtype));
+  if (in->ndim < 1) return cnp__fail(CNP_ESHAPE, op, "in is 0-d");
+  int same_shape = out->ndim == in->ndim;
+  for (int d = 0; same_shape && d < in->ndim; d++) same_shape = out->shape[d] == in->shape[d];
+  if (!same_shape) return cnp__fail(CNP_ESHAPE, op, "out and in differ in shape");
+  int axis = scan_axis(in);
+  if (axis < 0)
+    return cnp__fail(CNP_ELAYOUT, op, "in is neither C- nor F-contiguous");
+  for (int d = 0; d < in->ndim && numel_of(in) > 0; d++)
+    if (in->shape[d] != 1 && out->strides[d] != in->strides[d])
+      return cnp__fail(CNP_ELAYOUT, op, "out and in differ in layout (strides)");
+  if (!same_view(in, out) && spans_overlap(in, out))
+    return cnp__fail(CNP_EALIAS, op, "out overlaps in (only the very same view is in place)");
+  *n = in->shape[axis];
+  int64_t total = numel_of(in);
+  rows->data = (char *)in->data;
+  rows->row_bytes = cnp_dtype_size(in->dtype);
+  rows->n_blocks = *n > 0 ? total / *n : 0;
+  rows->block_stride = *n * (int64_t)rows->row_bytes;
+  return CNP_OK;
+}
+
+cnp_status cnp_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                    const cnp_array *count, cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_scan";
+  CNP__CHECK_NOTNULL(op, in);
+  CNP__CHECK_NOTNULL(op, out);
+  cnp__rows rows;
+  int64_t n = 0;
+  cnp_status st = check_scan(in, out, kind, &rows, &n, op);
+  if (st == CNP_OK) st = check_count_ws(count, ws, in, out, n, op);
+  if (st == CNP_OK) st = check_stream_on(s, in->backend, in->device, op);
+  if (st != CNP_OK) return st;
+  return cnp__algo_of(in->backend)->scan(in, out, kind, &rows, n, count, ws, s);
+}
+
+cnp_status cnp_reduce(const cnp_array *in, cnp_reduce_op op_, cnp_array *out,
+                      const cnp_array *count, cnp_workspace *ws, cnp_stream *s)
+{
+  static const char op[] = "cnp_reduce";
+  CNP__CHECK_NOTNULL(op, in);
+  CNP__CHECK_NOTNULL(op, out);
+  if (op_ < CNP_REDUCE_SUM || op_ > CNP_REDUCE_COUNT)
+    return cnp__fail(CNP_EINVAL, op, "unknown reduction %d", (int)op_);
+  unsigned ok = op_ == CNP_REDUCE_COUNT ? SCAN_DTYPES | (1u << CNP_BOOL) : SCAN_DTYPES;
+  cnp_status st = check_vector(in, ok, op, "in");
+  if (st != CNP_OK) return st;
+  cnp_dtype want = cnp_reduce_dtype(op_, in->dtype);
+  st = check_vector(out, 1u << want, op, "out");
+  if (st == CNP_OK) st = check_on(out, in, op, "out");
+  if (st != CNP_OK) return st;
+  if (out->shape[0] != 1)
+    return cnp__fail(CNP_ESHAPE, op, "out must hold 1 element (has %lld)",
+                     (long long)out->shape[0]);
+  if (spans_overlap(out, in)) return cnp__fail(CNP_EALIAS, op, "out overlaps in");
+  st = check_count_ws(count, ws, in, out, in->shape[0], op);
+  if (st == CNP_OK) st = check_stream_on(s, in->backend, in->device, op);
+  if (st != CNP_OK) return st;
+  return cnp__algo_of(in->backend)->reduce(in, op_, out, count, ws, s);
 }

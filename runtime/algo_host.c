@@ -112,7 +112,7 @@ static void host_ws_free(host_ws *h)
   cnp__free(h);
 }
 
-cnp_status cnp__host_workspace_create(cnp_workspace *ws)
+static cnp_status host_workspace_create(cnp_workspace *ws)
 {
   host_ws *h = cnp__calloc(1, sizeof *h);
   if (h == NULL) return cnp__fail(CNP_ENOMEM, "cnp_workspace_create", "no memory");
@@ -136,7 +136,7 @@ cnp_status cnp__host_workspace_create(cnp_workspace *ws)
   return CNP_OK;
 }
 
-cnp_status cnp__host_workspace_destroy(cnp_workspace *ws)
+static cnp_status host_workspace_destroy(cnp_workspace *ws)
 {
   host_ws_free(ws->impl);
   ws->impl = NULL;
@@ -413,9 +413,11 @@ static void compact_chunk(char *base, const unsigned char *m, int64_t a, int64_t
   }
 }
 
-cnp_status cnp__host_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
-                                     int n_arrays, int64_t *n_out, cnp_workspace *ws)
+static cnp_status host_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
+                                       int n_arrays, int64_t *n_out, cnp_workspace *ws,
+                                       cnp_stream *s)
 {
+  (void)s;
   host_ws *h = ws->impl;
   const unsigned char *m = mask->data;
   int64_t n = mask->shape[0];
@@ -766,20 +768,26 @@ static void radix_sort(void *k, cnp_dtype dt, int64_t n, uint64_t lo, int bits,
   }
 }
 
-cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
-                                 int n_values, int64_t key_limit, cnp_workspace *ws)
+static cnp_status host_sort_by_key_rows(cnp_array *keys, cnp_array *order,
+                                        const cnp_array *values, int n_values,
+                                        int64_t key_limit, cnp_workspace *ws, int64_t n);
+
+static cnp_status host_sort_by_key(cnp_array *keys, cnp_array *order,
+                                   const cnp_array *values, int n_values, int64_t key_limit,
+                                   cnp_workspace *ws, cnp_stream *s)
 {
-  return cnp__host_sort_by_key_rows(keys, order, values, n_values, key_limit, ws,
-                                    keys->shape[0]);
+  (void)s;
+  return host_sort_by_key_rows(keys, order, values, n_values, key_limit, ws,
+                               keys->shape[0]);
 }
 
 /* The rows' axis has extent N = keys->shape[0]; only rows [0, n) take part. */
 static cnp_status sort_rows(cnp_array *keys, cnp_array *order, const cnp_array *values,
                             int n_values, int64_t key_limit, cnp_workspace *ws, int64_t n);
 
-cnp_status cnp__host_sort_by_key_rows(cnp_array *keys, cnp_array *order,
-                                      const cnp_array *values, int n_values, int64_t key_limit,
-                                      cnp_workspace *ws, int64_t n)
+static cnp_status host_sort_by_key_rows(cnp_array *keys, cnp_array *order,
+                                        const cnp_array *values, int n_values,
+                                        int64_t key_limit, cnp_workspace *ws, int64_t n)
 {
   cnp_status st = sort_rows(keys, order, values, n_values, key_limit, ws, n);
   if (st == CNP_OK && order != NULL) {          /* rows past n stay where they are */
@@ -970,9 +978,11 @@ static ALWAYS_INLINE int64_t offsets_chunk_t(const void *c, int64_t a, int64_t b
   return -1;
 }
 
-cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
-                                  cnp_array *offsets)
+static cnp_status host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
+                                    cnp_array *offsets, cnp_workspace *ws, cnp_stream *s)
 {
+  (void)ws;
+  (void)s;
   static const char op[] = "cnp_cell_offsets";
   const void *c = sorted_cells->data;
   cnp_dtype dt = sorted_cells->dtype;
@@ -1049,10 +1059,13 @@ cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells
 DEFINE_RUNS(runs_local32, uint32_t)
 DEFINE_RUNS(runs_local64, uint64_t)
 
-cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
-                                        cnp_array *unique_keys, cnp_array *starts,
-                                        cnp_array *stops, int64_t *count)
+static cnp_status host_segment_boundaries(const cnp_array *sorted_keys,
+                                          cnp_array *unique_keys, cnp_array *starts,
+                                          cnp_array *stops, int64_t *count, cnp_workspace *ws,
+                                          cnp_stream *s)
 {
+  (void)ws;
+  (void)s;
   const void *k = sorted_keys->data;
   int w32 = sorted_keys->dtype == CNP_INT32;
   size_t ksz = w32 ? 4 : 8;
@@ -1135,7 +1148,7 @@ static void host_plan_free(host_plan *p)
   cnp__free(p);
 }
 
-cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan)
+static cnp_status host_segment_plan_create(cnp_segment_plan *plan)
 {
   host_plan *p = cnp__calloc(1, sizeof *p);
   if (p == NULL) return cnp__fail(CNP_ENOMEM, "cnp_segment_plan_create", "no memory");
@@ -1146,7 +1159,7 @@ cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan)
   p->skeys = cnp__malloc(cap * (p->wide ? 8 : 4));
   p->offsets = cnp__malloc((ns + 1) * sizeof(int64_t));
   p->facc = cnp__malloc((ns > 0 ? ns : 1) * HALF_GROUP * sizeof(float));
-  /* row-split sums (see cnp__host_segment_plan_sum): each extra thread's partial sums, as
+  /* row-split sums (see host_segment_plan_sum): each extra thread's partial sums, as
   ** many components per pass as fit n_segments * g <= capacity / 2 (at most PRIV_G) */
   int64_t g = ns > 0 ? (int64_t)(cap / 2) / (int64_t)ns : 0;
   p->priv_g = g > PRIV_G ? PRIV_G : g;
@@ -1165,7 +1178,7 @@ cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan)
   return CNP_OK;
 }
 
-cnp_status cnp__host_segment_plan_destroy(cnp_segment_plan *plan)
+static cnp_status host_segment_plan_destroy(cnp_segment_plan *plan)
 {
   host_plan_free(plan->impl);
   plan->impl = NULL;
@@ -1244,8 +1257,10 @@ static ALWAYS_INLINE void build_scan_t(const void *k, int64_t a, int64_t b, int6
   r->descents = desc;
 }
 
-cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys)
+static cnp_status host_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
+                                          cnp_stream *s)
 {
+  (void)s;
   static const char op[] = "cnp_segment_plan_build";
   host_plan *p = plan->impl;
   const void *k = keys->data;
@@ -1302,14 +1317,14 @@ cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array 
   return CNP_OK;
 }
 
-cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_array *keys,
-                                             int64_t n)
+static cnp_status host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_array *keys,
+                                               int64_t n)
 {
   host_plan *p = plan->impl;
   int64_t n_axis = keys->shape[0];
   cnp_array head = *keys;                      /* rows [0, n): 1-D contiguous like keys */
   head.shape[0] = n;
-  cnp_status st = cnp__host_segment_plan_build(plan, &head);
+  cnp_status st = host_segment_plan_build(plan, &head, NULL);
   if (st != CNP_OK) return st;
   plan->n_rows = n_axis;                       /* sums take values of N rows */
   if (!p->identity) {                          /* rows [n, N) dropped: key -1 */
@@ -1342,7 +1357,7 @@ static ALWAYS_INLINE void add_pairs_f64(double *d, const double *r, int64_t g)
 **           whose key it owns, so each segment is still summed in row order;
 **   _split: any plan with few segments; the thread owns rows, adds them into its own
 **           accumulators (thread 0: out itself), g components per pass; the partial sums
-**           are then added in thread order (see cnp__host_segment_plan_sum). */
+**           are then added in thread order (see host_segment_plan_sum). */
 #define SUM_GROUP 16
 #define SINK_WAYS 8                    /* rows of other threads cycle through 8 sink rows */
 #define DEFINE_SUM(name, IN, ACC, OUT, OUT_IS_ACC, LOAD, STORE, VEC)                    \
@@ -1542,9 +1557,10 @@ typedef void (*sum_fn)(const host_plan *, const void *, void *, int64_t, int64_t
 typedef void (*split_fn)(const host_plan *, const void *, void *, int64_t, int64_t, int64_t,
                          int64_t, int);
 
-cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
-                                      cnp_array *out)
+static cnp_status host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
+                                        cnp_array *out, cnp_stream *s)
 {
+  (void)s;
   host_plan *p = plan->impl;
   int64_t n = plan->n_rows, ns = plan->n_segments;
   int64_t kc = 1;
@@ -1609,3 +1625,98 @@ cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *v
   }
   return CNP_OK;
 }
+
+/* ---- device-count forms and the table -------------------------------------------------- */
+
+/* The row count from host memory (the host backend's "device"), checked against N. */
+static cnp_status host_count(const cnp_array *count, int64_t n_axis, const char *op,
+                             int64_t *n)
+{
+  int64_t v;
+  memcpy(&v, count->data, sizeof v);
+  if (v < 0 || v > n_axis)
+    return cnp__fail(CNP_ERANGE, op, "count = %lld outside [0, N = %lld]", (long long)v,
+                     (long long)n_axis);
+  *n = v;
+  return CNP_OK;
+}
+
+static cnp_status host_compact_dc(const cnp_array *mask, const cnp_array *arrays,
+                                  int n_arrays, cnp_array *count, cnp_workspace *ws,
+                                  cnp_stream *s)
+{
+  int64_t kept = 0;
+  cnp_status st = host_compact_by_mask(mask, arrays, n_arrays, &kept, ws, s);
+  if (st == CNP_OK) memcpy(count->data, &kept, sizeof kept);
+  return st;
+}
+
+static cnp_status host_sort_dc(cnp_array *keys, cnp_array *order, const cnp_array *values,
+                               int n_values, int64_t key_limit, const cnp_array *count,
+                               cnp_workspace *ws, cnp_stream *s)
+{
+  (void)s;
+  int64_t rows = 0;
+  cnp_status st = host_count(count, keys->shape[0], "cnp_sort_by_key_device_count", &rows);
+  if (st != CNP_OK) return st;
+  return host_sort_by_key_rows(keys, order, values, n_values, key_limit, ws, rows);
+}
+
+/* The host build finds sorted keys itself, so `sorted` changes only the op name. */
+static cnp_status host_plan_build_dc(cnp_segment_plan *plan, const cnp_array *keys,
+                                     const cnp_array *count, int sorted, cnp_stream *s)
+{
+  (void)s;
+  const char *op = sorted ? "cnp_segment_plan_build_sorted_device_count"
+                          : "cnp_segment_plan_build_device_count";
+  int64_t rows = 0;
+  cnp_status st = host_count(count, keys->shape[0], op, &rows);
+  if (st == CNP_OK) st = host_segment_plan_build_rows(plan, keys, rows);
+  return st;
+}
+
+static cnp_status host_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                            const cnp__rows *rows, int64_t n_axis, const cnp_array *count,
+                            cnp_workspace *ws, cnp_stream *s)
+{
+  (void)ws;
+  (void)s;
+  int64_t n = n_axis;
+  if (count != NULL) {
+    cnp_status st = host_count(count, n_axis, "cnp_scan", &n);
+    if (st != CNP_OK) return st;
+  }
+  return cnp__host_scan(in, out, kind, rows, n);
+}
+
+static cnp_status host_reduce(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                              const cnp_array *count, cnp_workspace *ws, cnp_stream *s)
+{
+  (void)ws;
+  (void)s;
+  int64_t n = in->shape[0];
+  if (count != NULL) {
+    cnp_status st = host_count(count, in->shape[0], "cnp_reduce", &n);
+    if (st != CNP_OK) return st;
+  }
+  return cnp__host_reduce(in, op, out, n);
+}
+
+const cnp__algo_backend cnp__algo_host = {
+    .name = "host",
+    .workspace_create = host_workspace_create,
+    .workspace_destroy = host_workspace_destroy,
+    .compact = host_compact_by_mask,
+    .compact_dc = host_compact_dc,
+    .sort = host_sort_by_key,
+    .sort_dc = host_sort_dc,
+    .cell_offsets = host_cell_offsets,
+    .segment_boundaries = host_segment_boundaries,
+    .plan_create = host_segment_plan_create,
+    .plan_destroy = host_segment_plan_destroy,
+    .plan_build = host_segment_plan_build,
+    .plan_build_dc = host_plan_build_dc,
+    .plan_sum = host_segment_plan_sum,
+    .scan = host_scan,
+    .reduce = host_reduce,
+};

@@ -1,10 +1,10 @@
 /*
-** algo_internal.h — private side of cnp/algo.h: handle layouts, the row-layout helper, and
-** the CUDA entry points the front ends (algo.c) call for arrays that live on CUDA.
+** algo_internal.h — private side of cnp/algo.h: handle layouts, the row-layout helper,
+** and the table of functions each algorithm backend fills (host, CUDA, no-CUDA).
 **
 ** Division of labour: algo.c validates every argument (NULLs, dtypes, shapes, layouts,
 ** aliasing, backend/device agreement, N <= capacity, stream backend) before dispatching,
-** so the cnp__cuda_* functions may trust their arguments' metadata. What needs the data
+** so the backend tables' functions may trust their arguments' metadata. What needs the data
 ** (key range checks, sortedness for cell_offsets) is the backend's job and reported with
 ** the same statuses and message shapes as the host backend (see algo_host.c):
 **   "cnp_cell_offsets: sorted_cells not sorted at index %lld (%lld after %lld)"   EORDER
@@ -12,7 +12,7 @@
 **   "cnp_sort_by_key: keys[%lld] = %lld (%llu for uint64) outside [0, key_limit %lld)" ERANGE
 **   "cnp_segment_plan_build: keys[%lld] = %lld >= n_segments %lld"               ERANGE
 ** The op names passed to cnp__fail are the public function names.
-** Implemented in algo_cuda.cu (CUDA builds) or algo_nocuda.c (CNP_EUNSUPPORTED).
+** The backends are tables of functions (cnp__algo_backend below), like the core's.
 */
 #ifndef CNP_ALGO_INTERNAL_H
 #define CNP_ALGO_INTERNAL_H
@@ -68,80 +68,69 @@ cnp_status cnp__algo_rows(const cnp_array *a, int64_t n, const char *op, const c
 /* First and one-past-last byte an array's data covers (for alias checks). */
 void cnp__array_span(const cnp_array *a, uintptr_t *lo, uintptr_t *hi);
 
-/* ---- CUDA entry points: same arguments as the public calls, already validated ---------- */
-/* Fill ws->impl (and ws->bytes) for ws->capacity/key_limit/row_bytes on ws->device. */
-cnp_status cnp__cuda_workspace_create(cnp_workspace *ws);
-cnp_status cnp__cuda_workspace_destroy(cnp_workspace *ws);
+/* ---- the algorithm backends ------------------------------------------------------------
+** One table per implementation file: cnp__algo_host (algo_host.c), cnp__algo_cuda
+** (algo_cuda.cu, or algo_nocuda.c where every entry but the destroys answers
+** CNP_EUNSUPPORTED). The front ends (algo.c) validate, pick the table of the arrays'
+** backend (cnp__algo_of) and call through it; no front end tests the backend itself.
+** Every entry takes the public call's arguments, already validated, and the stream (the
+** host ignores it). Device-count forms: count is a validated int64[1] on the keys'
+** backend and device, N = the keys' (mask's) rows; the host reads it from host memory
+** (CNP_ERANGE outside [0, N]), CUDA only from kernels. */
+typedef struct cnp__algo_backend {
+  const char *name;
+  /* Fill ws->impl (and ws->bytes) for ws->capacity/key_limit/row_bytes on ws->device. */
+  cnp_status (*workspace_create)(cnp_workspace *ws);
+  cnp_status (*workspace_destroy)(cnp_workspace *ws);
+  cnp_status (*compact)(const cnp_array *mask, const cnp_array *arrays, int n_arrays,
+                        int64_t *n_out, cnp_workspace *ws, cnp_stream *s);
+  cnp_status (*compact_dc)(const cnp_array *mask, const cnp_array *arrays, int n_arrays,
+                           cnp_array *count, cnp_workspace *ws, cnp_stream *s);
+  cnp_status (*sort)(cnp_array *keys, cnp_array *order, const cnp_array *values,
+                     int n_values, int64_t key_limit, cnp_workspace *ws, cnp_stream *s);
+  cnp_status (*sort_dc)(cnp_array *keys, cnp_array *order, const cnp_array *values,
+                        int n_values, int64_t key_limit, const cnp_array *count,
+                        cnp_workspace *ws, cnp_stream *s);
+  /* ws may be NULL here (optional on every backend for cell_offsets). */
+  cnp_status (*cell_offsets)(const cnp_array *sorted_cells, int64_t n_cells,
+                             cnp_array *offsets, cnp_workspace *ws, cnp_stream *s);
+  cnp_status (*segment_boundaries)(const cnp_array *sorted_keys, cnp_array *unique_keys,
+                                   cnp_array *starts, cnp_array *stops, int64_t *count,
+                                   cnp_workspace *ws, cnp_stream *s);
+  /* Fill plan->impl for plan->capacity/n_segments; destroy frees it. */
+  cnp_status (*plan_create)(cnp_segment_plan *plan);
+  cnp_status (*plan_destroy)(cnp_segment_plan *plan);
+  /* Sets plan->n_rows and plan->n_kept; the front end sets plan->built on success. */
+  cnp_status (*plan_build)(cnp_segment_plan *plan, const cnp_array *keys, cnp_stream *s);
+  /* Device-count builds over rows [0, n) of the N rows; `sorted`: the caller sorted those
+  ** rows by these keys (CUDA then skips the sort). CUDA sets n_kept = -1. */
+  cnp_status (*plan_build_dc)(cnp_segment_plan *plan, const cnp_array *keys,
+                              const cnp_array *count, int sorted, cnp_stream *s);
+  /* values/out already checked against the plan (shape, dtype rule, layout, aliasing). */
+  cnp_status (*plan_sum)(cnp_segment_plan *plan, const cnp_array *values, cnp_array *out,
+                         cnp_stream *s);
+  /* cnp_scan: rows = the components of in (and out: same layout), each a contiguous run of
+  ** n_axis elements (row_bytes = itemsize). count: NULL or the device count. ws: NULL or
+  ** checked. */
+  cnp_status (*scan)(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                     const cnp__rows *rows, int64_t n_axis, const cnp_array *count,
+                     cnp_workspace *ws, cnp_stream *s);
+  /* cnp_reduce: in 1-D contiguous of N = in->shape[0] elements; out 1 element of
+  ** cnp_reduce_dtype(op, in->dtype). */
+  cnp_status (*reduce)(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                       const cnp_array *count, cnp_workspace *ws, cnp_stream *s);
+} cnp__algo_backend;
 
-cnp_status cnp__cuda_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
-                                     int n_arrays, int64_t *n_out, cnp_workspace *ws,
-                                     cnp_stream *s);
-cnp_status cnp__cuda_compact_by_mask_device_count(const cnp_array *mask,
-                                                  const cnp_array *arrays, int n_arrays,
-                                                  cnp_array *count, cnp_workspace *ws,
-                                                  cnp_stream *s);
-cnp_status cnp__cuda_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
-                                 int n_values, int64_t key_limit, cnp_workspace *ws,
-                                 cnp_stream *s);
-/* ws may be NULL here (optional on every backend for cell_offsets). */
-cnp_status cnp__cuda_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
-                                  cnp_array *offsets, cnp_workspace *ws, cnp_stream *s);
-cnp_status cnp__cuda_segment_boundaries(const cnp_array *sorted_keys,
-                                        cnp_array *unique_keys, cnp_array *starts,
-                                        cnp_array *stops, int64_t *count,
-                                        cnp_workspace *ws, cnp_stream *s);
+extern const cnp__algo_backend cnp__algo_host;
+extern const cnp__algo_backend cnp__algo_cuda;
+/* Host scans and reductions (algo_reduce_host.c) over n rows, behind cnp__algo_host. */
+cnp_status cnp__host_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                          const cnp__rows *rows, int64_t n);
+cnp_status cnp__host_reduce(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                            int64_t n);
 
-/* Device-count forms (count: validated int64[1] on the keys' device; N = keys->shape[0]). */
-cnp_status cnp__cuda_sort_by_key_device_count(cnp_array *keys, cnp_array *order,
-                                              const cnp_array *values, int n_values,
-                                              int64_t key_limit, const cnp_array *count,
-                                              cnp_workspace *ws, cnp_stream *s);
-/* Sets plan->n_rows = N and plan->n_kept = -1. */
-cnp_status cnp__cuda_segment_plan_build_device_count(cnp_segment_plan *plan,
-                                                     const cnp_array *keys,
-                                                     const cnp_array *count, cnp_stream *s);
-
-/* As above, for keys sorted over rows [0, n): no sort (identity plan, offsets on device). */
-cnp_status cnp__cuda_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
-                                                            const cnp_array *keys,
-                                                            const cnp_array *count,
-                                                            cnp_stream *s);
-
-/* Fill plan->impl for plan->capacity/n_segments; destroy frees it. */
-cnp_status cnp__cuda_segment_plan_create(cnp_segment_plan *plan);
-cnp_status cnp__cuda_segment_plan_destroy(cnp_segment_plan *plan);
-/* Sets plan->n_rows and plan->n_kept; the front end sets plan->built on success. */
-cnp_status cnp__cuda_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys,
-                                        cnp_stream *s);
-/* values/out already checked against the plan (shape, dtype rule, layout, aliasing). */
-cnp_status cnp__cuda_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
-                                      cnp_array *out, cnp_stream *s);
-
-/* ---- host implementations (algo_host.c), same contract -------------------------------- */
-cnp_status cnp__host_workspace_create(cnp_workspace *ws);
-cnp_status cnp__host_workspace_destroy(cnp_workspace *ws);
-cnp_status cnp__host_compact_by_mask(const cnp_array *mask, const cnp_array *arrays,
-                                     int n_arrays, int64_t *n_out, cnp_workspace *ws);
-cnp_status cnp__host_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *values,
-                                 int n_values, int64_t key_limit, cnp_workspace *ws);
-cnp_status cnp__host_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
-                                  cnp_array *offsets);
-cnp_status cnp__host_segment_boundaries(const cnp_array *sorted_keys,
-                                        cnp_array *unique_keys, cnp_array *starts,
-                                        cnp_array *stops, int64_t *count);
-/* Sorts rows [0, n) of the N = keys->shape[0] rows (n <= N); order[i] = i for i >= n. */
-cnp_status cnp__host_sort_by_key_rows(cnp_array *keys, cnp_array *order,
-                                      const cnp_array *values, int n_values, int64_t key_limit,
-                                      cnp_workspace *ws, int64_t n);
-cnp_status cnp__host_segment_plan_create(cnp_segment_plan *plan);
-cnp_status cnp__host_segment_plan_destroy(cnp_segment_plan *plan);
-cnp_status cnp__host_segment_plan_build(cnp_segment_plan *plan, const cnp_array *keys);
-/* Builds over rows [0, n) of keys (n <= N = keys->shape[0]); the plan describes N rows,
-** rows [n, N) dropped. */
-cnp_status cnp__host_segment_plan_build_rows(cnp_segment_plan *plan, const cnp_array *keys,
-                                             int64_t n);
-cnp_status cnp__host_segment_plan_sum(cnp_segment_plan *plan, const cnp_array *values,
-                                      cnp_array *out);
+/* The table of backend b (b validated by the caller: host or CUDA). */
+const cnp__algo_backend *cnp__algo_of(cnp_backend b);
 
 #ifdef __cplusplus
 }

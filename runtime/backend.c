@@ -61,9 +61,10 @@ static int env_backend(void)
   return -2;
 }
 
-cnp_status cnp_backend_select(cnp_backend want, int strict)
+/* The selection rule of cnp_backend_select and cnp_backend_resolve, touching no state but
+** the fallback marker of transfer accounting. */
+static cnp_status resolve(cnp_backend want, int strict, cnp_backend *out, const char *op)
 {
-  static const char op[] = "cnp_backend_select";
   int forced = env_backend();
   if (forced == -2)
     return cnp__fail(CNP_EINVAL, op, "CNP_BACKEND='%s' is neither 'host' nor 'cuda'",
@@ -71,19 +72,46 @@ cnp_status cnp_backend_select(cnp_backend want, int strict)
   if (forced >= 0) want = (cnp_backend)forced;
   if (want != CNP_BACKEND_HOST && want != CNP_BACKEND_CUDA)
     return cnp__fail(CNP_EINVAL, op, "unknown backend %d", (int)want);
-  if (want == CNP_BACKEND_HOST) {
-    atomic_store(&cur_backend, CNP_BACKEND_HOST);
-    atomic_store(&cur_device, 0);
-    return CNP_OK;
-  }
   const char *why = NULL;
-  if (!cnp__cuda_probe(&why)) {
+  if (want == CNP_BACKEND_CUDA && !cnp__cuda_probe(&why)) {
     if (strict)
       return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA backend unavailable%s: %s",
                        forced >= 0 ? " (forced by CNP_BACKEND=cuda)" : "", why);
+    cnp_transfers_note(CNP_XFER_FALLBACK, 0, op);
+    want = CNP_BACKEND_HOST;
+  }
+  *out = want;
+  return CNP_OK;
+}
+
+cnp_status cnp_backend_resolve(cnp_backend requested, int strict, cnp_backend *out)
+{
+  static const char op[] = "cnp_backend_resolve";
+  CNP__CHECK_NOTNULL(op, out);
+  return resolve(requested, strict, out, op);
+}
+
+cnp_status cnp__check_binding(cnp_backend b, int device, const char *op)
+{
+  if (b != CNP_BACKEND_HOST && b != CNP_BACKEND_CUDA)
+    return cnp__fail(CNP_EINVAL, op, "unknown backend %d", (int)b);
+  const char *why = NULL;
+  if (b == CNP_BACKEND_CUDA && !cnp__cuda_probe(&why))
+    return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA backend unavailable: %s", why);
+  if (device < 0 || (b == CNP_BACKEND_HOST && device != 0))
+    return cnp__fail(CNP_EDEVICE, op, "invalid device %d for the %s backend", device,
+                     cnp_backend_name(b));
+  return CNP_OK;
+}
+
+cnp_status cnp_backend_select(cnp_backend want, int strict)
+{
+  static const char op[] = "cnp_backend_select";
+  cnp_status rst = resolve(want, strict, &want, op);
+  if (rst != CNP_OK) return rst;
+  if (want == CNP_BACKEND_HOST) {
     atomic_store(&cur_backend, CNP_BACKEND_HOST);
     atomic_store(&cur_device, 0);
-    cnp_transfers_note(CNP_XFER_FALLBACK, 0, op);
     return CNP_OK;
   }
   const cnp__backend *cu = cnp__backend_cuda();
@@ -162,13 +190,17 @@ static cnp_status jw_fragment(jw *w, cnp_status (*fn)(char *, size_t, size_t *))
   return st;
 }
 
-/* The MPI part comes from the MPI module (mpi_comm.c, or mpi_nompi.c in a build without
-** MPI), so this shared file needs no #ifdef. MPI_Get_library_version is legal before
-** MPI_Init; MPI is never initialized here. */
+/* The MPI part comes from the MPI module, libcnp_mpi (mpi_comm.c, or mpi_nompi.c in a build
+** without MPI), which libcnp does not link: the reference is weak, so a program without
+** cnp_mpi gets no MPI library and reports "built": false. MPI_Get_library_version is legal
+** before MPI_Init; MPI is never initialized here. */
+extern cnp_status cnp_mpi_library_version(char *buf, size_t len) __attribute__((weak));
+
 static void mpi_json(jw *w)
 {
   char ver[512];
-  cnp_status st = cnp_mpi_library_version(ver, sizeof ver);
+  cnp_status st = cnp_mpi_library_version ? cnp_mpi_library_version(ver, sizeof ver)
+                                          : CNP_EUNSUPPORTED;
   if (st == CNP_EUNSUPPORTED) {
     cnp_clear_error();
     jw_printf(w, "\"mpi\":{\"built\":false,\"library_version\":null}");

@@ -11,14 +11,14 @@ cnp_status cnp__check_event(const cnp_event *e, const char *op)
   return cnp__check_handle(e, CNP__MAGIC_EVENT, "event", op);
 }
 
-cnp_status cnp_event_create(cnp_event **out, unsigned flags)
+static cnp_status event_new(cnp_event **out, unsigned flags, cnp_backend b, int dev,
+                            const char *op)
 {
-  static const char op[] = "cnp_event_create";
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
   if (flags & ~CNP_EVENT_TIMING) return cnp__fail(CNP_EINVAL, op, "unknown flags 0x%x", flags);
-  cnp_backend b = cnp_backend_current();
-  int dev = cnp_backend_device();
+  cnp_status bst = cnp__check_binding(b, dev, op);
+  if (bst != CNP_OK) return bst;
   cnp_event *e = cnp__calloc(1, sizeof *e);
   if (!e) return cnp__fail(CNP_ENOMEM, op, "cannot allocate an event");
   cnp_status st = cnp__backend_of(b)->event_create(&e->native, flags, dev);
@@ -37,6 +37,17 @@ cnp_status cnp_event_create(cnp_event **out, unsigned flags)
   }
   *out = e;
   return CNP_OK;
+}
+
+cnp_status cnp_event_create(cnp_event **out, unsigned flags)
+{
+  return event_new(out, flags, cnp_backend_current(), cnp_backend_device(),
+                   "cnp_event_create");
+}
+
+cnp_status cnp_event_create_on(cnp_event **out, unsigned flags, cnp_backend b, int device)
+{
+  return event_new(out, flags, b, device, "cnp_event_create_on");
 }
 
 cnp_status cnp_event_destroy(cnp_event *e)

@@ -95,6 +95,11 @@ extern const cnp__backend cnp__backend_host;
 const cnp__backend *cnp__backend_cuda(void);
 const cnp__backend *cnp__backend_of(cnp_backend b);
 
+/* A (backend, device) pair given explicitly to a *_on call: CNP_EINVAL for an unknown
+** backend, CNP_EUNAVAILABLE (with the cached reason) for CUDA without a usable device,
+** CNP_EDEVICE for a negative device or a host device other than 0. */
+cnp_status cnp__check_binding(cnp_backend b, int device, const char *op);
+
 /* Cached CUDA availability (first call probes; later calls return the cached answer). */
 int cnp__cuda_probe(const char **reason);
 /* JSON fragment describing CUDA runtime/driver/NVRTC versions and the current device. */

@@ -23,12 +23,14 @@ static cnp_status check_mirror(const cnp_mirror *m, const char *op)
   return cnp__check_handle(m, CNP__MAGIC_MIRROR, "mirror", op);
 }
 
-cnp_status cnp_mirror_create(cnp_mirror **out, const cnp_array *host)
+static cnp_status mirror_new(cnp_mirror **out, const cnp_array *host, cnp_backend b,
+                             int device, const char *op)
 {
-  static const char op[] = "cnp_mirror_create";
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
-  cnp_status st = cnp__check_array(host, op, "host");
+  cnp_status st = cnp__check_binding(b, device, op);
+  if (st != CNP_OK) return st;
+  st = cnp__check_array(host, op, "host");
   if (st != CNP_OK) return st;
   if (host->backend != CNP_BACKEND_HOST)
     return cnp__fail(CNP_EDEVICE, op, "the mirrored array must be a host array, not %s",
@@ -36,8 +38,8 @@ cnp_status cnp_mirror_create(cnp_mirror **out, const cnp_array *host)
   cnp_mirror *m = cnp__calloc(1, sizeof *m);
   if (!m) return cnp__fail(CNP_ENOMEM, op, "cannot allocate the mirror");
   m->magic = CNP__MAGIC_MIRROR;
-  m->backend = cnp_backend_current();
-  m->device = cnp_backend_device();
+  m->backend = b;
+  m->device = device;
   m->host = *host;
   m->dev = *host;
   const cnp__backend *be = cnp__backend_of(m->backend);
@@ -61,6 +63,18 @@ fail:
 fail_stream:
   cnp__free(m);
   return st;
+}
+
+cnp_status cnp_mirror_create(cnp_mirror **out, const cnp_array *host)
+{
+  return mirror_new(out, host, cnp_backend_current(), cnp_backend_device(),
+                    "cnp_mirror_create");
+}
+
+cnp_status cnp_mirror_create_on(cnp_mirror **out, const cnp_array *host, cnp_backend b,
+                                int device)
+{
+  return mirror_new(out, host, b, device, "cnp_mirror_create_on");
 }
 
 cnp_status cnp_mirror_destroy(cnp_mirror *m)

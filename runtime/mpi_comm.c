@@ -247,6 +247,99 @@ cnp_status cnp_comm_partner_source(cnp_comm *c, int dest, int *source)
   return CNP_OK;
 }
 
+/* Pairing with a `from` formula: the first rank r whose destination's source is not r. */
+static int pairing_from(const cnp_comm *c, cnp_rank_formula dest, cnp_rank_formula source,
+                        void *ctx, cnp_pairing *out)
+{
+  for (int r = 0; r < c->size; r++) {
+    int64_t d = dest(ctx, r);
+    if (d < 0 || d >= c->size) continue;       /* reported on that rank (CNP_ERANGE) */
+    int64_t sr = source(ctx, (int)d);
+    if (sr != r) {
+      out->bad_rank = r;
+      out->bad_dest = d;
+      out->bad_source = sr;
+      return 0;
+    }
+  }
+  int64_t s = source(ctx, c->rank);
+  out->source = s >= 0 && s < c->size ? (int)s : -1;
+  out->bad_source = s;                         /* for the range message */
+  return 1;
+}
+
+/* Pairing without one: exactly one sender per rank; this rank's source is its sender. */
+static cnp_status pairing_unique(const cnp_comm *c, cnp_rank_formula dest, void *ctx,
+                                 cnp_pairing *out, int *ok, const char *op)
+{
+  int *senders = cnp__calloc((size_t)c->size, sizeof(int));
+  if (!senders) return cnp__fail(CNP_ENOMEM, op, "cannot allocate %d ints", c->size);
+  out->source = -1;
+  for (int r = 0; r < c->size; r++) {
+    int64_t d = dest(ctx, r);
+    if (d < 0 || d >= c->size) {
+      if (out->bad_rank < 0) {
+        out->bad_rank = r;
+        out->bad_dest = d;
+      }
+      continue;
+    }
+    senders[d]++;
+    if (d == c->rank) out->source = r;
+  }
+  for (int r = 0; r < c->size && out->bad_rank < 0; r++)
+    if (senders[r] != 1) {
+      out->bad_rank = r;
+      out->bad_dest = -1;
+      out->bad_source = senders[r];
+    }
+  cnp__free(senders);
+  *ok = out->bad_rank < 0;
+  return CNP_OK;
+}
+
+cnp_status cnp_comm_check_pairing(const cnp_comm *c, cnp_rank_formula dest,
+                                  cnp_rank_formula source, void *ctx, cnp_pairing *out)
+{
+  static const char op[] = "cnp_comm_check_pairing";
+  CNP__CHECK_NOTNULL(op, out);
+  out->bad_rank = -1;
+  out->bad_dest = out->bad_source = -1;
+  out->source = out->dest = -1;
+  cnp_status st = cnp__comm_check(c, op);
+  if (st) return st;
+  CNP__CHECK_NOTNULL(op, dest);
+  int ok = 1;
+  if (source) {
+    ok = pairing_from(c, dest, source, ctx, out);
+    if (!ok)
+      return cnp__fail(CNP_EINVAL, op, "rank %d sends to rank %lld, which receives from rank "
+                       "%lld", out->bad_rank, (long long)out->bad_dest,
+                       (long long)out->bad_source);
+  } else {
+    if ((st = pairing_unique(c, dest, ctx, out, &ok, op)) != CNP_OK) return st;
+    if (!ok && out->bad_source < 0)
+      return cnp__fail(CNP_EINVAL, op, "not exactly one rank sends to each rank: rank %d "
+                       "sends to %lld, outside [0, %d)", out->bad_rank,
+                       (long long)out->bad_dest, c->size);
+    if (!ok)
+      return cnp__fail(CNP_EINVAL, op, "not exactly one rank sends to each rank: rank %d has "
+                       "%lld senders", out->bad_rank, (long long)out->bad_source);
+    out->bad_source = out->source;
+  }
+  int64_t d = dest(ctx, c->rank);
+  out->dest = d >= INT32_MIN && d <= INT32_MAX ? (int)d : -1;
+  if (d < 0 || d >= c->size || out->source < 0) {
+    out->bad_rank = c->rank;
+    out->bad_dest = d;
+    return cnp__fail(CNP_ERANGE, op, "rank %d: a partner rank is outside [0, %d) (sends to "
+                     "%lld, receives from %lld)", c->rank, c->size, (long long)d,
+                     (long long)out->bad_source);
+  }
+  out->bad_dest = out->bad_source = -1;
+  return CNP_OK;
+}
+
 cnp_status cnp_mpi_library_version(char *buf, size_t len)
 {
   static const char op[] = "cnp_mpi_library_version";

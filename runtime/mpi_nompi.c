@@ -22,6 +22,12 @@ cnp_status cnp_comm_partner_source(cnp_comm *c, int dest, int *source)
 {
   return CNP__NOMPI("cnp_comm_partner_source");
 }
+cnp_status cnp_comm_check_pairing(const cnp_comm *c, cnp_rank_formula dest,
+                                  cnp_rank_formula source, void *ctx, cnp_pairing *out)
+{
+  if (out) out->bad_rank = -1;
+  return CNP__NOMPI("cnp_comm_check_pairing");
+}
 cnp_status cnp_mpi_library_version(char *buf, size_t len)
 {
   if (buf && len) buf[0] = '\0';

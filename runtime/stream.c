@@ -6,20 +6,24 @@
 */
 #include "internal.h"
 
+#include <string.h>
+
 cnp_status cnp__check_stream(const cnp_stream *s, const char *op)
 {
   return cnp__check_handle(s, CNP__MAGIC_STREAM, "stream", op);
 }
 
-static cnp_status stream_new(cnp_stream **out, void *native, bool wrap, const char *op)
+static cnp_status stream_new(cnp_stream **out, void *native, bool wrap, cnp_backend b,
+                             int dev, const char *op)
 {
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
-  cnp_backend b = cnp_backend_current();
-  int dev = cnp_backend_device();
+  cnp_status bst = cnp__check_binding(b, dev, op);
+  if (bst != CNP_OK) return bst;
   const cnp__backend *be = cnp__backend_of(b);
   if (wrap && b == CNP_BACKEND_HOST && native != NULL)
-    return cnp__fail(CNP_EDEVICE, op, "a native stream was given but the current backend is host");
+    return cnp__fail(CNP_EDEVICE, op, "a native stream was given but the %sbackend is host",
+                     strcmp(op, "cnp_stream_wrap") == 0 ? "current " : "");
   cnp_stream *s = cnp__calloc(1, sizeof *s);
   if (!s) return cnp__fail(CNP_ENOMEM, op, "cannot allocate a stream");
   if (!wrap) {
@@ -52,12 +56,24 @@ static cnp_status stream_new(cnp_stream **out, void *native, bool wrap, const ch
 
 cnp_status cnp_stream_create(cnp_stream **out)
 {
-  return stream_new(out, NULL, false, "cnp_stream_create");
+  return stream_new(out, NULL, false, cnp_backend_current(), cnp_backend_device(),
+                    "cnp_stream_create");
 }
 
 cnp_status cnp_stream_wrap(cnp_stream **out, void *native)
 {
-  return stream_new(out, native, true, "cnp_stream_wrap");
+  return stream_new(out, native, true, cnp_backend_current(), cnp_backend_device(),
+                    "cnp_stream_wrap");
+}
+
+cnp_status cnp_stream_create_on(cnp_stream **out, cnp_backend b, int device)
+{
+  return stream_new(out, NULL, false, b, device, "cnp_stream_create_on");
+}
+
+cnp_status cnp_stream_wrap_on(cnp_stream **out, cnp_backend b, void *native)
+{
+  return stream_new(out, native, true, b, 0, "cnp_stream_wrap_on");
 }
 
 cnp_status cnp_stream_destroy(cnp_stream *s)
@@ -118,4 +134,11 @@ void *cnp_stream_native(cnp_stream *s)
 cnp_status cnp_device_synchronize(void)
 {
   return cnp__backend_of(cnp_backend_current())->device_sync(cnp_backend_device());
+}
+
+cnp_status cnp_device_synchronize_on(cnp_backend b, int device)
+{
+  cnp_status st = cnp__check_binding(b, device, "cnp_device_synchronize_on");
+  if (st != CNP_OK) return st;
+  return cnp__backend_of(b)->device_sync(device);
 }

@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 int main(void) {
   scale_config cfg = SCALE_CONFIG_INIT;
@@ -27,6 +30,12 @@ int main(void) {
     if (fabs(((const double *)x.data)[i] - want) > 1e-12) bad++;
   printf("scale: %lld elements, x = %.6f (expected %.6f), %d wrong\n",
          (long long)x.shape[0], ((const double *)x.data)[0], want, bad);
+#ifdef _OPENMP
+  /* the flags cnp.pc (or cnp::cnp) gave this file are those of the generated unit */
+  printf("scale: OpenMP, %d threads\n", omp_get_max_threads());
+#else
+  printf("scale: built without OpenMP, one thread\n");
+#endif
   scale_teardown(p);
   return bad != 0;
 }

@@ -1,10 +1,10 @@
 /*
 ** cnp/algo.h — data-parallel algorithms of libcnp (included by cnp/cnp.h).
 **
-** compaction, stable sort by key, cell offsets, segment boundaries and per-segment sums,
-** on both backends with the same call sites. Results stay on the input's backend; every
-** array argument of one call must live on the same backend and device (else CNP_EDEVICE),
-** and a non-NULL stream must belong to that backend/device too.
+** compaction, stable sort by key, cell offsets, segment boundaries, per-segment sums,
+** scans and reductions, on both backends with the same call sites. Results stay on the
+** input's backend; every array argument of one call must live on the same backend and
+** device (else CNP_EDEVICE), and a non-NULL stream must belong to that backend/device too.
 **
 ** Conventions
 **   - Temporary storage comes from a cnp_workspace (or the cnp_segment_plan itself), created
@@ -232,6 +232,75 @@ cnp_status cnp_segment_plan_build_device_count(cnp_segment_plan *plan, const cnp
 cnp_status cnp_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
                                                       const cnp_array *keys,
                                                       const cnp_array *count, cnp_stream *s);
+
+/* ---------------------------------------------------------------------------------------
+** Scans and reductions, deterministic on both backends (the orders: docs/algorithms.md).
+**
+** cnp_scan: prefix sums along the element axis, every component at once.
+**   in:    int32, int64, uint64, float16, float32 or float64; 1-D (N,), or a component-
+**          major C-order (k..., N) array (each component a contiguous run of N elements),
+**          or its F-order twin (N, k...). The element axis is the last axis of a C-order
+**          array, axis 0 of an F-order one, the axis of extent > 1 of an array that is both
+**          (a (N, 1) column scans along N). Anything else is CNP_ELAYOUT.
+**   out:   the same dtype, shape and strides (CNP_EDTYPE / CNP_ESHAPE / CNP_ELAYOUT), on the
+**          same backend and device; out may be in itself (in place: the very same view),
+**          any other overlap is CNP_EALIAS.
+**   kind:  CNP_SCAN_INCLUSIVE  out[i] = in[0] + ... + in[i]
+**          CNP_SCAN_EXCLUSIVE  out[i] = in[0] + ... + in[i-1]   (out[0] = 0)
+**   Integers wrap (two's complement, the element width). float16 accumulates in float32
+**   and rounds each output to float16. Floating-point sums follow the fixed order of
+**   docs/algorithms.md: bit-identical run to run and, on the host, for any thread count.
+**
+** cnp_reduce: one value of a 1-D contiguous [N] array into out, a 1-element 1-D array on
+**   the same backend and device (device memory on CUDA: it stays there for later kernels
+**   and graphs; read it back with cnp_copy after synchronizing).
+**   CNP_REDUCE_SUM    in: int32, int64, uint64, float16, float32, float64; out: the same
+**                     dtype. Integers wrap; float16 accumulates in float32. Empty: 0.
+**   CNP_REDUCE_MIN,   same dtypes. Any NaN among the elements gives the quiet NaN
+**   CNP_REDUCE_MAX    (0x7e00, 0x7fc00000, 0x7ff8000000000000: NaN propagates). Empty: the
+**                     operation's identity: +inf / -inf for floats, the type's largest /
+**                     smallest value for integers. Of -0.0 and +0.0 tied as the extreme,
+**                     either may be returned (always the same one for the same input).
+**   CNP_REDUCE_COUNT  elements that are nonzero (bool: any nonzero byte; floats: != 0, so
+**                     NaN counts and -0.0 does not); in: bool or any dtype above; out:
+**                     int64.
+**   A bool in with another operation, or a complex dtype, is CNP_EDTYPE.
+**
+** Both:
+**   count  NULL: all N rows. Else an int64[1] array on the same backend and device holding
+**          n, the number of leading rows that take part (the count a device-count
+**          compaction wrote): on CUDA n is read only by kernels (clamped to [0, N]), so the
+**          calls never synchronize the host and may be captured into a CUDA graph; on the
+**          host it must lie in [0, N] (CNP_ERANGE). A scan leaves rows [n, N) of out as they
+**          were; a reduction covers rows [0, n).
+**   ws     a workspace with capacity >= N on the same backend and device (CNP_EDEVICE /
+**          CNP_EOVERFLOW otherwise). Optional (NULL) on the host backend, which needs no
+**          temporary storage; required on CUDA (CNP_EINVAL), where it holds the per-chunk
+**          partials (cnp_workspace_bytes includes them). Nothing is allocated per call.
+**   No data moves between host and device memory, so nothing is reported to transfer
+**   accounting. On CUDA the work is enqueued on s and the calls return at once.
+**
+**   cnp_scan(&rho, &e, CNP_SCAN_INCLUSIVE, NULL, ws, s);         1D Gauss law: E = cumsum
+**   cnp_reduce(&q, CNP_REDUCE_SUM, &qtot, &n_alive, ws, s);       qtot: f64[1] on the device
+*/
+typedef enum cnp_scan_kind {
+  CNP_SCAN_INCLUSIVE = 0,
+  CNP_SCAN_EXCLUSIVE = 1
+} cnp_scan_kind;
+
+typedef enum cnp_reduce_op {
+  CNP_REDUCE_SUM = 0,
+  CNP_REDUCE_MIN = 1,
+  CNP_REDUCE_MAX = 2,
+  CNP_REDUCE_COUNT = 3
+} cnp_reduce_op;
+
+cnp_status cnp_scan(const cnp_array *in, cnp_array *out, cnp_scan_kind kind,
+                    const cnp_array *count, cnp_workspace *ws, cnp_stream *s);
+cnp_status cnp_reduce(const cnp_array *in, cnp_reduce_op op, cnp_array *out,
+                      const cnp_array *count, cnp_workspace *ws, cnp_stream *s);
+/* The dtype cnp_reduce writes for op over dtype t (int64 for counts, t otherwise). */
+cnp_dtype  cnp_reduce_dtype(cnp_reduce_op op, cnp_dtype t);
 
 #ifdef __cplusplus
 }

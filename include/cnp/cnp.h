@@ -91,6 +91,25 @@ typedef enum cnp_backend {
 ** The environment variable CNP_BACKEND=host|cuda (any letter case), if set and non-empty,
 ** overrides `want`; any other value is CNP_EINVAL. */
 cnp_status  cnp_backend_select(cnp_backend want, int strict);
+/* The backend cnp_backend_select(requested, strict) would select, without selecting it:
+** no process-wide state changes (the current backend and device stay as they are), so
+** two threads may resolve and set up pipelines at once. Same rule: CNP_BACKEND=host|cuda
+** (any letter case), when set and non-empty, overrides `requested`.
+** Preconditions: out != NULL (else CNP_EINVAL).
+** Statuses: CNP_OK with *out = CNP_BACKEND_HOST or CNP_BACKEND_CUDA (CUDA only when it is
+**   usable: built with CUDA, a driver and a device); CNP_EINVAL for an unknown `requested`
+**   or a malformed CNP_BACKEND; CNP_EUNAVAILABLE when CUDA is wanted (requested, or forced
+**   by CNP_BACKEND=cuda) but unusable and strict != 0, with the cached reason in the detail
+**   ("cnp_backend_resolve: CUDA backend unavailable: <reason>", and " (forced by
+**   CNP_BACKEND=cuda)" before the colon when the variable forced it). *out is left
+**   unchanged on failure. With strict == 0 an unusable CUDA resolves to the host and, as
+**   in cnp_backend_select, the fallback marker of transfer accounting is recorded (its
+**   only effect: the counters are atomic).
+** Resources then take the backend explicitly: cnp_array_alloc_on, cnp_stream_create_on,
+** cnp_event_create_on, cnp_mirror_create_on, cnp_workspace_create,
+** cnp_segment_plan_create, cnp_device_synchronize_on; the device is the caller's (0 on the
+** host; on CUDA typically cnp_backend_device() read once). */
+cnp_status  cnp_backend_resolve(cnp_backend requested, int strict, cnp_backend *out);
 cnp_backend cnp_backend_current(void);
 int         cnp_backend_device(void);           /* current device ordinal (0 on host) */
 cnp_status  cnp_set_device(int device);         /* CUDA: choose device; host: only 0 */
@@ -180,6 +199,14 @@ typedef struct cnp_event  cnp_event;
 cnp_status cnp_stream_create(cnp_stream **out);
 /* Wrap a user-provided native stream (cudaStream_t passed as void*); not destroyed by us. */
 cnp_status cnp_stream_wrap(cnp_stream **out, void *native);
+/* Explicit-backend forms (touch no process-wide state; see cnp_backend_resolve): a stream
+** on (b, device), and a wrapped native stream of backend b (CUDA: the stream keeps its own
+** device; host: native must be NULL, else CNP_EDEVICE). An unknown b is CNP_EINVAL, CUDA
+** without a usable device CNP_EUNAVAILABLE, a negative device or a host device other
+** than 0 CNP_EDEVICE. The same holds for cnp_event_create_on, cnp_mirror_create_on and
+** cnp_device_synchronize_on. */
+cnp_status cnp_stream_create_on(cnp_stream **out, cnp_backend b, int device);
+cnp_status cnp_stream_wrap_on(cnp_stream **out, cnp_backend b, void *native);
 cnp_status cnp_stream_destroy(cnp_stream *s);
 cnp_status cnp_stream_synchronize(cnp_stream *s);
 cnp_status cnp_stream_done(cnp_stream *s, int *done);          /* query, never blocks */
@@ -190,6 +217,7 @@ int         cnp_stream_device(const cnp_stream *s);
 void       *cnp_stream_native(cnp_stream *s);                  /* cudaStream_t or NULL */
 
 cnp_status cnp_event_create(cnp_event **out, unsigned flags);
+cnp_status cnp_event_create_on(cnp_event **out, unsigned flags, cnp_backend b, int device);
 cnp_status cnp_event_destroy(cnp_event *e);
 cnp_status cnp_event_record(cnp_event *e, cnp_stream *s);
 cnp_status cnp_event_done(cnp_event *e, int *done);
@@ -198,6 +226,8 @@ cnp_status cnp_event_synchronize(cnp_event *e);
 cnp_status cnp_event_elapsed_ms(cnp_event *start, cnp_event *stop, float *ms);
 /* Synchronize every stream of the current device. */
 cnp_status cnp_device_synchronize(void);
+/* Synchronize every stream of `device` on backend b (host: nothing to wait for). */
+cnp_status cnp_device_synchronize_on(cnp_backend b, int device);
 
 /* ---------------------------------------------------------------------------------------
 ** Copies. Ordered on `s` (NULL: the backend's default stream, synchronous on host).
@@ -275,6 +305,9 @@ typedef struct cnp_mirror cnp_mirror;
 /* host: the other library's array (wrapped, not owned). Allocates the device copy and
 ** uploads once. On the host backend the mirror is the host array itself (no copies). */
 cnp_status cnp_mirror_create(cnp_mirror **out, const cnp_array *host);
+/* As cnp_mirror_create, bound to (b, device) instead of the current backend and device. */
+cnp_status cnp_mirror_create_on(cnp_mirror **out, const cnp_array *host, cnp_backend b,
+                                int device);
 cnp_status cnp_mirror_destroy(cnp_mirror *m);
 cnp_status cnp_mirror_device(cnp_mirror *m, cnp_array *device_view);
 /* Device -> host after the producer (stream or event, at most one); waits for completion. */

@@ -47,6 +47,35 @@ int        cnp_comm_fortran(const cnp_comm *c);
 ** (CNP_MPI_PROC_NULL if none). Two ranks sending to the same rank is CNP_EINVAL on every
 ** rank. Call once at setup. */
 cnp_status cnp_comm_partner_source(cnp_comm *c, int dest, int *source);
+/* Rank pairing of an exchange "send to dest(rank), receive from source(rank)", the check
+** generated setup makes (cnpc's `exchange h to EXPR [from EXPR]`). No communication: every
+** rank evaluates the formulas for all ranks, so all ranks return the same status and none
+** is left waiting in its first exchange. A formula is called as f(ctx, r) and returns what
+** rank r computes (ctx is the caller's, e.g. the pipeline with its rank set to r).
+**   source != NULL: for every rank r whose destination d = dest(r) lies in [0, size),
+**     source(d) must be r. The first r (in rank order) where it is not: CNP_EINVAL, with
+**     out->bad_rank = r, bad_dest = d, bad_source = source(d). Else out->source =
+**     source(this rank).
+**   source == NULL: every destination must lie in [0, size) and every rank must have
+**     exactly one sender, else CNP_EINVAL (out->bad_rank: the first rank whose
+**     destination is outside, or else the first rank without exactly one sender; bad_dest
+**     its destination or -1, bad_source its number of senders or -1). Else out->source =
+**     the rank whose destination is this rank.
+** Then this rank's own partners, dest(this rank) and its source, must lie in [0, size):
+** CNP_ERANGE otherwise (out->bad_rank = this rank, bad_dest and bad_source its partners;
+** out->source is -1 when the source is outside). Detail messages name the ranks.
+** Preconditions: c valid (CNP_EINVAL / CNP_ESTATE), dest and out not NULL (CNP_EINVAL).
+** On success bad_rank, bad_dest and bad_source are -1. Allocates size ints without a
+** source formula (setup only; CNP_ENOMEM). */
+typedef int64_t (*cnp_rank_formula)(void *ctx, int rank);
+typedef struct cnp_pairing {
+  int     source;                      /* the rank this rank receives from */
+  int     dest;                        /* the rank this rank sends to */
+  int     bad_rank;                    /* -1, or the rank the failure is about */
+  int64_t bad_dest, bad_source;        /* see above */
+} cnp_pairing;
+cnp_status cnp_comm_check_pairing(const cnp_comm *c, cnp_rank_formula dest,
+                                  cnp_rank_formula source, void *ctx, cnp_pairing *out);
 /* Version string of the MPI library ("MPICH Version: 4.0.2 ..."), first line only. Needs no
 ** MPI initialization. */
 cnp_status cnp_mpi_library_version(char *buf, size_t len);

@@ -1047,6 +1047,90 @@ static void test_catalog(void)
 /* OpenMP's thread count, when libcnp was built with OpenMP (weak: a build without it has none). */
 extern "C" void omp_set_num_threads(int) __attribute__((weak));
 
+/* Scans and reductions: integers bit for bit against the host backend, floats within
+** rounding (the orders differ, docs/algorithms.md) and bit for bit run to run on the device,
+** NaN propagation, counts, and a captured graph with a device-side row count. */
+static void test_scan_reduce(void)
+{
+  const int64_t n = sz(300007);
+  std::vector<int64_t> ki(n);
+  std::vector<double> kd(n);
+  for (int64_t i = 0; i < n; i++) {
+    ki[i] = (int64_t)rnd();
+    kd[i] = (double)(rnd() % 100000) / 977.0 - 40.0;
+  }
+  int64_t s1[1] = {n}, one[1] = {1}, half = n / 2 + 1;
+  Pair pi, po, pd, pdo, pr, prd, pc;
+  pair_make(pi, CNP_INT64, 1, s1, ki.data());
+  pair_make(po, CNP_INT64, 1, s1, NULL);
+  pair_make(pd, CNP_FLOAT64, 1, s1, kd.data());
+  pair_make(pdo, CNP_FLOAT64, 1, s1, NULL);
+  pair_make(pr, CNP_INT64, 1, one, NULL);
+  pair_make(prd, CNP_FLOAT64, 1, one, NULL);
+  pair_make(pc, CNP_INT64, 1, one, &half);
+  Workspaces ws(n, 0, 0);
+  for (int k = 0; k < 2; k++) {
+    cnp_scan_kind kind = k ? CNP_SCAN_EXCLUSIVE : CNP_SCAN_INCLUSIVE;
+    same_outcome(outcome(cnp_scan(&pi.h, &po.h, kind, NULL, ws.h, NULL)),
+                 outcome(cnp_scan(&pi.d, &po.d, kind, NULL, ws.d, NULL)), "scan int64");
+    pair_same(po, "scan int64");
+    same_outcome(outcome(cnp_scan(&pd.h, &pdo.h, kind, &pc.h, ws.h, NULL)),
+                 outcome(cnp_scan(&pd.d, &pdo.d, kind, &pc.d, ws.d, NULL)), "scan f64 count");
+    pair_close(pdo, CNP_FLOAT64, 1e-9, "scan f64 with a device count");
+  }
+  std::vector<double> first(n), again(n);
+  cnp_scan(&pd.d, &pdo.d, CNP_SCAN_INCLUSIVE, NULL, ws.d, NULL);
+  CK(cudaMemcpy(first.data(), pdo.dp, (size_t)n * 8, cudaMemcpyDeviceToHost));
+  cnp_scan(&pd.d, &pdo.d, CNP_SCAN_INCLUSIVE, NULL, ws.d, NULL);
+  CK(cudaMemcpy(again.data(), pdo.dp, (size_t)n * 8, cudaMemcpyDeviceToHost));
+  CHECK(memcmp(first.data(), again.data(), (size_t)n * 8) == 0, "device scan run to run");
+  const cnp_reduce_op ops[4] = {CNP_REDUCE_SUM, CNP_REDUCE_MIN, CNP_REDUCE_MAX,
+                                CNP_REDUCE_COUNT};
+  for (int o = 0; o < 4; o++) {
+    same_outcome(outcome(cnp_reduce(&pi.h, ops[o], &pr.h, NULL, ws.h, NULL)),
+                 outcome(cnp_reduce(&pi.d, ops[o], &pr.d, NULL, ws.d, NULL)), "reduce int64");
+    pair_same(pr, "reduce int64");
+    if (ops[o] == CNP_REDUCE_COUNT) continue;
+    same_outcome(outcome(cnp_reduce(&pd.h, ops[o], &prd.h, &pc.h, ws.h, NULL)),
+                 outcome(cnp_reduce(&pd.d, ops[o], &prd.d, &pc.d, ws.d, NULL)), "reduce f64");
+    pair_close(prd, CNP_FLOAT64, 1e-12, "reduce f64 with a device count");
+  }
+  /* NaN propagates */
+  double nan = std::numeric_limits<double>::quiet_NaN(), got = 0;
+  CK(cudaMemcpy((double *)pd.dp + n / 3, &nan, 8, cudaMemcpyHostToDevice));
+  CHECK(cnp_reduce(&pd.d, CNP_REDUCE_MAX, &prd.d, NULL, ws.d, NULL) == CNP_OK, "%s",
+        cnp_last_error());
+  CK(cudaMemcpy(&got, prd.dp, 8, cudaMemcpyDeviceToHost));
+  CHECK(got != got, "max over a NaN is NaN (got %g)", got);
+  /* a CUDA graph: count-limited reduction and scan, captured, replayed */
+  cudaStream_t cs;
+  CK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  cnp_stream *S = nullptr;
+  CHECK(cnp_stream_wrap_on(&S, CNP_BACKEND_CUDA, (void *)cs) == CNP_OK, "%s", cnp_last_error());
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t gx = nullptr;
+  CK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
+  cnp_status st = cnp_reduce(&pi.d, CNP_REDUCE_SUM, &pr.d, &pc.d, ws.d, S);
+  if (st == CNP_OK) st = cnp_scan(&pi.d, &po.d, CNP_SCAN_INCLUSIVE, &pc.d, ws.d, S);
+  CHECK(st == CNP_OK, "graph capture: %s", cnp_last_error());
+  CK(cudaStreamEndCapture(cs, &g));
+  CK(cudaGraphInstantiate(&gx, g, 0ULL));
+  CK(cudaGraphLaunch(gx, cs));
+  CK(cudaStreamSynchronize(cs));
+  CHECK(cnp_reduce(&pi.h, CNP_REDUCE_SUM, &pr.h, &pc.h, ws.h, NULL) == CNP_OK, "%s",
+        cnp_last_error());
+  CHECK(cnp_scan(&pi.h, &po.h, CNP_SCAN_INCLUSIVE, &pc.h, ws.h, NULL) == CNP_OK, "%s",
+        cnp_last_error());
+  pair_same(pr, "graph: reduce");
+  pair_same(po, "graph: scan", (size_t)half * 8);
+  cudaGraphExecDestroy(gx);
+  cudaGraphDestroy(g);
+  cnp_stream_destroy(S);
+  cudaStreamDestroy(cs);
+  Pair *all[] = {&pi, &po, &pd, &pdo, &pr, &prd, &pc};
+  for (Pair *p : all) pair_free(*p);
+}
+
 int main(void)
 {
   /* The host side runs on one thread: its row-split sum (several threads, few segments) adds
@@ -1081,6 +1165,7 @@ int main(void)
   test_boundaries();
   test_plans();
   test_device_counts();
+  test_scan_reduce();
   test_catalog();
   CK(cudaDeviceSynchronize());
   printf("%d checks, %d failures\n", g_checks, g_fails);

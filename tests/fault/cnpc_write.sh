@@ -33,28 +33,44 @@ set -e
 grep -q "error writing '.*pic.c': File too large" <<<"$msg" || fail "full disk: message: $msg"
 check_intact "full disk"
 
-# read-only directory (as an unprivileged user when running as root, who ignores modes)
-rm -rf "$work/before"; cp -r "$work/out" "$work/before"   # pic.h (small) may be new already
-chmod 555 "$work/out"
+# read-only directory (as an unprivileged user when running as root, who ignores modes).
+# That user must reach cnpc, the input and the output directory, but the build tree may lie
+# under a directory it cannot traverse (a clone under a mode-700 `mktemp -d`): so this part
+# runs on copies in a fresh world-traversable directory under /tmp, and is skipped, with the
+# reason, only when even that is out of the user's reach.
+d=$work                        # where the read-only run happens: $d/out, $d/pic.cnp
 run=("$cnpc")
 if [ "$(id -u)" = 0 ]; then
-  if command -v setpriv >/dev/null; then
-    chmod 755 "$work"; chmod o+r "$work/pic.cnp"
-    run=(setpriv --reuid=65534 --regid=65534 --clear-groups "$cnpc")
+  run=()
+  if ! command -v setpriv >/dev/null; then
+    echo "read-only directory: skipped (root without setpriv)"
   else
-    echo "read-only directory: skipped (root without setpriv)"; chmod 755 "$work/out"
-    run=()
+    d=$(mktemp -d /tmp/cnpc_write.XXXXXX)
+    trap 'chmod -R u+w "$d" 2>/dev/null; rm -rf "$d"' EXIT
+    chmod 755 "$d"
+    cp "$cnpc" "$d/cnpc"; chmod 755 "$d/cnpc"
+    cp "$work/pic.cnp" "$d/pic.cnp"; chmod 644 "$d/pic.cnp"
+    cp -r "$work/out" "$d/out"
+    nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    if "${nobody[@]}" test -x "$d/cnpc" -a -r "$d/pic.cnp"; then
+      run=("${nobody[@]}" "$d/cnpc")
+    else
+      echo "read-only directory: skipped (user 65534 cannot reach $d)"
+    fi
   fi
 fi
 if [ ${#run[@]} -gt 0 ]; then
+  rm -rf "$work/before"; cp -r "$d/out" "$work/before"   # pic.h (small) may be new already
+  chmod 555 "$d/out"
   set +e
-  msg=$("${run[@]}" --emit=header,c,dot --out-dir "$work/out" "$work/pic.cnp" 2>&1)
+  msg=$("${run[@]}" --emit=header,c,dot --out-dir "$d/out" "$d/pic.cnp" 2>&1)
   rc=$?
   set -e
-  chmod 755 "$work/out"
+  chmod 755 "$d/out"
   [ "$rc" = 1 ] || fail "read-only: exit $rc, expected 1 ($msg)"
   grep -q "cannot write '.*pic\.[ch]': Permission denied" <<<"$msg" || fail "read-only: message: $msg"
-  for f in pic.h pic.c pic.dot; do cmp -s "$work/out/$f" "$work/before/$f" || fail "read-only: $f changed"; done
+  for f in pic.h pic.c pic.dot; do cmp -s "$d/out/$f" "$work/before/$f" || fail "read-only: $f changed"; done
+  [ "$d" = "$work" ] || { rm -rf "$work/out"; cp -r "$d/out" "$work/out"; }
   check_intact "read-only"
 fi
 

@@ -7,7 +7,7 @@
 ** strides, data offset, backend and device (the alloc_id is kept, so the runtime can and
 ** must catch any view that reaches outside its storage), slices, copies, fills, compaction,
 ** sort by key, cell offsets, segment boundaries, segment plans, the device-count forms of
-** compaction, sort and plan builds, snapshots, mirrors, streams and events (including use
+** compaction, sort and plan builds, scans and reductions, snapshots, mirrors, streams and events (including use
 ** after destroy), workspaces with fuzzed sizes, and armed allocation failures
 ** (cnp__fail_alloc_after).
 **
@@ -17,7 +17,8 @@
 **     element by element; a successful sort leaves its keys non-decreasing (and below
 **     key_limit); a compaction returns the number of true mask entries; cell offsets are
 **     non-decreasing from 0 to N; a segment count is within [min(N,1), N]; the device-count
-**     forms (host backend) keep the same promises over their first count rows.
+**     forms (host backend) keep the same promises over their first count rows; an int64
+**     scan or reduction equals a plain loop.
 **
 ** libFuzzer:  scripts/fuzz-runtime [seconds]   (clang -fsanitize=fuzzer,address,undefined)
 ** Standalone: built with -DCNP_FUZZ_STANDALONE, replays the files named on the command line
@@ -276,6 +277,54 @@ static void op_device_count(st *S, rd *r)
   }
 }
 
+/* Scans and reductions (op 14). Invariants where a plain loop can say: an int64 1-D
+** contiguous scan equals the wrapping prefix sums of its input (saved first: it may run in
+** place), and int64 sum/min/max/count equal plain loops over the first n rows. */
+static void op_scan_reduce(st *S, rd *r)
+{
+  cnp_array in = view(S, r), out = view(S, r), c = view(S, r);
+  unsigned m = u8(r);
+  const cnp_array *count = m & 4 ? &c : NULL;
+  cnp_workspace *ws = m & 8 ? S->ws : NULL;
+  int plain = cnp_array_validate(&in, "in") == CNP_OK && in.dtype == CNP_INT64 &&
+              in.ndim == 1 && in.shape[0] <= 4096 && (in.shape[0] < 2 || in.strides[0] == 8);
+  cnp_clear_error();
+  static int64_t saved[4096];
+  if (plain) memcpy(saved, in.data, (size_t)in.shape[0] * 8);
+  cnp_status s;
+  if (m & 1) {
+    cnp_scan_kind kind = (cnp_scan_kind)(m & 2 ? 1 : m & 16 ? 7 : 0);
+    s = cnp_scan(&in, &out, kind, count, ws, NULL);
+    check_status(s);
+    if (s == CNP_OK && plain && count == NULL) {
+      uint64_t run = 0;
+      for (int64_t i = 0; i < in.shape[0]; i++) {
+        if (kind == CNP_SCAN_INCLUSIVE) run += (uint64_t)saved[i];
+        if (((const int64_t *)out.data)[i] != (int64_t)run) fail("scan differs from a loop", "");
+        if (kind == CNP_SCAN_EXCLUSIVE) run += (uint64_t)saved[i];
+      }
+    }
+    return;
+  }
+  cnp_reduce_op op = (cnp_reduce_op)((m >> 1) % 4);
+  if (m & 32) op = (cnp_reduce_op)(num(r) % 7);
+  s = cnp_reduce(&in, op, &out, count, ws, NULL);
+  check_status(s);
+  if (s != CNP_OK || !plain) return;
+  int64_t n = count ? *(const int64_t *)c.data : in.shape[0];
+  uint64_t sum = 0;
+  int64_t mn = INT64_MAX, mx = INT64_MIN, nz = 0;
+  for (int64_t i = 0; i < n; i++) {
+    sum += (uint64_t)saved[i];
+    mn = saved[i] < mn ? saved[i] : mn;
+    mx = saved[i] > mx ? saved[i] : mx;
+    nz += saved[i] != 0;
+  }
+  int64_t want = op == CNP_REDUCE_SUM ? (int64_t)sum : op == CNP_REDUCE_MIN ? mn
+               : op == CNP_REDUCE_MAX ? mx : nz;
+  if (*(const int64_t *)out.data != want) fail("reduction differs from a loop", "");
+}
+
 static void op_workspace(st *S, rd *r)
 {
   int64_t cap = num(r), lim = num(r);
@@ -377,8 +426,9 @@ static void op_handles(st *S, rd *r)
 
 static void one_op(st *S, rd *r)
 {
-  /* ops 12 and 13 came later: high bytes, so that older corpus inputs keep their meaning */
-  unsigned b = u8(r), op = b < 252 ? b % 12 : b < 255 ? 12 : 13;
+  /* ops 12, 13 and 14 came later: high bytes, so that older corpus inputs keep their
+  ** meaning (14 took byte 253, which no committed input reads as an op byte) */
+  unsigned b = u8(r), op = b < 252 ? b % 12 : b == 253 ? 14 : b < 255 ? 12 : 13;
   cnp_status s;
   switch (op) {
   case 0: {
@@ -419,6 +469,7 @@ static void one_op(st *S, rd *r)
   case 11: cnp__fail_alloc_after((long)(u8(r) % 6)); break;  /* the next few may fail */
   case 12: op_handles(S, r); break;
   case 13: op_device_count(S, r); break;
+  case 14: op_scan_reduce(S, r); break;
   }
 }
 

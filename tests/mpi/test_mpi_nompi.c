@@ -39,6 +39,9 @@ int main(void)
   CHECK(cnp_comm_rank(NULL) == -1 && cnp_comm_size(NULL) == -1);
   int src = 0;
   EXPECT_UNSUPPORTED(cnp_comm_partner_source(NULL, 0, &src));
+  cnp_pairing pr;
+  EXPECT_UNSUPPORTED(cnp_comm_check_pairing(NULL, NULL, NULL, NULL, &pr));
+  CHECK(pr.bad_rank == -1);
   char v[16] = "x";
   EXPECT_UNSUPPORTED(cnp_mpi_library_version(v, sizeof v));
   CHECK(v[0] == '\0');

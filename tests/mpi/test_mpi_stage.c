@@ -53,6 +53,55 @@ static void test_comm(void)
   ASSERT_EQ_I(-1, cnp_comm_rank(NULL));
 }
 
+/* Rank-pairing check of generated setup (cnp_comm_check_pairing): formulas of the rank. */
+static int64_t f_right(void *ctx, int r) { (void)ctx; return (r + 1) % t_size; }
+static int64_t f_left(void *ctx, int r) { (void)ctx; return (r + t_size - 1) % t_size; }
+static int64_t f_self(void *ctx, int r) { (void)ctx; return r; }
+static int64_t f_zero(void *ctx, int r) { (void)ctx; (void)r; return 0; }
+static int64_t f_size(void *ctx, int r) { (void)ctx; (void)r; return t_size; }
+static int64_t f_swap(void *ctx, int r) { (void)ctx; return (r ^ 1) < t_size ? r ^ 1 : r; }
+/* dest = rank + *(int *)ctx: ctx reaches the formula */
+static int64_t f_shift(void *ctx, int r) { return (r + *(int *)ctx) % t_size; }
+
+static void test_pairing(void)
+{
+  cnp_pairing pr;
+  OK(cnp_comm_check_pairing(comm, f_right, f_left, NULL, &pr));
+  ASSERT_EQ_I(left, pr.source);
+  ASSERT_EQ_I(right, pr.dest);
+  ASSERT_EQ_I(-1, pr.bad_rank);
+  OK(cnp_comm_check_pairing(comm, f_right, NULL, NULL, &pr));    /* no `from`: the sender */
+  ASSERT_EQ_I(left, pr.source);
+  OK(cnp_comm_check_pairing(comm, f_swap, NULL, NULL, &pr));
+  ASSERT_EQ_I(f_swap(NULL, t_rank), pr.source);
+  int k = t_size - 1;
+  OK(cnp_comm_check_pairing(comm, f_shift, NULL, &k, &pr));
+  ASSERT_EQ_I(right, pr.source);
+  /* `from` that does not match: the same first bad rank on every rank */
+  ASSERT_ST(CNP_EINVAL, cnp_comm_check_pairing(comm, f_right, f_self, NULL, &pr));
+  ASSERT_EQ_I(0, pr.bad_rank);
+  ASSERT_EQ_I(1 % t_size, pr.bad_dest);
+  ASSERT_EQ_I(1 % t_size, pr.bad_source);
+  ASSERT_DETAIL("rank 0 sends to rank 1, which receives from rank 1");
+  /* no `from`: everyone sends to rank 0 */
+  ASSERT_ST(CNP_EINVAL, cnp_comm_check_pairing(comm, f_zero, NULL, NULL, &pr));
+  ASSERT_EQ_I(0, pr.bad_rank);
+  ASSERT_EQ_I(t_size, pr.bad_source);
+  ASSERT_DETAIL("not exactly one rank sends to each rank: rank 0 has");
+  ASSERT_ST(CNP_EINVAL, cnp_comm_check_pairing(comm, f_size, NULL, NULL, &pr));
+  ASSERT_EQ_I(0, pr.bad_rank);
+  ASSERT_EQ_I(t_size, pr.bad_dest);
+  ASSERT_DETAIL("outside [0, ");
+  /* with `from`, a destination outside the communicator: this rank's partners, ERANGE */
+  ASSERT_ST(CNP_ERANGE, cnp_comm_check_pairing(comm, f_size, f_zero, NULL, &pr));
+  ASSERT_EQ_I(t_rank, pr.bad_rank);
+  ASSERT_EQ_I(t_size, pr.bad_dest);
+  ASSERT_DETAIL("a partner rank is outside");
+  ASSERT_ST(CNP_EINVAL, cnp_comm_check_pairing(comm, NULL, NULL, NULL, &pr));
+  ASSERT_ST(CNP_EINVAL, cnp_comm_check_pairing(comm, f_right, NULL, NULL, NULL));
+  ASSERT_ST(CNP_EINVAL, cnp_comm_check_pairing(NULL, f_right, NULL, NULL, &pr));
+}
+
 /* Contiguous host arrays pass through: MPI uses the array's own storage, nothing copied. */
 static void test_contiguous_roundtrip(void)
 {
@@ -436,6 +485,7 @@ int main(int argc, char **argv)
   left = (t_rank + t_size - 1) % t_size;
   OK(cnp_comm_create_mpi(&comm, MPI_COMM_WORLD));
   RUN(test_comm);
+  RUN(test_pairing);
   RUN(test_contiguous_roundtrip);
   RUN(test_strided_roundtrip);
   RUN(test_fortran_exchange);

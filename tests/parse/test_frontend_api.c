@@ -52,7 +52,7 @@ Test(frontend, syntax_errors_recover_at_semicolons) {
   Run r;
   int n = run(&r, "pipeline p;\ndim N\nfield x : f64[N];\nfield y f64[N];\nfield z : f64[N];\n");
   cr_assert_eq(n, 2, "got %d errors:\n%s", n, r.text);
-  cr_assert(strstr(r.text, "t.cnp:3:1: error: expected ';' before 'field'"), "%s", r.text);
+  cr_assert(strstr(r.text, "t.cnp:2:6: error: expected ';' after 'N'"), "%s", r.text);
   cr_assert(strstr(r.text, "t.cnp:4:9: error: expected ':' before 'f64'"), "%s", r.text);
   done(&r);
 }

@@ -269,6 +269,108 @@ Test(core_backend, env_malformed_and_bad_want)
   ASSERT_OK(cnp_backend_select(CNP_BACKEND_HOST, 1));
 }
 
+/* ---- pure resolution ------------------------------------------------------------------- */
+
+Test(core_backend, resolve_host_and_bad_arguments)
+{
+  unsetenv("CNP_BACKEND");
+  cnp_backend b = CNP_BACKEND_CUDA;
+  ASSERT_OK(cnp_backend_resolve(CNP_BACKEND_HOST, 1, &b));
+  cr_expect_eq(b, CNP_BACKEND_HOST);
+  EXPECT_ST(cnp_backend_resolve(CNP_BACKEND_HOST, 1, NULL), CNP_EINVAL,
+            "cnp_backend_resolve: out is NULL");
+  b = CNP_BACKEND_CUDA;
+  EXPECT_ST(cnp_backend_resolve((cnp_backend)7, 0, &b), CNP_EINVAL,
+            "cnp_backend_resolve: unknown backend 7");
+  cr_expect_eq(b, CNP_BACKEND_CUDA, "out untouched on failure");
+}
+
+Test(core_backend, resolve_strict_no_device_fails_with_reason)
+{
+  const char *why = NULL;
+  if (cnp_cuda_available(&why)) cr_skip_test("a CUDA device is present");
+  unsetenv("CNP_BACKEND");
+  cnp_backend b = (cnp_backend)5;
+  EXPECT_ST(cnp_backend_resolve(CNP_BACKEND_CUDA, 1, &b), CNP_EUNAVAILABLE,
+            "cnp_backend_resolve: CUDA backend unavailable: ");
+  EXPECT_ST(cnp_backend_resolve(CNP_BACKEND_CUDA, 1, &b), CNP_EUNAVAILABLE, why);
+  cr_expect_eq((int)b, 5, "out untouched on failure");
+  cr_expect_eq(cnp_backend_current(), CNP_BACKEND_HOST);
+}
+
+Test(core_backend, resolve_non_strict_falls_back_without_selecting)
+{
+  if (cnp_cuda_available(NULL)) cr_skip_test("a CUDA device is present");
+  unsetenv("CNP_BACKEND");
+  cnp_transfer_scope sc;
+  cnp_transfer_counts c;
+  cnp_backend b = CNP_BACKEND_CUDA;
+  ASSERT_OK(cnp_transfers_begin(&sc));
+  ASSERT_OK(cnp_backend_resolve(CNP_BACKEND_CUDA, 0, &b));
+  ASSERT_OK(cnp_transfers_end(&sc, &c));
+  cr_expect_eq(b, CNP_BACKEND_HOST);
+  cr_expect_eq(c.fallbacks, 1, "the fallback marker, as cnp_backend_select records it");
+}
+
+Test(core_backend, resolve_env_override)
+{
+  cnp_backend b = CNP_BACKEND_CUDA;
+  setenv("CNP_BACKEND", "HoSt", 1);
+  ASSERT_OK(cnp_backend_resolve(CNP_BACKEND_CUDA, 1, &b));
+  cr_expect_eq(b, CNP_BACKEND_HOST, "CNP_BACKEND=host overrides the request");
+  setenv("CNP_BACKEND", "gpu", 1);
+  EXPECT_ST(cnp_backend_resolve(CNP_BACKEND_HOST, 1, &b), CNP_EINVAL,
+            "cnp_backend_resolve: CNP_BACKEND='gpu' is neither 'host' nor 'cuda'");
+  setenv("CNP_BACKEND", "cuda", 1);
+  if (cnp_cuda_available(NULL)) {
+    ASSERT_OK(cnp_backend_resolve(CNP_BACKEND_HOST, 1, &b));
+    cr_expect_eq(b, CNP_BACKEND_CUDA);
+  } else {
+    EXPECT_ST(cnp_backend_resolve(CNP_BACKEND_HOST, 1, &b), CNP_EUNAVAILABLE,
+              "CUDA backend unavailable (forced by CNP_BACKEND=cuda): ");
+    ASSERT_OK(cnp_backend_resolve(CNP_BACKEND_HOST, 0, &b));
+    cr_expect_eq(b, CNP_BACKEND_HOST);
+  }
+  cr_expect_eq(cnp_backend_current(), CNP_BACKEND_HOST, "nothing was selected");
+  unsetenv("CNP_BACKEND");
+}
+
+Test(core_backend, explicit_backend_forms)
+{
+  cnp_stream *s = NULL;
+  cnp_event *e = NULL;
+  ASSERT_OK(cnp_stream_create_on(&s, CNP_BACKEND_HOST, 0));
+  cr_expect_eq(cnp_stream_backend(s), CNP_BACKEND_HOST);
+  ASSERT_OK(cnp_event_create_on(&e, CNP_EVENT_TIMING, CNP_BACKEND_HOST, 0));
+  ASSERT_OK(cnp_event_record(e, s));
+  ASSERT_OK(cnp_event_destroy(e));
+  ASSERT_OK(cnp_stream_destroy(s));
+  ASSERT_OK(cnp_stream_wrap_on(&s, CNP_BACKEND_HOST, NULL));
+  ASSERT_OK(cnp_stream_destroy(s));
+  int dummy = 0;
+  EXPECT_ST(cnp_stream_wrap_on(&s, CNP_BACKEND_HOST, &dummy), CNP_EDEVICE,
+            "a native stream was given but the backend is host");
+  EXPECT_ST(cnp_stream_create_on(&s, CNP_BACKEND_HOST, 1), CNP_EDEVICE,
+            "cnp_stream_create_on: invalid device 1 for the host backend");
+  EXPECT_ST(cnp_event_create_on(&e, 0, (cnp_backend)9, 0), CNP_EINVAL,
+            "cnp_event_create_on: unknown backend 9");
+  ASSERT_OK(cnp_device_synchronize_on(CNP_BACKEND_HOST, 0));
+  if (!cnp_cuda_available(NULL)) {
+    EXPECT_ST(cnp_stream_create_on(&s, CNP_BACKEND_CUDA, 0), CNP_EUNAVAILABLE,
+              "cnp_stream_create_on: CUDA backend unavailable: ");
+    EXPECT_ST(cnp_device_synchronize_on(CNP_BACKEND_CUDA, 0), CNP_EUNAVAILABLE,
+              "CUDA backend unavailable");
+  }
+  double x[4] = {1, 2, 3, 4};
+  cnp_array h;
+  int64_t shape[1] = {4};
+  ASSERT_OK(cnp_array_wrap(&h, x, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, shape, NULL));
+  cnp_mirror *m = NULL;
+  ASSERT_OK(cnp_mirror_create_on(&m, &h, CNP_BACKEND_HOST, 0));
+  ASSERT_OK(cnp_mirror_destroy(m));
+  cr_expect_eq(cnp_backend_current(), CNP_BACKEND_HOST);
+}
+
 Test(core_backend, devices)
 {
   ASSERT_OK(cnp_set_device(0));
@@ -321,6 +423,11 @@ Test(core_backend, info_is_valid_json_with_versions)
   int n = 0;
   MPI_Get_library_version(lib, &n);
   cr_expect(n > 0 && strncmp(s, lib, 20) == 0, "'%s' vs '%s'", s, lib);
+  /* libcnp reaches the MPI module through a weak reference: this call links it in. */
+  char mine[512];
+  cnp_status vst = cnp_mpi_library_version(mine, sizeof mine);
+  cr_expect(vst == CNP_OK || vst == CNP_EOVERFLOW, "%s", cnp_status_string(vst));
+  cr_expect(strncmp(s, mine, 20) == 0, "'%s' vs '%s'", s, mine);
   int inited = 1;
   MPI_Initialized(&inited);
   cr_expect_eq(inited, 0, "cnp_backend_info initialized MPI");

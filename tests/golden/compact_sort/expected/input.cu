@@ -848,7 +848,7 @@ static int csort_h_step(csort_h *p)
         nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
         nv = cnp_g_rows(p->views, nv, &p->f_bin, p->n_N);
         CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-                  "input.cnp:16: compact live (x, v, bin);");
+                  "input.cnp:16: compact live (x, v, bin)");
         p->n_N = live;
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
@@ -866,7 +866,7 @@ static int csort_h_step(csort_h *p)
         nv = cnp_g_rows(p->views, nv, &p->f_x, p->n_N);
         nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
         CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-                  "input.cnp:17: sort bin (x, v);");
+                  "input.cnp:17: sort bin (x, v)");
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
@@ -880,7 +880,7 @@ static int csort_h_step(csort_h *p)
       {
         cnp_array key = cnp_g_row(&p->f_bin, 0, p->n_N);
         CNP_G_TRY(cnp_segment_plan_build(p->plan_byb, &key, S),
-                  "input.cnp:18: byb = segments(bin, nb);");
+                  "input.cnp:18: byb = segments(bin, nb)");
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
@@ -898,7 +898,7 @@ static int csort_h_step(csort_h *p)
         for (int k = 0; k < nv; k++, j++) {
           cnp_array out = cnp_g_row(&p->f_total, j, p->f_total.shape[1]);
           CNP_G_TRY(cnp_segment_plan_sum(p->plan_byb, &p->views[k], &out, S),
-                    "input.cnp:19: sum byb (v) -> total;");
+                    "input.cnp:19: sum byb (v) -> total");
           p->stats.launches++;
         }
       }

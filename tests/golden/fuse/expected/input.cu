@@ -588,7 +588,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     nv = cnp_g_rows(p->views, nv, &p->f_a, p->n_N);
     nv = cnp_g_rows(p->views, nv, &p->f_b, p->n_N);
     CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-              "input.cnp:21: compact keep (a, b);");
+              "input.cnp:21: compact keep (a, b)");
     p->n_N = live;
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;

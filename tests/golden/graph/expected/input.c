@@ -488,7 +488,7 @@ static int graph_h_step(graph_h *p, double dt)
     nv = cnp_g_rows(p->views, nv, &p->f_x, p->n_N);
     nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
     CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-              "input.cnp:16: compact live (x, v);");
+              "input.cnp:16: compact live (x, v)");
     p->n_N = live;
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
@@ -504,7 +504,7 @@ static int graph_h_step(graph_h *p, double dt)
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
-            "input.cnp:18: record done;");
+            "input.cnp:18: record done");
 #line 509 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */

@@ -615,7 +615,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       nv = cnp_g_rows(p->views, nv, &p->f_w, p->n_N);
       nv = cnp_g_rows(p->views, nv, &p->f_cell, p->n_N);
       CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-                "input.cnp:23: compact live (x, w, cell);");
+                "input.cnp:23: compact live (x, w, cell)");
       p->n_N = live;
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
@@ -633,7 +633,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       nv = cnp_g_rows(p->views, nv, &p->f_x, p->n_N);
       nv = cnp_g_rows(p->views, nv, &p->f_w, p->n_N);
       CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-                "input.cnp:24: sort cell (x, w);");
+                "input.cnp:24: sort cell (x, w)");
       p->stats.launches++;
     }
 #line 640 "input.c"
@@ -646,7 +646,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
     {
       cnp_array key = cnp_g_row(&p->f_cell, 0, p->n_N);
       CNP_G_TRY(cnp_segment_plan_build(p->plan_dep, &key, S),
-                "input.cnp:25: dep = segments(cell, n_cells);");
+                "input.cnp:25: dep = segments(cell, n_cells)");
       p->stats.launches++;
     }
 #line 653 "input.c"
@@ -663,7 +663,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       for (int k = 0; k < nv; k++, j++) {
         cnp_array out = cnp_g_row(&p->f_rho, j, p->f_rho.shape[1]);
         CNP_G_TRY(cnp_segment_plan_sum(p->plan_dep, &p->views[k], &out, S),
-                  "input.cnp:26: sum dep (w) -> rho;");
+                  "input.cnp:26: sum dep (w) -> rho");
         p->stats.launches++;
       }
     }
@@ -673,7 +673,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
-            "input.cnp:27: record done;");
+            "input.cnp:27: record done");
 #line 678 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */

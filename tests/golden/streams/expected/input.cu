@@ -440,7 +440,7 @@ static int streams_h_step(streams_h *p)
     nv = cnp_g_rows(p->views, nv, &p->f_w, p->n_N);
     nv = cnp_g_rows(p->views, nv, &p->f_v, p->n_N);
     CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-              "input.cnp:13: sort key (w, v);");
+              "input.cnp:13: sort key (w, v)");
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
@@ -452,7 +452,7 @@ static int streams_h_step(streams_h *p)
     cnp_array key = cnp_g_row(&p->f_key, 0, p->n_N);
     cnp_array off = cnp_g_row(&p->f_off, 0, p->f_off.shape[0]);
     CNP_G_TRY(cnp_cell_offsets(&key, off.shape[0] - 1, &off, p->ws, S),
-              "input.cnp:14: offsets key -> off;");
+              "input.cnp:14: offsets key -> off");
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
@@ -463,7 +463,7 @@ static int streams_h_step(streams_h *p)
   {
     cnp_array key = cnp_g_row(&p->f_key, 0, p->n_N);
     CNP_G_TRY(cnp_segment_plan_build(p->plan_p, &key, S),
-              "input.cnp:15: p = segments(key, n_cells);");
+              "input.cnp:15: p = segments(key, n_cells)");
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
@@ -479,7 +479,7 @@ static int streams_h_step(streams_h *p)
     for (int k = 0; k < nv; k++, j++) {
       cnp_array out = cnp_g_row(&p->f_rho, j, p->f_rho.shape[0]);
       CNP_G_TRY(cnp_segment_plan_sum(p->plan_p, &p->views[k], &out, S),
-                "input.cnp:16: sum p (w) -> rho;");
+                "input.cnp:16: sum p (w) -> rho");
       p->stats.launches++;
     }
   }
@@ -495,7 +495,7 @@ static int streams_h_step(streams_h *p)
     for (int k = 0; k < nv; k++, j++) {
       cnp_array out = cnp_g_row(&p->f_j, j, p->f_j.shape[1]);
       CNP_G_TRY(cnp_segment_plan_sum(p->plan_p, &p->views[k], &out, S),
-                "input.cnp:17: sum p (v) -> j;");
+                "input.cnp:17: sum p (v) -> j");
       p->stats.launches++;
     }
   }
@@ -504,7 +504,7 @@ static int streams_h_step(streams_h *p)
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
-            "input.cnp:18: record ready;");
+            "input.cnp:18: record ready");
 #line 509 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */

@@ -462,7 +462,7 @@ static int twows_h_step(twows_h *p)
     nv = cnp_g_rows(p->views, nv, &p->f_a, p->n_N);
     nv = cnp_g_rows(p->views, nv, &p->f_ka, p->n_N);
     CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-              "input.cnp:10: compact la (a, ka);");
+              "input.cnp:10: compact la (a, ka)");
     p->n_N = live;
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
@@ -477,7 +477,7 @@ static int twows_h_step(twows_h *p)
     nv = 0;
     nv = cnp_g_rows(p->views, nv, &p->f_a, p->n_N);
     CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-              "input.cnp:11: sort ka (a);");
+              "input.cnp:11: sort ka (a)");
     p->stats.launches++;
   }
 #line 484 "input.c"
@@ -507,7 +507,7 @@ static int twows_h_step(twows_h *p)
     nv = cnp_g_rows(p->views, nv, &p->f_b, p->n_M);
     nv = cnp_g_rows(p->views, nv, &p->f_kb, p->n_M);
     CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-              "input.cnp:15: compact lb (b, kb);");
+              "input.cnp:15: compact lb (b, kb)");
     p->n_M = live;
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
@@ -522,7 +522,7 @@ static int twows_h_step(twows_h *p)
     nv = 0;
     nv = cnp_g_rows(p->views, nv, &p->f_b, p->n_M);
     CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-              "input.cnp:16: sort kb (b);");
+              "input.cnp:16: sort kb (b)");
     p->stats.launches++;
   }
 #line 529 "input.c"

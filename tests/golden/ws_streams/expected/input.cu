@@ -915,7 +915,7 @@ static int twows_h_step(twows_h *p)
       nv = cnp_g_rows(p->views, nv, &p->f_a, p->n_N);
       nv = cnp_g_rows(p->views, nv, &p->f_ka, p->n_N);
       CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-                "input.cnp:10: compact la (a, ka);");
+                "input.cnp:10: compact la (a, ka)");
       p->n_N = live;
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
@@ -930,7 +930,7 @@ static int twows_h_step(twows_h *p)
       nv = 0;
       nv = cnp_g_rows(p->views, nv, &p->f_a, p->n_N);
       CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-                "input.cnp:11: sort ka (a);");
+                "input.cnp:11: sort ka (a)");
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
@@ -968,7 +968,7 @@ static int twows_h_step(twows_h *p)
       nv = cnp_g_rows(p->views, nv, &p->f_b, p->n_M);
       nv = cnp_g_rows(p->views, nv, &p->f_kb, p->n_M);
       CNP_G_TRY(cnp_compact_by_mask(&mask, p->views, nv, &live, p->ws, S),
-                "input.cnp:15: compact lb (b, kb);");
+                "input.cnp:15: compact lb (b, kb)");
       p->n_M = live;
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
@@ -983,7 +983,7 @@ static int twows_h_step(twows_h *p)
       nv = 0;
       nv = cnp_g_rows(p->views, nv, &p->f_b, p->n_M);
       CNP_G_TRY(cnp_sort_by_key(&key, NULL, p->views, nv, 0, p->ws, S),
-                "input.cnp:16: sort kb (b);");
+                "input.cnp:16: sort kb (b)");
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }

@@ -1,0 +1,282 @@
+/*
+** bench_es1d.c -- the complete 1D electrostatic PIC step (examples/pic/ref/es1d.h: deposit,
+** field solve, gather, push, energies) at 10^6 and 10^7 particles, 1 and 2 threads, in one run:
+**   hand-written C   examples/pic/ref/es1d.c, the reference (one fused particle loop)
+**   generated        the pipeline cnpc makes of the complete-step .cnp       (slot, below)
+**   runtime calls    the same step as separate libcnp calls                   (slot, below)
+**   NumPy            bench/pic/es1d_numpy.py on the same initial state (run from here)
+** and the memory floor: the bytes a step must move per particle (x and v, read and written)
+** and how long memcpy takes to move that many bytes on this machine, measured in the same run.
+** Every variant starts from the same particles (the Landau set-up of docs/physics.md with N
+** particles); the last field and kinetic energies are compared.
+**
+**   bench_es1d [--no-numpy] [particles...]       (default 1000000 10000000)
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "es1d_impl.h"
+
+#ifndef ES1D_NUMPY_SCRIPT
+#define ES1D_NUMPY_SCRIPT "bench/pic/es1d_numpy.py"
+#endif
+
+/* The variants. A generated or runtime-call implementation of the complete step plugs in as an
+** es1d_impl (examples/pic/ref/es1d_impl.h); until then its row says why it is missing. */
+static const struct variant {
+  const char *name;
+  const es1d_impl *impl;
+  const char *missing;
+} variants[] = {
+    {"hand-written C", &es1d_ref_impl, NULL},
+    {"generated (cnpc)", NULL, "slot: the complete-step .cnp is not written yet"},
+    {"runtime calls", NULL, "slot: the step as separate libcnp calls is not written yet"},
+};
+enum { NVAR = sizeof variants / sizeof variants[0] };
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_threads(int t)
+{
+#ifdef _OPENMP
+  omp_set_num_threads(t);
+#else
+  (void)t;
+#endif
+}
+
+/* Best of 5 memcpys of `bytes` (each reads and writes `bytes`), split over t threads. */
+static double memcpy_s(char *dst, const char *src, size_t bytes, int t)
+{
+  set_threads(t);
+  double best = 1e30;
+  for (int rep = 0; rep < 5; rep++) {
+    double a = now();
+#pragma omp parallel
+    {
+      int k = 0, m = 1;
+#ifdef _OPENMP
+      k = omp_get_thread_num();
+      m = omp_get_num_threads();
+#endif
+      size_t lo = bytes / (size_t)m * (size_t)k, hi = k == m - 1 ? bytes : bytes / (size_t)m * (size_t)(k + 1);
+      memcpy(dst + lo, src + lo, hi - lo);
+    }
+    double d = now() - a;
+    if (d < best) best = d;
+  }
+  return best;
+}
+
+static es1d_params bench_params(int64_t n, int64_t steps)
+{
+  es1d_params p = ES1D_PARAMS_INIT; /* the Landau set-up */
+  p.n_particles = n;
+  p.max_steps = steps + 1;
+  return p;
+}
+
+typedef struct result {
+  double ms;       /* per step, wall */
+  double W, K;     /* the last history entry */
+  int ok;
+} result;
+
+static result time_impl(const es1d_impl *impl, int64_t n, int64_t steps, int threads)
+{
+  result r = {0, 0, 0, 0};
+  char err[256];
+  set_threads(threads);
+  es1d_params p = bench_params(n, steps);
+  void *st;
+  if (impl->setup(&st, &p, err, sizeof err)) {
+    fprintf(stderr, "bench_es1d: %s: %s\n", impl->name, err);
+    return r;
+  }
+  if (impl->step(st, 1, err, sizeof err)) { /* warm-up, not timed */
+    fprintf(stderr, "bench_es1d: %s: %s\n", impl->name, err);
+    impl->teardown(st);
+    return r;
+  }
+  double a = now();
+  int bad = impl->step(st, steps, err, sizeof err);
+  r.ms = 1e3 * (now() - a) / (double)steps;
+  es1d_history h;
+  if (!bad && !impl->histories(st, &h, err, sizeof err)) {
+    r.W = h.field_energy[h.n_steps - 1];
+    r.K = h.kinetic_energy[h.n_steps - 1];
+    r.ok = 1;
+  } else {
+    fprintf(stderr, "bench_es1d: %s: %s\n", impl->name, err);
+  }
+  impl->teardown(st);
+  return r;
+}
+
+/* x^0 and v^{-1/2} of the reference set-up as a (2, N) .npy for the NumPy run. */
+static int write_state(const char *path, int64_t n, int64_t steps)
+{
+  es1d_params p = bench_params(n, steps);
+  es1d *s;
+  char err[256];
+  if (es1d_setup(&s, &p, err, sizeof err)) {
+    fprintf(stderr, "bench_es1d: %s\n", err);
+    return -1;
+  }
+  const double *x, *v;
+  int64_t m;
+  es1d_particles(s, &x, &v, &m);
+  FILE *f = fopen(path, "wb");
+  int ok = f != NULL;
+  if (ok) {
+    char hdr[128];
+    int len = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, %lld), }",
+                       (long long)m);
+    int pad = (64 - (10 + len + 1) % 64) % 64;
+    unsigned short hl = (unsigned short)(len + pad + 1);
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff),
+                             (unsigned char)(hl >> 8)};
+    fwrite(pre, 1, 10, f);
+    fwrite(hdr, 1, (size_t)len, f);
+    for (int i = 0; i < pad; i++) fputc(' ', f);
+    fputc('\n', f);
+    ok = fwrite(x, sizeof(double), (size_t)m, f) == (size_t)m &&
+         fwrite(v, sizeof(double), (size_t)m, f) == (size_t)m;
+    ok = (fclose(f) == 0) && ok;
+  }
+  es1d_teardown(s);
+  if (!ok) fprintf(stderr, "bench_es1d: cannot write %s\n", path);
+  return ok ? 0 : -1;
+}
+
+static result run_numpy(int64_t n, int64_t steps)
+{
+  result r = {0, 0, 0, 0};
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  char path[512], cmd[1024], line[512];
+  snprintf(path, sizeof path, "%s/bench_es1d_%ld.npy", tmp, (long)getpid());
+  if (write_state(path, n, steps)) return r;
+  es1d_params p = bench_params(n, steps);
+  snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %s %lld %.17g %lld %.17g", ES1D_NUMPY_SCRIPT,
+           path, (long long)steps, p.length, (long long)p.n_cells, p.dt);
+  FILE *f = popen(cmd, "r");
+  if (f) {
+    double cpu;
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "numpy ms/step %lf cpu %lf W_last %lf K_last %lf", &r.ms, &cpu, &r.W, &r.K) == 4)
+        r.ok = 1;
+    if (pclose(f) != 0) r.ok = 0;
+  }
+  remove(path);
+  if (!r.ok) fprintf(stderr, "bench_es1d: the NumPy run failed: %s\n", cmd);
+  return r;
+}
+
+static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
+
+int main(int argc, char **argv)
+{
+  int numpy = 1, nn = 0;
+  int64_t sizes[8];
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "--no-numpy")) numpy = 0;
+    else if (nn < 8) sizes[nn++] = atoll(argv[a]);
+  }
+  if (!nn) {
+    sizes[nn++] = 1000000;
+    sizes[nn++] = 10000000;
+  }
+  const double bpp = es1d_bytes_per_particle();
+  int bad = 0;
+  printf("complete 1D electrostatic PIC step (deposit + field solve + gather + push + energies),\n"
+         "Landau set-up (64 cells, quiet start), wall time per step after one warm-up step\n");
+  for (int s = 0; s < nn; s++) {
+    int64_t n = sizes[s], steps = n > 1000000 ? 5 : 10;
+    size_t bytes = (size_t)(bpp * (double)n) / 2; /* memcpy reads and writes this many */
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    double mc[3] = {0, 0, 0};
+    if (src && dst) {
+      memset(src, 1, bytes);
+      memset(dst, 0, bytes);
+      mc[1] = memcpy_s(dst, src, bytes, 1);
+      mc[2] = memcpy_s(dst, src, bytes, 2);
+    }
+    free(src);
+    free(dst);
+    printf("\n== %lld particles, %lld steps\n", (long long)n, (long long)steps);
+    printf("bytes moved per particle per step: %.0f (x and v, f64, read once and written once;\n"
+           "  the per-chunk charge grids and E stay in cache) = %.1f MB per step\n",
+           bpp, bpp * (double)n / 1e6);
+    printf("memcpy of those bytes (%.1f MB copied: read + write): %.3f ms (1 thread, %.1f GB/s), "
+           "%.3f ms (2 threads, %.1f GB/s)\n",
+           (double)bytes / 1e6, 1e3 * mc[1], 2e-9 * (double)bytes / mc[1], 1e3 * mc[2],
+           2e-9 * (double)bytes / mc[2]);
+    result res[NVAR][3];
+    memset(res, 0, sizeof res);
+    for (int t = 1; t <= 2; t++)
+      for (int v = 0; v < NVAR; v++)
+        if (variants[v].impl) res[v][t] = time_impl(variants[v].impl, n, steps, t);
+    result np = {0, 0, 0, 0};
+    if (numpy) np = run_numpy(n, steps);
+    /* t/memcpy: this time over the memcpy time of the same bytes (same threads); t/C: over the
+    ** hand-written C's (same threads); NumPy/t: NumPy's time over this one (the speed-up) */
+    printf("%-18s %7s %10s %11s %12s %10s %10s\n", "variant", "threads", "ms/step", "ns/particle",
+           "t/memcpy", "t/C", "NumPy/t");
+    for (int v = 0; v < NVAR; v++) {
+      if (!variants[v].impl) {
+        printf("%-18s %7s %s\n", variants[v].name, "-", variants[v].missing);
+        continue;
+      }
+      for (int t = 1; t <= 2; t++) {
+        result *r = &res[v][t];
+        if (!r->ok) {
+          printf("%-18s %7d failed\n", variants[v].name, t);
+          bad = 1;
+          continue;
+        }
+        char vsnp[32] = "-";
+        if (np.ok) snprintf(vsnp, sizeof vsnp, "%.1fx", np.ms / r->ms);
+        printf("%-18s %7d %10.3f %11.2f %11.2fx %9.2fx %10s\n", variants[v].name, t, r->ms,
+               1e6 * r->ms / (double)n, r->ms / (1e3 * mc[t]), r->ms / res[0][t].ms, vsnp);
+        /* the same physics: every variant ends with the reference's energies */
+        if (v > 0 && (rel(r->W, res[0][1].W) > 1e-9 || rel(r->K, res[0][1].K) > 1e-12)) {
+          printf("  ^ disagrees with the hand-written C: W %.17g vs %.17g, K %.17g vs %.17g\n",
+                 r->W, res[0][1].W, r->K, res[0][1].K);
+          bad = 1;
+        }
+      }
+    }
+    if (res[0][1].ok && res[0][2].ok &&
+        (res[0][1].W != res[0][2].W || res[0][1].K != res[0][2].K)) {
+      printf("  ^ the hand-written C differs between 1 and 2 threads\n");
+      bad = 1;
+    }
+    if (numpy && np.ok) {
+      printf("%-18s %7d %10.3f %11.2f %11.2fx %9.2fx %10s\n", "NumPy", 1, np.ms,
+             1e6 * np.ms / (double)n, np.ms / (1e3 * mc[1]), np.ms / res[0][1].ms, "1.0x");
+      /* the sums run in another order: agreement to rounding, not bit for bit */
+      double dW = rel(np.W, res[0][1].W), dK = rel(np.K, res[0][1].K);
+      printf("NumPy vs C after %lld steps: field energy rel. diff %.1e, kinetic %.1e%s\n",
+             (long long)steps + 1, dW, dK, dW > 1e-6 || dK > 1e-9 ? "  DISAGREE" : "");
+      if (dW > 1e-6 || dK > 1e-9) bad = 1;
+    } else if (numpy) {
+      bad = 1;
+    }
+  }
+  return bad;
+}
