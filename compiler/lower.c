@@ -425,7 +425,7 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
   StmtGraph form = stmt_of(s->kind)->graph;
   Decl *dim = graph_stmt_dim(s), *plan;
   if (form == SG_PLAIN) return true;
-  if (!dim) return false;
+  if (!dim) return s->kind == ST_SCAN;   /* a scan over a fixed extent: captured with d_n NULL */
   if (form == SG_COMPACT && (o == 0 || gs->ops[o - 1].kind != GOP_MAP || gs->ops[o - 1].mask_of != s ||
                              gs->ops[o - 1].stmt->over.decl != dim))
     return false;
