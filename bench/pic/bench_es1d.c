@@ -39,7 +39,11 @@ static const struct variant {
   const char *missing;
 } variants[] = {
     {"hand-written C", &es1d_ref_impl, NULL},
-    {"generated (cnpc)", NULL, "slot: the complete-step .cnp is not written yet"},
+#ifdef ES1D_HAVE_CNP
+    {"generated (cnpc)", &es1d_cnp_impl, NULL},
+#else
+    {"generated (cnpc)", NULL, "not built: needs cnpc"},
+#endif
     {"runtime calls", NULL, "slot: the step as separate libcnp calls is not written yet"},
 };
 enum { NVAR = sizeof variants / sizeof variants[0] };
