@@ -634,6 +634,31 @@ Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over) {
   return s;
 }
 
+Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *local, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_APPEND, loc_of(cc, kw));
+  s->index = new_local(cc, index, DT_I64, true);
+  s->index->map = s;
+  if (local) {
+    s->let = new_local(cc, *local, DT_I64, true);
+    s->let->map = s;
+  }
+  s->over = ref_of(cc, dim);
+  s->a = s->over;
+  s->value = count;
+  s->body = body.head;
+  return s;
+}
+
+Stmt *ast_every_block(Cnp *cc, Token kw, Expr *k, Token *offset_kw, Expr *j, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_EVERY, loc_of(cc, kw));
+  if (offset_kw && !tok_is(*offset_kw, "offset"))
+    diag_error(cc, loc_of(cc, *offset_kw), "expected 'offset' or '{', not '%.*s'", offset_kw->n, offset_kw->z);
+  s->value = k;
+  s->value2 = j;
+  s->body = body.head;
+  return s;
+}
+
 Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body) {
   Stmt *s = new_stmt(cc, ST_REPEAT, loc_of(cc, kw));
   s->value = count;

@@ -226,6 +226,10 @@ typedef enum StmtKind {
   ST_REPEAT,              /* repeat K { body }   K a setup-time integer (.value)    */
   ST_REPEAT_END,          /* (lower.c) the end of a repeat block in the step IR     */
   ST_SWAP,                /* swap A, B;          the two fields' buffers exchanged  */
+  ST_EVERY,               /* every K [offset J] { body }  (.value K, .value2 J or NULL) */
+  ST_EVERY_END,           /* (lower.c) the end of an every block in the step IR     */
+  ST_APPEND,              /* append DIM (COUNT) map I[, J] { body }: new rows; .over = DIM,
+                          ** .index = I (the global row), .let = J (0.. in the new rows) */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -619,6 +623,8 @@ Stmt *ast_exchange(Cnp *cc, Token kw, Token mpi, Token field, Expr *dest, Expr *
 Stmt *ast_exchange_nofield(Cnp *cc, Token kw, Token mpi, Token with, Expr *dest, Expr *src);
 Stmt *ast_kcall(Cnp *cc, Token name, ExprList args, Expr *over);
 Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body);
+Stmt *ast_every_block(Cnp *cc, Token kw, Expr *k, Token *offset_kw, Expr *j, StmtList body);
+Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *local, StmtList body);
 Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst);
 Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value);
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);

@@ -121,6 +121,22 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_HISTORY: fprintf(o, "record history %s", s->a.name); break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_APPEND:
+    fprintf(o, "append %s (", s->over.name);
+    dump_expr(o, s->value);
+    fprintf(o, ") map %s%s%s\n", s->index->name, s->let ? ", " : "", s->let ? s->let->name : "");
+    stmts(o, s->body, lvl + 1);
+    return;
+  case ST_EVERY:
+    fputs("every ", o);
+    dump_expr(o, s->value);
+    if (s->value2) {
+      fputs(" offset ", o);
+      dump_expr(o, s->value2);
+    }
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    return;
   case ST_REPEAT:
     fputs("repeat ", o);
     dump_expr(o, s->value);

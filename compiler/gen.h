@@ -324,6 +324,7 @@ void red_helpers(GenUnit *u, const GenTarget *t, Buf *b);   /* scan and history 
 void red_header(GenUnit *u, Buf *b);            /* NAME_scalar(), NAME_history() */
 void red_step_history(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
 void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
+void red_step_append(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
 /* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
 bool gen_cuda_graph_form(StmtKind k);

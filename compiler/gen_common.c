@@ -176,6 +176,8 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
   for (int i = 0; i < use->n_params; i++)
     buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
+  if (op->stmt->kind == ST_APPEND)
+    buf_line(b, "  int64_t first;                /* append: the first new row */");
   for (int i = 0; i < use->n_reds; i++)
     buf_line(b, "  %s *rp_%s;  /* partial results of the reduction into %s */",
              gen_ctype(use->reds[i]->dtype), use->reds[i]->name, use->reds[i]->name);

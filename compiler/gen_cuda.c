@@ -27,6 +27,7 @@ static void kernel_cuda_red(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   red_kernel_cuda_tail(u, &tail, op, use);
   b->indent = 0;
   EMIT_SNIPPET(b, TM, "kernel_red", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+               {"M", op->mask_of ? op->mask_of->a.decl->name : ""},
                {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
                {"tail", buf_take(u, &tail)});
   red_combine_cuda(u, b, op, use);

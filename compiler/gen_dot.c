@@ -52,6 +52,8 @@ static void op_label(GenUnit *u, Buf *b, GenOp *op) {
     stmt_label(b, s);
   }
   if (s->kind == ST_REPEAT || s->kind == ST_REPEAT_END) buf_printf(b, " (%s times)", expr_src(u, s->value));
+  if (s->kind == ST_EVERY || s->kind == ST_EVERY_END)
+    buf_printf(b, " (calls c %% %s == %s)", expr_src(u, s->value), s->value2 ? expr_src(u, s->value2) : "0");
   if (s->kind == ST_MAP) {   /* the scalars a kernel reduces into (gen_red.c) */
     KUse use;
     group_use(u, op, &use);

@@ -778,7 +778,13 @@ void group_body(KCtx *k, Buf *b, GenOp *op) {
     buf_line(b, "{ /* %s:%d: %s */", base_name(map->loc.file->path), map->loc.line,
              src_line(k->u, map->loc));
     b->indent += 2;
-    buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
+    if (map->kind == ST_APPEND) {   /* the new rows: global row, and row within them */
+      buf_line(b, "const int64_t l_%s = A.first + cnp_i;", map->index->name);
+      if (map->let) buf_line(b, "const int64_t l_%s = cnp_i;", map->let->name);
+      if (map->let && !stmts_read_local(map->body, map->let)) buf_line(b, "(void)l_%s;", map->let->name);
+    } else {
+      buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
+    }
     if (!stmts_read_local(map->body, map->index) || (k->rows && !rows_read_index(k, map->body, map->index)))
       buf_line(b, "(void)l_%s;", map->index->name);
     map_stmts(k, b, map->body, map->body);

@@ -242,6 +242,38 @@ void red_struct(GenUnit *u, Buf *b) {
   for (int id = 0; scan_op(u, id); id++)
     buf_line(b, "cnp_array sp_%d;  /* chunk totals of the scan at line %d */", id,
              scan_op(u, id)->stmt->loc.line);
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++)
+      if (u->steps[i].ops[o].stmt->kind == ST_APPEND)
+        buf_line(b, "int64_t apf_k%d, apn_k%d;  /* append at line %d: first new row, rows added */",
+                 u->steps[i].ops[o].kernel, u->steps[i].ops[o].kernel, u->steps[i].ops[o].stmt->loc.line);
+}
+
+/* append N (COUNT) map i { ... }: the rows [n, n + COUNT) clamped to the capacity, their
+** kernel, the new extent; more rows than the capacity is CNP_EOVERFLOW from step() after the
+** rows that fit (none past the capacity is written). */
+void red_step_append(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  Decl *d = s->over.decl;
+  int K = op->kernel;
+  (void)t;
+  buf_line(b, "{  /* append %s: kernel %d over the new rows */", d->name, K);
+  b->indent += 2;
+  Buf c = {0};
+  setup_expr(u, &c, s->value, "p->");
+  buf_line(b, "const int64_t want = (int64_t)(%s), room = p->cap_%s - p->n_%s;", buf_str(&c), d->name,
+           d->name);
+  buf_free(&c);
+  buf_line(b, "p->apf_k%d = p->n_%s;", K, d->name);
+  buf_line(b, "p->apn_k%d = want < 0 ? 0 : want > room ? room : want;", K);
+  try_call(u, b, s->loc, "%s_k%d(p, S)", u->name, K);
+  buf_line(b, "p->n_%s += p->apn_k%d;", d->name, K);
+  buf_line(b, "if (want > room)");
+  buf_line(b, "  return %s_failed(p, CNP_EOVERFLOW, \"%s\");", u->name,
+           cstr(u, arena_printf(&u->cc->arena, "%s:%d: append %s: more rows than its capacity (the rows "
+                                "that fit were added)", base_name(s->loc.file->path), s->loc.line, d->name)));
+  b->indent -= 2;
+  buf_line(b, "}");
 }
 
 static void alloc_line(GenUnit *u, Buf *b, const char *arr, const char *dt, const char *n,

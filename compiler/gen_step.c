@@ -228,6 +228,22 @@ static void step_repeat_end(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   buf_line(b, "} /* repeat (%s) */", repeat_var(u, op->stmt));
 }
 
+/* every K [offset J] { ... } inside a step: a test of the call count around the block. */
+static void step_every(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  (void)t;
+  buf_line(b, "if ((uint64_t)p->stats.steps %% (uint64_t)(%s) == (uint64_t)(%s)) {  /* every %s%s%s */",
+           setup_str(u, s->value, "p->"), s->value2 ? setup_str(u, s->value2, "p->") : "0",
+           expr_src(u, s->value), s->value2 ? " offset " : "", s->value2 ? expr_src(u, s->value2) : "");
+  b->indent += 2;
+}
+
+static void step_every_end(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  (void)t;
+  b->indent -= 2;
+  buf_line(b, "} /* every %s */", expr_src(u, op->stmt->value));
+}
+
 /* swap A, B: the views exchanged; every later launch reads the pointers from p. */
 static void step_swap(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
@@ -249,6 +265,7 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_CALL] = step_call,         [ST_ZERO] = step_zero,
     [ST_HISTORY] = step_history,   [ST_SCAN] = step_scan,
     [ST_REPEAT] = step_repeat,     [ST_REPEAT_END] = step_repeat_end, [ST_SWAP] = step_swap,
+    [ST_APPEND] = red_step_append, [ST_EVERY] = step_every,     [ST_EVERY_END] = step_every_end,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

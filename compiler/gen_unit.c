@@ -23,8 +23,10 @@ static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUs
   Decl *over = op->stmt->over.decl;
   Buf fill = {.indent = 2}, dev = {.indent = 2};
   kernel_fill(&fill, use, "A.");
+  if (op->stmt->kind == ST_APPEND) buf_line(&fill, "A.first = p->apf_k%d;", op->kernel);
   if (t->launch) t->launch(u, &dev, op);
-  const char *n = over->kind == DECL_DIM     ? arena_printf(&u->cc->arena, "p->n_%s", over->name)
+  const char *n = op->stmt->kind == ST_APPEND ? arena_printf(&u->cc->arena, "p->apn_k%d", op->kernel)
+                  : over->kind == DECL_DIM     ? arena_printf(&u->cc->arena, "p->n_%s", over->name)
                   : over->kind == DECL_PARAM ? arena_printf(&u->cc->arena, "(int64_t)p->P_%s", over->name)
                                              : gen_int(u, over->ival);
   b->indent = 0;

@@ -62,7 +62,8 @@ static void explain(GenUnit *u, Loc loc, const char *fmt, ...) {
 /* Statements of a step, a repeat block counted with its end marker. */
 static int count_stmts(const Stmt *s) {
   int n = 0;
-  for (; s; s = s->next) n += s->kind == ST_REPEAT ? 2 + count_stmts(s->body) : 1;
+  for (; s; s = s->next)
+    n += s->kind == ST_REPEAT || s->kind == ST_EVERY ? 2 + count_stmts(s->body) : 1;
   return n;
 }
 
@@ -82,16 +83,29 @@ static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n) {
   Arena *a = &u->cc->arena;
   GenOp *cur = NULL;
   for (Stmt *s = first; s; s = s->next) {
-    if (s->kind == ST_REPEAT) {
+    if (s->kind == ST_APPEND) {   /* its own kernel over the new rows (gen_red.c) */
+      cur = NULL;
+      GenOp *op = &gs->ops[gs->n_ops++];
+      op->kind = GOP_MAP;
+      op->stmt = s;
+      op->maps = arena_alloc(a, sizeof(Stmt *));
+      op->maps[op->n_maps++] = s;
+      op->kernel = u->n_kernels++;
+      explain(u, s->loc, "append %s: kernel %s over the new rows", s->over.name,
+              arena_printf(a, "k%d", op->kernel));
+      continue;
+    }
+    if (s->kind == ST_REPEAT || s->kind == ST_EVERY) {   /* bracketed: begin, ops, end */
       cur = NULL;
       GenOp *op = &gs->ops[gs->n_ops++];
       op->kind = GOP_STMT;
       op->stmt = s;
       lower_stmts(u, gs, s->body, n);
       Stmt *end = arena_alloc(a, sizeof *end);
-      end->kind = ST_REPEAT_END;
+      end->kind = s->kind == ST_REPEAT ? ST_REPEAT_END : ST_EVERY_END;
       end->loc = s->loc;
       end->value = s->value;
+      end->value2 = s->value2;
       op = &gs->ops[gs->n_ops++];
       op->kind = GOP_STMT;
       op->stmt = end;
@@ -126,7 +140,7 @@ static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n) {
         gen_stmts_touch(cur->maps[i]->body, s->a.decl, &w, NULL);
         writes = writes || w;
       }
-      if (writes && !red_group(cur)) {   /* a reducing kernel is not the fast path's */
+      if (writes) {
         cur->mask_of = s;
         explain(u, s->loc, "compact %s: mask produced inside kernel %s", s->a.name,
                 arena_printf(a, "k%d", cur->kernel));
@@ -158,6 +172,7 @@ static const char *fast_path_blocker(GenUnit *u, GenOp *op, Stmt *c, Stmt *srt, 
   Arena *a = &u->cc->arena;
   Decl *key = srt->a.decl, *dim = op->stmt->over.decl, *plan = NULL;
   if (dim->kind != DECL_DIM) return "the kernel does not map over a dim";
+  if (red_group(op)) return "the kernel reduces into a scalar (its loop is chunked)";
   if (key->dtype != DT_I64 && key->dtype != DT_I32) return "the key is not i32/i64";
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_PLAN && d->target.decl == key) plan = d;
@@ -413,6 +428,7 @@ static bool graph_kernel_ok(GenUnit *u, GenOp *op) {
   Decl *over = op->stmt->over.decl;
   KUse use;
   if (!over) return false;
+  if (op->stmt->kind == ST_APPEND) return false;   /* its row count is decided on the host */
   if (over->kind == DECL_PARAM && !over->setup) return false;
   if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
   group_use(u, op, &use);
@@ -425,7 +441,8 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
   StmtGraph form = stmt_of(s->kind)->graph;
   Decl *dim = graph_stmt_dim(s), *plan;
   if (form == SG_PLAIN) return true;
-  if (!dim) return s->kind == ST_SCAN;   /* a scan over a fixed extent: captured with d_n NULL */
+  if (!dim && s->kind == ST_SCAN) return true;   /* over a setup extent: captured as it is */
+  if (!dim) return false;
   if (form == SG_COMPACT && (o == 0 || gs->ops[o - 1].kind != GOP_MAP || gs->ops[o - 1].mask_of != s ||
                              gs->ops[o - 1].stmt->over.decl != dim))
     return false;
@@ -457,8 +474,8 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   for (int i = 0; i < u->n_steps; i++)   /* swap moves buffers a graph would hold (gen_step.c) */
     for (int o = 0; o < u->steps[i].n_ops; o++)
       if (u->steps[i].ops[o].stmt->kind == ST_SWAP) return false;
-  for (int o = 0; o < gs->n_ops; o++)   /* repeat: a host loop around its ops */
-    if (gs->ops[o].stmt->kind == ST_REPEAT) return false;
+  for (int o = 0; o < gs->n_ops; o++)   /* repeat, every: a host loop / test around their ops */
+    if (gs->ops[o].stmt->kind == ST_REPEAT || gs->ops[o].stmt->kind == ST_EVERY) return false;
   int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
   for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
   if (n_dims > 32) return false;

@@ -26,7 +26,7 @@ static Stmt *parse_recovered(void *parser);
 %token PIPELINE IMPORT PARAM SETUP CONST DIM FIELD STREAM EVENT SNAPSHOT MPI MIRROR PLAN
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
-       TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP.
+       TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND.
 
 %left OROR.
 %left ANDAND.
@@ -117,6 +117,13 @@ stmt(A) ::= WAIT(K) IDENT(E) SEMI.                          { A = ast_named2(cc,
 stmt(A) ::= COPY(K) IDENT(S) LARROW IDENT(F) SEMI.          { A = ast_named2(cc, ST_COPY, K, S, &F); }
 stmt(A) ::= REFRESH(K) IDENT(M) IDENT(D) SEMI.              { A = ast_refresh(cc, K, M, D); }
 stmt(A) ::= SCAN(K) IDENT(M) IDENT(X) ARROW IDENT(Y) SEMI.  { A = ast_scan(cc, K, M, X, Y); }
+stmt(A) ::= APPEND(K) IDENT(D) LP expr(C) RP MAP IDENT(I) LBRACE mstmts(B) RBRACE.
+                                                            { A = ast_append(cc, K, D, C, I, NULL, B); }
+stmt(A) ::= APPEND(K) IDENT(D) LP expr(C) RP MAP IDENT(I) COMMA IDENT(J) LBRACE mstmts(B) RBRACE.
+                                                            { A = ast_append(cc, K, D, C, I, &J, B); }
+stmt(A) ::= EVERY(K) expr(N) LBRACE stmts(B) RBRACE.        { A = ast_every_block(cc, K, N, NULL, NULL, B); }
+stmt(A) ::= EVERY(K) expr(N) IDENT(O) expr(J) LBRACE stmts(B) RBRACE.
+                                                            { A = ast_every_block(cc, K, N, &O, J, B); }
 stmt(A) ::= REPEAT(K) expr(N) LBRACE stmts(B) RBRACE.       { A = ast_repeat(cc, K, N, B); }
 stmt(A) ::= SWAP(K) IDENT(X) COMMA IDENT(Y) SEMI.           { A = ast_named2(cc, ST_SWAP, K, X, &Y); }
 stmt(A) ::= exchange_stmt(S).                               { A = S; }

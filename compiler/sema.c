@@ -1611,6 +1611,8 @@ static void call_form(Sema *S, Stmt *s) {
 
 static void check_repeat(Sema *S, Stmt *s);
 static void check_swap(Sema *S, Stmt *s);
+static void check_append(Sema *S, Stmt *s);
+static void check_every_block(Sema *S, Stmt *s);
 
 static void check_stmt(Sema *S, Stmt *s) {
   call_form(S, s);
@@ -1675,6 +1677,12 @@ static void check_stmt(Sema *S, Stmt *s) {
     break;
   case ST_SWAP:
     check_swap(S, s);
+    break;
+  case ST_APPEND:
+    check_append(S, s);
+    break;
+  case ST_EVERY:
+    check_every_block(S, s);
     break;
   case ST_SUM:
     check_sum(S, s);
@@ -1798,20 +1806,29 @@ static void check_stmt(Sema *S, Stmt *s) {
 }
 
 /* every K [offset J]: K a positive setup-time integer, 0 <= J < K. */
-static void check_every(Sema *S, Decl *d) {
+static void check_cadence(Sema *S, Expr *every, Expr *o, const char *what) {
   bool kf, jf;
   int64_t k = 0, j = 0;
   double fv;
-  bool kok = check_extent_expr(S, d->every, "the cadence of a step ('every')");
-  bool kc = kok && (d->every->flags & EXF_CONST) && fold(S, d->every, &kf, &k, &fv) && !kf;
-  if (!d->every_offset) return;
-  Expr *o = d->every_offset;
+  bool kok = check_extent_expr(S, every, what);
+  bool kc = kok && (every->flags & EXF_CONST) && fold(S, every, &kf, &k, &fv) && !kf;
+  if (!o) return;
   bool jok = o->kind == EX_INT ? (check_expr(S, o), true) : check_extent_expr(S, o, "the offset of a step's cadence");
   bool jc = jok && (o->flags & EXF_CONST) && fold(S, o, &jf, &j, &fv) && !jf;
   if (jc && j < 0) diag_error(S->cc, o->loc, "the offset of a step's cadence must not be negative");
   else if (jc && kc && j >= k)
     diag_error(S->cc, o->loc, "offset %lld of 'every %lld' never matches: it must be below %lld",
                (long long)j, (long long)k, (long long)k);
+}
+
+static void check_every(Sema *S, Decl *d) {
+  check_cadence(S, d->every, d->every_offset, "the cadence of a step ('every')");
+}
+
+/* every K [offset J] { ... } inside a step: the block's statements only on the due calls. */
+static void check_every_block(Sema *S, Stmt *s) {
+  check_cadence(S, s->value, s->value2, "the cadence of a block ('every')");
+  for (Stmt *t = s->body; t; t = t->next) check_stmt(S, t);
 }
 
 /* repeat K { ... }: K a positive setup-time integer; the block's statements run K times in
@@ -1858,6 +1875,35 @@ static void check_swap(Sema *S, Stmt *s) {
   op(S, HZ_WRITE, x, &s->a.loc);
   op(S, HZ_READ, y, &s->b.loc);
   op(S, HZ_WRITE, y, &s->b.loc);
+}
+
+/* append N (COUNT) map i[, k] { ... }: COUNT an integer known on the host before the rows
+** are written (params, consts, dims); the body is a map over the new rows, i the global row
+** (the element index of N's fields), k the row within the new ones. */
+static void check_append(Sema *S, Stmt *s) {
+  Decl *d = resolve(S, &s->over, K(DECL_DIM));
+  DType t = check_expr(S, s->value);
+  if (t != DT_VOID && !dtype_is_int(t))
+    diag_error(S->cc, s->value->loc, "the number of appended rows must be an integer, not '%s'", dtype_name(t));
+  if (!d) return;
+  Expr *x = arena_alloc(&S->cc->arena, sizeof *x);
+  x->kind = EX_NAME;
+  x->loc = s->over.loc;
+  x->ref = s->over;
+  x->type = DT_I64;
+  s->over_expr = x;
+  s->a.decl = d;
+  op(S, HZ_READ, d, &s->over.loc);    /* the live extent: read, then set */
+  op(S, HZ_WRITE, d, &s->over.loc);
+  S->map = s;
+  S->n_macc = 0;
+  S->n_red = 0;
+  int mark = S->n_scope;
+  push_local(S, s->index);
+  if (s->let) push_local(S, s->let);
+  check_mstmts(S, s->body);
+  S->n_scope = mark;
+  S->map = NULL;
 }
 
 static void check_step(Sema *S, Decl *d) {

@@ -52,8 +52,14 @@ const StmtInfo stmt_info[] = {
     /* repeat K { ... }: the block's ops run K times (lower.c brackets them) */
     [ST_REPEAT] =   {"repeat",    true, .label = "repeat {"},
     [ST_REPEAT_END] = {"end repeat", true, .label = "} back to the repeat's start"},
+    /* every K [offset J] { ... } inside a step: its ops only on the calls c % K == J */
+    [ST_EVERY] =    {"every",     true, .label = "every {"},
+    [ST_EVERY_END] = {"end every", true, .label = "} end of every"},
     /* swap A, B: the two fields' buffers exchanged (pointers; no data moves) */
     [ST_SWAP] =     {"swap",      true, RW,     RW, .label = "swap $a, $b"},
+    /* append N (COUNT) map i { ... }: a kernel over the new rows; reads N's extent on the host */
+    [ST_APPEND] =   {"append",    true, RW,     0,      0,           0,  .host_extents = true,
+                     .launches = 1, .label = "append $a"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},

@@ -1,6 +1,7 @@
 /*
 ** test_cadence.c -- cadence.cnp against a plain C reference: `step ... every 3 offset 1` and
-** `every 2` run only on their calls (stats.launches per call says which ran), `repeat` runs
+** `every 2` run only on their calls, and the block `every 4 offset 2` (stats.launches per call
+** says which ran), `repeat` runs
 ** its block n_sweeps times with the `swap` ping-pong (an odd count: the names end swapped), a
 ** reduction and a history inside the cadenced step.
 */
@@ -28,6 +29,10 @@ int main(void) {
     CHECK(cadence_sync(p) == 0, "sync");
     uint64_t launches = 1;
     for (int i = 0; i < MM; i++) c[i] += 1;
+    if (call % 4 == 2) {   /* the block: every 4 offset 2 */
+      for (int i = 0; i < MM; i++) c[i] += 10;
+      launches += 1;
+    }
     if (call % 3 == 1) {
       for (int k = 0; k < SWEEPS; k++) {
         for (int i = 0; i < MM; i++)

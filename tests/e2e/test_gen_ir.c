@@ -178,3 +178,65 @@ Test(stmt_table, a_kernel_named_zero_is_called)
   cr_assert_eq(step->body->kind, ST_CALL, "a declared kernel keeps its name");
   cnp_free(cc);
 }
+
+/* Issue 17's statements (gen_red.c): what a step of them costs on CUDA. */
+Test(ir, reductions_scans_and_histories_stay_one_graph_launch)
+{
+  Lowered *l = lower("pipeline t; param dt : f64; dim N;\n"
+                     "field x : f64[N]; field v : f64[N]; field c : f64[N];\n"
+                     "scalar ke : f64; scalar vmax : f64; history h = ke[16];\n"
+                     "stream s;\n"
+                     "step on s {\n"
+                     "  map i in N { x[i] = x[i] + dt * v[i]; ke += v[i] * v[i]; vmax max= v[i]; }\n"
+                     "  map i in N { v[i] = v[i] - ke * 1e-3; }\n"
+                     "  scan inclusive x -> c;\n"
+                     "  record h;\n"
+                     "}\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->n_ops, 4, "a reducing map ends its kernel: the next map is another one");
+  cr_assert_eq(gs->ops[0].kind, GOP_MAP);
+  cr_assert_eq(gs->ops[1].kind, GOP_MAP);
+  cr_assert(red_group(&gs->ops[0]) && !red_group(&gs->ops[1]));
+  cr_assert_eq(gs->ops[2].stmt->kind, ST_SCAN);
+  cr_assert_eq(gs->ops[3].stmt->kind, ST_HISTORY, "record of a history is its own kind");
+  cr_assert_eq(gs->launches, 4);
+  cr_assert_eq(gs->syncs, 0, "no host synchronization");
+  cr_assert(gs->graph, "captured");
+  cr_assert_eq(gs->graph_end, 4, "the scan and the record are inside the graph");
+  cr_assert_eq(gs->graph_launches, 1, "one graph launch per call");
+  done(l);
+}
+
+Test(ir, cadence_repeat_swap_and_append)
+{
+  Lowered *l = lower_steps("step a on s every 3 offset 1 { map i in N { x[i] = x[i] * dt; } }\n"
+                           "step b on io { repeat 4 { map i in M { y[i] = y[i] * 0.5; }\n"
+                           "  map i in M { off[i] = ky[i]; } } }\n"
+                           "step c on io { append M (2) map i { y[i] = 0.0; } }\n");
+  GenStep *a = &l->u.steps[0], *b = &l->u.steps[1], *c = &l->u.steps[2];
+  cr_assert(a->graph && a->graph_launches == 1, "a cadenced step is its own graph, one launch when due");
+  cr_assert_eq(b->n_ops, 3, "repeat, one fused kernel, end");
+  cr_assert_eq(b->ops[0].stmt->kind, ST_REPEAT);
+  cr_assert_eq(b->ops[1].n_maps, 2, "maps fuse inside the block");
+  cr_assert_eq(b->ops[2].stmt->kind, ST_REPEAT_END);
+  cr_assert_not(b->graph, "a repeat runs as direct launches");
+  cr_assert_eq(c->ops[0].kind, GOP_MAP);
+  cr_assert_eq(c->ops[0].stmt->kind, ST_APPEND);
+  cr_assert_not(c->graph, "the count of an append is decided on the host");
+  done(l);
+}
+
+Test(ir, a_reducing_kernel_writes_the_mask_and_the_step_stays_a_graph)
+{
+  Lowered *l = lower("pipeline t; param nc : i64 setup; dim N;\n"
+                     "field x : f64[N]; field live : bool[N]; field r : f64[nc]; field e : f64[nc];\n"
+                     "scalar n : i64; stream s;\n"
+                     "step on s { map i in N { live[i] = x[i] < 1.0; if live[i] { n += 1; } }\n"
+                     "  compact live (x); scan inclusive r -> e; }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->ops[0].mask_of, gs->ops[1].stmt, "the reducing kernel writes the mask");
+  cr_assert_null(gs->ops[0].fused_sort, "no host fast path for a reducing kernel");
+  cr_assert(gs->graph, "compaction after a reducing kernel, a scan over a setup extent: one graph");
+  cr_assert_eq(gs->graph_launches, 1);
+  done(l);
+}

@@ -6,7 +6,7 @@ if exists("b:current_syntax")
 endif
 
 syn keyword cnpDecl      pipeline param const dim field stream event snapshot mirror mpi plan kernel import scalar history
-syn keyword cnpStep      step on after map in record wait every offset repeat swap
+syn keyword cnpStep      step on after map in record wait every offset repeat swap append
 syn keyword cnpStmt      compact sort offsets sum copy refresh exchange migrate let by over with from host scan
 syn keyword cnpCond      if else select
 syn keyword cnpModifier  setup slots cuda_aware inclusive exclusive
