@@ -44,7 +44,11 @@ static const struct variant {
 #else
     {"generated (cnpc)", NULL, "not built: needs cnpc"},
 #endif
-    {"runtime calls", NULL, "slot: the step as separate libcnp calls is not written yet"},
+#ifdef ES1D_HAVE_CNP
+    {"runtime calls", &es1d_rt_impl, NULL},
+#else
+    {"runtime calls", NULL, "not built: needs libcnp (with cnpc)"},
+#endif
 };
 enum { NVAR = sizeof variants / sizeof variants[0] };
 

@@ -170,13 +170,14 @@ int main(int argc, char **argv)
       if (!strcmp(argv[a], "ref")) impl = &es1d_ref_impl;
 #ifdef ES1D_HAVE_CNP
       else if (!strcmp(argv[a], "cnp")) impl = &es1d_cnp_impl;
+      else if (!strcmp(argv[a], "rt")) impl = &es1d_rt_impl;
 #endif
       else {
         fprintf(stderr, "physics_demo: no implementation named '%s'\n", argv[a]);
         return 2;
       }
     } else {
-      fprintf(stderr, "usage: physics_demo [--out DIR] [--impl ref|cnp]\n");
+      fprintf(stderr, "usage: physics_demo [--out DIR] [--impl ref|cnp|rt]\n");
       return 2;
     }
   }

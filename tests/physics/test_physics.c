@@ -7,7 +7,8 @@
 **   CASE: landau | two_stream | cold | energy | charge | threads | fit (the fits alone) |
 **         params (setup's checks) | match (NAME against the reference, step by step)
 **   NAME: ref (the C reference, default), cnp (the pipeline generated from
-**         examples/pic/es1d.cnp, when built with cnpc)
+**         examples/pic/es1d.cnp, when built with cnpc), rt (the same step as separate
+**         runtime calls, examples/pic/es1d_rt.c)
 */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ static const struct {
     {"ref", &es1d_ref_impl},
 #ifdef ES1D_HAVE_CNP
     {"cnp", &es1d_cnp_impl},
+    {"rt", &es1d_rt_impl},
 #endif
 };
 
@@ -255,7 +257,7 @@ int main(int argc, char **argv)
     a += 2;
   }
   if (a >= argc) {
-    fprintf(stderr, "usage: test_physics [--impl ref|cnp] landau|two_stream|cold|energy|charge|threads|fit|params|match\n");
+    fprintf(stderr, "usage: test_physics [--impl ref|cnp|rt] landau|two_stream|cold|energy|charge|threads|fit|params|match\n");
     return 2;
   }
   const char *which = argv[a];

@@ -33,6 +33,8 @@ typedef struct es1d_impl {
 extern const es1d_impl es1d_ref_impl;
 /* The pipeline cnpc generates from examples/pic/es1d.cnp (examples/pic/es1d_cnp.c). */
 extern const es1d_impl es1d_cnp_impl;
+/* The same step as separate libcnp runtime calls (examples/pic/es1d_rt.c). */
+extern const es1d_impl es1d_rt_impl;
 
 #ifdef __cplusplus
 }
