@@ -72,8 +72,9 @@ static int cnp_setup(void **state, const es1d_params *prm, char *err, size_t err
   const int64_t hist = prm->max_steps > 0 ? prm->max_steps : 1;
   s->rho_rows = prm->record_rho ? hist : 1;
   es1d_gen_config cfg = ES1D_GEN_CONFIG_INIT;
-  const char *b = getenv("ES1D_CNP_BACKEND"); /* cuda: the CUDA unit on the GPU */
+  const char *b = getenv("ES1D_CNP_BACKEND"); /* cuda: the CUDA unit on the GPU, or fail */
   cfg.backend = b && !strcmp(b, "cuda") ? CNP_BACKEND_CUDA : CNP_BACKEND_HOST;
+  cfg.strict = cfg.backend == CNP_BACKEND_CUDA;
   cfg.N = n;
   cfg.n_cells = nc;
   cfg.L = prm->length;
