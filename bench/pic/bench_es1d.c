@@ -39,8 +39,16 @@ static const struct variant {
   const char *missing;
 } variants[] = {
     {"hand-written C", &es1d_ref_impl, NULL},
-    {"generated (cnpc)", NULL, "slot: the complete-step .cnp is not written yet"},
-    {"runtime calls", NULL, "slot: the step as separate libcnp calls is not written yet"},
+#ifdef ES1D_HAVE_CNP
+    {"generated (cnpc)", &es1d_cnp_impl, NULL},
+#else
+    {"generated (cnpc)", NULL, "not built: needs cnpc"},
+#endif
+#ifdef ES1D_HAVE_CNP
+    {"runtime calls", &es1d_rt_impl, NULL},
+#else
+    {"runtime calls", NULL, "not built: needs libcnp (with cnpc)"},
+#endif
 };
 enum { NVAR = sizeof variants / sizeof variants[0] };
 

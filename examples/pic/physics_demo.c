@@ -9,7 +9,7 @@
 **   CASE_fit.json      parameters, measured and theory rates, fit windows, snapshot times
 ** CASE is landau and two_stream. Exits 1 with a FAIL line when a rate is outside tolerance.
 **
-**   physics_demo [--out DIR] [--impl ref]
+**   physics_demo [--out DIR] [--impl ref|cnp]   (cnp: the step generated from es1d.cnp)
 */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -166,12 +166,18 @@ int main(int argc, char **argv)
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--out") && a + 1 < argc) outdir = argv[++a];
     else if (!strcmp(argv[a], "--impl") && a + 1 < argc) {
-      if (strcmp(argv[++a], "ref")) {
+      a++;
+      if (!strcmp(argv[a], "ref")) impl = &es1d_ref_impl;
+#ifdef ES1D_HAVE_CNP
+      else if (!strcmp(argv[a], "cnp")) impl = &es1d_cnp_impl;
+      else if (!strcmp(argv[a], "rt")) impl = &es1d_rt_impl;
+#endif
+      else {
         fprintf(stderr, "physics_demo: no implementation named '%s'\n", argv[a]);
         return 2;
       }
     } else {
-      fprintf(stderr, "usage: physics_demo [--out DIR] [--impl ref]\n");
+      fprintf(stderr, "usage: physics_demo [--out DIR] [--impl ref|cnp|rt]\n");
       return 2;
     }
   }

@@ -1,18 +1,19 @@
 /*
-** pic_demo.c -- drives the pipeline cnpc generates from pic.cnp: a 1D two-stream plasma
-** in a box with absorbing walls. Each step the host solves for E from the charge snapshot
-** (the pipeline's `out` staging), uploads E, and enqueues pic_step().
+** pic_demo.c -- drives the pipeline cnpc generates from wall.cnp: a 1D two-stream plasma
+** in a box with absorbing walls, the complete step (push, compaction, sort, deposit, field
+** solve) in the pipeline. The host only sets up, enqueues wall_step() and reads the charge
+** snapshot (the pipeline's `out` staging, copied on the second stream) for the pictures.
 **
 **   pic_demo [--particles N] [--cells C] [--steps S] [--dt DT] [--backend host|cuda]
 **            [--out DIR]
 **
 ** Prints a progress line, the time per step, transfer counts per step and a charge
-** conservation check; writes DIR/phase.png (phase space x-v at the end) and
-** DIR/density.png (charge per cell over time: one row per step).
+** conservation check; writes DIR/wall_density.npy (steps, cells: charge per cell over time,
+** in units of the mean) and DIR/wall_phase.npy (live particles, 2: x, v_x at the end), which
+** scripts/plot_wall.py draws with matplotlib.
 */
 #define _POSIX_C_SOURCE 200809L
-#include "pic.h"
-#include "png.h"
+#include "wall.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -37,19 +38,32 @@ static double urand(void)
   return (double)((rng * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Heat-map colour of t in [0, 1]. */
-static void colour(double t, uint8_t *px)
+/* A C-order float64 array as NumPy's .npy (format 1.0). */
+static int write_npy(const char *path, const double *data, int64_t rows, int64_t cols)
 {
-  t = t < 0 ? 0 : t > 1 ? 1 : t;
-  px[0] = (uint8_t)(255 * fmin(1.0, 3 * t));
-  px[1] = (uint8_t)(255 * fmin(1.0, fmax(0.0, 3 * t - 1)));
-  px[2] = (uint8_t)(255 * fmin(1.0, fmax(0.0, 3 * t - 2)) * 0.8 + 40 * (1 - t));
+  char hdr[128];
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  int len = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%lld, %lld), }",
+                     (long long)rows, (long long)cols);
+  int total = 10 + len + 1, pad = (64 - total % 64) % 64;
+  unsigned short hl = (unsigned short)(len + pad + 1);
+  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff),
+                           (unsigned char)(hl >> 8)};
+  fwrite(pre, 1, 10, f);
+  fwrite(hdr, 1, (size_t)len, f);
+  for (int i = 0; i < pad; i++) fputc(' ', f);
+  fputc('\n', f);
+  size_t n = (size_t)(rows * cols);
+  int ok = fwrite(data, sizeof(double), n, f) == n; /* little-endian hosts */
+  ok = (fclose(f) == 0) && ok;
+  return ok ? 0 : -1;
 }
 
-static int die(const char *what, int st, pic *p)
+static int die(const char *what, int st, wall *p)
 {
   fprintf(stderr, "pic_demo: %s: %s (%s)\n", what, cnp_status_name((cnp_status)st),
-          p ? pic_error(p) : cnp_last_error());
+          p ? wall_error(p) : cnp_last_error());
   return 1;
 }
 
@@ -79,20 +93,21 @@ int main(int argc, char **argv)
     return 2;
   }
 
-  pic_config cfg = PIC_CONFIG_INIT;
+  wall_config cfg = WALL_CONFIG_INIT;
   cfg.backend = want;
   cfg.strict = 0;                                  /* fall back to host without a GPU */
   cfg.N = n;
   cfg.n_cells = nc;
   cfg.qm = -1.0;
-  pic *p = NULL;
+  cfg.wp2 = 4.0;                                   /* omega_p = 2: two-stream growth within the run */
+  wall *p = NULL;
   char err[512];
-  int st = pic_setup(&p, &cfg, err, sizeof err);
+  int st = wall_setup(&p, &cfg, err, sizeof err);
   if (st != CNP_OK) {
     fprintf(stderr, "pic_demo: setup: %s\n", err);
     return 1;
   }
-  cnp_backend be = pic_backend(p);
+  cnp_backend be = wall_backend(p);
   printf("pic_demo: %lld particles, %lld cells, %d steps, backend %s%s\n", (long long)n,
          (long long)nc, steps, cnp_backend_name(be),
          want == CNP_BACKEND_CUDA && be != want ? " (CUDA unavailable: fell back)" : "");
@@ -100,9 +115,9 @@ int main(int argc, char **argv)
   /* Initial state, written on the host and copied into the pipeline's fields. */
   const double w0 = 1.0 / (double)n;
   double *hx = malloc(sizeof(double) * (size_t)n), *hv = calloc((size_t)(3 * n), sizeof(double));
-  double *hw = malloc(sizeof(double) * (size_t)n), *E = calloc((size_t)nc, sizeof(double));
+  double *hw = malloc(sizeof(double) * (size_t)n);
   double *hist = calloc((size_t)steps * (size_t)nc, sizeof(double));
-  if (!hx || !hv || !hw || !E || !hist) return die("out of memory", CNP_ENOMEM, NULL);
+  if (!hx || !hv || !hw || !hist) return die("out of memory", CNP_ENOMEM, NULL);
   for (int64_t i = 0; i < n; i++) {
     double x = urand();
     hx[i] = fmod(x + 0.01 * sin(2 * 3.14159265358979323846 * 3 * x) + 1.0, 1.0);
@@ -111,13 +126,12 @@ int main(int argc, char **argv)
     hv[2 * n + i] = 0.02 * (urand() - 0.5);
     hw[i] = w0;
   }
-  cnp_array hxa, hva, hwa, Ea;
-  const int64_t s1[1] = {n}, s3[2] = {3, n}, sc[1] = {nc};
+  cnp_array hxa, hva, hwa;
+  const int64_t s1[1] = {n}, s3[2] = {3, n};
   cnp_array_wrap(&hxa, hx, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, s1, NULL);
   cnp_array_wrap(&hva, hv, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 2, s3, NULL);
   cnp_array_wrap(&hwa, hw, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, s1, NULL);
-  cnp_array_wrap(&Ea, E, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, sc, NULL);
-  cnp_array fx = pic_field(p, "x"), fv = pic_field(p, "v"), fw = pic_field(p, "w");
+  cnp_array fx = wall_field(p, "x"), fv = wall_field(p, "v"), fw = wall_field(p, "w");
   if ((st = cnp_array_copy(&fx, &hxa, NULL)) || (st = cnp_array_copy(&fv, &hva, NULL)) ||
       (st = cnp_array_copy(&fw, &hwa, NULL)))
     return die("initial upload", st, p);
@@ -127,29 +141,20 @@ int main(int argc, char **argv)
   cnp_transfers_begin(&scope);
   double t0 = now_s(), t_step = 0.0, worst = 0.0;
   for (int s = 0; s < steps; s++) {
-    cnp_array fE = pic_field(p, "E");
-    if ((st = cnp_array_copy(&fE, &Ea, NULL)) != CNP_OK) return die("upload E", st, p);
     double a = now_s();
-    if ((st = pic_step(p, dt)) != CNP_OK) return die("step", st, p);
-    if ((st = pic_sync(p)) != CNP_OK) return die("sync", st, p);
+    if ((st = wall_step(p, dt)) != CNP_OK) return die("step", st, p);
+    if ((st = wall_sync(p)) != CNP_OK) return die("sync", st, p);
     t_step += now_s() - a;
     cnp_array rho;                                 /* host copy of rho (staging slot) */
-    if ((st = pic_snapshot(p, "out", &rho)) != CNP_OK) return die("snapshot", st, p);
+    if ((st = wall_snapshot(p, "out", &rho)) != CNP_OK) return die("snapshot", st, p);
     const double *r = (const double *)rho.data;
-    double total = 0.0, mean, acc = 0.0;
+    double total = 0.0;
     for (int64_t k = 0; k < nc; k++) total += r[k];
-    int64_t live = pic_extent(p, "N");
+    int64_t live = wall_extent(p, "N");
     double rel = fabs(total - (double)live * w0) / ((double)n * w0);
     if (rel > worst) worst = rel;
-    mean = total / (double)nc;
-    double emean = 0.0;
-    for (int64_t k = 0; k < nc; k++) {             /* Gauss: dE/dx = rho - mean */
-      acc += (r[k] - mean);
-      E[k] = -4.0 * acc;
-      emean += E[k] / (double)nc;
+    for (int64_t k = 0; k < nc; k++)
       hist[(size_t)s * (size_t)nc + (size_t)k] = r[k] / (w0 * (double)n / (double)nc);
-    }
-    for (int64_t k = 0; k < nc; k++) E[k] -= emean; /* no net force on the plasma */
     if (s % 10 == 0 || s == steps - 1)
       fprintf(stderr, "\rstep %4d/%d  live %9lld  %7.2f ms/step", s + 1, steps, (long long)live,
               1e3 * t_step / (s + 1));
@@ -157,10 +162,10 @@ int main(int argc, char **argv)
   double wall = now_s() - t0;
   cnp_transfers_end(&scope, &tc);
   fprintf(stderr, "\n");
-  pic_stats ps;
-  pic_stats_get(p, &ps);
-  int64_t live = pic_extent(p, "N");
-  printf("time per step: %.3f ms (pipeline step + sync), %.3f ms with the host solver\n",
+  wall_stats ps;
+  wall_stats_get(p, &ps);
+  int64_t live = wall_extent(p, "N");
+  printf("time per step: %.3f ms (pipeline step + sync), %.3f ms with the snapshot read\n",
          1e3 * t_step / steps, 1e3 * wall / steps);
   printf("per step: %llu launch%s, %llu host sync%s\n", (unsigned long long)ps.launches,
          ps.launches == 1 ? "" : "es", (unsigned long long)ps.host_syncs,
@@ -173,36 +178,30 @@ int main(int argc, char **argv)
          "(%s); %lld particles absorbed by the walls\n", worst, worst < 1e-9 ? "ok" : "FAILED",
          (long long)(n - live));
 
-  /* Pictures: density over time, and phase space (x, v0) at the end. */
+  /* Data for the pictures (scripts/plot_wall.py): density over time, phase space at the end. */
   char path[1024];
-  int W = 512, H = steps;
-  uint8_t *img = calloc((size_t)W * (size_t)(H > 256 ? H : 256) * 3, 1);
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++)
-      colour(0.5 * hist[(size_t)y * (size_t)nc + (size_t)((int64_t)x * nc / W)], img + 3 * ((size_t)y * W + x));
-  snprintf(path, sizeof path, "%s/density.png", out);
-  int png_rc = png_write(path, W, H, img);
+  snprintf(path, sizeof path, "%s/wall_density.npy", out);
+  int npy_rc = write_npy(path, hist, steps, nc);
   cnp_array lx, lv;
   cnp_array_wrap(&lx, hx, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, (int64_t[1]){live}, NULL);
   cnp_array_wrap(&lv, hv, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, (int64_t[1]){live}, NULL);
-  cnp_array fx1 = pic_field(p, "x"), fv1 = pic_field(p, "v"), fv0;
+  cnp_array fx1 = wall_field(p, "x"), fv1 = wall_field(p, "v"), fv0;
   cnp_array_slice(&fv0, &fv1, 0, 0, 1);
   fv0.ndim = 1;
   fv0.shape[0] = fv1.shape[1];
   fv0.strides[0] = fv1.strides[1];
   if (live > 0 && ((st = cnp_array_copy(&lx, &fx1, NULL)) || (st = cnp_array_copy(&lv, &fv0, NULL))))
     return die("download", st, p);
-  H = 256;
-  double *cnt = calloc((size_t)W * (size_t)H, sizeof(double)), cmax = 1;
+  double *xv = malloc(sizeof(double) * 2 * (size_t)(live > 0 ? live : 1));
+  if (!xv) return die("out of memory", CNP_ENOMEM, NULL);
   for (int64_t i = 0; i < live; i++) {
-    int x = (int)(hx[i] * W), y = (int)((0.5 - hv[i] / (4 * v0)) * H);
-    if (x >= 0 && x < W && y >= 0 && y < H && ++cnt[(size_t)y * W + x] > cmax) cmax = cnt[(size_t)y * W + x];
+    xv[2 * i] = hx[i];
+    xv[2 * i + 1] = hv[i];
   }
-  for (int i = 0; i < W * H; i++) colour(log1p(cnt[i]) / log1p(cmax), img + 3 * i);
-  snprintf(path, sizeof path, "%s/phase.png", out);
-  png_rc |= png_write(path, W, H, img);
-  printf("wrote %s/density.png and %s/phase.png%s\n", out, out, png_rc ? " (FAILED)" : "");
-  pic_teardown(p);
-  free(hx); free(hv); free(hw); free(E); free(hist); free(img); free(cnt);
-  return worst < 1e-9 && png_rc == 0 ? 0 : 1;
+  snprintf(path, sizeof path, "%s/wall_phase.npy", out);
+  npy_rc |= write_npy(path, xv, live, 2);
+  printf("wrote %s/wall_density.npy and %s/wall_phase.npy%s\n", out, out, npy_rc ? " (FAILED)" : "");
+  wall_teardown(p);
+  free(hx); free(hv); free(hw); free(hist); free(xv);
+  return worst < 1e-9 && npy_rc == 0 ? 0 : 1;
 }

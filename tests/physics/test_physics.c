@@ -4,8 +4,11 @@
 ** the hand-written C reference and, later, the generated pipeline.
 **
 **   test_physics [--impl NAME] CASE
-**   CASE: landau | two_stream | cold | energy | charge | threads | fit (the fits alone) | params (setup's checks)
-**   NAME: ref (the C reference, default)
+**   CASE: landau | two_stream | cold | energy | charge | threads | fit (the fits alone) |
+**         params (setup's checks) | match (NAME against the reference, step by step)
+**   NAME: ref (the C reference, default), cnp (the pipeline generated from
+**         examples/pic/es1d.cnp, when built with cnpc), rt (the same step as separate
+**         runtime calls, examples/pic/es1d_rt.c)
 */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +27,10 @@ static const struct {
   const es1d_impl *impl;
 } impls[] = {
     {"ref", &es1d_ref_impl},
-    /* {"cnp", &es1d_cnp_impl}: the generated complete step, when it lands */
+#ifdef ES1D_HAVE_CNP
+    {"cnp", &es1d_cnp_impl},
+    {"rt", &es1d_rt_impl},
+#endif
 };
 
 static char err[512];
@@ -60,8 +66,8 @@ static int conservation(const es1d_impl *impl, int energy)
   return failed != 0;
 }
 
-/* es1d_setup refuses bad parameters with a message, and es1d_step a full history. */
-static int params(void)
+/* setup refuses bad parameters with a message, and step a full history. */
+static int params(const es1d_impl *impl)
 {
   int failed = 0;
   for (int k = 0; k < 8; k++) {
@@ -79,14 +85,14 @@ static int params(void)
     case 6: p.vth = -1; break;
     case 7: p.max_steps = -1; break;
     }
-    es1d *s = (es1d *)&p;
+    void *s = &p;
     char msg[128] = "";
-    int st = es1d_setup(&s, &p, msg, sizeof msg);
+    int st = impl->setup(&s, &p, msg, sizeof msg);
     printf("bad parameters %d: %s\n", k, msg);
     if (st != -1 || s != NULL || !msg[0]) {
-      printf("FAIL: es1d_setup accepted bad parameters (%d)\n", k);
+      printf("FAIL: setup accepted bad parameters (%d)\n", k);
       failed = 1;
-      es1d_teardown(s);
+      if (st == 0) impl->teardown(s);
     }
   }
   es1d_params p;
@@ -94,20 +100,66 @@ static int params(void)
   phys_landau_params(&p, &steps);
   p.n_particles = 1000;
   p.max_steps = 2;
-  es1d *s;
-  if (es1d_setup(&s, &p, err, sizeof err)) {
+  void *s;
+  if (impl->setup(&s, &p, err, sizeof err)) {
     printf("FAIL: %s\n", err);
     return 1;
   }
-  int a = es1d_step(s), b = es1d_step(s), c = es1d_step(s);
+  int a = impl->step(s, 1, err, sizeof err), b = impl->step(s, 1, err, sizeof err);
+  int c = impl->step(s, 1, err, sizeof err);
   es1d_history h;
-  es1d_histories(s, &h);
+  if (impl->histories(s, &h, err, sizeof err)) h.n_steps = -1;
   if (a || b || c != -1 || h.n_steps != 2) {
     printf("FAIL: a history of 2 steps took %lld (step results %d %d %d)\n", (long long)h.n_steps, a, b, c);
     failed = 1;
+  } else {
+    printf("a third step into a history of 2: %s\n", err);
   }
-  es1d_teardown(s);
+  impl->teardown(s);
   return failed;
+}
+
+/* impl against the reference on the Landau set-up, step by step: the largest relative
+** differences of the energies and of rho over the first steps (docs/physics.md, "The generated
+** step": the same discretization, additions in another order). */
+static int match(const es1d_impl *impl)
+{
+  es1d_params p;
+  int64_t steps;
+  phys_landau_params(&p, &steps);
+  p.n_particles = 100000;
+  steps = 100;
+  p.record_rho = 1;
+  void *sa, *sb;
+  es1d_history a, b;
+  if (run(&es1d_ref_impl, &p, steps, &sa, &a)) return 1;
+  if (run(impl, &p, steps, &sb, &b)) return 1;
+  double dfe = 0, dke = 0, drho = 0, dq = 0;
+  int64_t bits = 0;
+  for (int64_t n = 0; n < steps; n++) {
+    double e = fabs(a.field_energy[n] - b.field_energy[n]) / a.field_energy[0];
+    double k = fabs(a.kinetic_energy[n] - b.kinetic_energy[n]) / a.kinetic_energy[n];
+    dfe = e > dfe ? e : dfe;
+    dke = k > dke ? k : dke;
+    dq = fabs(b.charge[n]) > dq ? fabs(b.charge[n]) : dq;
+    bits += a.field_energy[n] == b.field_energy[n];
+    for (int64_t j = 0; j < p.n_cells; j++) {
+      double r = fabs(a.rho[n * p.n_cells + j] - b.rho[n * p.n_cells + j]);
+      drho = r > drho ? r : drho;
+    }
+  }
+  printf("%s against the reference over %lld steps (Landau, %lld particles):\n", impl->name,
+         (long long)steps, (long long)p.n_particles);
+  printf("  max |dW|/W_0 = %.3g, max |dK|/K = %.3g, max |d rho| = %.3g, max |Q| = %.3g, "
+         "W bit-identical at %lld of %lld steps\n", dfe, dke, drho, dq, (long long)bits, (long long)steps);
+  es1d_ref_impl.teardown(sa);
+  impl->teardown(sb);
+  const double tol = 1e-9;
+  if (dfe > tol || dke > tol || drho > tol) {
+    printf("FAIL: the step differs from the reference by more than %g\n", tol);
+    return 1;
+  }
+  return 0;
 }
 
 /* The fits on synthetic data whose rates are known exactly. */
@@ -205,7 +257,7 @@ int main(int argc, char **argv)
     a += 2;
   }
   if (a >= argc) {
-    fprintf(stderr, "usage: test_physics [--impl ref] landau|two_stream|cold|energy|charge|threads|fit|params\n");
+    fprintf(stderr, "usage: test_physics [--impl ref|cnp|rt] landau|two_stream|cold|energy|charge|threads|fit|params|match\n");
     return 2;
   }
   const char *which = argv[a];
@@ -214,7 +266,8 @@ int main(int argc, char **argv)
   if (!strcmp(which, "charge")) return conservation(impl, 0);
   if (!strcmp(which, "threads")) return threads(impl);
   if (!strcmp(which, "fit")) return fits();
-  if (!strcmp(which, "params")) return params();
+  if (!strcmp(which, "params")) return params(impl);
+  if (!strcmp(which, "match")) return match(impl);
   es1d_params p;
   int64_t steps;
   void *st;

@@ -118,13 +118,13 @@ static double wrap(double x, double L)
   return x;
 }
 
-static void load(es1d *s)
+void es1d_load(const es1d_params *p, double *x, double *v)
 {
-  const es1d_params *p = &s->p;
-  const int64_t n = s->n;
+  const int64_t n = p->n_particles;
+  const double L = p->length;
   const int beams = p->v0 != 0.0 ? 2 : 1;
   const int64_t per = n / beams; /* particles per beam */
-  const double k = 2 * ES1D_PI * p->mode / s->L;
+  const double k = 2 * ES1D_PI * p->mode / L;
   int bits = 0;
   while (((int64_t)1 << bits) < per) bits++;
   uint64_t seed = p->seed;
@@ -135,23 +135,23 @@ static void load(es1d *s)
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
       int64_t b = i / beams;         /* index within the beam; beams interleave */
-      s->x[i] = ((double)b + 0.5) * s->L / (double)per;
-      s->v[i] = norm_icdf(vdc((uint64_t)b, bits));
+      x[i] = ((double)b + 0.5) * L / (double)per;
+      v[i] = norm_icdf(vdc((uint64_t)b, bits));
     }
   } else {
     for (int64_t i = 0; i < n; i++) {
-      s->x[i] = uniform(&seed) * s->L;
+      x[i] = uniform(&seed) * L;
       double u1 = uniform(&seed), u2 = uniform(&seed);
-      s->v[i] = sqrt(-2 * log(u1)) * cos(2 * ES1D_PI * u2);
+      v[i] = sqrt(-2 * log(u1)) * cos(2 * ES1D_PI * u2);
     }
   }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; i++) {
-    double sign = (beams == 2 && (i & 1)) ? -1.0 : 1.0, x0 = s->x[i];
+    double sign = (beams == 2 && (i & 1)) ? -1.0 : 1.0, x0 = x[i];
     /* displacement -(a/k) sin(k x0) makes the density 1 + a cos(k x) to first order */
-    double x = k > 0 ? x0 - p->amplitude / k * sin(k * x0) : x0;
-    s->x[i] = wrap(x, s->L);
-    s->v[i] = (beams == 2 ? sign * p->v0 : 0.0) + p->vth * s->v[i];
+    double xd = k > 0 ? x0 - p->amplitude / k * sin(k * x0) : x0;
+    x[i] = wrap(xd, L);
+    v[i] = (beams == 2 ? sign * p->v0 : 0.0) + p->vth * v[i];
   }
 }
 
@@ -256,9 +256,8 @@ int es1d_step(es1d *s)
 
 /* ---- setup ---------------------------------------------------------------------------- */
 
-int es1d_setup(es1d **out, const es1d_params *p, char *err, size_t errlen)
+int es1d_check_params(const es1d_params *p, char *err, size_t errlen)
 {
-  *out = NULL;
   if (p->n_particles <= 0) return fail(err, errlen, "es1d: n_particles must be > 0");
   if (p->n_cells < 4) return fail(err, errlen, "es1d: n_cells must be >= 4");
   if (!(p->length > 0) || !(p->dt > 0) || !isfinite(p->length) || !isfinite(p->dt))
@@ -271,6 +270,13 @@ int es1d_setup(es1d **out, const es1d_params *p, char *err, size_t errlen)
   if (p->mode < 0 || p->mode > p->n_cells / 2)
     return fail(err, errlen, "es1d: mode must be in [0, n_cells/2]");
   if (!(fabs(p->amplitude) < 1)) return fail(err, errlen, "es1d: |amplitude| must be < 1");
+  return 0;
+}
+
+int es1d_setup(es1d **out, const es1d_params *p, char *err, size_t errlen)
+{
+  *out = NULL;
+  if (es1d_check_params(p, err, errlen)) return -1;
   es1d *s = calloc(1, sizeof *s);
   if (!s) return fail(err, errlen, "es1d: out of memory");
   s->p = *p;
@@ -305,7 +311,7 @@ int es1d_setup(es1d **out, const es1d_params *p, char *err, size_t errlen)
     return fail(err, errlen, "es1d: out of memory (%lld particles, %lld cells, %lld steps)",
                 (long long)s->n, (long long)s->nc, (long long)p->max_steps);
   }
-  load(s);
+  es1d_load(p, s->x, s->v);
   double fe, q;
   /* rho^0, E^0; then v^{-1/2} = v^0 - (q/m)(dt/2) E^0(x^0). First touch by the threads that
   ** later push the same chunks. */

@@ -64,6 +64,11 @@ typedef struct es1d_history {
   const double *rho;
 } es1d_history;
 
+/* 0 when the parameters are valid, or -1 with a message in err. */
+int es1d_check_params(const es1d_params *params, char *err, size_t errlen);
+/* The start of the model: x^0 and v^0 (n_particles each) of valid params, the same bits for
+** any thread count. (es1d_setup does this, then v^0 -> v^{-1/2}.) */
+void es1d_load(const es1d_params *params, double *x, double *v);
 /* Returns 0, or -1 with a message in err (bad parameters, out of memory). */
 int es1d_setup(es1d **out, const es1d_params *params, char *err, size_t errlen);
 /* One complete step (above). Returns 0, or -1 when the histories are full. */

@@ -2,7 +2,7 @@
 ** es1d_impl.h -- a complete 1D electrostatic PIC step behind function pointers, so that the
 ** same physics tests, fits and demo driver (tests/physics/, examples/pic/physics_demo.c) run
 ** any implementation of it: the hand-written C reference (es1d_ref_impl, es1d_impl_ref.c)
-** now, the pipeline cnpc generates from the complete-step .cnp later.
+** and the pipeline cnpc generates from examples/pic/es1d.cnp (es1d_cnp_impl, es1d_cnp.c).
 **
 ** An implementation follows the model of es1d.h exactly (the same parameters, start, step and
 ** history definitions): entry n of each history is time n*dt, written by the (n+1)-th step.
@@ -31,6 +31,10 @@ typedef struct es1d_impl {
 } es1d_impl;
 
 extern const es1d_impl es1d_ref_impl;
+/* The pipeline cnpc generates from examples/pic/es1d.cnp (examples/pic/es1d_cnp.c). */
+extern const es1d_impl es1d_cnp_impl;
+/* The same step as separate libcnp runtime calls (examples/pic/es1d_rt.c). */
+extern const es1d_impl es1d_rt_impl;
 
 #ifdef __cplusplus
 }
