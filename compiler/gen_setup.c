@@ -20,6 +20,23 @@ static void check_extent(GenUnit *u, Buf *b, Decl *d, Expr *e, const char *v) {
                                      d->kind == DECL_FIELD ? "extent" : "segment count", expr_src(u, e))});
 }
 
+/* `every K [offset J]` with a setup param in K or J: checked at setup, before any step can
+** take a call count modulo K (constant cadences are cnpc's: sema's check_cadence). */
+static void check_cadence(GenUnit *u, Buf *b, Loc loc, Expr *k, Expr *j, const char *what) {
+  if (!k || ((k->flags & EXF_CONST) && (!j || (j->flags & EXF_CONST)))) return;
+  EMIT_SNIPPET(b, TM, "check_cadence", {"k", setup_str(u, k, "cfg->")},
+               {"j", j ? setup_str(u, j, "cfg->") : ""}, {"file", base_name(loc.file->path)},
+               {"line", gen_int(u, loc.line)},
+               {"what", arena_printf(&u->cc->arena, "%s '%s'", what, expr_src(u, k))});
+}
+
+static void check_cadences(GenUnit *u, Buf *b, Stmt *s) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_EVERY) check_cadence(u, b, s->loc, s->value, s->value2, "every");
+    if (s->kind == ST_EVERY || s->kind == ST_REPEAT) check_cadences(u, b, s->body);
+  }
+}
+
 void gen_setup_checks(GenUnit *u, Buf *b) {
   const char *seen[256];
   int n_seen = 0;
@@ -28,6 +45,10 @@ void gen_setup_checks(GenUnit *u, Buf *b) {
     if (d->kind == DECL_DIM)
       EMIT_SNIPPET(b, TM, "check_dim", {"d", d->name}, {"file", base_name(d->loc.file->path)},
                    {"line", line_of(u, d->loc)});
+    if (d->kind == DECL_STEP) {
+      check_cadence(u, b, d->loc, d->every, d->every_offset, "step every");
+      check_cadences(u, b, d->body);
+    }
     if (d->kind != DECL_FIELD && d->kind != DECL_PLAN) continue;
     int n = d->kind == DECL_FIELD ? d->shape.rank : 1;
     for (int k = 0; k < n; k++) {
