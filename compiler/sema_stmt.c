@@ -435,61 +435,194 @@ static void check_swap(Sema *S, Stmt *s);
 static void check_append(Sema *S, Stmt *s);
 static void check_every_block(Sema *S, Stmt *s);
 
+/* compact MASK (ARRAYS): the mask is a one-dimensional bool field over a dim, whose live
+** extent it sets. */
+static void check_compact(Sema *S, Stmt *s) {
+  Decl *m = field_ref(S, &s->a);
+  if (m && (m->dtype != DT_BOOL || m->shape.rank != 1)) {
+    diag_error(S->cc, s->a.loc, "the mask '%s' must be a one-dimensional bool field", m->name);
+    m = NULL;
+  }
+  if (m && !(last_extent(m)->kind == EX_NAME && last_extent(m)->ref.decl && last_extent(m)->ref.decl->kind == DECL_DIM))
+    diag_error(S->cc, s->a.loc, "compaction changes the extent of a dim, but '%s' is not over a dim", m->name);
+  same_extents(S, m, &s->list, "mask");
+  hz_op(S, HZ_READ, m, &s->a.loc);
+  rw_list(S, &s->list, s->loc);
+  hz_op(S, HZ_READ, dim_of(m), &s->a.loc);    /* the live extent: read, then set */
+  hz_op(S, HZ_WRITE, dim_of(m), &s->a.loc);
+}
+
+/* sort KEY (ARRAYS): an integer key and arrays of its extent, reordered together. */
+static void check_sort(Sema *S, Stmt *s) {
+  Decl *k = field_ref(S, &s->a);
+  if (!int_field(S, k, s->a.loc, "the key")) k = NULL;
+  same_extents(S, k, &s->list, "key");
+  hz_op(S, HZ_READ, k, &s->a.loc);
+  hz_op(S, HZ_WRITE, k, &s->a.loc);
+  rw_list(S, &s->list, s->loc);
+  hz_op(S, HZ_READ, dim_of(k), &s->a.loc);
+}
+
+/* offsets KEY -> OFF: i64 offsets of a signed key (not the key itself). */
+static void check_offsets(Sema *S, Stmt *s) {
+  Decl *k = field_ref(S, &s->a), *o = field_ref(S, &s->b);
+  signed_field(S, k, s->a.loc, "the key", false);
+  signed_field(S, o, s->b.loc, "the offsets", true);
+  if (k && o && k == o) diag_error(S->cc, s->b.loc, "the offsets must not alias the keys");
+  hz_op(S, HZ_READ, k, &s->a.loc);
+  hz_op(S, HZ_READ, dim_of(k), &s->a.loc);
+  hz_op(S, HZ_WRITE, o, &s->b.loc);
+}
+
+/* PLAN = segments(KEY, N): builds the plan with the number of segments it was declared with. */
+static void check_segments(Sema *S, Stmt *s) {
+  Decl *p = resolve(S, &s->a, K(DECL_PLAN));
+  Decl *k = field_ref(S, &s->b);
+  signed_field(S, k, s->b.loc, "the key", false);
+  check_extent_expr(S, s->value, "the number of segments");
+  if (p && p->value && !same_extent(p->value, s->value)) {
+    diag_error(S->cc, s->value->loc, "plan '%s' was declared with a different number of segments", p->name);
+    diag_note(S->cc, p->value->loc, "declared here");
+  }
+  hz_op(S, HZ_READ, k, &s->b.loc);
+  hz_op(S, HZ_READ, dim_of(k), &s->b.loc);
+  hz_op(S, HZ_WRITE, p, &s->a.loc);
+}
+
+/* record E / wait E, and record HISTORY (appends its scalar's value). */
+static void check_record_wait(Sema *S, Stmt *s) {
+  SymX *h = s->kind == ST_RECORD ? sym_find(S, s->a.name) : NULL;
+  if (h && h->decl->kind == DECL_FIELD && h->decl->history_of.name && h->pos < S->pos) {
+    Decl *hd = h->decl;   /* record HISTORY: append its scalar's value */
+    s->kind = ST_HISTORY;
+    s->a.decl = hd;
+    s->b = hd->history_of;
+    s->b.loc = s->a.loc;
+    hz_op(S, HZ_READ, s->b.decl, &s->a.loc);
+    hz_op(S, HZ_READ, hd, &s->a.loc);
+    hz_op(S, HZ_WRITE, hd, &s->a.loc);
+    return;
+  }
+  Decl *e = resolve(S, &s->a, K(DECL_EVENT));
+  if (e && s->kind == ST_RECORD && S->repeat) {
+    diag_error(S->cc, s->a.loc, "event '%s' is recorded inside 'repeat': each pass would record it "
+               "again before anyone waits for it (record it after the block)", e->name);
+    diag_note(S->cc, S->repeat->loc, "the block repeats here");
+  }
+  hz_op(S, s->kind == ST_RECORD ? HZ_RECORD : HZ_WAIT, e, &s->a.loc);
+}
+
+/* copy SNAPSHOT <- F: the snapshot must stage F. */
+static void check_copy(Sema *S, Stmt *s) {
+  Decl *sn = resolve(S, &s->a, K(DECL_SNAPSHOT));
+  Decl *f = field_ref(S, &s->b);
+  if (sn && f && sn->target.decl && sn->target.decl != f) {
+    diag_error(S->cc, s->b.loc, "snapshot '%s' stages '%s', not '%s'", sn->name, sn->target.name, f->name);
+    diag_note(S->cc, sn->loc, "'%s' is declared here", sn->name);
+  }
+  hz_op(S, HZ_READ, f, &s->b.loc);
+  hz_op(S, HZ_WRITE, sn, &s->a.loc);
+  hz_op(S, HZ_READ, dim_of(f), &s->b.loc);   /* the snapshot keeps the live rows */
+}
+
+/* refresh MIRROR to_device; / to_host;: the mirror stands for the host array. */
+static void check_refresh(Sema *S, Stmt *s) {
+  Decl *m = resolve(S, &s->a, K(DECL_MIRROR));
+  if (m && m->target.decl) {
+    /* the mirror object stands for the host array: to_device reads it into the field,
+    ** to_host writes it from the field */
+    hz_op(S, s->to_device ? HZ_WRITE : HZ_READ, m->target.decl, &s->a.loc);
+    hz_op(S, s->to_device ? HZ_READ : HZ_WRITE, m, &s->a.loc);
+  }
+}
+
+/* exchange H [(F)] with DEST [from SRC]: F must have the staging shape. */
+static void check_exchange(Sema *S, Stmt *s) {
+  Decl *h = resolve(S, &s->a, K(DECL_MPI));
+  /* `exchange H with ...` (the brief's sketch) exchanges the staging buffer itself: a host
+  ** array of H's dtype and shape that the program reads and writes as NAME_field("H") */
+  if (!s->b.name && h) h->own_buffer = true;
+  Decl *f = s->b.name ? field_ref(S, &s->b) : NULL;
+  if (h && f) {
+    if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
+      diag_error(S->cc, s->b.loc, "field '%s' (%s) does not match the staging buffer '%s' (%s)",
+                 f->name, sema_type_text(S->cc, f), h->name, sema_type_text(S->cc, h));
+      diag_note(S->cc, h->loc, "'%s' is declared here", h->name);
+    } else {
+      int64_t a, b;   /* setup requires the staging shape: check the constant extents now */
+      if (staging_mismatch(S, f, h, &a, &b) >= 0)
+        diag_error(S->cc, s->b.loc, "field '%s' has extent %lld where staging '%s' has %lld: "
+                   "an exchanged field must have the staging shape",
+                   f->name, (long long)a, h->name, (long long)b);
+    }
+  }
+  S->mpi_names = true;
+  check_setup_int(S, s->value, "the destination rank");
+  if (s->value2) check_setup_int(S, s->value2, "the source rank");
+  S->mpi_names = false;
+  hz_op(S, HZ_READ, f, &s->b.loc);
+  hz_op(S, HZ_WRITE, f, &s->b.loc);
+  hz_op(S, HZ_WRITE, h, &s->a.loc);
+}
+
+/* migrate (ARRAYS) by DEST: a signed destination rank per row; the live extent changes. */
+static void check_migrate(Sema *S, Stmt *s) {
+  Decl *d = field_ref(S, &s->a);
+  if (!signed_field(S, d, s->a.loc, "the destination", false)) d = NULL;
+  same_extents(S, d, &s->list, "destination");
+  hz_op(S, HZ_READ, d, &s->a.loc);
+  hz_op(S, HZ_WRITE, d, &s->a.loc);
+  rw_list(S, &s->list, s->loc);
+  hz_op(S, HZ_READ, dim_of(d), &s->a.loc);
+  hz_op(S, HZ_WRITE, dim_of(d), &s->a.loc);
+}
+
+/* KERNEL(ARGS) [over N]: names as arguments; every call matches the first. */
+static void check_kernel_call(Sema *S, Stmt *s) {
+  Decl *kd = resolve(S, &s->a, K(DECL_KERNEL));
+  for (int i = 0; i < s->nargs; i++) {
+    Expr *a = s->args[i];
+    if (a->kind != EX_NAME) {
+      diag_error(S->cc, a->loc, "kernel arguments are names of fields, params, constants or dims");
+      continue;
+    }
+    SymX *g = sym_find(S, a->ref.name);
+    if (g && g->decl->kind == DECL_FIELD && g->pos < S->pos) {
+      a->ref.decl = g->decl;
+      a->type = g->decl->dtype;
+      hz_op(S, HZ_READ, g->decl, &a->loc);
+      hz_op(S, HZ_WRITE, g->decl, &a->loc);
+    } else {
+      check_expr(S, a);
+      if (a->ref.decl && a->ref.decl->kind == DECL_DIM) hz_op(S, HZ_READ, a->ref.decl, &a->loc);
+    }
+  }
+  if (s->value2) {
+    check_extent_expr(S, s->value2, "the extent of a kernel call");
+    if (s->value2->kind == EX_NAME && s->value2->ref.decl && s->value2->ref.decl->kind == DECL_DIM)
+      hz_op(S, HZ_READ, s->value2->ref.decl, &s->value2->loc);
+  }
+  if (kd) same_signature(S, kd, s);
+}
+
 static void check_stmt(Sema *S, Stmt *s) {
   call_form(S, s);
   switch (s->kind) {
   case ST_MAP:
     check_map(S, s);
     break;
-  case ST_COMPACT: {
-    Decl *m = field_ref(S, &s->a);
-    if (m && (m->dtype != DT_BOOL || m->shape.rank != 1)) {
-      diag_error(S->cc, s->a.loc, "the mask '%s' must be a one-dimensional bool field", m->name);
-      m = NULL;
-    }
-    if (m && !(last_extent(m)->kind == EX_NAME && last_extent(m)->ref.decl && last_extent(m)->ref.decl->kind == DECL_DIM))
-      diag_error(S->cc, s->a.loc, "compaction changes the extent of a dim, but '%s' is not over a dim", m->name);
-    same_extents(S, m, &s->list, "mask");
-    hz_op(S, HZ_READ, m, &s->a.loc);
-    rw_list(S, &s->list, s->loc);
-    hz_op(S, HZ_READ, dim_of(m), &s->a.loc);    /* the live extent: read, then set */
-    hz_op(S, HZ_WRITE, dim_of(m), &s->a.loc);
+  case ST_COMPACT:
+    check_compact(S, s);
     break;
-  }
-  case ST_SORT: {
-    Decl *k = field_ref(S, &s->a);
-    if (!int_field(S, k, s->a.loc, "the key")) k = NULL;
-    same_extents(S, k, &s->list, "key");
-    hz_op(S, HZ_READ, k, &s->a.loc);
-    hz_op(S, HZ_WRITE, k, &s->a.loc);
-    rw_list(S, &s->list, s->loc);
-    hz_op(S, HZ_READ, dim_of(k), &s->a.loc);
+  case ST_SORT:
+    check_sort(S, s);
     break;
-  }
-  case ST_OFFSETS: {
-    Decl *k = field_ref(S, &s->a), *o = field_ref(S, &s->b);
-    signed_field(S, k, s->a.loc, "the key", false);
-    signed_field(S, o, s->b.loc, "the offsets", true);
-    if (k && o && k == o) diag_error(S->cc, s->b.loc, "the offsets must not alias the keys");
-    hz_op(S, HZ_READ, k, &s->a.loc);
-    hz_op(S, HZ_READ, dim_of(k), &s->a.loc);
-    hz_op(S, HZ_WRITE, o, &s->b.loc);
+  case ST_OFFSETS:
+    check_offsets(S, s);
     break;
-  }
-  case ST_SEGMENTS: {
-    Decl *p = resolve(S, &s->a, K(DECL_PLAN));
-    Decl *k = field_ref(S, &s->b);
-    signed_field(S, k, s->b.loc, "the key", false);
-    check_extent_expr(S, s->value, "the number of segments");
-    if (p && p->value && !same_extent(p->value, s->value)) {
-      diag_error(S->cc, s->value->loc, "plan '%s' was declared with a different number of segments", p->name);
-      diag_note(S->cc, p->value->loc, "declared here");
-    }
-    hz_op(S, HZ_READ, k, &s->b.loc);
-    hz_op(S, HZ_READ, dim_of(k), &s->b.loc);
-    hz_op(S, HZ_WRITE, p, &s->a.loc);
+  case ST_SEGMENTS:
+    check_segments(S, s);
     break;
-  }
   case ST_SCAN:
     check_scan(S, s);
     break;
@@ -509,117 +642,25 @@ static void check_stmt(Sema *S, Stmt *s) {
     check_sum(S, s);
     if (s->list.n) hz_op(S, HZ_READ, dim_of(s->list.v[0].decl), &s->list.v[0].loc);
     break;
-  case ST_RECORD: case ST_WAIT: {
-    SymX *h = s->kind == ST_RECORD ? sym_find(S, s->a.name) : NULL;
-    if (h && h->decl->kind == DECL_FIELD && h->decl->history_of.name && h->pos < S->pos) {
-      Decl *hd = h->decl;   /* record HISTORY: append its scalar's value */
-      s->kind = ST_HISTORY;
-      s->a.decl = hd;
-      s->b = hd->history_of;
-      s->b.loc = s->a.loc;
-      hz_op(S, HZ_READ, s->b.decl, &s->a.loc);
-      hz_op(S, HZ_READ, hd, &s->a.loc);
-      hz_op(S, HZ_WRITE, hd, &s->a.loc);
-      break;
-    }
-    Decl *e = resolve(S, &s->a, K(DECL_EVENT));
-    if (e && s->kind == ST_RECORD && S->repeat) {
-      diag_error(S->cc, s->a.loc, "event '%s' is recorded inside 'repeat': each pass would record it "
-                 "again before anyone waits for it (record it after the block)", e->name);
-      diag_note(S->cc, S->repeat->loc, "the block repeats here");
-    }
-    hz_op(S, s->kind == ST_RECORD ? HZ_RECORD : HZ_WAIT, e, &s->a.loc);
+  case ST_RECORD: case ST_WAIT:
+    check_record_wait(S, s);
     break;
-  }
-  case ST_COPY: {
-    Decl *sn = resolve(S, &s->a, K(DECL_SNAPSHOT));
-    Decl *f = field_ref(S, &s->b);
-    if (sn && f && sn->target.decl && sn->target.decl != f) {
-      diag_error(S->cc, s->b.loc, "snapshot '%s' stages '%s', not '%s'", sn->name, sn->target.name, f->name);
-      diag_note(S->cc, sn->loc, "'%s' is declared here", sn->name);
-    }
-    hz_op(S, HZ_READ, f, &s->b.loc);
-    hz_op(S, HZ_WRITE, sn, &s->a.loc);
-    hz_op(S, HZ_READ, dim_of(f), &s->b.loc);   /* the snapshot keeps the live rows */
+  case ST_COPY:
+    check_copy(S, s);
     break;
-  }
-  case ST_REFRESH: {
-    Decl *m = resolve(S, &s->a, K(DECL_MIRROR));
-    if (m && m->target.decl) {
-      /* the mirror object stands for the host array: to_device reads it into the field,
-      ** to_host writes it from the field */
-      hz_op(S, s->to_device ? HZ_WRITE : HZ_READ, m->target.decl, &s->a.loc);
-      hz_op(S, s->to_device ? HZ_READ : HZ_WRITE, m, &s->a.loc);
-    }
+  case ST_REFRESH:
+    check_refresh(S, s);
     break;
-  }
-  case ST_EXCHANGE: {
-    Decl *h = resolve(S, &s->a, K(DECL_MPI));
-    /* `exchange H with ...` (the brief's sketch) exchanges the staging buffer itself: a host
-    ** array of H's dtype and shape that the program reads and writes as NAME_field("H") */
-    if (!s->b.name && h) h->own_buffer = true;
-    Decl *f = s->b.name ? field_ref(S, &s->b) : NULL;
-    if (h && f) {
-      if (h->dtype != f->dtype || h->shape.rank != f->shape.rank) {
-        diag_error(S->cc, s->b.loc, "field '%s' (%s) does not match the staging buffer '%s' (%s)",
-                   f->name, sema_type_text(S->cc, f), h->name, sema_type_text(S->cc, h));
-        diag_note(S->cc, h->loc, "'%s' is declared here", h->name);
-      } else {
-        int64_t a, b;   /* setup requires the staging shape: check the constant extents now */
-        if (staging_mismatch(S, f, h, &a, &b) >= 0)
-          diag_error(S->cc, s->b.loc, "field '%s' has extent %lld where staging '%s' has %lld: "
-                     "an exchanged field must have the staging shape",
-                     f->name, (long long)a, h->name, (long long)b);
-      }
-    }
-    S->mpi_names = true;
-    check_setup_int(S, s->value, "the destination rank");
-    if (s->value2) check_setup_int(S, s->value2, "the source rank");
-    S->mpi_names = false;
-    hz_op(S, HZ_READ, f, &s->b.loc);
-    hz_op(S, HZ_WRITE, f, &s->b.loc);
-    hz_op(S, HZ_WRITE, h, &s->a.loc);
+  case ST_EXCHANGE:
+    check_exchange(S, s);
     break;
-  }
-  case ST_MIGRATE: {
-    Decl *d = field_ref(S, &s->a);
-    if (!signed_field(S, d, s->a.loc, "the destination", false)) d = NULL;
-    same_extents(S, d, &s->list, "destination");
-    hz_op(S, HZ_READ, d, &s->a.loc);
-    hz_op(S, HZ_WRITE, d, &s->a.loc);
-    rw_list(S, &s->list, s->loc);
-    hz_op(S, HZ_READ, dim_of(d), &s->a.loc);
-    hz_op(S, HZ_WRITE, dim_of(d), &s->a.loc);
+  case ST_MIGRATE:
+    check_migrate(S, s);
     break;
-  }
   case ST_ZERO: check_zero(S, s); break;
-  case ST_CALL: {
-    Decl *kd = resolve(S, &s->a, K(DECL_KERNEL));
-    for (int i = 0; i < s->nargs; i++) {
-      Expr *a = s->args[i];
-      if (a->kind != EX_NAME) {
-        diag_error(S->cc, a->loc, "kernel arguments are names of fields, params, constants or dims");
-        continue;
-      }
-      SymX *g = sym_find(S, a->ref.name);
-      if (g && g->decl->kind == DECL_FIELD && g->pos < S->pos) {
-        a->ref.decl = g->decl;
-        a->type = g->decl->dtype;
-        hz_op(S, HZ_READ, g->decl, &a->loc);
-        hz_op(S, HZ_WRITE, g->decl, &a->loc);
-      } else {
-        check_expr(S, a);
-        if (a->ref.decl && a->ref.decl->kind == DECL_DIM) hz_op(S, HZ_READ, a->ref.decl, &a->loc);
-      }
-    }
-    if (s->value2) {
-      check_extent_expr(S, s->value2, "the extent of a kernel call");
-      if (s->value2->kind == EX_NAME && s->value2->ref.decl && s->value2->ref.decl->kind == DECL_DIM)
-        hz_op(S, HZ_READ, s->value2->ref.decl, &s->value2->loc);
-    }
-    if (kd) same_signature(S, kd, s);
+  case ST_CALL:
+    check_kernel_call(S, s);
     break;
-  }
   default:
     diag_error(S->cc, s->loc, "this statement belongs inside a map");
     break;
