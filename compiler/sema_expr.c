@@ -456,6 +456,125 @@ static DType check_call(Sema *S, Expr *e) {
   return e->type;
 }
 
+/* A cast T(x): complex values become real only through real(), imag() or abs(). */
+static DType check_cast(Sema *S, Expr *e) {
+  DType t = check_expr(S, e->args[0]);
+  e->flags |= e->args[0]->flags & (EXF_CONST | EXF_SETUP);
+  if (t != DT_VOID && dtype_is_complex(t) && !dtype_is_complex(e->cast_to)) {
+    diag_error(S->cc, e->loc, "cannot cast complex '%s' to '%s' (use real(), imag() or abs())", dtype_name(t), dtype_name(e->cast_to));
+    return DT_VOID;
+  }
+  e->type = e->cast_to;
+  return e->type;
+}
+
+/* Unary '!' (bool), '~' (integers) and '-' (signed numbers). */
+static DType check_unary(Sema *S, Expr *e) {
+  Expr *a = e->args[0];
+  DType t = check_expr(S, a);
+  if (t == DT_VOID) return DT_VOID;
+  e->flags |= a->flags & (EXF_CONST | EXF_SETUP | EXF_UNTYPED);
+  if (e->op == OP_NOT) {
+    if (t != DT_BOOL) {
+      diag_error(S->cc, e->loc, "'!' needs a bool operand, not '%s'", dtype_name(t));
+      return DT_VOID;
+    }
+  } else if (e->op == OP_BNOT) {
+    if (!dtype_is_int(t)) {
+      diag_error(S->cc, e->loc, "'~' needs an integer operand, not '%s'%s", dtype_name(t),
+                 t == DT_BOOL ? " (logical not is '!')" : "");
+      return DT_VOID;
+    }
+  } else if (!is_num(t)) {
+    diag_error(S->cc, e->loc, "'-' needs a number, not '%s'", dtype_name(t));
+    return DT_VOID;
+  } else if (t == DT_U64) {
+    diag_error(S->cc, e->loc, "cannot negate an unsigned value");
+    return DT_VOID;
+  }
+  e->type = t;
+  return t;
+}
+
+/* Binary operators: logical, comparisons, bitwise (integers, with hints for C habits),
+** arithmetic (promoted operands, constant division by zero, % on integers). */
+static DType check_binary(Sema *S, Expr *e) {
+  Expr *a = e->args[0], *b = e->args[1];
+  DType x = check_expr(S, a), y = check_expr(S, b);
+  if (x == DT_VOID || y == DT_VOID) return DT_VOID;
+  e->flags |= a->flags & b->flags & (EXF_CONST | EXF_SETUP | EXF_UNTYPED);
+  switch (e->op) {
+  case OP_AND: case OP_OR:
+    if (x != DT_BOOL || y != DT_BOOL) {
+      diag_error(S->cc, e->loc, "'%s' needs bool operands, not '%s' and '%s'", op_text(e->op),
+                 dtype_name(x), dtype_name(y));
+      return DT_VOID;
+    }
+    e->type = DT_BOOL;
+    return e->type;
+  case OP_EQ: case OP_NE:
+    if ((x == DT_BOOL) != (y == DT_BOOL)) {
+      diag_error(S->cc, e->loc, "cannot compare '%s' with '%s'", dtype_name(x), dtype_name(y));
+      return DT_VOID;
+    }
+    if (x != DT_BOOL) operand_literals_fit(S, a, b, sema_promote(a, b));
+    e->flags &= ~(unsigned)EXF_UNTYPED;
+    e->type = DT_BOOL;
+    return e->type;
+  default:
+    break;
+  }
+  if (op_is_bitwise(e->op) && (!dtype_is_int(x) || !dtype_is_int(y))) {
+    /* & | ^ << >> are for integers: C habits (^ for a power, & for &&) get a hint */
+    const char *hint = "";
+    if (e->op == OP_BXOR && !dtype_is_int(x)) hint = " (a power is pow(A, B))";
+    else if (e->op == OP_BAND && x == DT_BOOL && y == DT_BOOL) hint = " (logical and is '&&')";
+    else if (e->op == OP_BOR && x == DT_BOOL && y == DT_BOOL) hint = " (logical or is '||')";
+    else if ((x == DT_BOOL) != (y == DT_BOOL) && (dtype_is_int(x) || dtype_is_int(y))) {
+      const Expr *c = x == DT_BOOL ? a : b;   /* k & 1 == 0 is k & (1 == 0), as in C */
+      if (c->kind == EX_BINARY && c->op >= OP_EQ && c->op <= OP_GE)
+        hint = " (comparisons bind tighter than '&', '|' and '^': parenthesize, as in (A & B) == C)";
+    }
+    diag_error(S->cc, e->loc, "'%s' needs integer operands, not '%s' and '%s'%s", op_text(e->op),
+               dtype_name(x), dtype_name(y), hint);
+    return DT_VOID;
+  }
+  if (!is_num(x) || !is_num(y)) {
+    diag_error(S->cc, e->loc, "arithmetic on 'bool' ('%s' %s '%s'); use select() or a cast",
+               dtype_name(x), op_text(e->op), dtype_name(y));
+    return DT_VOID;
+  }
+  DType t = sema_promote(a, b);
+  operand_literals_fit(S, a, b, t);
+  if (S->map && (e->op == OP_DIV || e->op == OP_MOD) && (b->flags & EXF_CONST) &&
+      (dtype_is_int(b->type) || dtype_is_float(b->type))) {
+    /* integers: undefined (a crash on the host); floats: nvcc rejects the constant
+    ** division under -Werror, and inf/nan are better written on purpose */
+    bool fl;
+    int64_t iv;
+    double fv;
+    if (fold(S, b, &fl, &iv, &fv) && (fl ? fv == 0.0 : iv == 0)) {
+      diag_error(S->cc, b->loc, "division by a constant zero");
+      return DT_VOID;
+    }
+  }
+  if (e->op >= OP_LT && e->op <= OP_GE) {
+    if (dtype_is_complex(t)) {
+      diag_error(S->cc, e->loc, "complex values cannot be ordered with '%s'", op_text(e->op));
+      return DT_VOID;
+    }
+    e->flags &= ~(unsigned)EXF_UNTYPED;
+    e->type = DT_BOOL;
+    return e->type;
+  }
+  if (e->op == OP_MOD && !dtype_is_int(t)) {
+    diag_error(S->cc, e->loc, "'%%' needs integers, not '%s'; use fmod() for floating values", dtype_name(t));
+    return DT_VOID;
+  }
+  e->type = t;
+  return t;
+}
+
 /*
 ** Type an expression; sets e->type (DT_VOID after an error, which silences follow-ups).
 */
@@ -483,118 +602,12 @@ DType check_expr(Sema *S, Expr *e) {
     return check_index(S, e, 0);
   case EX_CALL:
     return check_call(S, e);
-  case EX_CAST: {
-    DType t = check_expr(S, e->args[0]);
-    e->flags |= e->args[0]->flags & (EXF_CONST | EXF_SETUP);
-    if (t != DT_VOID && dtype_is_complex(t) && !dtype_is_complex(e->cast_to)) {
-      diag_error(S->cc, e->loc, "cannot cast complex '%s' to '%s' (use real(), imag() or abs())", dtype_name(t), dtype_name(e->cast_to));
-      return DT_VOID;
-    }
-    e->type = e->cast_to;
-    return e->type;
-  }
-  case EX_UNARY: {
-    Expr *a = e->args[0];
-    DType t = check_expr(S, a);
-    if (t == DT_VOID) return DT_VOID;
-    e->flags |= a->flags & (EXF_CONST | EXF_SETUP | EXF_UNTYPED);
-    if (e->op == OP_NOT) {
-      if (t != DT_BOOL) {
-        diag_error(S->cc, e->loc, "'!' needs a bool operand, not '%s'", dtype_name(t));
-        return DT_VOID;
-      }
-    } else if (e->op == OP_BNOT) {
-      if (!dtype_is_int(t)) {
-        diag_error(S->cc, e->loc, "'~' needs an integer operand, not '%s'%s", dtype_name(t),
-                   t == DT_BOOL ? " (logical not is '!')" : "");
-        return DT_VOID;
-      }
-    } else if (!is_num(t)) {
-      diag_error(S->cc, e->loc, "'-' needs a number, not '%s'", dtype_name(t));
-      return DT_VOID;
-    } else if (t == DT_U64) {
-      diag_error(S->cc, e->loc, "cannot negate an unsigned value");
-      return DT_VOID;
-    }
-    e->type = t;
-    return t;
-  }
-  case EX_BINARY: {
-    Expr *a = e->args[0], *b = e->args[1];
-    DType x = check_expr(S, a), y = check_expr(S, b);
-    if (x == DT_VOID || y == DT_VOID) return DT_VOID;
-    e->flags |= a->flags & b->flags & (EXF_CONST | EXF_SETUP | EXF_UNTYPED);
-    switch (e->op) {
-    case OP_AND: case OP_OR:
-      if (x != DT_BOOL || y != DT_BOOL) {
-        diag_error(S->cc, e->loc, "'%s' needs bool operands, not '%s' and '%s'", op_text(e->op),
-                   dtype_name(x), dtype_name(y));
-        return DT_VOID;
-      }
-      e->type = DT_BOOL;
-      return e->type;
-    case OP_EQ: case OP_NE:
-      if ((x == DT_BOOL) != (y == DT_BOOL)) {
-        diag_error(S->cc, e->loc, "cannot compare '%s' with '%s'", dtype_name(x), dtype_name(y));
-        return DT_VOID;
-      }
-      if (x != DT_BOOL) operand_literals_fit(S, a, b, sema_promote(a, b));
-      e->flags &= ~(unsigned)EXF_UNTYPED;
-      e->type = DT_BOOL;
-      return e->type;
-    default:
-      break;
-    }
-    if (op_is_bitwise(e->op) && (!dtype_is_int(x) || !dtype_is_int(y))) {
-      /* & | ^ << >> are for integers: C habits (^ for a power, & for &&) get a hint */
-      const char *hint = "";
-      if (e->op == OP_BXOR && !dtype_is_int(x)) hint = " (a power is pow(A, B))";
-      else if (e->op == OP_BAND && x == DT_BOOL && y == DT_BOOL) hint = " (logical and is '&&')";
-      else if (e->op == OP_BOR && x == DT_BOOL && y == DT_BOOL) hint = " (logical or is '||')";
-      else if ((x == DT_BOOL) != (y == DT_BOOL) && (dtype_is_int(x) || dtype_is_int(y))) {
-        const Expr *c = x == DT_BOOL ? a : b;   /* k & 1 == 0 is k & (1 == 0), as in C */
-        if (c->kind == EX_BINARY && c->op >= OP_EQ && c->op <= OP_GE)
-          hint = " (comparisons bind tighter than '&', '|' and '^': parenthesize, as in (A & B) == C)";
-      }
-      diag_error(S->cc, e->loc, "'%s' needs integer operands, not '%s' and '%s'%s", op_text(e->op),
-                 dtype_name(x), dtype_name(y), hint);
-      return DT_VOID;
-    }
-    if (!is_num(x) || !is_num(y)) {
-      diag_error(S->cc, e->loc, "arithmetic on 'bool' ('%s' %s '%s'); use select() or a cast",
-                 dtype_name(x), op_text(e->op), dtype_name(y));
-      return DT_VOID;
-    }
-    DType t = sema_promote(a, b);
-    operand_literals_fit(S, a, b, t);
-    if (S->map && (e->op == OP_DIV || e->op == OP_MOD) && (b->flags & EXF_CONST) &&
-        (dtype_is_int(b->type) || dtype_is_float(b->type))) {
-      /* integers: undefined (a crash on the host); floats: nvcc rejects the constant
-      ** division under -Werror, and inf/nan are better written on purpose */
-      bool fl;
-      int64_t iv;
-      double fv;
-      if (fold(S, b, &fl, &iv, &fv) && (fl ? fv == 0.0 : iv == 0)) {
-        diag_error(S->cc, b->loc, "division by a constant zero");
-        return DT_VOID;
-      }
-    }
-    if (e->op >= OP_LT && e->op <= OP_GE) {
-      if (dtype_is_complex(t)) {
-        diag_error(S->cc, e->loc, "complex values cannot be ordered with '%s'", op_text(e->op));
-        return DT_VOID;
-      }
-      e->flags &= ~(unsigned)EXF_UNTYPED;
-      e->type = DT_BOOL;
-      return e->type;
-    }
-    if (e->op == OP_MOD && !dtype_is_int(t)) {
-      diag_error(S->cc, e->loc, "'%%' needs integers, not '%s'; use fmod() for floating values", dtype_name(t));
-      return DT_VOID;
-    }
-    e->type = t;
-    return t;
-  }
+  case EX_CAST:
+    return check_cast(S, e);
+  case EX_UNARY:
+    return check_unary(S, e);
+  case EX_BINARY:
+    return check_binary(S, e);
   }
   return DT_VOID;
 }
