@@ -134,6 +134,72 @@ static bool find_cycles(Sema *S, StepInfo *st, int n) {
 
 typedef struct Acc { int seq; bool valid; const Loc *loc; } Acc;
 
+/* A step starts on stream t (ns - 1: the host): work enqueued after a host step is ordered
+** after it (the CPU waited for it); a host step joins all streams. */
+static void step_clocks(int *clock, int ns, int t, bool host) {
+  int *ct = &clock[(size_t)t * (size_t)ns];
+  if (ct[ns - 1] < clock[(size_t)(ns - 1) * (size_t)ns + (size_t)(ns - 1)])
+    ct[ns - 1] = clock[(size_t)(ns - 1) * (size_t)ns + (size_t)(ns - 1)];
+  if (host) {
+    for (int s = 0; s < ns; s++)
+      for (int u = 0; u < ns; u++) {
+        int v = clock[(size_t)u * (size_t)ns + (size_t)s];
+        for (int w = 0; w < ns; w++)
+          if (clock[(size_t)w * (size_t)ns + (size_t)s] < v) clock[(size_t)w * (size_t)ns + (size_t)s] = v;
+      }
+  }
+}
+
+/* Access o (in `step`) races with the earlier access a, `what` ("written", "read"), on stream
+** s (the host when no stream has index s). */
+static void report_race(Cnp *cc, const HzOp *o, const Decl *step, int s, const char *what, const Acc *a) {
+  bool w = o->kind == HZ_WRITE;
+  Decl *sd = NULL;
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_STREAM && d->index == s) sd = d;
+  const char *here_s = step->stream.name
+                           ? arena_printf(&cc->arena, "stream '%s'", step->stream.name) : "the host";
+  diag_error(cc, *o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
+             o->obj->kind == DECL_DIM ? "the live extent of dim"
+             : o->obj->kind == DECL_FIELD && o->obj->scalar ? "scalar"
+             : o->obj->kind == DECL_FIELD && o->obj->history_of.name ? "history"
+             : decl_kind_name(o->obj->kind),
+             o->obj->name, what,
+             sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
+             w ? "written" : "read", here_s);
+  diag_note(cc, *a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
+            sd ? "'" : "");
+}
+
+/* Fills cc->stream_join from the last accesses per (object, stream) (see check_hazards). */
+static void stream_joins(Cnp *cc, const Acc *lw, const Acc *lr, int nobj, int ns) {
+  int nst = ns - 1;
+  for (int id = 0; id < nobj; id++)
+    for (int a = 0; a < nst; a++) {
+      if (!lw[(size_t)id * (size_t)ns + (size_t)a].valid) continue;
+      for (int b2 = 0; b2 < nst; b2++) {
+        if (b2 == a || !(lw[(size_t)id * (size_t)ns + (size_t)b2].valid || lr[(size_t)id * (size_t)ns + (size_t)b2].valid))
+          continue;
+        if (!cc->stream_join) cc->stream_join = arena_alloc(&cc->arena, sizeof(bool) * (size_t)nst * (size_t)nst);
+        cc->stream_join[a * nst + b2] = cc->stream_join[b2 * nst + a] = true;
+      }
+    }
+}
+
+/* -Wunused-event: an event recorded (any_rec; first at first_rec) that nothing waits for. */
+static void unused_events(Sema *S, const bool *any_rec, const Loc *first_rec) {
+  Cnp *cc = S->cc;
+  int n_ev = cc->n_decl[DECL_EVENT];
+  bool *any_wait = calloc((size_t)n_ev + 1, sizeof *any_wait);
+  if (!any_wait) cnp_ice("out of memory");
+  FOR_OPS(S, o)
+    if (o->kind == HZ_WAIT) any_wait[o->obj->index] = true;
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_EVENT && any_rec[d->index] && !any_wait[d->index])
+      diag_warning(cc, WARN_UNUSED_EVENT, first_rec[d->index], "event '%s' is recorded but nothing waits for it", d->name);
+  free(any_wait);
+}
+
 /*
 ** Vector clocks over the streams: an access b on stream t is ordered after an earlier
 ** access a on stream s when a's position on s is covered by t's clock at b. A host step
@@ -177,18 +243,7 @@ static void check_hazards(Sema *S) {
     case HZ_STEP:
       step = o->obj;
       t = o->obj->stream.decl ? o->obj->stream.decl->index : ns - 1;
-      /* work enqueued after a host step is ordered after it (the CPU waited for it) */
-      ct = &clock[(size_t)t * (size_t)ns];
-      if (ct[ns - 1] < clock[(size_t)(ns - 1) * (size_t)ns + (size_t)(ns - 1)])
-        ct[ns - 1] = clock[(size_t)(ns - 1) * (size_t)ns + (size_t)(ns - 1)];
-      if (!o->obj->stream.name) {          /* host step: join all streams */
-        for (int s = 0; s < ns; s++)
-          for (int u = 0; u < ns; u++) {
-            int v = clock[(size_t)u * (size_t)ns + (size_t)s];
-            for (int w = 0; w < ns; w++)
-              if (clock[(size_t)w * (size_t)ns + (size_t)s] < v) clock[(size_t)w * (size_t)ns + (size_t)s] = v;
-          }
-      }
+      step_clocks(clock, ns, t, !o->obj->stream.name);
       break;
     case HZ_RECORD: {
       int e = o->obj->index;
@@ -235,21 +290,7 @@ static void check_hazards(Sema *S) {
           what = "read";
         }
         if (a->valid && a->seq > ct[s]) {
-          Decl *sd = s < ns - 1 ? NULL : NULL;
-          for (Decl *d = cc->decls; d; d = d->next)
-            if (d->kind == DECL_STREAM && d->index == s) sd = d;
-          const char *here_s = step->stream.name
-                                   ? arena_printf(&cc->arena, "stream '%s'", step->stream.name) : "the host";
-          diag_error(cc, *o->loc, "%s '%s' is %s on %s%s%s and %s on %s with no event ordering them",
-                     o->obj->kind == DECL_DIM ? "the live extent of dim"
-                     : o->obj->kind == DECL_FIELD && o->obj->scalar ? "scalar"
-                     : o->obj->kind == DECL_FIELD && o->obj->history_of.name ? "history"
-                     : decl_kind_name(o->obj->kind),
-                     o->obj->name, what,
-                     sd ? "stream '" : "the host", sd ? sd->name : "", sd ? "'" : "",
-                     w ? "written" : "read", here_s);
-          diag_note(cc, *a->loc, "%s here on %s%s%s", what, sd ? "stream '" : "the host", sd ? sd->name : "",
-                    sd ? "'" : "");
+          report_race(cc, o, step, s, what, a);
           reported[id] = true;
         }
       }
@@ -265,26 +306,9 @@ static void check_hazards(Sema *S) {
   ** previous call's data (the analysis above covers one call). Any object written on one of
   ** two streams and used on the other makes t wait for u's previous call (generated code:
   ** an end-of-call event per stream). Host steps synchronize and need nothing. */
-  int nst = ns - 1;
-  for (int id = 0; id < nobj; id++)
-    for (int a = 0; a < nst; a++) {
-      if (!lw[(size_t)id * (size_t)ns + (size_t)a].valid) continue;
-      for (int b2 = 0; b2 < nst; b2++) {
-        if (b2 == a || !(lw[(size_t)id * (size_t)ns + (size_t)b2].valid || lr[(size_t)id * (size_t)ns + (size_t)b2].valid))
-          continue;
-        if (!cc->stream_join) cc->stream_join = arena_alloc(&cc->arena, sizeof(bool) * (size_t)nst * (size_t)nst);
-        cc->stream_join[a * nst + b2] = cc->stream_join[b2 * nst + a] = true;
-      }
-    }
+  stream_joins(cc, lw, lr, nobj, ns);
   /* an event nobody waits for orders nothing: probably a missing `after` */
-  bool *any_wait = calloc((size_t)n_ev + 1, sizeof *any_wait);
-  if (!any_wait) cnp_ice("out of memory");
-  FOR_OPS(S, o)
-    if (o->kind == HZ_WAIT) any_wait[o->obj->index] = true;
-  for (Decl *d = cc->decls; d; d = d->next)
-    if (d->kind == DECL_EVENT && any_rec[d->index] && !any_wait[d->index])
-      diag_warning(cc, WARN_UNUSED_EVENT, first_rec[d->index], "event '%s' is recorded but nothing waits for it", d->name);
-  free(any_wait);
+  unused_events(S, any_rec, first_rec);
   free(clock); free(evclk); free(ev_rec); free(ev_waited); free(ev_loc);
   free(reported); free(first_rec); free(any_rec);
 }
