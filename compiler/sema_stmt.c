@@ -177,6 +177,16 @@ static void check_mstmts(Sema *S, Stmt *s) {
   for (; s; s = s->next) check_mstmt(S, s);
 }
 
+/* The extent a map or an append runs over, as a name expression (Stmt.over_expr). */
+static void over_expr(Sema *S, Stmt *s) {
+  Expr *x = arena_alloc(&S->cc->arena, sizeof *x);
+  x->kind = EX_NAME;
+  x->loc = s->over.loc;
+  x->ref = s->over;
+  x->type = DT_I64;
+  s->over_expr = x;
+}
+
 static void check_map(Sema *S, Stmt *s) {
   /* any declared name (a map-specific message below); an unknown one suggests values */
   Decl *d = resolve(S, &s->over, s->over.name && sym_find(S, s->over.name) ? ~0u : K_VALUE);
@@ -205,14 +215,7 @@ static void check_map(Sema *S, Stmt *s) {
       d = NULL;
     }
   }
-  if (d) {
-    Expr *x = arena_alloc(&S->cc->arena, sizeof *x);
-    x->kind = EX_NAME;
-    x->loc = s->over.loc;
-    x->ref = s->over;
-    x->type = DT_I64;
-    s->over_expr = x;
-  }
+  if (d) over_expr(S, s);
   /* the loop runs over the live extent, which compaction and migration change */
   if (d && d->kind == DECL_DIM && S->step) hz_op(S, HZ_READ, d, &s->over.loc);
   S->map = s;
@@ -608,59 +611,27 @@ static void check_kernel_call(Sema *S, Stmt *s) {
 static void check_stmt(Sema *S, Stmt *s) {
   call_form(S, s);
   switch (s->kind) {
-  case ST_MAP:
-    check_map(S, s);
-    break;
-  case ST_COMPACT:
-    check_compact(S, s);
-    break;
-  case ST_SORT:
-    check_sort(S, s);
-    break;
-  case ST_OFFSETS:
-    check_offsets(S, s);
-    break;
-  case ST_SEGMENTS:
-    check_segments(S, s);
-    break;
-  case ST_SCAN:
-    check_scan(S, s);
-    break;
-  case ST_REPEAT:
-    check_repeat(S, s);
-    break;
-  case ST_SWAP:
-    check_swap(S, s);
-    break;
-  case ST_APPEND:
-    check_append(S, s);
-    break;
-  case ST_EVERY:
-    check_every_block(S, s);
-    break;
+  case ST_MAP: check_map(S, s); break;
+  case ST_COMPACT: check_compact(S, s); break;
+  case ST_SORT: check_sort(S, s); break;
+  case ST_OFFSETS: check_offsets(S, s); break;
+  case ST_SEGMENTS: check_segments(S, s); break;
+  case ST_SCAN: check_scan(S, s); break;
+  case ST_REPEAT: check_repeat(S, s); break;
+  case ST_SWAP: check_swap(S, s); break;
+  case ST_APPEND: check_append(S, s); break;
+  case ST_EVERY: check_every_block(S, s); break;
   case ST_SUM:
     check_sum(S, s);
     if (s->list.n) hz_op(S, HZ_READ, dim_of(s->list.v[0].decl), &s->list.v[0].loc);
     break;
-  case ST_RECORD: case ST_WAIT:
-    check_record_wait(S, s);
-    break;
-  case ST_COPY:
-    check_copy(S, s);
-    break;
-  case ST_REFRESH:
-    check_refresh(S, s);
-    break;
-  case ST_EXCHANGE:
-    check_exchange(S, s);
-    break;
-  case ST_MIGRATE:
-    check_migrate(S, s);
-    break;
+  case ST_RECORD: case ST_WAIT: check_record_wait(S, s); break;
+  case ST_COPY: check_copy(S, s); break;
+  case ST_REFRESH: check_refresh(S, s); break;
+  case ST_EXCHANGE: check_exchange(S, s); break;
+  case ST_MIGRATE: check_migrate(S, s); break;
   case ST_ZERO: check_zero(S, s); break;
-  case ST_CALL:
-    check_kernel_call(S, s);
-    break;
+  case ST_CALL: check_kernel_call(S, s); break;
   default:
     diag_error(S->cc, s->loc, "this statement belongs inside a map");
     break;
@@ -748,12 +719,7 @@ static void check_append(Sema *S, Stmt *s) {
   if (t != DT_VOID && !dtype_is_int(t))
     diag_error(S->cc, s->value->loc, "the number of appended rows must be an integer, not '%s'", dtype_name(t));
   if (!d) return;
-  Expr *x = arena_alloc(&S->cc->arena, sizeof *x);
-  x->kind = EX_NAME;
-  x->loc = s->over.loc;
-  x->ref = s->over;
-  x->type = DT_I64;
-  s->over_expr = x;
+  over_expr(S, s);
   s->a.decl = d;
   hz_op(S, HZ_READ, d, &s->over.loc);    /* the live extent: read, then set */
   hz_op(S, HZ_WRITE, d, &s->over.loc);
