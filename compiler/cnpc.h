@@ -5,7 +5,8 @@
 **
 ** Pipeline: main.c (CLI) -> parse.c (files, imports) feeding lexer.re's tokens to parser.y
 ** (tokens -> AST through ast_*() calls)
-** -> sema.c (names, types, shapes, stream hazards; fills the "sema" fields below)
+** -> sema.c (names, types, shapes, stream hazards; fills the "sema" fields below; with
+**    sema_expr.c, sema_stmt.c, sema_hazard.c and their private header sema_internal.h)
 ** -> gen_emit() (gen.c and friends, owned by the code generator).
 **
 ** Codegen contract: after cnp_compile_*() returns 0 errors, every Ref has .decl (or .local)
@@ -661,7 +662,7 @@ typedef enum { CN_FREE, CN_KEYWORD, CN_MACRO, CN_LIBRARY } CnClash;
 CnClash cn_clash(const char *name);
 const char *cn_clash_text(CnClash c);   /* "is reserved in C or C++", ... */
 
-/* ======================================================================== sema.c */
+/* ======================================================================== sema.c (sema_*.c) */
 
 /* Resolve names, check types/shapes, stream hazards. Returns the number of errors. */
 int sema_check(Cnp *cc);

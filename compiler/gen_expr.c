@@ -531,6 +531,150 @@ static void ex(KCtx *k, Buf *b, Expr *e) {
   k->lit = saved;
 }
 
+/* A name: a let or the map index (l_), a constant (its value), a param (P_), a dim
+** (n_: its live extent), a scalar (f_S[0]). */
+static void ex_name(Buf *b, Expr *e) {
+  if (e->ref.local) {
+    buf_printf(b, "l_%s", e->ref.local->name);
+    return;
+  }
+  Decl *d = e->ref.decl;
+  if (!d) cnp_ice("unresolved name '%s'", e->ref.name);
+  if (d->kind == DECL_CONST) {
+    if (d->dtype == DT_F16) fmt_float(b, half_round(d->fval), DT_F16);
+    else if (dtype_is_float(e->type) || dtype_is_float(d->dtype)) fmt_float(b, d->fval, e->type);
+    else fmt_int(b, d->ival, e->type);
+  } else if (d->kind == DECL_PARAM) {
+    buf_printf(b, "P_%s", d->name);
+  } else if (d->kind == DECL_DIM) {
+    buf_printf(b, "n_%s", d->name);
+  } else if (d->kind == DECL_FIELD && d->scalar) {
+    buf_printf(b, "f_%s[0]", d->name);
+  } else {
+    cnp_ice("name '%s' (%s) in an expression", d->name, decl_kind_name(d->kind));
+  }
+}
+
+/* A field element: the row local of a fused group, or f_F[linear index] (f16 widened). */
+static void ex_index(KCtx *k, Buf *b, Expr *e) {
+  const char *r = row_local(k, e);
+  if (e->ref.decl->dtype == DT_F16) buf_puts(b, "cnp_g_h2f(");
+  if (r) {
+    buf_puts(b, r);
+  } else {
+    buf_printf(b, "f_%s[", e->ref.decl->name);
+    lin_index(k, b, e);
+    buf_puts(b, "]");
+  }
+  buf_puts(b, e->ref.decl->dtype == DT_F16 ? ")" : "");
+}
+
+/* A binary operation: integer operations through the templates/int.tmpl helpers, float
+** %, constant self-comparisons and u64 comparisons with 0 written as constants, f16 and
+** complex operands converted to the operation's type. */
+static void ex_binary(KCtx *k, Buf *b, Expr *e) {
+  bool shift = e->op == OP_SHL || e->op == OP_SHR;
+  if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
+    /* u64 / % (0 for a zero divisor) and shifts: templates/int.tmpl */
+    buf_printf(b, "cnp_g_%s_u64(", int_op_name(e->op));
+    ex_as(k, b, e->args[0], DT_U64);
+    buf_puts(b, ", ");
+    ex_as(k, b, e->args[1], DT_U64);
+    buf_puts(b, ")");
+    return;
+  }
+  if (((e->op >= OP_ADD && e->op <= OP_MOD) || shift) && signed_int(e->type)) {
+    /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
+    /* an untyped constant operand may be i64 in an i32 operation: narrowed on purpose */
+    buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
+    for (int i = 0; i < 2; i++) {
+      if (i) buf_puts(b, ", ");
+      double lv;
+      if (e->args[i]->type == DT_I64 && e->type == DT_I32 && !literal_value(e->args[i], &lv))
+        ex_as(k, b, e->args[i], DT_I32);
+      else ex(k, b, e->args[i]);
+    }
+    buf_puts(b, ")");
+    return;
+  }
+  if (e->op == OP_MOD && dtype_is_float(e->type)) {
+    buf_printf(b, "%s(", float_fn(BI_FMOD, e->type));
+    ex(k, b, e->args[0]);
+    buf_puts(b, ", ");
+    ex(k, b, e->args[1]);
+    buf_puts(b, ")");
+    return;
+  }
+  if (e->op >= OP_EQ && e->op <= OP_GE && !dtype_is_float(operand_type(e)) &&
+      !dtype_is_complex(operand_type(e))) {
+    /* x < x, k == k: constant for integers and bools; C compilers warn about the
+    ** self-comparison (-Wtautological-compare), so write the constant */
+    Buf l = {0}, r = {0};
+    ex(k, &l, e->args[0]);
+    ex(k, &r, e->args[1]);
+    bool same = !strcmp(buf_str(&l), buf_str(&r));
+    if (same) buf_printf(b, "((void)%s, %d)", buf_str(&l), e->op == OP_EQ || e->op == OP_LE || e->op == OP_GE);
+    buf_free(&l);
+    buf_free(&r);
+    if (same) return;
+  }
+  if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
+    /* u >= 0 is always true and u < 0 always false: say so without the comparison */
+    Expr *a = e->args[0], *c = e->args[1];
+    int always = -1;
+    if (is_zero_literal(c) && (e->op == OP_GE || e->op == OP_LT)) always = e->op == OP_GE;
+    if (is_zero_literal(a) && (e->op == OP_LE || e->op == OP_GT)) always = e->op == OP_LE;
+    if (always >= 0) {
+      buf_puts(b, "((void)");
+      ex(k, b, is_zero_literal(c) ? a : c);
+      buf_printf(b, ", %d)", always);
+      return;
+    }
+    buf_puts(b, "(");
+    ex_as(k, b, a, DT_U64);
+    buf_printf(b, " %s ", op_text(e->op));
+    ex_as(k, b, c, DT_U64);
+    buf_puts(b, ")");
+    return;
+  }
+  /* f16 and complex operations convert both operands to the operation's type */
+  DType t = DT_VOID;
+  if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
+  else if (e->op >= OP_EQ && e->op <= OP_GE && e->args[0]->type != DT_BOOL)
+    t = sema_promote(e->args[0], e->args[1]);
+  bool conv = converted_type(t);
+  buf_puts(b, "(");
+  if (conv) ex_as(k, b, e->args[0], t);
+  else ex(k, b, e->args[0]);
+  buf_printf(b, " %s ", op_text(e->op));
+  if (conv) ex_as(k, b, e->args[1], t);
+  else ex(k, b, e->args[1]);
+  buf_puts(b, ")");
+}
+
+/* A cast: bool (!= 0), f16 (the nearest value), f16/complex conversions, saturating
+** float-to-integer (templates/int.tmpl), else a C cast. */
+static void ex_cast(KCtx *k, Buf *b, Expr *e) {
+  if (e->cast_to == DT_BOOL) {
+    buf_puts(b, "(");
+    ex(k, b, e->args[0]);
+    buf_puts(b, " != 0)");
+  } else if (e->cast_to == DT_F16) {
+    ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
+  } else if (converted_type(e->cast_to)) {
+    ex_as(k, b, e->args[0], e->cast_to);
+  } else if (dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) {
+    /* saturating, NaN -> 0 (templates/int.tmpl) */
+    buf_printf(b, "cnp_g_%s_%s(", e->args[0]->type == DT_F64 ? "f64" : "f32", dtype_name(e->cast_to));
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+  } else {
+    buf_printf(b, "((%s)", gen_ctype(e->cast_to));
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+  }
+}
+
 static void ex_node(KCtx *k, Buf *b, Expr *e) {
   switch (e->kind) {
   case EX_INT:
@@ -540,41 +684,8 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
     return;
   case EX_FLOAT: fmt_float(b, e->fval, k->lit == DT_F32 && (e->flags & EXF_UNTYPED) ? DT_F32 : e->type); return;
   case EX_BOOL: buf_puts(b, e->ival ? "1" : "0"); return;
-  case EX_NAME: {
-    if (e->ref.local) {
-      buf_printf(b, "l_%s", e->ref.local->name);
-      return;
-    }
-    Decl *d = e->ref.decl;
-    if (!d) cnp_ice("unresolved name '%s'", e->ref.name);
-    if (d->kind == DECL_CONST) {
-      if (d->dtype == DT_F16) fmt_float(b, half_round(d->fval), DT_F16);
-      else if (dtype_is_float(e->type) || dtype_is_float(d->dtype)) fmt_float(b, d->fval, e->type);
-      else fmt_int(b, d->ival, e->type);
-    } else if (d->kind == DECL_PARAM) {
-      buf_printf(b, "P_%s", d->name);
-    } else if (d->kind == DECL_DIM) {
-      buf_printf(b, "n_%s", d->name);
-    } else if (d->kind == DECL_FIELD && d->scalar) {
-      buf_printf(b, "f_%s[0]", d->name);
-    } else {
-      cnp_ice("name '%s' (%s) in an expression", d->name, decl_kind_name(d->kind));
-    }
-    return;
-  }
-  case EX_INDEX: {
-    const char *r = row_local(k, e);
-    if (e->ref.decl->dtype == DT_F16) buf_puts(b, "cnp_g_h2f(");
-    if (r) {
-      buf_puts(b, r);
-    } else {
-      buf_printf(b, "f_%s[", e->ref.decl->name);
-      lin_index(k, b, e);
-      buf_puts(b, "]");
-    }
-    buf_puts(b, e->ref.decl->dtype == DT_F16 ? ")" : "");
-    return;
-  }
+  case EX_NAME: ex_name(b, e); return;
+  case EX_INDEX: ex_index(k, b, e); return;
   case EX_UNARY:
     if (e->op == OP_NEG && signed_int(e->type) && e->args[0]->kind != EX_INT) {
       buf_printf(b, "cnp_g_neg_i%s(", signed_int_bits(e->type));   /* wraps (templates/int.tmpl) */
@@ -586,107 +697,9 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
     ex(k, b, e->args[0]);
     buf_puts(b, ")");
     return;
-  case EX_BINARY: {
-    bool shift = e->op == OP_SHL || e->op == OP_SHR;
-    if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
-      /* u64 / % (0 for a zero divisor) and shifts: templates/int.tmpl */
-      buf_printf(b, "cnp_g_%s_u64(", int_op_name(e->op));
-      ex_as(k, b, e->args[0], DT_U64);
-      buf_puts(b, ", ");
-      ex_as(k, b, e->args[1], DT_U64);
-      buf_puts(b, ")");
-      return;
-    }
-    if (((e->op >= OP_ADD && e->op <= OP_MOD) || shift) && signed_int(e->type)) {
-      /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
-      /* an untyped constant operand may be i64 in an i32 operation: narrowed on purpose */
-      buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
-      for (int i = 0; i < 2; i++) {
-        if (i) buf_puts(b, ", ");
-        double lv;
-        if (e->args[i]->type == DT_I64 && e->type == DT_I32 && !literal_value(e->args[i], &lv))
-          ex_as(k, b, e->args[i], DT_I32);
-        else ex(k, b, e->args[i]);
-      }
-      buf_puts(b, ")");
-      return;
-    }
-    if (e->op == OP_MOD && dtype_is_float(e->type)) {
-      buf_printf(b, "%s(", float_fn(BI_FMOD, e->type));
-      ex(k, b, e->args[0]);
-      buf_puts(b, ", ");
-      ex(k, b, e->args[1]);
-      buf_puts(b, ")");
-      return;
-    }
-    if (e->op >= OP_EQ && e->op <= OP_GE && !dtype_is_float(operand_type(e)) &&
-        !dtype_is_complex(operand_type(e))) {
-      /* x < x, k == k: constant for integers and bools; C compilers warn about the
-      ** self-comparison (-Wtautological-compare), so write the constant */
-      Buf l = {0}, r = {0};
-      ex(k, &l, e->args[0]);
-      ex(k, &r, e->args[1]);
-      bool same = !strcmp(buf_str(&l), buf_str(&r));
-      if (same) buf_printf(b, "((void)%s, %d)", buf_str(&l), e->op == OP_EQ || e->op == OP_LE || e->op == OP_GE);
-      buf_free(&l);
-      buf_free(&r);
-      if (same) return;
-    }
-    if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
-      /* u >= 0 is always true and u < 0 always false: say so without the comparison */
-      Expr *a = e->args[0], *c = e->args[1];
-      int always = -1;
-      if (is_zero_literal(c) && (e->op == OP_GE || e->op == OP_LT)) always = e->op == OP_GE;
-      if (is_zero_literal(a) && (e->op == OP_LE || e->op == OP_GT)) always = e->op == OP_LE;
-      if (always >= 0) {
-        buf_puts(b, "((void)");
-        ex(k, b, is_zero_literal(c) ? a : c);
-        buf_printf(b, ", %d)", always);
-        return;
-      }
-      buf_puts(b, "(");
-      ex_as(k, b, a, DT_U64);
-      buf_printf(b, " %s ", op_text(e->op));
-      ex_as(k, b, c, DT_U64);
-      buf_puts(b, ")");
-      return;
-    }
-    /* f16 and complex operations convert both operands to the operation's type */
-    DType t = DT_VOID;
-    if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
-    else if (e->op >= OP_EQ && e->op <= OP_GE && e->args[0]->type != DT_BOOL)
-      t = sema_promote(e->args[0], e->args[1]);
-    bool conv = converted_type(t);
-    buf_puts(b, "(");
-    if (conv) ex_as(k, b, e->args[0], t);
-    else ex(k, b, e->args[0]);
-    buf_printf(b, " %s ", op_text(e->op));
-    if (conv) ex_as(k, b, e->args[1], t);
-    else ex(k, b, e->args[1]);
-    buf_puts(b, ")");
-    return;
-  }
+  case EX_BINARY: ex_binary(k, b, e); return;
   case EX_CALL: ex_call(k, b, e); return;
-  case EX_CAST:
-    if (e->cast_to == DT_BOOL) {
-      buf_puts(b, "(");
-      ex(k, b, e->args[0]);
-      buf_puts(b, " != 0)");
-    } else if (e->cast_to == DT_F16) {
-      ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
-    } else if (converted_type(e->cast_to)) {
-      ex_as(k, b, e->args[0], e->cast_to);
-    } else if (dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) {
-      /* saturating, NaN -> 0 (templates/int.tmpl) */
-      buf_printf(b, "cnp_g_%s_%s(", e->args[0]->type == DT_F64 ? "f64" : "f32", dtype_name(e->cast_to));
-      ex(k, b, e->args[0]);
-      buf_puts(b, ")");
-    } else {
-      buf_printf(b, "((%s)", gen_ctype(e->cast_to));
-      ex(k, b, e->args[0]);
-      buf_puts(b, ")");
-    }
-    return;
+  case EX_CAST: ex_cast(k, b, e); return;
   }
   cnp_ice("expression kind %d", (int)e->kind);
 }
