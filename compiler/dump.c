@@ -28,7 +28,15 @@ void dump_expr(FILE *o, const Expr *e) {
     if (e->type == DT_U64) fprintf(o, "%llu", (unsigned long long)e->uval);
     else fprintf(o, "%lld", (long long)e->ival);
     return;
-  case EX_FLOAT: fprintf(o, "%.17g", e->fval); if (e->fval == (double)(long long)e->fval) fputs(".0", o); return;
+  case EX_FLOAT: {
+    /* "%.17g", with ".0" when that reads as an integer ("3" -> "3.0"; not "1e+300", "inf"):
+    ** decided on the text, since a cast of 1e300 to an integer is undefined. */
+    char t[40];
+    snprintf(t, sizeof t, "%.17g", e->fval);
+    fputs(t, o);
+    if (!strpbrk(t, ".eEn")) fputs(".0", o);
+    return;
+  }
   case EX_BOOL: fputs(e->ival ? "true" : "false", o); return;
   case EX_NAME: fputs(e->ref.name, o); return;
   case EX_INDEX:
