@@ -98,8 +98,11 @@ check_run make ./app scale.o >/dev/null
 check_no_mpi make ./app
 # the same objects against the static libcnp.a: still no MPI (libcnp has none; MPI is in
 # libcnp_mpi), and the program runs
+# What a static libcnp needs (Libs.private: CUDA, FFTW, -lm ...), without -lcnp itself (that
+# would take libcnp.so) or the rpath.
+static_libs=$(pkg-config --static --libs cnp | tr ' ' '\n' | grep -v -e '^-lcnp$' -e rpath | tr '\n' ' ')
 ${CC:-cc} -o app_static main.o scale.o "$prefix/lib/libcnp.a" $(pkg-config --variable=openmp cnp) \
-  -lm -lpthread -ldl || fail "make: static link against libcnp.a"
+  $static_libs || fail "make: static link against libcnp.a"
 check_no_mpi "make (static libcnp.a)" ./app_static
 readelf -d app_static | grep NEEDED | grep libcnp >/dev/null && fail "make: app_static needs libcnp.so"
 check_run "make (static libcnp.a)" ./app_static scale.o
