@@ -369,6 +369,8 @@ typedef struct CnpOptions {
   const char *mt;           /* -MT TARGET */
   bool mp;                  /* -MP: phony targets for dependencies */
   ColorMode color;          /* --color=never|always|auto (default never) */
+  const char *interpret;    /* --interpret IN: run the reference interpreter on data file IN */
+  const char *interpret_out;/* --interpret-out OUT: where it writes the fields */
 } CnpOptions;
 
 /* ======================================================================== the compilation */
@@ -560,6 +562,13 @@ DType sema_promote(const Expr *a, const Expr *b);
 /* Stable text form of the (checked) AST, for --dump-ast and tests/parse. */
 void dump_ast(Cnp *cc, FILE *out);
 void dump_expr(FILE *out, const Expr *e);
+
+/* ======================================================================== interp.c */
+
+/* The reference interpreter (--interpret IN --interpret-out OUT): runs the checked program's
+** steps on the fields of data file IN and writes them to OUT (file formats in interp.c and
+** docs/robustness.md). Returns 0, or 1 after a message on diag. */
+int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag);
 
 /* ======================================================================== gen.c (owned by "gen") */
 
