@@ -356,6 +356,7 @@ typedef struct CnpOptions {
   bool explain_fusion;      /* --explain-fusion */
   FILE *report;             /* where the fusion report goes (main: stdout; NULL = nowhere) */
   bool dump_ast;            /* --dump-ast: print the checked AST to stdout */
+  bool print;               /* --print: print the checked AST back as .cnp source */
   bool check_only;          /* --check: front end only */
   bool werror;              /* -Werror: every warning is an error */
   bool no_warnings;         /* -w: no warnings at all */
@@ -562,6 +563,11 @@ DType sema_promote(const Expr *a, const Expr *b);
 /* Stable text form of the (checked) AST, for --dump-ast and tests/parse. */
 void dump_ast(Cnp *cc, FILE *out);
 void dump_expr(FILE *out, const Expr *e);
+
+/* ======================================================================== print.c */
+
+/* The checked AST as .cnp source (--print): parses back to the same --dump-ast. */
+void print_program(Cnp *cc, FILE *out);
 
 /* ======================================================================== interp.c */
 

@@ -194,8 +194,12 @@ class Gen:
     def index_expr(self, ext, ctx, depth):
         """An integer expression clamped into [0, ext)."""
         it = self.pick(["i64", "i32", "i64"])
-        e = self.expr(it, ctx, depth + 1)
+        e = self.clamp_arg(self.expr(it, ctx, depth + 1))
         return "min(max(%s, 0), %s - 1)" % (e, ext)
+
+    def clamp_arg(self, e):
+        """(known: min/max of a constant at the type's limit does not compile: see call())"""
+        return self.pick(["0", "1", "2"]) if not self.known and self.constant(e) else e
 
     def gather(self, t, ctx, depth):
         cands = [f for f in self.fields if f.t == t and f.kind in ("tab", "off") and f.name not in ctx["written"]]
@@ -318,11 +322,22 @@ class Gen:
             return "%s(%s, %s)" % (self.pick(["min", "max"]), self.expr(t, ctx, d), self.lit(t))
         if t in INTS:
             k = self.r.randrange(3)
+
+            def arg():
+                # (known: min/max of an i32/i64 constant at the type's limit is a gcc
+                # -Wtype-limits error in the generated code: without --known, none)
+                e = self.expr(t, ctx, d)
+                if not self.known and t != "u64" and self.constant(e):
+                    e = self.pick(["0", "1", "-1", "3", "100"])
+                return e
             if k == 0:
-                return "%s(%s, %s)" % (self.pick(["min", "max"]), self.expr(t, ctx, d), self.expr(t, ctx, d))
+                return "%s(%s, %s)" % (self.pick(["min", "max"]), arg(), arg())
             if k == 1:
                 return "abs(%s)" % self.expr(t, ctx, d)
-            return "%s(%s, %s)" % (self.pick(["min", "max"]), self.expr(t, ctx, d), self.lit(t))
+            lit = self.lit(t)
+            if not self.known and t != "u64":
+                lit = self.pick(["0", "1", "-1", "3", "100"])
+            return "%s(%s, %s)" % (self.pick(["min", "max"]), arg(), lit)
         # complex
         k = self.r.randrange(5)
         rt = REAL_OF[t]
@@ -437,7 +452,7 @@ class Gen:
 
     def key_value(self, f, ctx):
         if f.t == "u64":
-            return "u64(max(%s, 0))" % self.expr("i64", ctx, 1)
+            return "u64(max(%s, 0))" % self.clamp_arg(self.expr("i64", ctx, 1))
         return "%s(%s)" % (f.t, self.expr("i64", ctx, 1))
 
     def new_ctx(self, over, idx):
@@ -483,7 +498,7 @@ class Gen:
                 key = [f for f in self.fields if f.kind == "key" and f.ext == d and f.t != "u64"][-1]
                 ctx = self.new_ctx(d, "i")
                 lines.append("  map i in %s { %s[i] = %s(min(max(%s, 0), NC - 1)); }" % (
-                    d, key.name, key.t, self.expr("i64", ctx, 1)))
+                    d, key.name, key.t, self.clamp_arg(self.expr("i64", ctx, 1))))
                 others = [f.name for f in self.row_fields(d) if f is not key and self.chance(0.7)]
                 lines.append("  sort %s (%s);" % (key.name, ", ".join(others)))
                 lines.append("  offsets %s -> %s;" % (key.name, self.off.name))
@@ -491,7 +506,7 @@ class Gen:
                 pn, key, pd = [p for p in self.plans if p[2] == d][0]
                 ctx = self.new_ctx(d, "i")
                 lines.append("  map i in %s { %s[i] = %s(min(max(%s, -1), NC - 1)); }" % (
-                    d, key.name, key.t, self.expr("i64", ctx, 1)))
+                    d, key.name, key.t, self.clamp_arg(self.expr("i64", ctx, 1))))
                 lines.append("  %s = segments(%s, NC);" % (pn, key.name))
                 for _ in range(self.r.randint(1, 2)):
                     v = self.pick([f for f in self.row_fields(d) if f.t != "bool" or self.chance(0.3)])
