@@ -24,6 +24,7 @@ out of the target's range or NaN. Without it those operands are clamped first.
 """
 import argparse
 import random
+import re
 import sys
 
 INTS = ["i32", "i64", "u64"]
@@ -247,14 +248,23 @@ class Gen:
                 return "!%s" % self.paren(self.expr("bool", ctx, d))
             if k == 2:
                 u = self.pick(CPLX)
-                return "(%s %s %s)" % (self.expr(u, ctx, d), self.pick(["==", "!="]), self.expr(u, ctx, d))
+                e = "(%s %s %s)" % (self.expr(u, ctx, d), self.pick(["==", "!="]), self.expr(u, ctx, d))
+                if depth == 0 and ctx.get("ifcond") and not self.known:
+                    # (known: `if z == w` of complex values is `if ((...))` in the host unit:
+                    # clang -Werror, -Wparentheses-equality)
+                    e = "(%s && true)" % e
+                return e
             if k == 3 and self.chance(0.3):
                 return "bool(%s)" % self.expr(self.pick(INTS + FLOATS), ctx, d)
             u = self.pick(INTS + FLOATS + ["bool"])
             ops = ["==", "!="] if u == "bool" else ["<", "<=", ">", ">=", "==", "!="]
             a, b = self.expr(u, ctx, d), self.expr(u, ctx, d)
-            if u != "bool" and self.chance(0.3):
+            # (known: a widening cast compared with a constant outside the narrower type's
+            # range, `i64(b[i]) <= 0x7fffffff`, is a gcc -Wtype-limits error)
+            if u != "bool" and self.chance(0.3) and (self.known or not re.match(r"(i32|i64|u64|bool)\(", a)):
                 b = self.lit(u)
+            if not self.known and u in INTS and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
+                b = self.atom(u, ctx, d) if not self.constant(self.atom(u, ctx, d)) else "(%s)" % a
             return "(%s %s %s)" % (a, self.pick(ops), b)
         k = r.randrange(10)
         if k <= 3:                                       # binary arithmetic
@@ -401,12 +411,16 @@ class Gen:
                     comp = "%d, " % self.r.randrange(f.comps) if f.comps > 1 else ""
                     lines.append("%s%s[%s%s] = %s;" % (pad, f.name, comp, ctx["idx"], name))
             elif k == 3 and depth < 2:                    # if / else if / else
+                ctx["ifcond"] = True
                 lines.append("%sif %s {" % (pad, self.expr("bool", ctx)))
+                ctx["ifcond"] = False
                 saved = list(ctx["lets"])
                 self.map_body(ctx, self.r.randint(1, 3), depth + 1, lines, ind + 1)
                 ctx["lets"] = list(saved)
                 if self.chance(0.3):
+                    ctx["ifcond"] = True
                     lines.append("%s} else if %s {" % (pad, self.expr("bool", ctx)))
+                    ctx["ifcond"] = False
                     self.map_body(ctx, self.r.randint(1, 2), depth + 1, lines, ind + 1)
                     ctx["lets"] = list(saved)
                 if self.chance(0.5):
