@@ -200,7 +200,13 @@ class Gen:
 
     def clamp_arg(self, e):
         """(known: min/max of a constant at the type's limit does not compile: see call())"""
-        return self.pick(["0", "1", "2"]) if not self.known and self.constant(e) else e
+        if self.known:
+            return e
+        if self.constant(e):
+            return self.pick(["0", "1", "2"])
+        if re.match(r"(i32|i64|u64|bool)\(", e):      # a widening cast: see cast_compare_limits
+            return "(%s + 0)" % e
+        return e
 
     def gather(self, t, ctx, depth):
         cands = [f for f in self.fields if f.t == t and f.kind in ("tab", "off") and f.name not in ctx["written"]]
@@ -249,10 +255,6 @@ class Gen:
             if k == 2:
                 u = self.pick(CPLX)
                 e = "(%s %s %s)" % (self.expr(u, ctx, d), self.pick(["==", "!="]), self.expr(u, ctx, d))
-                if depth == 0 and ctx.get("ifcond") and not self.known:
-                    # (known: `if z == w` of complex values is `if ((...))` in the host unit:
-                    # clang -Werror, -Wparentheses-equality)
-                    e = "(%s && true)" % e
                 return e
             if k == 3 and self.chance(0.3):
                 return "bool(%s)" % self.expr(self.pick(INTS + FLOATS), ctx, d)
@@ -337,13 +339,15 @@ class Gen:
                 # (known: min/max of an i32/i64 constant at the type's limit is a gcc
                 # -Wtype-limits error in the generated code: without --known, none)
                 e = self.expr(t, ctx, d)
-                if not self.known and t != "u64" and self.constant(e):
-                    e = self.pick(["0", "1", "-1", "3", "100"])
+                if not self.known and t != "u64" and (self.constant(e) or re.match(r"(i32|i64|u64|bool)\(", e)):
+                    e = self.pick(["0", "1", "-1", "3", "100"]) if self.constant(e) else "(%s + 0)" % e
                 return e
             if k == 0:
                 return "%s(%s, %s)" % (self.pick(["min", "max"]), arg(), arg())
             if k == 1:
-                return "abs(%s)" % self.expr(t, ctx, d)
+                # (known: abs() of an i32 constant INT_MIN is `-(INT64_C(-2147483648))`
+                # passed as an int32_t: clang -Werror, -Wconstant-conversion)
+                return "abs(%s)" % (self.clamp_arg(self.expr(t, ctx, d)) if not self.known else self.expr(t, ctx, d))
             lit = self.lit(t)
             if not self.known and t != "u64":
                 lit = self.pick(["0", "1", "-1", "3", "100"])
@@ -404,23 +408,23 @@ class Gen:
                 if t in NUM and t != "bool" and self.chance(0.4):
                     lines.append("%s%s += %s;" % (pad, name, self.expr(t, ctx)))
                 else:
-                    lines.append("%s%s = %s;" % (pad, name, self.expr(t, ctx)))
+                    v = self.expr(t, ctx)
+                    if v == name and not self.known:
+                        # (known: `l = l;` is `l_l = l_l;`: clang -Werror, -Wself-assign)
+                        v = "select(true, %s, %s)" % (name, self.lit(t)) if t != "bool" else "!(!(%s))" % name
+                    lines.append("%s%s = %s;" % (pad, name, v))
                 if not self.known:
                     f = self.pick(sink)
                     ctx["written"].add(f.name)
                     comp = "%d, " % self.r.randrange(f.comps) if f.comps > 1 else ""
                     lines.append("%s%s[%s%s] = %s;" % (pad, f.name, comp, ctx["idx"], name))
             elif k == 3 and depth < 2:                    # if / else if / else
-                ctx["ifcond"] = True
-                lines.append("%sif %s {" % (pad, self.expr("bool", ctx)))
-                ctx["ifcond"] = False
+                lines.append("%sif %s {" % (pad, self.if_cond(ctx)))
                 saved = list(ctx["lets"])
                 self.map_body(ctx, self.r.randint(1, 3), depth + 1, lines, ind + 1)
                 ctx["lets"] = list(saved)
                 if self.chance(0.3):
-                    ctx["ifcond"] = True
-                    lines.append("%s} else if %s {" % (pad, self.expr("bool", ctx)))
-                    ctx["ifcond"] = False
+                    lines.append("%s} else if %s {" % (pad, self.if_cond(ctx)))
                     self.map_body(ctx, self.r.randint(1, 2), depth + 1, lines, ind + 1)
                     ctx["lets"] = list(saved)
                 if self.chance(0.5):
@@ -455,6 +459,22 @@ class Gen:
         """Identifiers of an expression that are not builtins called, nor parts of numbers."""
         import re
         return [w for w in re.findall(r"\d[\w.]*|[A-Za-z_]\w*(?!\w*\()", v) if not w[0].isdigit()]
+
+    def if_cond(self, ctx):
+        """(known: `if a == b` is `if ((a == b))` in the host unit: clang -Werror,
+        -Wparentheses-equality; without --known such a condition gets `&& true`)"""
+        e = self.expr("bool", ctx)
+        if self.known or not (e.startswith("(") and e.endswith(")")):
+            return e
+        depth = 0
+        for k, ch in enumerate(e):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(e) - 1:
+                return e                                  # not one parenthesized operation
+            if depth == 1 and e[k:k + 4] in (" == ", " != "):
+                return "(%s && true)" % e
+        return e
 
     def untyped(self, v):
         """Made of literals and untyped constants only: its type adapts like a literal's."""
