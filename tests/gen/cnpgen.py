@@ -393,9 +393,13 @@ class Gen:
                 if self.chance(0.4):
                     lines.append("%slet %s : %s = %s;" % (pad, name, t, v))
                 else:
-                    lines.append("%slet %s = %s;" % (pad, name, v))
                     if self.untyped(v):
-                        continue                          # its type is the literal's: skip it
+                        # its type is the literal's: never read after. (known: an unread
+                        # `let l = 3;` is an nvcc -Werror error, #550-D set but never used)
+                        if self.known:
+                            lines.append("%slet %s = %s;" % (pad, name, v))
+                        continue
+                    lines.append("%slet %s = %s;" % (pad, name, v))
                 ctx["lets"].append((name, t))
             elif k == 2 and ctx["lets"]:                  # reassign a let
                 name, t = self.pick(ctx["lets"])
