@@ -501,6 +501,16 @@ class Gen:
         ctx = self.new_ctx(over, idx)
         body = []
         self.map_body(ctx, self.r.randint(1, 2 + self.size), 0, body, 2)
+        if not self.known:
+            # (known: a let that nothing reads is an nvcc -Werror error, #550-D set but never
+            # used, in some kernels: without --known, drop the lets nothing refers to)
+            k = 0
+            while k < len(body):
+                m = re.match(r"\s*let (\w+)", body[k])
+                if m and not any(re.search(r"\b%s\b" % m.group(1), x) for x in body[k + 1:]):
+                    del body[k]
+                    continue
+                k += 1
         if not body:
             return
         lines.append("  map %s in %s {" % (idx, over))
