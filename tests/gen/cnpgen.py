@@ -186,7 +186,7 @@ class Gen:
                     out.append("%s[%s%s]" % (f.name, "%d, " % self.r.randrange(f.comps) if f.comps > 1 else "", idx))
             for name, lt in ctx["lets"]:
                 if lt == t:
-                    out.append(name)
+                    out += [name, name, name]            # lets are read more often than not
             out.append(None)  # a gather slot
         for name in self.params.get(t, []) + self.setup_params.get(t, []) + self.consts.get(t, []):
             out.append(name)
@@ -241,7 +241,7 @@ class Gen:
 
     def expr1(self, t, ctx, depth=0):
         r = self.r
-        if depth >= 2 + self.size // 3 or self.chance(0.3):
+        if depth >= 3 + self.size // 3 or self.chance(0.25):
             if self.chance(0.15):
                 return self.lit(t)
             return self.atom(t, ctx, depth)
@@ -268,7 +268,7 @@ class Gen:
             if not self.known and u in INTS and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
                 b = self.atom(u, ctx, d) if not self.constant(self.atom(u, ctx, d)) else "(%s)" % a
             return "(%s %s %s)" % (a, self.pick(ops), b)
-        k = r.randrange(10)
+        k = r.randrange(11)
         if k <= 3:                                       # binary arithmetic
             ops = ["+", "-", "*", "/"] + (["%"] if t in INTS else [])
             op = self.pick(ops)
@@ -307,7 +307,7 @@ class Gen:
             return self.expr(t, ctx, d)
         if k == 5:                                       # select
             return "select(%s, %s, %s)" % (self.expr("bool", ctx, d), self.expr(t, ctx, d), self.expr(t, ctx, d))
-        if k == 6 or k == 7:                             # builtins
+        if k in (6, 7, 9):                               # builtins
             return self.call(t, ctx, d)
         if k == 8:                                       # casts
             return self.cast(t, ctx, d)
@@ -318,7 +318,7 @@ class Gen:
 
     def call(self, t, ctx, d):
         if t in FLOATS:
-            k = self.r.randrange(8)
+            k = self.r.choice([0, 0, 0, 1, 1, 2, 3, 4, 5])
             if k == 0:
                 f = self.pick(["sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "abs"])
                 return "%s(%s)" % (f, self.expr(t, ctx, d))
