@@ -347,7 +347,13 @@ class Gen:
             if k == 1:
                 # (known: abs() of an i32 constant INT_MIN is `-(INT64_C(-2147483648))`
                 # passed as an int32_t: clang -Werror, -Wconstant-conversion)
-                return "abs(%s)" % (self.clamp_arg(self.expr(t, ctx, d)) if not self.known else self.expr(t, ctx, d))
+                if self.known:
+                    return "abs(%s)" % self.expr(t, ctx, d)
+                # (known: abs(INT_MIN) is -(INT_MIN) in C, undefined: gcc folds `abs(x) > 0`
+                # and a clamped index of abs(INT_MIN) writes out of bounds; see abs_intmin_index)
+                lim = {"i32": "-2147483647", "i64": "-9223372036854775807"}.get(t)
+                a = self.clamp_arg(self.expr(t, ctx, d))
+                return "abs(max(%s, %s))" % (a, lim) if lim else "abs(%s)" % a
             lit = self.lit(t)
             if not self.known and t != "u64":
                 lit = self.pick(["0", "1", "-1", "3", "100"])
@@ -413,7 +419,7 @@ class Gen:
                     lines.append("%s%s += %s;" % (pad, name, self.expr(t, ctx)))
                 else:
                     v = self.expr(t, ctx)
-                    if v == name and not self.known:
+                    if v in (name, "%s(%s)" % (t, name)) and not self.known:
                         # (known: `l = l;` is `l_l = l_l;`: clang -Werror, -Wself-assign)
                         v = "select(true, %s, %s)" % (name, self.lit(t)) if t != "bool" else "!(!(%s))" % name
                     lines.append("%s%s = %s;" % (pad, name, v))
