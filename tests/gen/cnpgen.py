@@ -306,7 +306,10 @@ class Gen:
                 return "-%s" % self.paren(self.expr(t, ctx, d))
             return self.expr(t, ctx, d)
         if k == 5:                                       # select
-            return "select(%s, %s, %s)" % (self.expr("bool", ctx, d), self.expr(t, ctx, d), self.expr(t, ctx, d))
+            a, b = self.expr(t, ctx, d), self.expr(t, ctx, d)
+            if self.untyped(a) and self.untyped(b):
+                return self.lit(t)                       # select(c, 1.0, 2.0) is untyped too
+            return "select(%s, %s, %s)" % (self.expr("bool", ctx, d), a, b)
         if k in (6, 7, 9):                               # builtins
             return self.call(t, ctx, d)
         if k == 8:                                       # casts
@@ -488,7 +491,7 @@ class Gen:
 
     def untyped(self, v):
         """Made of literals and untyped constants only: its type adapts like a literal's."""
-        return all(w in ("true", "false", "NT", "C_F", "C_M") for w in self.names_in(v))
+        return all(w in ("true", "false", "NT", "C_F", "C_M", "C_B") for w in self.names_in(v))
 
     def constant(self, v):
         """Made of literals and constants only (cnpc folds it: a zero divisor is an error)."""
