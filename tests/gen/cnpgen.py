@@ -374,14 +374,23 @@ class Gen:
             return "(%s * %s)" % (self.expr(rt, ctx, d), self.pick(["1.0i", "2.0i", "complex(0.0, 1.0)"]))
         return "(%s + %s)" % (self.expr(t, ctx, d), self.expr(rt, ctx, d))
 
+    def narrow_safe(self, e):
+        """(known: an f64 literal beyond the f32 range that becomes f32, `c64(1e300)`, is
+        written `1e300f`: gcc -Werror=overflow. Without --known: 1e30 instead.)"""
+        return e if self.known else e.replace("1e300", "1e30")
+
     def cast(self, t, ctx, d):
         if t in CPLX:
             u = self.pick(FLOATS + INTS + CPLX)
             if t == "c64" and self.chance(0.3):
-                return "c64(complex(%s, %s))" % (self.expr("f64", ctx, d), self.expr("f64", ctx, d))
-            return "%s(%s)" % (t, self.expr(u, ctx, d))
+                return "c64(complex(%s, %s))" % (self.narrow_safe(self.expr("f64", ctx, d)),
+                                                 self.narrow_safe(self.expr("f64", ctx, d)))
+            e = self.expr(u, ctx, d)
+            return "%s(%s)" % (t, self.narrow_safe(e) if t == "c64" else e)
         u = self.pick(INTS + FLOATS + ["bool"])
         e = self.expr(u, ctx, d)
+        if t in ("f16", "f32"):
+            e = self.narrow_safe(e)
         if t in INTS and u in FLOATS and not self.known:
             # saturation and NaN -> 0 are being implemented (docs/robustness.md, Known)
             e = "min(max(%s, -1000.0), 1000.0)" % e
