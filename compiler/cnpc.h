@@ -446,6 +446,7 @@ typedef struct CnpOptions {
   bool explain_fusion;      /* --explain-fusion */
   FILE *report;             /* where the fusion report goes (main: stdout; NULL = nowhere) */
   bool dump_ast;            /* --dump-ast: print the checked AST to stdout */
+  bool print;               /* --print: print the checked AST back as .cnp source */
   bool check_only;          /* --check: front end only */
   bool werror;              /* -Werror: every warning is an error */
   bool no_warnings;         /* -w: no warnings at all */
@@ -459,6 +460,8 @@ typedef struct CnpOptions {
   const char *mt;           /* -MT TARGET */
   bool mp;                  /* -MP: phony targets for dependencies */
   ColorMode color;          /* --color=never|always|auto (default never) */
+  const char *interpret;    /* --interpret IN: run the reference interpreter on data file IN */
+  const char *interpret_out;/* --interpret-out OUT: where it writes the fields */
 } CnpOptions;
 
 /* ======================================================================== the compilation */
@@ -678,6 +681,18 @@ DType sema_promote(const Expr *a, const Expr *b);
 /* Stable text form of the (checked) AST, for --dump-ast and tests/parse. */
 void dump_ast(Cnp *cc, FILE *out);
 void dump_expr(FILE *out, const Expr *e);
+
+/* ======================================================================== print.c */
+
+/* The checked AST as .cnp source (--print): parses back to the same --dump-ast. */
+void print_program(Cnp *cc, FILE *out);
+
+/* ======================================================================== interp.c */
+
+/* The reference interpreter (--interpret IN --interpret-out OUT): runs the checked program's
+** steps on the fields of data file IN and writes them to OUT (file formats in interp.c and
+** docs/robustness.md). Returns 0, or 1 after a message on diag. */
+int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag);
 
 /* ======================================================================== gen.c (owned by "gen") */
 

@@ -38,6 +38,10 @@ static const char usage_text[] =
   "  -w                   no warnings\n"
   "  --check              run the front end only (parse and check)\n"
   "  --dump-ast           print the checked AST and stop\n"
+  "  --print              print the checked program back as .cnp source and stop\n"
+  "  --interpret IN       run the steps with the reference interpreter on data file IN\n"
+  "  --interpret-out OUT  (with --interpret) write the resulting fields to OUT\n"
+  "                       (the differential tests' file formats: docs/robustness.md)\n"
   "  --color=WHEN         color diagnostics: never (default), always, auto\n"
   "  --help, --version\n"
   "\n"
@@ -122,6 +126,12 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
       opt->explain_fusion = true;
     } else if (!strcmp(a, "--dump-ast")) {
       opt->dump_ast = true;
+    } else if (!strcmp(a, "--print")) {
+      opt->print = true;
+    } else if (!strcmp(a, "--interpret")) {
+      NEED_ARG(); opt->interpret = next;
+    } else if (!strcmp(a, "--interpret-out")) {
+      NEED_ARG(); opt->interpret_out = next;
     } else if (!strcmp(a, "--check")) {
       opt->check_only = true;
     } else if (!strcmp(a, "-Werror")) {
@@ -164,6 +174,8 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
 #undef NEED_ARG
   }
   if (!opt->input) return usage_error("no input file%s", "");
+  if (!opt->interpret != !opt->interpret_out)
+    return usage_error("--interpret and --interpret-out go together%s", "");
   return -1;
 }
 
@@ -177,6 +189,8 @@ int main(int argc, char **argv) {
   rc = 0;
   if (cnp_compile_file(cc, opt.input) > 0) rc = 1;
   else if (opt.dump_ast) dump_ast(cc, stdout);
+  else if (opt.print) print_program(cc, stdout);
+  else if (opt.interpret) rc = interp_run(cc, opt.interpret, opt.interpret_out, stderr);
   else if (!opt.check_only && gen_emit(cc, &opt) != 0) rc = 1;
   cnp_free(cc);
   return rc;

@@ -1,0 +1,1042 @@
+/*
+** interp.c -- the reference interpreter (cnpc --interpret): runs a checked program's steps
+** on plain arrays with the semantics of docs/language.md, for the differential tests
+** (scripts/difftest, docs/robustness.md). Written for clarity, not speed: one tree walk per
+** element, every value a tagged Value, every statement executed in program order.
+**
+** Semantics it states (docs/language.md, Types):
+**   - i32/i64 + - * and unary - wrap (two's complement); x / 0 and x % 0 are 0 for every
+**     integer type (u64 included); INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0.
+**   - float -> integer casts saturate to the target range, NaN -> 0.
+**   - f16 values are computed in f32 and rounded to the nearest f16 (ties to even) where a
+**     value becomes f16: stores into f16 fields, f16 lets, f16(x), operands promoted to f16
+**     (from f64 in one rounding), f16 literals, constants and params.
+**   - complex values are C99 complex numbers (the host unit's <complex.h> arithmetic).
+**   - compaction and sort are stable; segment sums add each segment's rows in row order,
+**     in the accumulation type (f16 in f32, integers in f64).
+** Steps run in program order (the hazard analysis makes stream order equivalent to it);
+** records and waits are no-ops; a map runs its body for i = 0, 1, ... in order, so its
+** scatter-adds happen in row order (a backend may add in another order: the output file
+** says for which elements, with an error bound).
+**
+** Files (host byte order; layout follows the program's declarations, so the differential
+** driver written from the manifest reads and writes the same bytes):
+**   input:  "CNPDATA1", int64 K (steps), then per declaration in program order:
+**           setup param: a 16-byte slot (the value in its C type: bool 1 byte, f16 its bits,
+**           c64 two floats, c128 two doubles); dim: int64 capacity, int64 initial extent;
+**           field: its bytes at capacity (C order); then K times, per per-step param in
+**           order, a 16-byte slot.
+**   output: "CNPOUT1\0", then per declaration in program order:
+**           dim: int64 extent; field: int64 n, n bytes (the live view in C order), int64 m,
+**           m doubles (0, or one error bound per element: elements that receive scatter-adds
+**           or segment sums of floating values, whose order is open); snapshot: int64 n
+**           (-1 before any copy), n bytes (the latest copy).
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "cnpc.h"
+
+#include <complex.h>
+#undef I                  /* complex.h's imaginary unit: I is the interpreter here */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Value {
+  DType t;
+  union {
+    int64_t i;            /* bool (0/1), i32, i64 */
+    uint64_t u;           /* u64 */
+    float f;              /* f16 (a float, not rounded yet unless it comes from storage), f32 */
+    double d;             /* f64 */
+    float complex c64;
+    double complex c128;
+  };
+} Value;
+
+typedef struct FieldRT {
+  Decl *d;
+  int64_t cap[8];         /* capacity extents */
+  int rank;
+  Decl *dim;              /* the dim of the last extent (its live count), or NULL */
+  size_t esize;
+  unsigned char *data;
+  double *tol;            /* error bounds (order-open elements), NULL if none */
+  double *abssum;         /* sum of |terms| per element (floating scatter-adds) */
+  int64_t *nterms;
+} FieldRT;
+
+typedef struct Interp {
+  Cnp *cc;
+  int ndecl;
+  Decl **decls;
+  FieldRT *fields;        /* per decl index in decls[] (only kind FIELD used) */
+  int64_t *dim_cap, *dim_live;
+  Value *params;
+  unsigned char **snap;   /* latest copy per snapshot decl */
+  int64_t *snap_n;
+  Value *locals;          /* by Local id */
+  char err[512];
+  bool failed;
+} Interp;
+
+/* ------------------------------------------------------------------ f16 */
+
+/* binary16 bits -> float (exact). */
+static float h2f(uint16_t h) {
+  int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  float v;
+  if (e == 31) {
+    if (m == 0) v = INFINITY;
+    else {                              /* NaN with its payload, as the hardware keeps it */
+      uint32_t b = 0x7f800000u | ((uint32_t)m << 13);
+      memcpy(&v, &b, sizeof v);
+    }
+  } else if (e == 0) v = ldexpf((float)m, -24);
+  else v = ldexpf((float)(m | 1024), e - 25);
+  return s ? -v : v;
+}
+
+/* The nearest binary16 (ties to even) of a double, rounded once. */
+static uint16_t d2h(double x) {
+  uint16_t sign = signbit(x) ? 0x8000 : 0;
+  if (isnan(x)) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return (uint16_t)(sign | 0x7e00 | ((b >> 42) & 0x3ff));
+  }
+  x = fabs(x);
+  if (x >= 65520.0) return sign | 0x7c00;      /* rounds to infinity */
+  /* quantum: 2^-24 below 2^-14 (subnormals), else 2^(e-10) for x in [2^e, 2^(e+1)) */
+  int e;
+  frexp(x, &e);                                 /* x = f * 2^e, f in [0.5, 1) */
+  int q = e - 1 - 10;
+  if (q < -24) q = -24;
+  double scaled = ldexp(x, -q);                 /* exact */
+  double r = nearbyint(scaled);                 /* ties to even in the default mode */
+  double v = ldexp(r, q);
+  if (v >= 65520.0) return sign | 0x7c00;
+  /* encode v (an exact f16 value) */
+  if (v == 0.0) return sign;
+  int ve;
+  frexp(v, &ve);
+  if (ve - 1 < -14) return (uint16_t)(sign | (uint16_t)ldexp(v, 24));   /* subnormal */
+  int E = ve - 1 + 15;
+  uint16_t m = (uint16_t)(ldexp(v, -(ve - 1) + 10) - 1024.0);
+  return (uint16_t)(sign | (E << 10) | m);
+}
+
+static float hround(double x) { return h2f(d2h(x)); }
+
+/* ------------------------------------------------------------------ values */
+
+static Value vint(DType t, int64_t i) { Value v = {.t = t}; v.i = i; return v; }
+
+static bool is_sint(DType t) { return t == DT_I32 || t == DT_I64; }
+
+/* Real part as a double (for conversions from real types). */
+static double as_double(Value v) {
+  switch (v.t) {
+  case DT_BOOL: case DT_I32: case DT_I64: return (double)v.i;
+  case DT_U64: return (double)v.u;
+  case DT_F16: case DT_F32: return v.f;
+  case DT_F64: return v.d;
+  default: return 0;
+  }
+}
+
+/* float -> integer: saturating, NaN -> 0 (docs/language.md, Types). */
+static int64_t sat_i64(double x, double lo, double hi_excl, int64_t ilo, int64_t ihi) {
+  if (isnan(x)) return 0;
+  if (x < lo) return ilo;
+  if (x >= hi_excl) return ihi;
+  return (int64_t)x;
+}
+
+/* Conversion of v to type t (casts, promotions, stores): C's conversions between integer
+** types, integer <-> float as C (float -> integer saturating), f16 rounded once. */
+static Value conv(Value v, DType t) {
+  if (v.t == t) return v;
+  Value r = {.t = t};
+  bool vfloat = dtype_is_float(v.t);
+  switch (t) {
+  case DT_BOOL:
+    if (dtype_is_complex(v.t)) r.i = v.t == DT_C64 ? v.c64 != 0 : v.c128 != 0;
+    else if (v.t == DT_U64) r.i = v.u != 0;
+    else if (vfloat) r.i = as_double(v) != 0;
+    else r.i = v.i != 0;
+    return r;
+  case DT_I32:
+    if (vfloat) r.i = sat_i64(as_double(v), -2147483648.0, 2147483648.0, INT32_MIN, INT32_MAX);
+    else r.i = (int32_t)(uint32_t)(v.t == DT_U64 ? v.u : (uint64_t)v.i);
+    return r;
+  case DT_I64:
+    if (vfloat) r.i = sat_i64(as_double(v), -9223372036854775808.0, 9223372036854775808.0, INT64_MIN, INT64_MAX);
+    else r.i = v.t == DT_U64 ? (int64_t)v.u : v.i;
+    return r;
+  case DT_U64:
+    if (vfloat) {
+      double x = as_double(v);
+      r.u = isnan(x) || x <= 0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
+    } else r.u = v.t == DT_U64 ? v.u : (uint64_t)v.i;
+    return r;
+  case DT_F16:
+    if (v.t == DT_F64) r.f = hround(v.d);
+    else if (v.t == DT_F32) r.f = hround(v.f);
+    else if (v.t == DT_U64) r.f = hround((float)v.u);       /* integers: through f32 (exact below 2^24) */
+    else r.f = hround((float)v.i);
+    return r;
+  case DT_F32:
+    if (v.t == DT_U64) r.f = (float)v.u;
+    else if (v.t == DT_F64) r.f = (float)v.d;
+    else if (v.t == DT_F16) r.f = v.f;
+    else r.f = (float)v.i;
+    return r;
+  case DT_F64:
+    if (v.t == DT_U64) r.d = (double)v.u;
+    else if (vfloat) r.d = as_double(v);
+    else r.d = (double)v.i;
+    return r;
+  case DT_C64:
+    if (v.t == DT_C128) r.c64 = (float complex)v.c128;
+    else r.c64 = conv(v, DT_F32).f;
+    return r;
+  case DT_C128:
+    if (v.t == DT_C64) r.c128 = v.c64;
+    else r.c128 = conv(v, DT_F64).d;
+    return r;
+  default:
+    return r;
+  }
+}
+
+/* ------------------------------------------------------------------ storage */
+
+static Value load(const FieldRT *f, int64_t k) {
+  const unsigned char *p = f->data + (size_t)k * f->esize;
+  Value v = {.t = f->d->dtype};
+  switch (v.t) {
+  case DT_BOOL: v.i = *p != 0; break;
+  case DT_I32: { int32_t x; memcpy(&x, p, 4); v.i = x; break; }
+  case DT_I64: memcpy(&v.i, p, 8); break;
+  case DT_U64: memcpy(&v.u, p, 8); break;
+  case DT_F16: { uint16_t h; memcpy(&h, p, 2); v.f = h2f(h); break; }
+  case DT_F32: memcpy(&v.f, p, 4); break;
+  case DT_F64: memcpy(&v.d, p, 8); break;
+  case DT_C64: memcpy(&v.c64, p, 8); break;
+  case DT_C128: memcpy(&v.c128, p, 16); break;
+  default: break;
+  }
+  return v;
+}
+
+/* Stores v (already of the field's type; f16: any float, rounded here). */
+static void store(FieldRT *f, int64_t k, Value v) {
+  unsigned char *p = f->data + (size_t)k * f->esize;
+  switch (f->d->dtype) {
+  case DT_BOOL: *p = (unsigned char)(v.i != 0); break;
+  case DT_I32: { int32_t x = (int32_t)v.i; memcpy(p, &x, 4); break; }
+  case DT_I64: memcpy(p, &v.i, 8); break;
+  case DT_U64: memcpy(p, &v.u, 8); break;
+  case DT_F16: { uint16_t h = d2h(v.f); memcpy(p, &h, 2); break; }
+  case DT_F32: memcpy(p, &v.f, 4); break;
+  case DT_F64: memcpy(p, &v.d, 8); break;
+  case DT_C64: memcpy(p, &v.c64, 8); break;
+  case DT_C128: memcpy(p, &v.c128, 16); break;
+  default: break;
+  }
+}
+
+/* ------------------------------------------------------------------ evaluation */
+
+static void fail(Interp *I, Loc at, const char *fmt, const char *a) {
+  if (I->failed) return;
+  I->failed = true;
+  char m[256];
+  snprintf(m, sizeof m, fmt, a);
+  snprintf(I->err, sizeof I->err, "%s:%d:%d: %s", at.file ? at.file->path : "?", at.line, at.col, m);
+}
+
+static Value eval(Interp *I, Expr *e);
+
+/* Value of a setup-time integer expression (extents, segment counts): capacities of dims. */
+static int64_t setup_int(Interp *I, Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return e->ival;
+  case EX_NAME: {
+    Decl *d = e->ref.decl;
+    if (d->kind == DECL_CONST) return d->ival;
+    if (d->kind == DECL_DIM) return I->dim_cap[d->index];
+    if (d->kind == DECL_PARAM) return conv(I->params[d->index], DT_I64).i;
+    return 0;
+  }
+  case EX_BINARY: {
+    int64_t a = setup_int(I, e->args[0]), b = setup_int(I, e->args[1]);
+    if (e->op == OP_ADD) return a + b;
+    if (e->op == OP_SUB) return a - b;
+    if (e->op == OP_MUL) return a * b;
+    return 0;
+  }
+  case EX_UNARY: return -setup_int(I, e->args[0]);
+  case EX_CAST: return setup_int(I, e->args[0]);
+  default: return 0;
+  }
+}
+
+static FieldRT *field_of(Interp *I, Decl *d) {
+  for (int k = 0; k < I->ndecl; k++)
+    if (I->decls[k] == d) return &I->fields[k];
+  return NULL;
+}
+
+/* Linear element offset of F[args] (C order, capacity extents); -1 if out of range. */
+static int64_t elem_offset(Interp *I, Expr *e, FieldRT *f) {
+  int64_t off = 0;
+  for (int k = 0; k < e->nargs; k++) {
+    int64_t x = conv(eval(I, e->args[k]), DT_I64).i;
+    int64_t lim = f->cap[k];
+    if (k == f->rank - 1 && f->dim) lim = I->dim_live[f->dim->index];
+    if (x < 0 || x >= lim) {
+      fail(I, e->loc, "index out of range of field '%s'", f->d->name);
+      return -1;
+    }
+    off = off * f->cap[k] + x;
+  }
+  return off;
+}
+
+/* An untyped literal (possibly negated) as a value of type t, from its exact value. */
+static bool literal_as(Expr *e, DType t, Value *out) {
+  if (!(e->flags & EXF_UNTYPED)) return false;
+  bool neg = false;
+  while (e->kind == EX_UNARY && e->op == OP_NEG) neg = !neg, e = e->args[0];
+  if (e->kind == EX_INT) {
+    Value v = e->type == DT_U64 ? (Value){.t = DT_U64, .u = e->uval} : vint(DT_I64, e->ival);
+    if (dtype_is_float(t) || dtype_is_complex(t)) {
+      double x = e->type == DT_U64 ? (double)e->uval : (double)e->ival;
+      v = (Value){.t = DT_F64, .d = neg ? -x : x};
+    } else if (neg) {
+      if (v.t == DT_U64) v.u = 0 - v.u; else v.i = (int64_t)(0 - (uint64_t)v.i);
+    }
+    *out = conv(v, t);
+    return true;
+  }
+  if (e->kind == EX_FLOAT) {
+    *out = conv((Value){.t = DT_F64, .d = neg ? -e->fval : e->fval}, t);
+    return true;
+  }
+  return false;
+}
+
+/* e as a value of type t: an untyped literal adapts (from its exact value), anything else
+** is evaluated in its own type and converted. */
+static Value eval_as(Interp *I, Expr *e, DType t) {
+  Value v;
+  if (literal_as(e, t, &v)) return v;
+  return conv(eval(I, e), t);
+}
+
+static Value arith(Interp *I, Expr *e, Op op, Value a, Value b) {
+  Value r = {.t = a.t};
+  switch (a.t) {
+  case DT_I32: case DT_I64: {
+    bool w = a.t == DT_I32;
+    uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i, z = 0;
+    int64_t mn = w ? INT32_MIN : INT64_MIN;
+    switch (op) {
+    case OP_ADD: z = x + y; break;
+    case OP_SUB: z = x - y; break;
+    case OP_MUL: z = x * y; break;
+    case OP_DIV: z = b.i == 0 ? 0 : (a.i == mn && b.i == -1) ? (uint64_t)mn : (uint64_t)(a.i / b.i); break;
+    case OP_MOD: z = b.i == 0 || b.i == -1 ? 0 : (uint64_t)(a.i % b.i); break;
+    default: break;
+    }
+    r.i = w ? (int32_t)(uint32_t)z : (int64_t)z;
+    return r;
+  }
+  case DT_U64:
+    switch (op) {
+    case OP_ADD: r.u = a.u + b.u; break;
+    case OP_SUB: r.u = a.u - b.u; break;
+    case OP_MUL: r.u = a.u * b.u; break;
+    case OP_DIV: r.u = b.u == 0 ? 0 : a.u / b.u; break;
+    case OP_MOD: r.u = b.u == 0 ? 0 : a.u % b.u; break;
+    default: break;
+    }
+    return r;
+  case DT_F16: case DT_F32:
+    switch (op) {
+    case OP_ADD: r.f = a.f + b.f; break;
+    case OP_SUB: r.f = a.f - b.f; break;
+    case OP_MUL: r.f = a.f * b.f; break;
+    case OP_DIV: r.f = a.f / b.f; break;
+    case OP_MOD: r.f = fmodf(a.f, b.f); break;
+    default: break;
+    }
+    return r;
+  case DT_F64:
+    switch (op) {
+    case OP_ADD: r.d = a.d + b.d; break;
+    case OP_SUB: r.d = a.d - b.d; break;
+    case OP_MUL: r.d = a.d * b.d; break;
+    case OP_DIV: r.d = a.d / b.d; break;
+    case OP_MOD: r.d = fmod(a.d, b.d); break;
+    default: break;
+    }
+    return r;
+  case DT_C64: {
+    volatile float complex x = a.c64, y = b.c64;   /* C99 Annex G, as the host unit */
+    switch (op) {
+    case OP_ADD: r.c64 = x + y; break;
+    case OP_SUB: r.c64 = x - y; break;
+    case OP_MUL: r.c64 = x * y; break;
+    case OP_DIV: r.c64 = x / y; break;
+    default: break;
+    }
+    return r;
+  }
+  case DT_C128: {
+    volatile double complex x = a.c128, y = b.c128;
+    switch (op) {
+    case OP_ADD: r.c128 = x + y; break;
+    case OP_SUB: r.c128 = x - y; break;
+    case OP_MUL: r.c128 = x * y; break;
+    case OP_DIV: r.c128 = x / y; break;
+    default: break;
+    }
+    return r;
+  }
+  default:
+    fail(I, e->loc, "arithmetic on %s", dtype_name(a.t));
+    return r;
+  }
+}
+
+static int cmp_values(Value a, Value b, Op op) {
+  /* a, b of the same type */
+  if (dtype_is_complex(a.t)) {
+    bool eq = a.t == DT_C64 ? a.c64 == b.c64 : a.c128 == b.c128;
+    return op == OP_EQ ? eq : !eq;
+  }
+  if (dtype_is_float(a.t)) {
+    double x = as_double(a), y = as_double(b);
+    switch (op) {
+    case OP_EQ: return x == y;
+    case OP_NE: return x != y;
+    case OP_LT: return x < y;
+    case OP_LE: return x <= y;
+    case OP_GT: return x > y;
+    case OP_GE: return x >= y;
+    default: return 0;
+    }
+  }
+  if (a.t == DT_U64) {
+    switch (op) {
+    case OP_EQ: return a.u == b.u;
+    case OP_NE: return a.u != b.u;
+    case OP_LT: return a.u < b.u;
+    case OP_LE: return a.u <= b.u;
+    case OP_GT: return a.u > b.u;
+    case OP_GE: return a.u >= b.u;
+    default: return 0;
+    }
+  }
+  switch (op) {
+  case OP_EQ: return a.i == b.i;
+  case OP_NE: return a.i != b.i;
+  case OP_LT: return a.i < b.i;
+  case OP_LE: return a.i <= b.i;
+  case OP_GT: return a.i > b.i;
+  case OP_GE: return a.i >= b.i;
+  default: return 0;
+  }
+}
+
+/* One-argument real functions, in the precision of t (f16 and f32: the float functions). */
+static Value real_fn(Builtin bi, Value x) {
+  Value r = {.t = x.t};
+  if (x.t == DT_F64) {
+    double a = x.d;
+    switch (bi) {
+    case BI_SQRT: r.d = sqrt(a); break;
+    case BI_EXP: r.d = exp(a); break;
+    case BI_LOG: r.d = log(a); break;
+    case BI_SIN: r.d = sin(a); break;
+    case BI_COS: r.d = cos(a); break;
+    case BI_FLOOR: r.d = floor(a); break;
+    case BI_CEIL: r.d = ceil(a); break;
+    case BI_ABS: r.d = fabs(a); break;
+    default: break;
+    }
+  } else {
+    float a = x.f;
+    switch (bi) {
+    case BI_SQRT: r.f = sqrtf(a); break;
+    case BI_EXP: r.f = expf(a); break;
+    case BI_LOG: r.f = logf(a); break;
+    case BI_SIN: r.f = sinf(a); break;
+    case BI_COS: r.f = cosf(a); break;
+    case BI_FLOOR: r.f = floorf(a); break;
+    case BI_CEIL: r.f = ceilf(a); break;
+    case BI_ABS: r.f = fabsf(a); break;
+    default: break;
+    }
+  }
+  return r;
+}
+
+static Value complex_fn(Builtin bi, Value z, Value w) {
+  Value r = {.t = z.t};
+  if (z.t == DT_C64) {
+    float complex a = z.c64;
+    switch (bi) {
+    case BI_SQRT: r.c64 = csqrtf(a); break;
+    case BI_EXP: r.c64 = cexpf(a); break;
+    case BI_LOG: r.c64 = clogf(a); break;
+    case BI_SIN: r.c64 = csinf(a); break;
+    case BI_COS: r.c64 = ccosf(a); break;
+    case BI_CONJ: r.c64 = conjf(a); break;
+    case BI_POW: r.c64 = cpowf(a, w.c64); break;
+    case BI_ABS: r.t = DT_F32; r.f = cabsf(a); break;
+    case BI_REAL: r.t = DT_F32; r.f = crealf(a); break;
+    case BI_IMAG: r.t = DT_F32; r.f = cimagf(a); break;
+    case BI_ARG: r.t = DT_F32; r.f = cargf(a); break;
+    default: break;
+    }
+  } else {
+    double complex a = z.c128;
+    switch (bi) {
+    case BI_SQRT: r.c128 = csqrt(a); break;
+    case BI_EXP: r.c128 = cexp(a); break;
+    case BI_LOG: r.c128 = clog(a); break;
+    case BI_SIN: r.c128 = csin(a); break;
+    case BI_COS: r.c128 = ccos(a); break;
+    case BI_CONJ: r.c128 = conj(a); break;
+    case BI_POW: r.c128 = cpow(a, w.c128); break;
+    case BI_ABS: r.t = DT_F64; r.d = cabs(a); break;
+    case BI_REAL: r.t = DT_F64; r.d = creal(a); break;
+    case BI_IMAG: r.t = DT_F64; r.d = cimag(a); break;
+    case BI_ARG: r.t = DT_F64; r.d = carg(a); break;
+    default: break;
+    }
+  }
+  return r;
+}
+
+static Value eval_call(Interp *I, Expr *e) {
+  Builtin bi = e->builtin;
+  DType t = e->type;
+  Expr **a = e->args;
+  switch (bi) {
+  case BI_SELECT: {
+    bool c = eval(I, a[0]).i != 0;
+    return eval_as(I, c ? a[1] : a[2], t);
+  }
+  case BI_COMPLEX: {
+    DType r = t == DT_C64 ? DT_F32 : DT_F64;
+    Value re = eval_as(I, a[0], r), im = eval_as(I, a[1], r);
+    Value z = {.t = t};
+    if (t == DT_C64) z.c64 = CMPLXF(re.f, im.f);
+    else z.c128 = CMPLX(re.d, im.d);
+    return z;
+  }
+  default: break;
+  }
+  if (dtype_is_complex(a[0]->type) && (e->nargs == 1 || dtype_is_complex(t))) {
+    DType ct = e->nargs == 1 ? a[0]->type : t;
+    Value z = eval_as(I, a[0], ct);
+    Value w = e->nargs > 1 ? eval_as(I, a[1], ct) : z;
+    return complex_fn(bi, z, w);
+  }
+  if (dtype_is_complex(t) && bi == BI_POW) {
+    Value z = eval_as(I, a[0], t), w = eval_as(I, a[1], t);
+    return complex_fn(bi, z, w);
+  }
+  switch (bi) {
+  case BI_REAL: case BI_CONJ: return eval(I, a[0]);      /* of a real value: itself */
+  case BI_IMAG: return conv(vint(DT_I64, 0), t);          /* 0 of its type */
+  case BI_ARG: {                                          /* atan2(0, x): 0 or pi */
+    DType r = t == DT_F64 ? DT_F64 : DT_F32;
+    Value x = eval_as(I, a[0], r), v = {.t = t};
+    if (r == DT_F64) v.d = atan2(0.0, x.d);
+    else v.f = atan2f(0.0f, x.f);
+    return v;
+  }
+  case BI_MIN: case BI_MAX: {
+    Value x = eval_as(I, a[0], t), y = eval_as(I, a[1], t), r = {.t = t};
+    bool mn = bi == BI_MIN;
+    if (t == DT_F64) r.d = mn ? fmin(x.d, y.d) : fmax(x.d, y.d);
+    else if (dtype_is_float(t)) r.f = mn ? fminf(x.f, y.f) : fmaxf(x.f, y.f);
+    else if (t == DT_U64) r.u = mn ? (x.u < y.u ? x.u : y.u) : (x.u > y.u ? x.u : y.u);
+    else r.i = mn ? (x.i < y.i ? x.i : y.i) : (x.i > y.i ? x.i : y.i);
+    return r;
+  }
+  case BI_ABS: {
+    Value x = eval_as(I, a[0], t);
+    if (t == DT_U64) return x;
+    if (is_sint(t)) {                                     /* wraps: abs(INT_MIN) = INT_MIN */
+      if (x.i < 0) x = arith(I, e, OP_SUB, vint(t, 0), x);
+      return x;
+    }
+    return real_fn(bi, x);
+  }
+  case BI_FMOD: case BI_POW: {
+    Value x = eval_as(I, a[0], t), y = eval_as(I, a[1], t), r = {.t = t};
+    if (t == DT_F64) r.d = bi == BI_FMOD ? fmod(x.d, y.d) : pow(x.d, y.d);
+    else r.f = bi == BI_FMOD ? fmodf(x.f, y.f) : powf(x.f, y.f);
+    return r;
+  }
+  default:
+    return real_fn(bi, eval_as(I, a[0], t));
+  }
+}
+
+static Value eval(Interp *I, Expr *e) {
+  Value v = {.t = e->type};
+  if (I->failed) return v;
+  switch (e->kind) {
+  case EX_INT: case EX_FLOAT:
+    if (literal_as(e, e->type, &v)) return v;
+    if (e->kind == EX_INT) return conv(e->type == DT_U64 ? (Value){.t = DT_U64, .u = e->uval} : vint(DT_I64, e->ival), e->type);
+    return conv((Value){.t = DT_F64, .d = e->fval}, e->type);
+  case EX_BOOL: return vint(DT_BOOL, e->ival != 0);
+  case EX_NAME: {
+    if (e->ref.local) return conv(I->locals[e->ref.local->id], e->type);
+    Decl *d = e->ref.decl;
+    if (d->kind == DECL_CONST) {
+      Value c;
+      if (d->dtype == DT_BOOL) c = vint(DT_BOOL, d->ival != 0);
+      else if (dtype_is_float(d->dtype)) c = conv((Value){.t = DT_F64, .d = d->fval}, d->dtype);
+      else if (d->dtype == DT_U64) c = (Value){.t = DT_U64, .u = (uint64_t)d->ival};
+      else c = conv(vint(DT_I64, d->ival), d->dtype);
+      /* an untyped constant adapts like a literal */
+      if (dtype_is_float(e->type) && !dtype_is_float(d->dtype) && d->dtype != DT_BOOL)
+        return conv((Value){.t = DT_F64, .d = d->dtype == DT_U64 ? (double)(uint64_t)d->ival : (double)d->ival}, e->type);
+      if (dtype_is_float(e->type) && dtype_is_float(d->dtype) && d->dtype != DT_F16)
+        return conv((Value){.t = DT_F64, .d = d->fval}, e->type);
+      return conv(c, e->type);
+    }
+    if (d->kind == DECL_PARAM) return conv(I->params[d->index], e->type);
+    if (d->kind == DECL_DIM) return conv(vint(DT_I64, I->dim_live[d->index]), e->type);
+    fail(I, e->loc, "name '%s' in an expression", d->name);
+    return v;
+  }
+  case EX_INDEX: {
+    FieldRT *f = field_of(I, e->ref.decl);
+    int64_t off = elem_offset(I, e, f);
+    if (off < 0) return v;
+    return load(f, off);
+  }
+  case EX_UNARY: {
+    if (e->op == OP_NOT) return vint(DT_BOOL, !eval(I, e->args[0]).i);
+    Value x = eval_as(I, e->args[0], e->type);
+    if (dtype_is_int(e->type)) {
+      if (e->type == DT_U64) { x.u = 0 - x.u; return x; }
+      return arith(I, e, OP_SUB, vint(e->type, 0), x);
+    }
+    switch (e->type) {
+    case DT_F16: case DT_F32: x.f = -x.f; break;
+    case DT_F64: x.d = -x.d; break;
+    case DT_C64: x.c64 = -x.c64; break;
+    case DT_C128: x.c128 = -x.c128; break;
+    default: break;
+    }
+    return x;
+  }
+  case EX_BINARY: {
+    Op op = e->op;
+    if (op == OP_AND) return vint(DT_BOOL, eval(I, e->args[0]).i && eval(I, e->args[1]).i);
+    if (op == OP_OR) return vint(DT_BOOL, eval(I, e->args[0]).i || eval(I, e->args[1]).i);
+    if (op >= OP_EQ && op <= OP_GE) {
+      DType t = e->args[0]->type == DT_BOOL ? DT_BOOL : sema_promote(e->args[0], e->args[1]);
+      Value a = eval_as(I, e->args[0], t), b = eval_as(I, e->args[1], t);
+      return vint(DT_BOOL, cmp_values(a, b, op));
+    }
+    Value a = eval_as(I, e->args[0], e->type), b = eval_as(I, e->args[1], e->type);
+    return arith(I, e, op, a, b);
+  }
+  case EX_CALL: return eval_call(I, e);
+  case EX_CAST:
+    if (e->cast_to == DT_F16) {                      /* the nearest f16, rounded once */
+      Value x = eval(I, e->args[0]);
+      if (x.t == DT_F16) { x.f = hround(x.f); return x; }
+      return conv(x, DT_F16);
+    }
+    return eval_as(I, e->args[0], e->cast_to);
+  }
+  return v;
+}
+
+/* ------------------------------------------------------------------ statements */
+
+static double eps_of(DType t) {
+  switch (t) {
+  case DT_F16: return 0x1p-11;
+  case DT_F32: case DT_C64: return 0x1p-24;
+  default: return 0x1p-53;
+  }
+}
+
+static double magnitude(Value v) {
+  switch (v.t) {
+  case DT_C64: return fabs(crealf(v.c64)) + fabs(cimagf(v.c64));
+  case DT_C128: return fabs(creal(v.c128)) + fabs(cimag(v.c128));
+  default: return fabs(as_double(v));
+  }
+}
+
+/* Notes an order-open addition (scatter-add of floating values) for the error bound. */
+static void note_term(FieldRT *f, int64_t k, Value before, Value term) {
+  if (!f->abssum) {
+    int64_t total = 1;
+    for (int r = 0; r < f->rank; r++) total *= f->cap[r];
+    f->abssum = calloc((size_t)total, sizeof(double));
+    f->nterms = calloc((size_t)total, sizeof(int64_t));
+    if (!f->abssum || !f->nterms) return;
+  }
+  if (f->nterms[k] == 0) f->abssum[k] = magnitude(before);
+  f->abssum[k] += magnitude(term);
+  f->nterms[k]++;
+}
+
+static void exec_map_stmts(Interp *I, Stmt *s);
+
+static void exec_map_stmt(Interp *I, Stmt *s) {
+  switch (s->kind) {
+  case ST_LET: {
+    DType lt = s->let->type;
+    Value v;
+    if (lt == DT_F16) {
+      v = eval(I, s->value);
+      v = v.t == DT_F16 ? (Value){.t = DT_F16, .f = hround(v.f)} : conv(v, DT_F16);
+    } else v = eval_as(I, s->value, lt);
+    I->locals[s->let->id] = v;
+    return;
+  }
+  case ST_ASSIGN: case ST_ADD: {
+    Expr *tg = s->target;
+    bool add = s->kind == ST_ADD;
+    if (tg->kind == EX_NAME) {                       /* a let */
+      Local *l = tg->ref.local;
+      Value v = eval_as(I, s->value, l->type);
+      if (add) v = arith(I, s->value, OP_ADD, I->locals[l->id], v);
+      if (l->type == DT_F16) v.f = hround(v.f);
+      I->locals[l->id] = v;
+      return;
+    }
+    FieldRT *f = field_of(I, tg->ref.decl);
+    DType tt = f->d->dtype;
+    int64_t off = elem_offset(I, tg, f);
+    if (off < 0) return;
+    Value v = eval_as(I, s->value, tt);
+    if (I->failed) return;
+    if (add) {
+      Value old = load(f, off);
+      if (s->scatter && (dtype_is_float(tt) || dtype_is_complex(tt))) note_term(f, off, old, v);
+      v = arith(I, s->value, OP_ADD, old, v);
+    }
+    store(f, off, v);
+    return;
+  }
+  case ST_IF:
+    if (eval(I, s->value).i) exec_map_stmts(I, s->body);
+    else if (s->else_body) exec_map_stmts(I, s->else_body);
+    return;
+  default:
+    fail(I, s->loc, "statement %s inside a map", "?");
+  }
+}
+
+static void exec_map_stmts(Interp *I, Stmt *s) {
+  for (; s && !I->failed; s = s->next) exec_map_stmt(I, s);
+}
+
+/* Rows of a field over a dim: each row is the elements [c..., i] for all leading c. */
+static int64_t row_comps(const FieldRT *f) {
+  int64_t n = 1;
+  for (int r = 0; r + 1 < f->rank; r++) n *= f->cap[r];
+  return n;
+}
+
+/* Permutes rows [0, n) of f so that new row j is old row perm[j]. */
+static void permute_rows(FieldRT *f, const int64_t *perm, int64_t n) {
+  int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
+  unsigned char *tmp = malloc((size_t)(n ? n : 1) * f->esize);
+  for (int64_t c = 0; c < comps; c++) {
+    unsigned char *base = f->data + (size_t)(c * cap) * f->esize;
+    for (int64_t j = 0; j < n; j++) memcpy(tmp + (size_t)j * f->esize, base + (size_t)perm[j] * f->esize, f->esize);
+    memcpy(base, tmp, (size_t)n * f->esize);
+  }
+  free(tmp);
+}
+
+typedef struct { int64_t key; uint64_t ukey; int64_t row; } SortRec;
+static bool sort_unsigned;
+static int sort_cmp(const void *a, const void *b) {
+  const SortRec *x = a, *y = b;
+  if (sort_unsigned) { if (x->ukey != y->ukey) return x->ukey < y->ukey ? -1 : 1; }
+  else if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;   /* stable */
+}
+
+typedef struct PlanRT { int64_t n_seg; int64_t *seg; int64_t n; } PlanRT;   /* segment of each row, -1 dropped */
+static PlanRT *plans;
+
+static void exec_step_stmt(Interp *I, Stmt *s) {
+  switch (s->kind) {
+  case ST_MAP: {
+    int64_t n;
+    Decl *over = s->over.decl;
+    if (over->kind == DECL_DIM) n = I->dim_live[over->index];
+    else n = setup_int(I, s->over_expr);
+    for (int64_t i = 0; i < n && !I->failed; i++) {
+      I->locals[s->index->id] = vint(DT_I64, i);
+      exec_map_stmts(I, s->body);
+    }
+    return;
+  }
+  case ST_COMPACT: {
+    FieldRT *m = field_of(I, s->a.decl);
+    Decl *dim = m->dim;
+    int64_t n = I->dim_live[dim->index], k = 0;
+    int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
+    for (int64_t i = 0; i < n; i++)
+      if (m->data[i]) perm[k++] = i;
+    for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, k);
+    free(perm);
+    I->dim_live[dim->index] = k;
+    return;
+  }
+  case ST_SORT: {
+    FieldRT *key = field_of(I, s->a.decl);
+    int64_t n = I->dim_live[key->dim->index];
+    SortRec *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    for (int64_t i = 0; i < n; i++) {
+      Value v = load(key, i);
+      r[i] = (SortRec){v.i, v.u, i};
+    }
+    sort_unsigned = key->d->dtype == DT_U64;
+    qsort(r, (size_t)n, sizeof *r, sort_cmp);
+    int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
+    for (int64_t i = 0; i < n; i++) perm[i] = r[i].row;
+    permute_rows(key, perm, n);
+    for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, n);
+    free(perm);
+    free(r);
+    return;
+  }
+  case ST_OFFSETS: {
+    FieldRT *key = field_of(I, s->a.decl), *off = field_of(I, s->b.decl);
+    int64_t n = I->dim_live[key->dim->index], ncell = off->cap[off->rank - 1] - 1;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k = load(key, i).i;
+      if (k < 0 || k >= ncell || (i && load(key, i - 1).i > k)) {
+        fail(I, s->loc, "offsets: key '%s' unsorted or out of range", key->d->name);
+        return;
+      }
+    }
+    int64_t r = 0;
+    for (int64_t c = 0; c <= ncell; c++) {
+      while (r < n && load(key, r).i < c) r++;
+      store(off, c, vint(DT_I64, r));
+    }
+    return;
+  }
+  case ST_SEGMENTS: {
+    Decl *pd = s->a.decl;
+    FieldRT *key = field_of(I, s->b.decl);
+    PlanRT *p = &plans[pd->index];
+    int64_t n = I->dim_live[key->dim->index];
+    p->n_seg = setup_int(I, s->value);
+    free(p->seg);
+    p->seg = malloc((size_t)(n ? n : 1) * sizeof *p->seg);
+    p->n = n;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t k = load(key, i).i;
+      if (k >= p->n_seg) {
+        fail(I, s->loc, "segments: a key of '%s' >= the segment count", key->d->name);
+        return;
+      }
+      p->seg[i] = k < 0 ? -1 : k;
+    }
+    return;
+  }
+  case ST_SUM: {
+    PlanRT *p = &plans[s->a.decl->index];
+    FieldRT *val = field_of(I, s->list.v[0].decl), *out = field_of(I, s->b.decl);
+    if (!p->seg) { fail(I, s->loc, "sum over plan '%s' before it is built", s->a.decl->name); return; }
+    DType acc = dtype_sum_acc(val->d->dtype);
+    int64_t comps = row_comps(val), vcap = val->cap[val->rank - 1], ocap = out->cap[out->rank - 1];
+    int64_t total = comps * ocap;
+    if (!out->tol) out->tol = calloc((size_t)total, sizeof(double));
+    for (int64_t c = 0; c < comps; c++)
+      for (int64_t g = 0; g < p->n_seg; g++) {
+        Value sum = conv(vint(DT_I64, 0), acc);
+        double mag = 0;
+        int64_t nt = 0;
+        for (int64_t i = 0; i < p->n; i++)
+          if (p->seg[i] == g) {
+            Value x = conv(load(val, c * vcap + i), acc);
+            sum = arith(I, s->value ? s->value : NULL, OP_ADD, sum, x);
+            mag += magnitude(x);
+            nt++;
+          }
+        store(out, c * ocap + g, conv(sum, out->d->dtype));
+        out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag;
+      }
+    return;
+  }
+  case ST_COPY: {
+    FieldRT *f = field_of(I, s->b.decl);
+    Decl *sd = s->a.decl;
+    int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
+    int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
+    size_t nb = (size_t)(comps * live) * f->esize;
+    free(I->snap[sd->index]);
+    I->snap[sd->index] = malloc(nb ? nb : 1);
+    for (int64_t c = 0; c < comps; c++)
+      memcpy(I->snap[sd->index] + (size_t)(c * live) * f->esize, f->data + (size_t)(c * cap) * f->esize,
+             (size_t)live * f->esize);
+    I->snap_n[sd->index] = (int64_t)nb;
+    return;
+  }
+  case ST_RECORD: case ST_WAIT:
+    return;
+  default:
+    fail(I, s->loc, "the interpreter does not run %s statements", s->kind == ST_EXCHANGE ? "exchange" :
+         s->kind == ST_MIGRATE ? "migrate" : s->kind == ST_CALL ? "kernel call" : "refresh");
+  }
+}
+
+/* ------------------------------------------------------------------ files */
+
+static bool rd(FILE *f, void *p, size_t n) { return fread(p, 1, n, f) == n; }
+
+/* A 16-byte parameter slot -> Value of type t. */
+static Value slot_value(const unsigned char *b, DType t) {
+  Value v = {.t = t};
+  switch (t) {
+  case DT_BOOL: v.i = b[0] != 0; break;
+  case DT_I32: { int32_t x; memcpy(&x, b, 4); v.i = x; break; }
+  case DT_I64: memcpy(&v.i, b, 8); break;
+  case DT_U64: memcpy(&v.u, b, 8); break;
+  case DT_F16: { uint16_t h; memcpy(&h, b, 2); v.f = h2f(h); break; }
+  case DT_F32: memcpy(&v.f, b, 4); break;
+  case DT_F64: memcpy(&v.d, b, 8); break;
+  case DT_C64: memcpy(&v.c64, b, 8); break;
+  case DT_C128: memcpy(&v.c128, b, 16); break;
+  default: break;
+  }
+  return v;
+}
+
+int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
+  Interp I0 = {.cc = cc}, *I = &I0;
+  FILE *in = fopen(in_path, "rb");
+  if (!in) { fprintf(diag, "cnpc: error: cannot open '%s'\n", in_path); return 1; }
+  char magic[8];
+  int64_t K = 0;
+  if (!rd(in, magic, 8) || memcmp(magic, "CNPDATA1", 8) || !rd(in, &K, 8)) {
+    fprintf(diag, "cnpc: error: '%s' is not a cnp data file\n", in_path);
+    fclose(in);
+    return 1;
+  }
+  for (Decl *d = cc->decls; d; d = d->next) I->ndecl++;
+  I->decls = calloc((size_t)I->ndecl + 1, sizeof *I->decls);
+  I->fields = calloc((size_t)I->ndecl + 1, sizeof *I->fields);
+  I->dim_cap = calloc((size_t)cc->n_decl[DECL_DIM] + 1, sizeof(int64_t));
+  I->dim_live = calloc((size_t)cc->n_decl[DECL_DIM] + 1, sizeof(int64_t));
+  I->params = calloc((size_t)cc->n_decl[DECL_PARAM] + 1, sizeof(Value));
+  I->snap = calloc((size_t)cc->n_decl[DECL_SNAPSHOT] + 1, sizeof *I->snap);
+  I->snap_n = calloc((size_t)cc->n_decl[DECL_SNAPSHOT] + 1, sizeof(int64_t));
+  I->locals = calloc((size_t)cc->n_locals + 1, sizeof(Value));
+  plans = calloc((size_t)cc->n_decl[DECL_PLAN] + 1, sizeof *plans);
+  for (int k = 0; k < cc->n_decl[DECL_SNAPSHOT]; k++) I->snap_n[k] = -1;
+  int k = 0;
+  bool ok = true;
+  unsigned char slot[16];
+  for (Decl *d = cc->decls; d && ok; d = d->next, k++) {
+    I->decls[k] = d;
+    switch (d->kind) {
+    case DECL_PARAM:
+      if (d->setup) {
+        ok = rd(in, slot, 16);
+        I->params[d->index] = slot_value(slot, d->dtype);
+      }
+      break;
+    case DECL_DIM:
+      ok = rd(in, &I->dim_cap[d->index], 8) && rd(in, &I->dim_live[d->index], 8);
+      break;
+    case DECL_FIELD: {
+      FieldRT *f = &I->fields[k];
+      f->d = d;
+      f->rank = d->shape.rank;
+      f->esize = dtype_size(d->dtype);
+      int64_t total = 1;
+      for (int r = 0; r < f->rank; r++) total *= (f->cap[r] = setup_int(I, d->shape.ext[r]));
+      Expr *last = d->shape.ext[f->rank - 1];
+      if (last->kind == EX_NAME && last->ref.decl && last->ref.decl->kind == DECL_DIM) f->dim = last->ref.decl;
+      f->data = malloc((size_t)total * f->esize + 1);
+      ok = rd(in, f->data, (size_t)total * f->esize);
+      break;
+    }
+    case DECL_MPI: case DECL_MIRROR: case DECL_KERNEL:
+      fprintf(diag, "cnpc: error: the interpreter does not run %s declarations\n", decl_kind_name(d->kind));
+      fclose(in);
+      return 1;
+    default:
+      break;
+    }
+  }
+  if (!ok) {
+    fprintf(diag, "cnpc: error: '%s' is too short for this program\n", in_path);
+    fclose(in);
+    return 1;
+  }
+  for (int64_t step = 0; step < K && !I->failed; step++) {
+    for (Decl *d = cc->decls; d; d = d->next)
+      if (d->kind == DECL_PARAM && !d->setup) {
+        if (!rd(in, slot, 16)) { fprintf(diag, "cnpc: error: '%s': no params for step %lld\n", in_path, (long long)step); fclose(in); return 1; }
+        I->params[d->index] = slot_value(slot, d->dtype);
+      }
+    for (Decl *d = cc->decls; d && !I->failed; d = d->next)
+      if (d->kind == DECL_STEP)
+        for (Stmt *s = d->body; s && !I->failed; s = s->next) exec_step_stmt(I, s);
+  }
+  fclose(in);
+  if (I->failed) {
+    fprintf(diag, "cnpc: interpreter: %s\n", I->err);
+    return 1;
+  }
+  FILE *out = fopen(out_path, "wb");
+  if (!out) { fprintf(diag, "cnpc: error: cannot write '%s'\n", out_path); return 1; }
+  fwrite("CNPOUT1", 1, 8, out);
+  for (k = 0; k < I->ndecl; k++) {
+    Decl *d = I->decls[k];
+    if (d->kind == DECL_DIM) fwrite(&I->dim_live[d->index], 8, 1, out);
+    else if (d->kind == DECL_FIELD) {
+      FieldRT *f = &I->fields[k];
+      int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
+      int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
+      int64_t nb = comps * live * (int64_t)f->esize;
+      fwrite(&nb, 8, 1, out);
+      for (int64_t c = 0; c < comps; c++)
+        fwrite(f->data + (size_t)(c * cap) * f->esize, f->esize, (size_t)live, out);
+      int64_t m = (f->tol || f->abssum) ? comps * live : 0;
+      fwrite(&m, 8, 1, out);
+      for (int64_t c = 0; c < comps && m; c++)
+        for (int64_t i = 0; i < live; i++) {
+          int64_t e = c * cap + i;
+          double t = f->tol ? f->tol[e] : 0;
+          if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(d->dtype) * f->abssum[e];
+          fwrite(&t, 8, 1, out);
+        }
+    } else if (d->kind == DECL_SNAPSHOT) {
+      int64_t n = I->snap_n[d->index];
+      fwrite(&n, 8, 1, out);
+      if (n > 0) fwrite(I->snap[d->index], 1, (size_t)n, out);
+    }
+  }
+  int rc = fclose(out) == 0 ? 0 : 1;
+  return rc;
+}
