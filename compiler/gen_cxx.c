@@ -3,7 +3,8 @@
 ** default_config() and the class pipeline: RAII ownership of the C handle (setup in the
 ** constructor, teardown in the destructor; movable, not copyable), cnp::error exceptions
 ** carrying the status and message (include/cnp/cnp.hpp), and typed views of the fields and
-** snapshots (cnp::view<T, R>, indexed as in the .cnp program). docs/interfaces.md.
+** snapshots (cnp::view<T, R>, indexed as in the .cnp program). docs/interfaces.md. The text:
+** templates/cxx.tmpl.
 */
 #define _DEFAULT_SOURCE 1
 #include "gen.h"

@@ -5,7 +5,8 @@
 ** and typed accessors that hand back Fortran pointers to the fields and snapshots; and
 ** STEM_cnp_layout.c, the C side of the layout check NAME_setup() does before it calls the C setup
 ** (offsets and sizes of NAME_config, NAME_stats and cnp_array as the C compiler lays them
-** out). docs/interfaces.md describes the result; gen_cxx.c is the C++ sibling.
+** out). docs/interfaces.md describes the result; gen_cxx.c is the C++ sibling. The text:
+** templates/fortran.tmpl.
 **
 ** Index mapping: a field F : T[e0, ..., e(r-1)] (C order, the last extent varies fastest)
 ** is the Fortran array F(e(r-1), ..., e0): C F[i0, ..., i(r-1)] is Fortran

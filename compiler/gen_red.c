@@ -9,7 +9,7 @@
 ** one-block kernel (each thread a fixed stride of partials, then the same tree). No atomics.
 ** The partials live in p->rp_S, allocated at setup. `record H` appends the scalar to the
 ** ring p->f_H (counter p->hc_H, on the device), one thread on CUDA. A scan is three passes
-** over chunks of SCAN_CHUNK rows in the same order on both backends (templates/reduce.tmpl).
+** over chunks of SCAN_CHUNK rows in the same order on both backends. The text: templates/reduce.tmpl.
 */
 #include "gen.h"
 
