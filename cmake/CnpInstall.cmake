@@ -37,11 +37,17 @@ if(OpenMP_C_FOUND)
   set(CNP_PC_OPENMP "${OpenMP_C_FLAGS}")
 endif()
 if(CNP_HAVE_CUDA)
-  string(APPEND CNP_PC_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lnvrtc -lrt -lstdc++")
+  string(APPEND CNP_PC_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lnvrtc -lcufft -lrt -lstdc++")
 endif()
 # libcnp needs no MPI; cnp-mpi.pc (libcnp_mpi, the MPI module) requires cnp and, when MPI was
 # found, the MPI library's own .pc file.
 set(CNP_PC_REQUIRES "")
+# FFTW3 (host FFTs): fftw3 and fftw3f have .pc files (Requires.private); their threads
+# libraries have none and go in Libs.private, which pkg-config --static puts before them.
+if(CNP_HAVE_FFTW)
+  set(CNP_PC_REQUIRES "fftw3 fftw3f")
+  string(APPEND CNP_PC_PRIVATE " -lfftw3_threads -lfftw3f_threads")
+endif()
 set(CNP_MPI_PC_REQUIRES "cnp")
 set(CNP_MPI_PC_CFLAGS "")
 if(CNP_HAVE_MPI)

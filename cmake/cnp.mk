@@ -30,14 +30,21 @@ CNP_MPI_LIBS   ?= $(shell pkg-config --libs --static $(CNP_MPI_PKG))
 ifeq ($(strip $(shell pkg-config --variable=openmp $(CNP_PKG))),)
 $(warning cnp.mk: this cnp was built without OpenMP: generated pipelines run on one thread)
 endif
+# What cnpc writes: add ,fortran for NAME_cnp.f90 + NAME_cnp_layout.c (the Fortran module and
+# its layout check) or ,cxx for NAME.hpp (the C++17 wrapper); docs/interfaces.md.
+CNP_EMIT   ?= header,c
 
 %.cnp.stamp: %.cnp
-	$(CNPC) $(CNPC_FLAGS) --emit=header,c -o $* -MD -MF $*.cnp.d -MT $@ -MP $<
+	$(CNPC) $(CNPC_FLAGS) --emit=$(CNP_EMIT) -o $* -MD -MF $*.cnp.d -MT $@ -MP $<
 	@touch $@
 
 # A do-nothing recipe, not an empty one: GNU make re-reads the mtimes after running a recipe,
 # so objects rebuild exactly when cnpc really rewrote a file.
 %.c %.h: %.cnp.stamp
+	@:
+%_cnp.f90 %_cnp_layout.c: %.cnp.stamp
+	@:
+%.hpp: %.cnp.stamp
 	@:
 .PRECIOUS: %.cnp.stamp
 

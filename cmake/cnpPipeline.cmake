@@ -1,5 +1,5 @@
 # cnp_add_pipeline(<target> <file.cnp> [BACKEND host|cuda] [NAME base] [OUTPUT_DIR dir]
-#                  [IMPORT_DIRS dir...] [CNPC_FLAGS ...] [MPI])
+#                  [IMPORT_DIRS dir...] [CNPC_FLAGS ...] [MPI] [LANGUAGE C|CXX|Fortran...])
 #
 # Runs cnpc on <file.cnp> at build time (re-running when the .cnp file, anything it imports
 # or any kernel file it names changes: cnpc writes a gcc-style depfile), then adds the
@@ -49,8 +49,13 @@ function(_cnp_uses_mpi out file dirs seen)
   endforeach()
 endfunction()
 
+# LANGUAGE (docs/interfaces.md) adds the interfaces of other languages: CXX the C++17 wrapper
+# NAME.hpp (cnpc --emit=cxx); Fortran the module NAME_cnp.f90 and its layout check
+# NAME_cnp_layout.c (cnpc --emit=fortran), compiled into <target>, with the module file
+# (NAME_cnp.mod) in OUTPUT_DIR/fmod unless the target sets Fortran_MODULE_DIRECTORY.
+# The project must have enabled the language (project(... Fortran) or enable_language).
 function(cnp_add_pipeline tgt file)
-  cmake_parse_arguments(P "MPI" "BACKEND;OUTPUT_DIR;NAME" "IMPORT_DIRS;CNPC_FLAGS" ${ARGN})
+  cmake_parse_arguments(P "MPI" "BACKEND;OUTPUT_DIR;NAME" "IMPORT_DIRS;CNPC_FLAGS;LANGUAGE" ${ARGN})
   if(NOT P_BACKEND)
     set(P_BACKEND host)
   endif()
@@ -93,16 +98,32 @@ function(cnp_add_pipeline tgt file)
   foreach(d ${P_IMPORT_DIRS})
     list(APPEND incs -I ${d})
   endforeach()
+  set(extra "")
+  foreach(lang ${P_LANGUAGE})
+    if(lang STREQUAL "CXX")
+      string(APPEND emit ",cxx")
+      list(APPEND extra ${P_OUTPUT_DIR}/${name}.hpp)
+    elseif(lang STREQUAL "Fortran")
+      string(APPEND emit ",fortran")
+      list(APPEND extra ${P_OUTPUT_DIR}/${name}_cnp.f90 ${P_OUTPUT_DIR}/${name}_cnp_layout.c)
+      get_target_property(moddir ${tgt} Fortran_MODULE_DIRECTORY)
+      if(NOT moddir)
+        set_target_properties(${tgt} PROPERTIES Fortran_MODULE_DIRECTORY ${P_OUTPUT_DIR}/fmod)
+      endif()
+    elseif(NOT lang STREQUAL "C")
+      message(FATAL_ERROR "cnp_add_pipeline: LANGUAGE takes C, CXX or Fortran, not '${lang}'")
+    endif()
+  endforeach()
   file(MAKE_DIRECTORY ${P_OUTPUT_DIR})
   add_custom_command(
-    OUTPUT ${P_OUTPUT_DIR}/${name}.h ${gen}
+    OUTPUT ${P_OUTPUT_DIR}/${name}.h ${gen} ${extra}
     COMMAND ${cnpc} --emit=${emit} -o ${P_OUTPUT_DIR}/${name} ${incs} ${P_CNPC_FLAGS}
             -MD -MF ${P_OUTPUT_DIR}/${name}.d -MT ${gen} ${src}
     DEPENDS ${src} ${cnpc_dep}
     DEPFILE ${P_OUTPUT_DIR}/${name}.d
     COMMENT "cnpc ${file}"
     VERBATIM)
-  target_sources(${tgt} PRIVATE ${gen} ${P_OUTPUT_DIR}/${name}.h)
+  target_sources(${tgt} PRIVATE ${gen} ${P_OUTPUT_DIR}/${name}.h ${extra})
   target_include_directories(${tgt} PRIVATE ${P_OUTPUT_DIR})
   set(uses_mpi ${P_MPI})
   if(NOT uses_mpi)

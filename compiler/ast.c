@@ -38,9 +38,10 @@ const char *op_text(Op op) {
     [OP_NONE] = "?", [OP_NEG] = "-", [OP_NOT] = "!", [OP_ADD] = "+", [OP_SUB] = "-",
     [OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%", [OP_EQ] = "==", [OP_NE] = "!=",
     [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=", [OP_AND] = "&&",
-    [OP_OR] = "||",
+    [OP_OR] = "||", [OP_BNOT] = "~", [OP_BAND] = "&", [OP_BOR] = "|", [OP_BXOR] = "^",
+    [OP_SHL] = "<<", [OP_SHR] = ">>",
   };
-  return op <= OP_OR ? t[op] : "?";
+  return op <= OP_SHR ? t[op] : "?";
 }
 
 static const struct { const char *name; int arity; } builtins[BI__COUNT] = {
@@ -50,16 +51,20 @@ static const struct { const char *name; int arity; } builtins[BI__COUNT] = {
   [BI_POW] = {"pow", 2},   [BI_MIN] = {"min", 2},   [BI_MAX] = {"max", 2},
   [BI_ABS] = {"abs", 1},   [BI_SELECT] = {"select", 3}, [BI_REAL] = {"real", 1},
   [BI_IMAG] = {"imag", 1}, [BI_CONJ] = {"conj", 1}, [BI_ARG] = {"arg", 1},
-  [BI_COMPLEX] = {"complex", 2},
+  [BI_COMPLEX] = {"complex", 2}, [BI_ATAN2] = {"atan2", 2}, [BI_TANH] = {"tanh", 1},
+  [BI_SINH] = {"sinh", 1}, [BI_COSH] = {"cosh", 1}, [BI_ERF] = {"erf", 1},
+  [BI_ROUND] = {"round", 1}, [BI_TRUNC] = {"trunc", 1}, [BI_ISNAN] = {"isnan", 1},
+  [BI_ISFINITE] = {"isfinite", 1}, [BI_UNIFORM] = {"uniform", 1}, [BI_NORMAL] = {"normal", 1},
+  [BI_UNIFORM_F32] = {"uniform_f32", 1}, [BI_NORMAL_F32] = {"normal_f32", 1},
+  [BI_STEP_INDEX] = {"step_index", 0},
 };
 
 const char *builtin_name(Builtin b) { return b < BI__COUNT ? builtins[b].name : "?"; }
 int builtin_arity(Builtin b) { return b < BI__COUNT ? builtins[b].arity : 0; }
 
 Builtin builtin_lookup(const char *z, int n) {
-  static const unsigned char lens[BI__COUNT] = {1, 4, 3, 3, 3, 3, 5, 4, 4, 3, 3, 3, 3, 6, 4, 4, 4, 3, 7};
   for (int b = 1; b < BI__COUNT; b++)
-    if (lens[b] == n && same_bytes(builtins[b].name, z, n))
+    if ((int)strlen(builtins[b].name) == n && same_bytes(builtins[b].name, z, n))
       return (Builtin)b;
   return BI_NONE;
 }

@@ -145,7 +145,7 @@ typedef enum ExprKind {
   EX_BOOL,                /* .ival 0/1 */
   EX_NAME,                /* .ref: param, const, dim (its current extent), map index, let */
   EX_INDEX,               /* .ref[.args[0..nargs)] : field element; gather if not by index */
-  EX_UNARY,               /* .op (OP_NEG, OP_NOT) .args[0] */
+  EX_UNARY,               /* .op (OP_NEG, OP_NOT, OP_BNOT) .args[0] */
   EX_BINARY,              /* .op .args[0], .args[1] */
   EX_CALL,                /* .builtin(.args) : math functions and select */
   EX_CAST,                /* .cast_to(.args[0]) : f64(x), i64(x), ... */
@@ -157,8 +157,11 @@ typedef enum Op {
   OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
   OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
   OP_AND, OP_OR,
+  OP_BNOT,                /* ~ (unary) */
+  OP_BAND, OP_BOR, OP_BXOR, OP_SHL, OP_SHR,   /* & | ^ << >>: integers */
 } Op;
 const char *op_text(Op op);                       /* "+", "&&", ... */
+static inline bool op_is_bitwise(int op) { return op >= OP_BAND && op <= OP_SHR; }
 
 /* Builtin functions (name table in ast.c). */
 typedef enum Builtin {
@@ -170,11 +173,18 @@ typedef enum Builtin {
   BI_SELECT,                                                    /* select(cond, a, b) */
   BI_REAL, BI_IMAG, BI_CONJ, BI_ARG,                            /* 1 arg, complex or real */
   BI_COMPLEX,                                                   /* complex(re, im) */
+  BI_ATAN2,                                                     /* 2 args, float */
+  BI_TANH, BI_SINH, BI_COSH, BI_ERF, BI_ROUND, BI_TRUNC,        /* 1 arg, float */
+  BI_ISNAN, BI_ISFINITE,                                        /* 1 arg, real -> bool */
+  BI_UNIFORM, BI_NORMAL, BI_UNIFORM_F32, BI_NORMAL_F32,         /* (seed): Philox draws */
+  BI_STEP_INDEX,                                                /* step_index(): i64 */
   BI__COUNT
 } Builtin;
 const char *builtin_name(Builtin b);
 Builtin builtin_lookup(const char *z, int n);     /* BI_NONE if not a builtin */
 int builtin_arity(Builtin b);
+static inline bool builtin_is_draw(Builtin b) { return b >= BI_UNIFORM && b <= BI_NORMAL_F32; }
+static inline bool builtin_reads_step(Builtin b) { return b >= BI_UNIFORM && b <= BI_STEP_INDEX; }
 
 /* Expression flags set by sema. */
 #define EXF_CONST     0x01  /* compile-time constant (literals, consts and folds of them) */
@@ -406,6 +416,8 @@ enum {
   EMIT_CUDA     = 1 << 2,
   EMIT_DOT      = 1 << 3,
   EMIT_MANIFEST = 1 << 4,  /* NAME.json: what was generated, for build tools */
+  EMIT_FORTRAN  = 1 << 5,  /* NAME_cnp.f90 + NAME_cnp_layout.c: the Fortran module (gen_fortran.c) */
+  EMIT_CXX      = 1 << 6,  /* NAME.hpp: the C++17 wrapper (gen_cxx.c) */
   EMIT_DEFAULT  = EMIT_HEADER | EMIT_C | EMIT_CUDA,
 };
 

@@ -180,7 +180,7 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
   if (opt->output) {
     base = opt->output;
     /* `-o pic.c` (as with a C compiler) means base `pic`, not pic.c.c, pic.c.h, ... */
-    static const char *const ext[] = {".c", ".h", ".cu", ".dot", ".json", ".d"};
+    static const char *const ext[] = {".c", ".h", ".cu", ".dot", ".json", ".d", ".hpp", ".f90"};
     size_t n = strlen(base);
     for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
       size_t e = strlen(ext[i]);
@@ -212,6 +212,22 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     Buf b = {0};
     o->fn(&u, o->t, &b);
     rc |= write_out(&u, base, o->t ? o->t->ext : o->ext, &b);
+    buf_free(&b);
+  }
+  if (emit & EMIT_FORTRAN) {
+    Buf b = {0}, c = {0};
+    gen_fortran(&u, &b);
+    gen_fortran_c(&u, &c);
+    if (cc->n_errors) rc = 1;
+    else rc |= write_out(&u, base, "_cnp.f90", &b) | write_out(&u, base, "_cnp_layout.c", &c);
+    buf_free(&b);
+    buf_free(&c);
+  }
+  if (emit & EMIT_CXX) {
+    Buf b = {0};
+    gen_cxx(&u, &b);
+    if (cc->n_errors) rc = 1;
+    else rc |= write_out(&u, base, ".hpp", &b);
     buf_free(&b);
   }
   if (opt->md) rc |= write_depfile(&u, base, emit);

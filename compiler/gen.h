@@ -72,6 +72,8 @@ extern const int cnp_n_templates;
 int emit_write(Cnp *cc, const char *path, Buf *b);
 /* The file name of a path (after its last '/'): the one base_name() of the compiler. */
 const char *base_name(const char *path);
+/* The helper-name stem of an integer operator (templates/int.tmpl: cnp_g_div_i64, ...). */
+const char *int_op_name(int op);
 
 /* ======================================================================== lower.c */
 
@@ -205,6 +207,7 @@ typedef struct KUse {
   int n_params, cap_params;
   Decl **dims;
   int n_dims, cap_dims;
+  bool step;              /* reads the step counter (step_index(), random draws): cnp_step */
   Decl *reds[64];         /* scalars the group reduces into (ST_REDUCE), and how (RED_*) */
   int red_op[64];
   int n_reds;
@@ -348,6 +351,7 @@ const char *karg_value(GenUnit *u, Expr *a);
 /* gen_setup.c: setup and teardown bodies. */
 void gen_setup_checks(GenUnit *u, Buf *b);
 void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b);
+void gen_setup_funcs(GenUnit *u, Buf *b);   /* static helpers of setup (exchange formulas) */
 void gen_teardown_body(GenUnit *u, Buf *b);
 
 /* gen_header.c: NAME.h. */
@@ -362,5 +366,11 @@ void gen_dot(GenUnit *u, Buf *out);
 
 /* gen_manifest.c: NAME.json (--emit=manifest). */
 void gen_manifest(GenUnit *u, Buf *b);
+
+/* gen_fortran.c: NAME_cnp.f90 and NAME_cnp_layout.c (--emit=fortran); gen_cxx.c: NAME.hpp
+** (--emit=cxx). docs/interfaces.md. */
+void gen_fortran(GenUnit *u, Buf *b);
+void gen_fortran_c(GenUnit *u, Buf *b);
+void gen_cxx(GenUnit *u, Buf *b);
 
 #endif /* CNPC_GEN_H */

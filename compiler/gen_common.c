@@ -104,17 +104,22 @@ void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
     break;
   }
   case EX_UNARY:
-    buf_puts(b, "(-");
+    buf_puts(b, e->op == OP_BNOT ? "(~" : "(-");
     setup_expr(u, b, e->args[0], pfx);
     buf_puts(b, ")");
     return;
-  case EX_BINARY:
-    buf_puts(b, "(");
+  case EX_BINARY: {
+    /* exchange ranks: / % by 0 and shifts defined as in maps (templates/int.tmpl) */
+    bool helper = e->op == OP_DIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR;
+    if (helper) buf_printf(b, "cnp_g_%s_i64(", int_op_name(e->op));
+    else buf_puts(b, "(");
     setup_expr(u, b, e->args[0], pfx);
-    buf_printf(b, " %s ", op_text(e->op));
+    if (helper) buf_puts(b, ", ");
+    else buf_printf(b, " %s ", op_text(e->op));
     setup_expr(u, b, e->args[1], pfx);
     buf_puts(b, ")");
     return;
+  }
   default: break;
   }
   cnp_ice("setup expression of kind %d not handled", (int)e->kind);
@@ -176,6 +181,7 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
   for (int i = 0; i < use->n_params; i++)
     buf_line(b, "  %s P_%s;", gen_vtype(use->params[i]->dtype), use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++) buf_line(b, "  int64_t n_%s;", use->dims[i]->name);
+  if (use->step) buf_line(b, "  int64_t cnp_step;             /* step counter: stats.steps before this step */");
   if (op->stmt->kind == ST_APPEND)
     buf_line(b, "  int64_t first;                /* append: the first new row */");
   for (int i = 0; i < use->n_reds; i++)
@@ -196,6 +202,7 @@ void kernel_locals(Buf *b, KUse *use) {
              use->params[i]->name, use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "const int64_t n_%s = A.n_%s;", use->dims[i]->name, use->dims[i]->name);
+  if (use->step) buf_line(b, "const int64_t cnp_step = A.cnp_step;");
 }
 
 
@@ -256,6 +263,7 @@ void kernel_fill(Buf *b, KUse *use, const char *pfx) {
     buf_line(b, "%sP_%s = p->P_%s;", pfx, use->params[i]->name, use->params[i]->name);
   for (int i = 0; i < use->n_dims; i++)
     buf_line(b, "%sn_%s = p->n_%s;", pfx, use->dims[i]->name, use->dims[i]->name);
+  if (use->step) buf_line(b, "%scnp_step = (int64_t)p->stats.steps;", pfx);
   for (int i = 0; i < use->n_reds; i++)
     buf_line(b, "%srp_%s = (%s *)p->rp_%s.data;", pfx, use->reds[i]->name,
              gen_ctype(use->reds[i]->dtype), use->reds[i]->name);

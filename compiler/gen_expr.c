@@ -132,6 +132,7 @@ static void kuse_expr(KUse *k, Expr *e) {
     else if (d->kind == DECL_PARAM) kuse_add(k->arena, &k->params, &k->n_params, &k->cap_params, d);
     else if (d->kind == DECL_DIM) kuse_add(k->arena, &k->dims, &k->n_dims, &k->cap_dims, d);
   }
+  if (e->kind == EX_CALL && builtin_reads_step(e->builtin)) k->step = true;
   for (int i = 0; i < e->nargs; i++) kuse_expr(k, e->args[i]);
 }
 
@@ -255,11 +256,15 @@ static const char *float_fn(Builtin bi, DType t) {
       [BI_SQRT] = "sqrt", [BI_EXP] = "exp",     [BI_LOG] = "log",   [BI_SIN] = "sin",
       [BI_COS] = "cos",   [BI_FLOOR] = "floor", [BI_CEIL] = "ceil", [BI_FMOD] = "fmod",
       [BI_POW] = "pow",   [BI_MIN] = "fmin",    [BI_MAX] = "fmax",  [BI_ABS] = "fabs",
+      [BI_ATAN2] = "atan2", [BI_TANH] = "tanh", [BI_SINH] = "sinh", [BI_COSH] = "cosh",
+      [BI_ERF] = "erf",   [BI_ROUND] = "round", [BI_TRUNC] = "trunc",
   };
   static const char *namesf[BI__COUNT] = {
       [BI_SQRT] = "sqrtf", [BI_EXP] = "expf",     [BI_LOG] = "logf",   [BI_SIN] = "sinf",
       [BI_COS] = "cosf",   [BI_FLOOR] = "floorf", [BI_CEIL] = "ceilf", [BI_FMOD] = "fmodf",
       [BI_POW] = "powf",   [BI_MIN] = "fminf",    [BI_MAX] = "fmaxf",  [BI_ABS] = "fabsf",
+      [BI_ATAN2] = "atan2f", [BI_TANH] = "tanhf", [BI_SINH] = "sinhf", [BI_COSH] = "coshf",
+      [BI_ERF] = "erff",   [BI_ROUND] = "roundf", [BI_TRUNC] = "truncf",
   };
   return t == DT_F32 || t == DT_F16 ? namesf[bi] : names[bi];
 }
@@ -406,6 +411,30 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     ex_complex(k, b, e, e->type);
     return;
   }
+  if (bi == BI_STEP_INDEX) {                  /* the kernel argument (stats.steps) */
+    buf_puts(b, "cnp_step");
+    return;
+  }
+  if (builtin_is_draw(bi)) {                  /* Philox draw (templates/philox.tmpl) */
+    static const char *fn[] = {"uniform_f64", "normal_f64", "uniform_f32", "normal_f32"};
+    buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
+    k->lit = DT_VOID;                         /* an integer seed literal stays an integer */
+    ex_as(k, b, e->args[0], DT_U64);
+    buf_printf(b, ", cnp_step, cnp_i, %" PRId64 "u)", e->ival);
+    return;
+  }
+  if (bi == BI_ISNAN || bi == BI_ISFINITE) {  /* of an integer: constant (as numpy) */
+    if (!dtype_is_float(e->args[0]->type)) {
+      buf_puts(b, "((void)(");
+      ex(k, b, e->args[0]);
+      buf_printf(b, "), %d)", bi == BI_ISFINITE);
+      return;
+    }
+    buf_printf(b, "(%s(", bi == BI_ISNAN ? "isnan" : "isfinite");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ") != 0)");
+    return;
+  }
   if ((bi == BI_REAL || bi == BI_CONJ) && !dtype_is_complex(e->args[0]->type)) {
     buf_puts(b, "(");                         /* of a real value: the value itself */
     ex(k, b, e->args[0]);
@@ -449,6 +478,8 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_printf(b, "%s(", complex_fn(k, bi, t));
   } else if (e->type == DT_U64 && (bi == BI_MIN || bi == BI_MAX)) {
     buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
+  } else if (bi == BI_ABS && (e->type == DT_I32 || e->type == DT_I64)) {
+    buf_puts(b, e->type == DT_I32 ? "cnp_g_abs_i32(" : "cnp_g_abs_i64(");   /* |INT_MIN| wraps (int.tmpl) */
   } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
     buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
   } else {
@@ -473,13 +504,15 @@ static void ex_node(KCtx *k, Buf *b, Expr *e);
 ** wraps in C already). */
 bool signed_int(DType t) { return t == DT_I32 || t == DT_I64; }
 static const char *signed_int_bits(DType t) { return t == DT_I32 ? "32" : "64"; }
-static const char *int_op_name(int op) {
+const char *int_op_name(int op) {
   switch (op) {
   case OP_ADD: return "add";
   case OP_SUB: return "sub";
   case OP_MUL: return "mul";
   case OP_DIV: return "div";
   case OP_MOD: return "mod";
+  case OP_SHL: return "shl";
+  case OP_SHR: return "shr";
   default: cnp_ice("integer operator %d", op);
   }
   return "";
@@ -549,12 +582,22 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       buf_puts(b, ")");
       return;
     }
-    buf_puts(b, e->op == OP_NEG ? "(-" : "(!");
+    buf_puts(b, e->op == OP_NEG ? "(-" : e->op == OP_BNOT ? "(~" : "(!");
     ex(k, b, e->args[0]);
     buf_puts(b, ")");
     return;
   case EX_BINARY: {
-    if (e->op >= OP_ADD && e->op <= OP_MOD && signed_int(e->type)) {
+    bool shift = e->op == OP_SHL || e->op == OP_SHR;
+    if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
+      /* u64 / % (0 for a zero divisor) and shifts: templates/int.tmpl */
+      buf_printf(b, "cnp_g_%s_u64(", int_op_name(e->op));
+      ex_as(k, b, e->args[0], DT_U64);
+      buf_puts(b, ", ");
+      ex_as(k, b, e->args[1], DT_U64);
+      buf_puts(b, ")");
+      return;
+    }
+    if (((e->op >= OP_ADD && e->op <= OP_MOD) || shift) && signed_int(e->type)) {
       /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
       /* an untyped constant operand may be i64 in an i32 operation: narrowed on purpose */
       buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
@@ -633,6 +676,11 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
     } else if (converted_type(e->cast_to)) {
       ex_as(k, b, e->args[0], e->cast_to);
+    } else if (dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) {
+      /* saturating, NaN -> 0 (templates/int.tmpl) */
+      buf_printf(b, "cnp_g_%s_%s(", e->args[0]->type == DT_F64 ? "f64" : "f32", dtype_name(e->cast_to));
+      ex(k, b, e->args[0]);
+      buf_puts(b, ")");
     } else {
       buf_printf(b, "((%s)", gen_ctype(e->cast_to));
       ex(k, b, e->args[0]);

@@ -68,21 +68,36 @@ static const char *shape_init(GenUnit *u, Decl *d) {
   return buf_take(u, &shp);
 }
 
-/* An exchange's partners: the destination, the source (given or found) and their checks. */
+/* An exchange's partners: checked and found by the runtime from the formula functions
+** (gen_setup_funcs), then its staging check. */
 static void setup_exchange(GenUnit *u, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
   Decl *h = s->a.decl;
-  const char *dst = setup_str(u, s->value, "p->"), *id = gen_int(u, op->mpi_id);
+  const char *id = gen_int(u, op->mpi_id);
   const char *file = base_name(s->loc.file->path), *line = line_of(u, s->loc);
-  buf_line(b, "p->xdst_%d = (int)(%s);", op->mpi_id, dst);
-  if (s->value2)
-    EMIT_SNIPPET(b, TM, "exchange_from", {"id", id}, {"src", setup_str(u, s->value2, "p->")},
-                 {"dst", dst}, {"file", file}, {"line", line}, {"h", h->name});
-  else
-    EMIT_SNIPPET(b, TM, "exchange_senders", {"id", id}, {"dst", dst}, {"file", file}, {"line", line},
-                 {"h", h->name});
-  EMIT_SNIPPET(b, TM, "exchange_check", {"id", id}, {"file", file}, {"line", line}, {"h", h->name},
+  EMIT_SNIPPET(b, TM, "exchange_pairing", {"N", u->name}, {"id", id}, {"file", file}, {"line", line},
+               {"h", h->name}, {"from", s->value2 ? "1" : ""},
+               {"src_fn", s->value2 ? arena_printf(&u->cc->arena, "%s_xsrc_%s", u->name, id) : "NULL"});
+  EMIT_SNIPPET(b, TM, "exchange_check", {"file", file}, {"line", line}, {"h", h->name},
                {"arr", exchanged(u, s)}, {"f", s->b.decl ? s->b.decl->name : h->name});
+}
+
+/* One formula of an exchange as a function of the rank, for cnp_comm_check_pairing. */
+static void exchange_formula(GenUnit *u, Buf *b, GenOp *op, const char *kind, Expr *e) {
+  Stmt *s = op->stmt;
+  EMIT_SNIPPET(b, TM, "exchange_formula", {"N", u->name}, {"kind", kind}, {"id", gen_int(u, op->mpi_id)},
+               {"what", *kind == 'd' ? "destination" : "source"}, {"e", setup_str(u, e, "p->")},
+               {"h", s->a.decl->name}, {"file", base_name(s->loc.file->path)}, {"line", line_of(u, s->loc)});
+}
+
+void gen_setup_funcs(GenUnit *u, Buf *b) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      if (op->stmt->kind != ST_EXCHANGE) continue;
+      exchange_formula(u, b, op, "dst", op->stmt->value);
+      if (op->stmt->value2) exchange_formula(u, b, op, "src", op->stmt->value2);
+    }
 }
 
 /* Communicator, staging objects, exchange partners and migration plans. */
@@ -131,7 +146,7 @@ static void setup_field(GenUnit *u, Buf *b, Decl *d) {
                  {"file", base_name(m->loc.file->path)}, {"line", line_of(u, m->loc)});
     setup_try(u, &alloc, m, arena_printf(a, "cnp_array_wrap(&host, cfg->%s_host, CNP_BACKEND_HOST, 0, %s, "
                                          "%d, shape, NULL)", m->name, gen_cnp_dtype(d->dtype), d->shape.rank));
-    setup_try(u, &alloc, m, arena_printf(a, "cnp_mirror_create(&p->mir_%s, &host)", m->name));
+    setup_try(u, &alloc, m, arena_printf(a, "cnp_mirror_create_on(&p->mir_%s, &host, B, p->device)", m->name));
     setup_try(u, &alloc, m, arena_printf(a, "cnp_mirror_device(p->mir_%s, &p->f_%s)", m->name, d->name));
   } else {
     setup_try(u, &alloc, d, arena_printf(a, "cnp_array_alloc_on(&p->f_%s, B, p->device, %s, %d, shape, "
@@ -150,15 +165,15 @@ static void setup_objects(GenUnit *u, Buf *b) {
     switch (d->kind) {
     case DECL_STREAM:
       setup_try(u, b, d, arena_printf(a, "(B == CNP_BACKEND_CUDA && cfg->cuda_streams[%d]) ? "
-                                         "cnp_stream_wrap(&p->s_%s, cfg->cuda_streams[%d]) : "
-                                         "cnp_stream_create(&p->s_%s)", n_streams, d->name,
+                                         "cnp_stream_wrap_on(&p->s_%s, B, cfg->cuda_streams[%d]) : "
+                                         "cnp_stream_create_on(&p->s_%s, B, p->device)", n_streams, d->name,
                                       n_streams, d->name));
       n_streams++;
       if (join_source(u, d->index))
-        setup_try(u, b, d, arena_printf(a, "cnp_event_create(&p->ej_%s, CNP_EVENT_DEFAULT)", d->name));
+        setup_try(u, b, d, arena_printf(a, "cnp_event_create_on(&p->ej_%s, CNP_EVENT_DEFAULT, B, p->device)", d->name));
       break;
     case DECL_EVENT:
-      setup_try(u, b, d, arena_printf(a, "cnp_event_create(&p->e_%s, CNP_EVENT_DEFAULT)", d->name));
+      setup_try(u, b, d, arena_printf(a, "cnp_event_create_on(&p->e_%s, CNP_EVENT_DEFAULT, B, p->device)", d->name));
       break;
     case DECL_SNAPSHOT:
       setup_try(u, b, d, arena_printf(a, "cnp_snapshot_create(&p->snap_%s, &p->f_%s, %d)", d->name,
@@ -237,7 +252,7 @@ static void release(Buf *b, const char *test, const char *call, const char *name
 void gen_teardown_body(GenUnit *u, Buf *b) {
   Arena *a = &u->cc->arena;
   b->indent = 2;
-  buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();");
+  buf_line(b, "if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);");
   for (Decl *d = u->cc->decls; d; d = d->next) {
     const char *n = d->name;
     switch (d->kind) {

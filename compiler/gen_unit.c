@@ -280,7 +280,8 @@ static void gen_lookups(GenUnit *u, Buf *field, Buf *ext, Buf *set_ext, Buf *sna
 
 typedef struct TypeUse {
   bool f16, complex, complex_param;
-  bool ints;              /* signed integer arithmetic: templates/int.tmpl */
+  bool ints;              /* integer arithmetic, float -> int casts: templates/int.tmpl */
+  bool philox;            /* random draws: templates/philox.tmpl */
 } TypeUse;
 
 static void type_note(TypeUse *t, DType d) {
@@ -293,6 +294,12 @@ static void type_expr(TypeUse *t, Expr *e) {
   type_note(t, e->type);
   if (e->kind == EX_CAST) type_note(t, e->cast_to);
   if ((e->kind == EX_UNARY || e->kind == EX_BINARY) && signed_int(e->type)) t->ints = true;
+  if (e->kind == EX_BINARY && e->type == DT_U64 &&
+      (e->op == OP_DIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR))
+    t->ints = true;
+  if (e->kind == EX_CAST && dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) t->ints = true;
+  if (e->kind == EX_CALL && builtin_is_draw(e->builtin)) t->philox = true;
+  if (e->kind == EX_CALL && e->builtin == BI_ABS && signed_int(e->type)) t->ints = true;
   for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
 }
 
@@ -304,6 +311,7 @@ static void type_stmts(TypeUse *t, Stmt *s) {
       t->ints = true;
     type_expr(t, s->target);
     type_expr(t, s->value);
+    type_expr(t, s->value2);
     type_stmts(t, s->body);
     type_stmts(t, s->else_body);
   }
@@ -311,7 +319,7 @@ static void type_stmts(TypeUse *t, Stmt *s) {
 
 /* Which of the prelude's f16 / complex helpers the pipeline needs (none: no change). */
 static TypeUse type_use(GenUnit *u) {
-  TypeUse t = {false, false, false, false};
+  TypeUse t = {false, false, false, false, false};
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_FIELD || d->kind == DECL_PARAM || d->kind == DECL_CONST || d->kind == DECL_MPI)
       type_note(&t, d->dtype);
@@ -337,13 +345,14 @@ const char *api_types(GenUnit *u) {
          "#endif\n\n";
 }
 
-/* The unit's f16, complex and integer helpers (templates/f16.tmpl, complex.c.tmpl,
-** complex.cu.tmpl, int.tmpl). */
+/* The unit's f16, complex, integer and random-draw helpers (templates/f16.tmpl,
+** complex.c.tmpl, complex.cu.tmpl, int.tmpl, philox.tmpl). */
 static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   TypeUse t = type_use(u);
   if (t.f16) emit_template(b, "f16", NULL, 0);
   if (t.complex) emit_template(b, tg->complex_tmpl, NULL, 0);
   if (t.ints) emit_template(b, "int", NULL, 0);
+  if (t.philox) emit_template(b, "philox", NULL, 0);
   bool computed = false;   /* templates/extent.tmpl: setup checks computed extents */
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_FIELD)
@@ -356,13 +365,15 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf fields = {0}, kernels = {0}, checks = {0}, setup = {0}, step = {0}, teardown = {0};
-  Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0}, types = {0};
+  Buf flook = {0}, elook = {0}, eset = {0}, slook = {0}, sync = {0}, bsel = {0}, types = {0},
+      sfuncs = {0};
   type_helpers(u, t, &types);
   gen_struct(u, &fields);
   gen_kernel_decls(u, t, &kernels);
   gen_kernels(u, t, &kernels);
   gen_setup_checks(u, &checks);
   gen_setup_body(u, t, &setup);
+  gen_setup_funcs(u, &sfuncs);
   gen_step_body(u, t, &step);
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
@@ -375,10 +386,9 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf fjoin = {0};
   gen_joins(u, &fjoin, true);
   bsel.indent = 2;
-  /* the backend: cfg.backend unless CNP_BACKEND forces one; the runtime's selection decides
-  ** (strictness, fallback, the env variable), so the fields, streams and events of the
-  ** pipeline all live on the backend it reports */
-  buf_line(&bsel, "prev = cnp_backend_current();");
+  /* the backend: cfg.backend unless CNP_BACKEND forces one; the runtime's resolve decides
+  ** (strictness, fallback, the env variable) without selecting anything process-wide, and
+  ** the fields, streams and events of the pipeline are created on the backend it reports */
   t->backend_select(u, &bsel);
   TmplVar v[] = {
       {"banner", banner(u)},
@@ -391,6 +401,7 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
       {"backend_select", buf_str(&bsel)},
       {"fail_join", buf_str(&fjoin)},
       {"setup_body", buf_str(&setup)},
+      {"setup_funcs", buf_str(&sfuncs)},
       {"step_params_h", step_params(u, true, false)},
       {"step_params", step_params(u, false, false)},
       {"step_call", step_params(u, false, true)},
@@ -413,6 +424,6 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   Buf *gall[] = {&gfields, &gfuncs, &gsetup, &gteardown};
   for (size_t i = 0; i < sizeof gall / sizeof gall[0]; i++) buf_free(gall[i]);
   Buf *all[] = {&fields, &kernels, &checks, &setup, &step, &teardown,
-                &flook,  &elook,   &eset,   &slook, &sync, &bsel, &types, &fjoin};
+                &flook,  &elook,   &eset,   &slook, &sync, &bsel, &types, &fjoin, &sfuncs};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buf_free(all[i]);
 }

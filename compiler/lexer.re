@@ -31,7 +31,8 @@ static const char *const token_names[] = {
   [TK_ARROW] = "'->'", [TK_LARROW] = "'<-'", [TK_OROR] = "'||'", [TK_ANDAND] = "'&&'",
   [TK_EQ] = "'=='", [TK_NE] = "'!='", [TK_LT] = "'<'", [TK_LE] = "'<='", [TK_GT] = "'>'",
   [TK_GE] = "'>='", [TK_PLUS] = "'+'", [TK_MINUS] = "'-'", [TK_STAR] = "'*'",
-  [TK_SLASH] = "'/'", [TK_PERCENT] = "'%'", [TK_NOT] = "'!'",
+  [TK_SLASH] = "'/'", [TK_PERCENT] = "'%'", [TK_NOT] = "'!'", [TK_AMP] = "'&'",
+  [TK_PIPE] = "'|'", [TK_CARET] = "'^'", [TK_TILDE] = "'~'", [TK_SHL] = "'<<'", [TK_SHR] = "'>>'",
 };
 
 const char *lex_token_name(int code) {
@@ -165,14 +166,13 @@ loop:
   "<=" { RET(TK_LE); }     ">"  { RET(TK_GT); }      ">=" { RET(TK_GE); }
   "+"  { RET(TK_PLUS); }   "-"  { RET(TK_MINUS); }   "*"  { RET(TK_STAR); }
   "/"  { RET(TK_SLASH); }  "%"  { RET(TK_PERCENT); } "!"  { RET(TK_NOT); }
+  "&"  { RET(TK_AMP); }    "|"  { RET(TK_PIPE); }    "^"  { RET(TK_CARET); }
+  "~"  { RET(TK_TILDE); }  "<<" { RET(TK_SHL); }     ">>" { RET(TK_SHR); }
 
   * {
     unsigned char c = (unsigned char)*tok;
     /* C and Python habits get the cnp spelling */
-    const char *hint = c == '?' ? " (a conditional value is select(COND, A, B))"
-                       : c == '^' ? " (a power is pow(A, B))"
-                       : c == '&' ? " (logical and is '&&')"
-                       : c == '|' ? " (logical or is '||')" : "";
+    const char *hint = c == '?' ? " (a conditional value is select(COND, A, B))" : "";
     if (c >= 0x20 && c < 0x7f)
       diag_error(lx->cc, here(lx, tok, 1), "stray '%c' in the program%s", c, hint);
     else

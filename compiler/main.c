@@ -19,8 +19,9 @@ static const char usage_text[] =
   "  -o FILE              base name of the outputs (default: the pipeline's name,\n"
   "                       `pipeline pic;` writes pic.h, pic.c, ...; -o pic.c means pic)\n"
   "  --out-dir DIR        directory for the outputs (default: .)\n"
-  "  --emit=LIST          what to write: header,c,cuda,dot,manifest\n"
-  "                       (default header,c,cuda; manifest = NAME.json)\n"
+  "  --emit=LIST          what to write: header,c,cuda,dot,manifest,fortran,cxx\n"
+  "                       (default header,c,cuda; manifest = NAME.json, fortran =\n"
+  "                       NAME_cnp.f90 + NAME_cnp_layout.c, cxx = NAME.hpp)\n"
   "  --no-line            no #line directives in the generated code\n"
   "  --debug-bounds       check gather/scatter/component indices in the generated code\n"
   "                       (as -DCNP_DEBUG_BOUNDS): out of range, step() is CNP_ERANGE\n"
@@ -53,7 +54,7 @@ static int usage_error(const char *fmt, const char *arg) {
 static unsigned parse_emit(const char *list) {
   static const struct { const char *name; unsigned bit; } kinds[] = {
     {"header", EMIT_HEADER}, {"c", EMIT_C}, {"cuda", EMIT_CUDA},
-    {"dot", EMIT_DOT}, {"manifest", EMIT_MANIFEST},
+    {"dot", EMIT_DOT}, {"manifest", EMIT_MANIFEST}, {"fortran", EMIT_FORTRAN}, {"cxx", EMIT_CXX},
   };
   unsigned bits = 0;
   const char *p = list;
@@ -112,7 +113,7 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
       opt->out_dir = a + 10;
     } else if (!strncmp(a, "--emit=", 7)) {
       if (!(opt->emit = parse_emit(a + 7)))
-        return usage_error("--emit takes a list of header,c,cuda,dot,manifest, not '%s'", a + 7);
+        return usage_error("--emit takes a list of header,c,cuda,dot,manifest,fortran,cxx, not '%s'", a + 7);
     } else if (!strcmp(a, "--no-line")) {
       opt->no_line = true;
     } else if (!strcmp(a, "--debug-bounds")) {

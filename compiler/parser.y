@@ -30,11 +30,15 @@ static Stmt *parse_recovered(void *parser);
 
 %left OROR.
 %left ANDAND.
+%left PIPE.
+%left CARET.
+%left AMP.
 %left EQ NE.
 %left LT LE GT GE.
+%left SHL SHR.
 %left PLUS MINUS.
 %left STAR SLASH PERCENT.
-%right NOT.
+%right NOT TILDE.
 
 %type expr {Expr *}
 %type lvalue {Expr *}
@@ -176,6 +180,12 @@ expr(A) ::= expr(X) SLASH expr(Y).                          { A = ast_binary(cc,
 expr(A) ::= expr(X) PERCENT expr(Y).                        { A = ast_binary(cc, OP_MOD, X, Y); }
 expr(A) ::= MINUS(T) expr(X). [NOT]                         { A = ast_unary(cc, T, OP_NEG, X); }
 expr(A) ::= NOT(T) expr(X).                                 { A = ast_unary(cc, T, OP_NOT, X); }
+expr(A) ::= TILDE(T) expr(X).                               { A = ast_unary(cc, T, OP_BNOT, X); }
+expr(A) ::= expr(X) AMP expr(Y).                            { A = ast_binary(cc, OP_BAND, X, Y); }
+expr(A) ::= expr(X) PIPE expr(Y).                           { A = ast_binary(cc, OP_BOR, X, Y); }
+expr(A) ::= expr(X) CARET expr(Y).                          { A = ast_binary(cc, OP_BXOR, X, Y); }
+expr(A) ::= expr(X) SHL expr(Y).                            { A = ast_binary(cc, OP_SHL, X, Y); }
+expr(A) ::= expr(X) SHR expr(Y).                            { A = ast_binary(cc, OP_SHR, X, Y); }
 expr(A) ::= LP(O) expr(X) RP(C).                            { A = ast_paren(cc, O, X, C); }
 expr(A) ::= INT(T).                                         { A = ast_int(cc, T); }
 expr(A) ::= FLOAT(T).                                       { A = ast_float(cc, T); }
@@ -185,6 +195,7 @@ expr(A) ::= FALSE(T).                                       { A = ast_bool(cc, T
 expr(A) ::= IDENT(T).                                       { A = ast_name(cc, T); }
 expr(A) ::= IDENT(N) LB exprs(L) RB(R).                     { A = ast_index(cc, N, L, R); }
 expr(A) ::= IDENT(N) LP exprs(L) RP(R).                     { A = ast_call(cc, N, L, R); }
+expr(A) ::= IDENT(N) LP RP(R).                              { A = ast_call(cc, N, ast_exprs(cc, (ExprList){0}, NULL), R); }
 expr(A) ::= TYPE(T) LP expr(X) RP(R).                       { A = ast_cast(cc, T, X, R); }
 exprs(A) ::= expr(E).                                       { A = ast_exprs(cc, (ExprList){0}, E); }
 exprs(A) ::= exprs(L) COMMA expr(E).                        { A = ast_exprs(cc, L, E); }

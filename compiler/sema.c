@@ -20,6 +20,7 @@ typedef struct Sema {
   int pos;                  /* position of the declaration being checked */
   Decl *step;               /* step being checked */
   Stmt *map;                /* map being checked (NULL outside) */
+  int n_draws;              /* random draws (uniform, normal) numbered so far, source order */
   Stmt *repeat;             /* innermost repeat block being checked (NULL outside) */
   Local **scope;            /* map locals in scope (index + lets), innermost last */
   int n_scope, cap_scope;
@@ -630,6 +631,32 @@ static DType check_call(Sema *S, Expr *e) {
   }
   for (int i = 0; i < e->nargs; i++)
     if (e->args[i]->type == DT_VOID) return DT_VOID;
+  switch (e->builtin) {
+  case BI_STEP_INDEX:   /* the step counter: a kernel argument */
+    if (!S->map) {
+      diag_error(S->cc, e->loc, "'step_index()' can only be used inside a map");
+      return DT_VOID;
+    }
+    e->type = DT_I64;
+    return e->type;
+  case BI_UNIFORM: case BI_NORMAL: case BI_UNIFORM_F32: case BI_NORMAL_F32:
+    /* Philox draws keyed by (seed, step counter, row, draw number): docs/language.md */
+    if (!S->map) {
+      diag_error(S->cc, e->loc, "'%s' can only be drawn inside a map (a draw is keyed by the row)",
+                 builtin_name(e->builtin));
+      return DT_VOID;
+    }
+    if (!dtype_is_int(e->args[0]->type)) {
+      diag_error(S->cc, e->args[0]->loc, "the seed of '%s' must be an integer, not '%s'",
+                 builtin_name(e->builtin), dtype_name(e->args[0]->type));
+      return DT_VOID;
+    }
+    e->ival = S->n_draws++;   /* the draw number: this call's place in the pipeline */
+    e->type = e->builtin == BI_UNIFORM || e->builtin == BI_NORMAL ? DT_F64 : DT_F32;
+    return e->type;
+  default:
+    break;
+  }
   unsigned cf = EXF_CONST;
   for (int i = 0; i < e->nargs; i++) cf &= e->args[i]->flags;
   Expr *a = e->args[0];
@@ -673,7 +700,9 @@ static DType check_call(Sema *S, Expr *e) {
   if (e->nargs == 2) operand_literals_fit(S, a, e->args[1], t);
   if (e->nargs == 1 && (a->flags & EXF_UNTYPED)) e->flags |= EXF_UNTYPED;
   switch (e->builtin) {
-  case BI_MIN: case BI_MAX: case BI_FLOOR: case BI_CEIL: case BI_FMOD:
+  case BI_MIN: case BI_MAX: case BI_FLOOR: case BI_CEIL: case BI_FMOD: case BI_ATAN2:
+  case BI_TANH: case BI_SINH: case BI_COSH: case BI_ERF: case BI_ROUND: case BI_TRUNC:
+  case BI_ISNAN: case BI_ISFINITE:
     if (dtype_is_complex(t)) {
       diag_error(S->cc, e->loc, "'%s' is not defined for complex values", builtin_name(e->builtin));
       return DT_VOID;
@@ -685,6 +714,7 @@ static DType check_call(Sema *S, Expr *e) {
   case BI_MIN: case BI_MAX: e->type = t; break;
   case BI_ABS: case BI_REAL: case BI_IMAG: e->type = real_of(t); break;   /* real x: x's type */
   case BI_CONJ: e->type = t; break;
+  case BI_ISNAN: case BI_ISFINITE: e->type = DT_BOOL; e->flags &= ~(unsigned)EXF_UNTYPED; break;
   case BI_ARG: e->type = real_of(t) == DT_F16 || real_of(t) == DT_F32 ? real_of(t) : DT_F64; break;
   default: e->type = dtype_is_int(t) ? DT_F64 : t; break;
   }
@@ -739,6 +769,12 @@ static DType check_expr(Sema *S, Expr *e) {
         diag_error(S->cc, e->loc, "'!' needs a bool operand, not '%s'", dtype_name(t));
         return DT_VOID;
       }
+    } else if (e->op == OP_BNOT) {
+      if (!dtype_is_int(t)) {
+        diag_error(S->cc, e->loc, "'~' needs an integer operand, not '%s'%s", dtype_name(t),
+                   t == DT_BOOL ? " (logical not is '!')" : "");
+        return DT_VOID;
+      }
     } else if (!is_num(t)) {
       diag_error(S->cc, e->loc, "'-' needs a number, not '%s'", dtype_name(t));
       return DT_VOID;
@@ -774,6 +810,21 @@ static DType check_expr(Sema *S, Expr *e) {
       return e->type;
     default:
       break;
+    }
+    if (op_is_bitwise(e->op) && (!dtype_is_int(x) || !dtype_is_int(y))) {
+      /* & | ^ << >> are for integers: C habits (^ for a power, & for &&) get a hint */
+      const char *hint = "";
+      if (e->op == OP_BXOR && !dtype_is_int(x)) hint = " (a power is pow(A, B))";
+      else if (e->op == OP_BAND && x == DT_BOOL && y == DT_BOOL) hint = " (logical and is '&&')";
+      else if (e->op == OP_BOR && x == DT_BOOL && y == DT_BOOL) hint = " (logical or is '||')";
+      else if ((x == DT_BOOL) != (y == DT_BOOL) && (dtype_is_int(x) || dtype_is_int(y))) {
+        const Expr *c = x == DT_BOOL ? a : b;   /* k & 1 == 0 is k & (1 == 0), as in C */
+        if (c->kind == EX_BINARY && c->op >= OP_EQ && c->op <= OP_GE)
+          hint = " (comparisons bind tighter than '&', '|' and '^': parenthesize, as in (A & B) == C)";
+      }
+      diag_error(S->cc, e->loc, "'%s' needs integer operands, not '%s' and '%s'%s", op_text(e->op),
+                 dtype_name(x), dtype_name(y), hint);
+      return DT_VOID;
     }
     if (!is_num(x) || !is_num(y)) {
       diag_error(S->cc, e->loc, "arithmetic on 'bool' ('%s' %s '%s'); use select() or a cast",
@@ -816,14 +867,40 @@ static DType check_expr(Sema *S, Expr *e) {
 
 /* ------------------------------------------------------------------ constants and extents */
 
+/* A float converted to an integer type as the generated code does (templates/int.tmpl,
+** cnp_g_f64_*): NaN is 0, out-of-range values saturate, others truncate toward zero. u64
+** values are returned as their bit pattern. */
+static int64_t fold_f2i(double x, DType to) {
+  if (x != x) return 0;
+  if (to == DT_I32) return x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x;
+  if (to == DT_U64)
+    return x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? (int64_t)UINT64_MAX : (int64_t)(uint64_t)x;
+  return x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x;
+}
+
+/* Integer << and >> of a constant in `bits` (32 or 64) as templates/int.tmpl computes them. */
+static int64_t fold_shift(int op, int64_t a, int64_t s, int bits, bool uns) {
+  uint64_t mask = bits == 32 ? 0xffffffffu : UINT64_MAX;
+  if (bits == 32) a = (int32_t)(uint32_t)a, s = (int32_t)(uint32_t)s;
+  if ((uint64_t)s & ~(uint64_t)(bits - 1) & mask)   /* outside [0, bits) */
+    return op == OP_SHL || uns || a >= 0 ? 0 : -1;
+  if (op == OP_SHL) {
+    uint64_t r = ((uint64_t)a << s) & mask;
+    return bits == 32 ? (int32_t)(uint32_t)r : (int64_t)r;
+  }
+  if (uns) return (int64_t)((uint64_t)a >> s);
+  return a < 0 ? ~(~a >> s) : a >> s;
+}
+
 /*
-** Fold a constant expression (literals, consts, + - * / %, unary -, casts).
+** Fold a constant expression (literals, consts, + - * / %, bit operators, unary - and ~,
+** casts).
 ** Returns false (after reporting) when it is not constant.
 */
 static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
   switch (e->kind) {
   case EX_INT: *is_float = false; *iv = e->ival; *fv = (double)e->ival; return true;
-  case EX_FLOAT: *is_float = true; *fv = e->fval; *iv = (int64_t)e->fval; return true;
+  case EX_FLOAT: *is_float = true; *fv = e->fval; *iv = fold_f2i(e->fval, DT_I64); return true;
   case EX_NAME:
     if (e->ref.decl && e->ref.decl->kind == DECL_CONST) {
       *is_float = dtype_is_float(e->ref.decl->dtype);
@@ -835,13 +912,22 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
     return false;
   case EX_CAST: {
     if (!fold(S, e->args[0], is_float, iv, fv)) return false;
-    if (dtype_is_int(e->cast_to)) { *iv = *is_float ? (int64_t)*fv : *iv; *fv = (double)*iv; *is_float = false; }
+    if (dtype_is_int(e->cast_to)) {
+      *iv = *is_float ? fold_f2i(*fv, e->cast_to) : e->cast_to == DT_I32 ? (int32_t)(uint32_t)*iv : *iv;
+      *fv = e->cast_to == DT_U64 ? (double)(uint64_t)*iv : (double)*iv;
+      *is_float = false;
+    }
     else if (dtype_is_float(e->cast_to)) { *is_float = true; }
     return true;
   }
   case EX_UNARY:
-    if (e->op != OP_NEG) break;
+    if (e->op != OP_NEG && e->op != OP_BNOT) break;
     if (!fold(S, e->args[0], is_float, iv, fv)) return false;
+    if (e->op == OP_BNOT) {
+      *iv = ~*iv;
+      *fv = (double)*iv;
+      return true;
+    }
     *iv = (int64_t)(0 - (uint64_t)*iv);
     *fv = -*fv;
     return true;
@@ -849,7 +935,7 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
     bool fa, fb;
     int64_t ia, ib;
     double da, db;
-    if (e->op > OP_MOD) break;
+    if (e->op > OP_MOD && !op_is_bitwise(e->op)) break;
     if (!fold(S, e->args[0], &fa, &ia, &da) || !fold(S, e->args[1], &fb, &ib, &db)) return false;
     *is_float = fa || fb;
     if (*is_float) {
@@ -863,7 +949,7 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
         break;
       default: diag_error(S->cc, e->loc, "'%%' needs integers; use fmod() for floating values"); return false;
       }
-      *iv = (int64_t)*fv;
+      *iv = fold_f2i(*fv, DT_I64);
       return true;
     }
     uint64_t ua = (uint64_t)ia, ub = (uint64_t)ib;
@@ -871,9 +957,16 @@ static bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv
     case OP_ADD: *iv = (int64_t)(ua + ub); break;
     case OP_SUB: *iv = (int64_t)(ua - ub); break;
     case OP_MUL: *iv = (int64_t)(ua * ub); break;
+    case OP_BAND: *iv = (int64_t)(ua & ub); break;
+    case OP_BOR: *iv = (int64_t)(ua | ub); break;
+    case OP_BXOR: *iv = (int64_t)(ua ^ ub); break;
+    case OP_SHL: case OP_SHR:
+      *iv = fold_shift(e->op, ia, ib, e->type == DT_I32 ? 32 : 64, e->type == DT_U64);
+      break;
     default:
       if (ib == 0) { diag_error(S->cc, e->loc, "division by zero in a constant"); return false; }
-      if (ia == INT64_MIN && ib == -1) *iv = e->op == OP_DIV ? INT64_MIN : 0;
+      if (e->type == DT_U64) *iv = (int64_t)(e->op == OP_DIV ? ua / ub : ua % ub);
+      else if (ia == INT64_MIN && ib == -1) *iv = e->op == OP_DIV ? INT64_MIN : 0;
       else *iv = e->op == OP_DIV ? ia / ib : ia % ib;
       break;
     }
@@ -998,7 +1091,7 @@ static void check_const(Sema *S, Decl *d) {
     diag_error(S->cc, d->loc, "constants must be bool, integers or floats, not '%s'", dtype_name(d->dtype));
     return;
   }
-  if (dtype_is_int(d->dtype) && f) iv = (int64_t)fv;
+  if (dtype_is_int(d->dtype) && f) iv = fold_f2i(fv, d->dtype);
   if (dtype_is_int(d->dtype) && !f) {           /* the value must fit the declared type */
     bool big = t == DT_U64 && iv < 0;          /* above INT64_MAX */
     if ((d->dtype == DT_I32 && (big || iv < INT32_MIN || iv > INT32_MAX)) ||

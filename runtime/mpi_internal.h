@@ -12,6 +12,7 @@
 #define CNP__MAGIC_COMM    0x434e5043u  /* "CNPC" */
 #define CNP__MAGIC_STAGE   0x434e5047u  /* "CNPG" */
 #define CNP__MAGIC_MIGRATE 0x434e5052u  /* "CNPR" */
+#define CNP__MAGIC_HALO    0x434e5048u  /* "CNPH" */
 
 struct cnp_comm {
   uint32_t magic;

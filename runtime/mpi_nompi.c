@@ -134,3 +134,21 @@ cnp_status cnp_migrate_by_domain(cnp_migrate_plan *p, const cnp_domain *d,
 {
   return CNP__NOMPI("cnp_migrate_by_domain");
 }
+cnp_status cnp_halo_create(cnp_halo **out, cnp_comm *comm, const cnp_array *like, int ghost,
+                           int periodic)
+{
+  if (out) *out = NULL;
+  return CNP__NOMPI("cnp_halo_create");
+}
+cnp_status cnp_halo_destroy(cnp_halo *h)
+{
+  return h ? CNP__NOMPI("cnp_halo_destroy") : CNP_OK;
+}
+cnp_status cnp_halo_exchange(cnp_halo *h, cnp_array *a, cnp_stream *s)
+{
+  return CNP__NOMPI("cnp_halo_exchange");
+}
+cnp_status cnp_halo_accumulate(cnp_halo *h, cnp_array *a, cnp_stream *s)
+{
+  return CNP__NOMPI("cnp_halo_accumulate");
+}

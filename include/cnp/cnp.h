@@ -11,7 +11,8 @@
 **     calls, never in the per-step calls.
 **
 ** Sub-APIs live in sibling headers included at the end: cnp/algo.h (compaction, sort,
-** segments), cnp/catalog.h (NVRTC kernel catalog), cnp/mpi.h (MPI staging and migration).
+** segments), cnp/catalog.h (NVRTC kernel catalog), cnp/grid.h (FFTs, particle deposition and
+** gather), cnp/mpi.h (MPI staging and migration).
 */
 #ifndef CNP_CNP_H
 #define CNP_CNP_H
@@ -324,6 +325,7 @@ cnp_status cnp_mirror_to_device(cnp_mirror *m, cnp_stream *s);
 ** feature). Plain includes: __has_include is not C11, and without it these were skipped. */
 #include "cnp/algo.h"
 #include "cnp/catalog.h"
+#include "cnp/grid.h"
 #include "cnp/mpi.h"
 
 #endif /* CNP_CNP_H */

@@ -218,6 +218,36 @@ cnp_status cnp_migrate_by_domain(cnp_migrate_plan *p, const cnp_domain *d,
                                  int n_fields, int64_t n, cnp_stream *producer_stream,
                                  cnp_event *producer_event, int64_t *n_out);
 
+/* ---------------------------------------------------------------------------------------
+** Grid halo exchange (docs/grids.md). A grid split in slabs along its axis 0 over the ranks
+** of comm, in rank order: rank r holds global planes [off_r, off_r + n0_r) as a local
+** C-contiguous array of shape (n0_r + 2g, n1, ...) (ndim 1..4, any dtype, host or CUDA):
+** planes [0, g) are ghosts of the lower neighbour's last g planes, [g, g + n0_r) the
+** interior, [g + n0_r, n0_r + 2g) ghosts of the upper neighbour's first g planes. The
+** neighbours are r - 1 and r + 1, modulo the size when periodic (a single rank is then its
+** own neighbour); without periodic, rank 0 has no lower and the last rank no upper
+** neighbour, and those ghosts are left unchanged. n0_r >= g on every rank.
+**   create    like: the local array's dtype/shape/backend; ghost g >= 1. Allocates, for CUDA
+**             arrays, host staging buffers of 4g planes (device data goes through them);
+**             local, no communication.
+**   exchange  fills the ghosts from the neighbours' interiors (two MPI_Sendrecv, tags
+**             0x6e01/0x6e02); collective over comm. The interior is not changed.
+**   accumulate the reverse, for deposition with ghost cells: each rank's ghost planes are
+**             added (float32/float64, else CNP_EDTYPE) into the neighbour's matching
+**             interior planes (lower ghosts into the lower neighbour's last g planes, upper
+**             ghosts into the upper's first g); the ghosts themselves are left unchanged.
+**             A missing neighbour (non-periodic ends) receives nothing.
+** s: the stream the array's producer used (CUDA: synchronized before MPI; NULL: the device's
+** default stream). a must match like (CNP_ESHAPE / CNP_EDTYPE / CNP_EDEVICE, CNP_ELAYOUT
+** for non-contiguous). Nothing is allocated per call. */
+typedef struct cnp_halo cnp_halo;
+
+cnp_status cnp_halo_create(cnp_halo **out, cnp_comm *comm, const cnp_array *like, int ghost,
+                           int periodic);
+cnp_status cnp_halo_destroy(cnp_halo *h);                 /* NULL is a no-op */
+cnp_status cnp_halo_exchange(cnp_halo *h, cnp_array *a, cnp_stream *s);
+cnp_status cnp_halo_accumulate(cnp_halo *h, cnp_array *a, cnp_stream *s);
+
 #ifdef __cplusplus
 }
 #endif

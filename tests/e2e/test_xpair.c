@@ -1,5 +1,5 @@
 /*
-** test_xpair.c -- xpair.cnp: `exchange h with rank + 1 - 2 * (rank % 2);` (no `from`). On 2
+** test_xpair.c -- xpair.cnp: `exchange h with rank ^ 1;` (no `from`). On 2
 ** ranks the partners swap their buffers; on 1 or 3 ranks the last rank's partner is outside
 ** [0, size) and setup fails on every rank with CNP_EINVAL and a message asking for `from`.
 */

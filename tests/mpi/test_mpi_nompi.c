@@ -67,6 +67,12 @@ int main(void)
   cnp_domain d = {.ndim = 1, .dims = {1}, .hi = {1.0}};
   int r = 0;
   EXPECT_UNSUPPORTED(cnp_domain_rank(&d, (double[]){0.5}, &r));
+  cnp_halo *halo = (cnp_halo *)&halo;
+  EXPECT_UNSUPPORTED(cnp_halo_create(&halo, NULL, NULL, 1, 1));
+  CHECK(halo == NULL);
+  CHECK(cnp_halo_destroy(NULL) == CNP_OK);
+  EXPECT_UNSUPPORTED(cnp_halo_exchange(NULL, NULL, NULL));
+  EXPECT_UNSUPPORTED(cnp_halo_accumulate(NULL, NULL, NULL));
   printf("test_mpi_nompi: %d checks passed\n", checks);
   return 0;
 }

@@ -132,12 +132,67 @@ __device__ __forceinline__ void cnp_g_atomic_add(uint64_t *a, uint64_t v)
   cnp_atomic_add((unsigned long long *)a, (unsigned long long)v);
 }
 
+/* Kernels launch on the calling thread's current CUDA device: setup and step make it the
+** pipeline's (CUDA's current device is per thread; cnp's selected backend is not touched). */
+CNP_G_INLINE void cnp_g_use_device(int device)
+{
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess || cur != device) (void)cudaSetDevice(device);
+}
+
 /* Checks the last kernel launch: CNP_EBACKEND if it failed. */
 CNP_G_INLINE int cnp_g_launched(void)
 {
   return cudaGetLastError() == cudaSuccess ? CNP_OK : CNP_EBACKEND;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0; u64 x / 0 and x % 0 are 0 too. Shifts by a count outside [0, bits)
+** give 0, or -1 for >> of a negative value; << works on the bit pattern (wraps). Float to
+** integer conversions saturate to the target range and give 0 for NaN. The compiler
+** inlines them; a constant divisor or shift count keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
+/* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shr_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shl_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (int64_t)((uint64_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
+/* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
+** range the nearest end, others truncated toward zero (the comparisons are exact). */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct csort_h csort_h;
 
 struct csort_h {
@@ -252,8 +307,8 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
 #line 13 "input.cnp"
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
-        r_bin = (int64_t)((int64_t)r_x);
-#line 257 "input.cu"
+        r_bin = (int64_t)cnp_g_f64_i64(r_x);
+#line 312 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -309,8 +364,8 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
 #line 13 "input.cnp"
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
-          r_bin = (int64_t)((int64_t)r_x);
-#line 314 "input.cu"
+          r_bin = (int64_t)cnp_g_f64_i64(r_x);
+#line 369 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -345,8 +400,8 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
 #line 13 "input.cnp"
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
-          f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 350 "input.cu"
+          f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
+#line 405 "input.cu"
         } /* map i */
       }
     }
@@ -388,8 +443,8 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
 #line 13 "input.cnp"
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
-    f_bin[l_i] = (int64_t)((int64_t)f_x[l_i]);
-#line 393 "input.cu"
+    f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
+#line 448 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -617,7 +672,7 @@ static int csort_pull(csort_h *p, int in_step)
 static void csort_h_teardown(csort_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_x.data) cnp_array_free(&p->f_x);
   if (p->f_v.data) cnp_array_free(&p->f_v);
   if (p->f_live.data) cnp_array_free(&p->f_live);
@@ -645,7 +700,7 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   csort_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "csort_setup: p is NULL");
@@ -661,27 +716,24 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
   if ((int64_t)cfg->nb <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field total: extent 'nb' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nb));
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
-  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+  st = cnp_backend_resolve(cfg->backend, cfg->strict, &B);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)
     return cnp_g_err(err, errlen, st, "csort_setup: %s", cnp_last_error());
-  B = cnp_backend_current();
-  cnp_backend_select(prev, 0);
 
   p = (csort_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "csort_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "csort_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "csort_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->P_nb = cfg->nb;
   p->cap_N = p->n_N = cfg->N;
   {
@@ -746,7 +798,7 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
     where = "csort_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream s";
     goto fail;
   }
@@ -798,7 +850,6 @@ static int csort_h_setup(csort_h **pp, const csort_config *cfg, char *err, size_
     }
 #endif
   }
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -806,7 +857,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   csort_h_teardown(p);
   return st;
 }
@@ -820,6 +870,7 @@ static int csort_h_step(csort_h *p)
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
   cnp_clear_error();              /* a failure below reports only its own detail */
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
 
   /* ---- input.cnp:10: step on s ---- */
   S = p->s_s;
@@ -834,7 +885,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 838 "input.cu"
+#line 889 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -853,7 +904,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 857 "input.cu"
+#line 908 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -870,7 +921,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 874 "input.cu"
+#line 925 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -884,7 +935,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 888 "input.cu"
+#line 939 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -902,7 +953,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 906 "input.cu"
+#line 957 "input.cu"
     }
   }
   p->stats.steps++;

@@ -200,7 +200,7 @@ CNP_G_INLINE int streams_failed(streams_h *p, int st, const char *where)
 static void streams_h_teardown(streams_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_key.data) cnp_array_free(&p->f_key);
   if (p->f_w.data) cnp_array_free(&p->f_w);
   if (p->f_v.data) cnp_array_free(&p->f_v);
@@ -225,7 +225,7 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
   streams_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "streams_setup: p is NULL");
@@ -246,12 +246,10 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
   if ((int64_t)cfg->n_cells <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:7: field rho: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, 1);   /* CNP_BACKEND may force it */
+  st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
     return cnp_g_err(err, errlen, st, "streams_setup: %s", cnp_last_error());
-  B = st == CNP_EUNAVAILABLE ? CNP_BACKEND_CUDA : cnp_backend_current();
-  cnp_backend_select(prev, 0);
+  if (st == CNP_EUNAVAILABLE) B = CNP_BACKEND_CUDA;   /* wanted, though unusable */
   if (B == CNP_BACKEND_CUDA && cfg->strict)
     return cnp_g_err(err, errlen, CNP_EUNAVAILABLE, "streams_setup: CUDA backend unavailable: this is the host unit input.c (build input.cu for CUDA)");
   B = CNP_BACKEND_HOST;
@@ -259,14 +257,13 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
 
   p = (streams_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "streams_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "streams_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "streams_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
@@ -344,23 +341,23 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
     where = "streams_setup: workspace";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_work, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_work)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_work, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_work, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream work";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ej_work, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ej_work, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream work";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_io, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_io)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap_on(&p->s_io, B, cfg->cuda_streams[1]) : cnp_stream_create_on(&p->s_io, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream io";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ej_io, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ej_io, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:8: stream io";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->e_ready, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->e_ready, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "input.cnp:9: event ready";
     goto fail;
   }
@@ -373,7 +370,6 @@ static int streams_h_setup(streams_h **pp, const streams_config *cfg, char *err,
     goto fail;
   }
   p->nthreads = CNP_G_MAXT();
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -381,7 +377,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   streams_h_teardown(p);
   return st;
 }
@@ -414,7 +409,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v)");
     p->stats.launches++;
   }
-#line 418 "input.c"
+#line 413 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -425,7 +420,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off");
     p->stats.launches++;
   }
-#line 429 "input.c"
+#line 424 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -435,7 +430,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells)");
     p->stats.launches++;
   }
-#line 439 "input.c"
+#line 434 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -451,7 +446,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 455 "input.c"
+#line 450 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -467,13 +462,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 471 "input.c"
+#line 466 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready");
-#line 477 "input.c"
+#line 472 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -483,14 +478,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 487 "input.c"
+#line 482 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 494 "input.c"
+#line 489 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

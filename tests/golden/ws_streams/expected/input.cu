@@ -132,12 +132,67 @@ __device__ __forceinline__ void cnp_g_atomic_add(uint64_t *a, uint64_t v)
   cnp_atomic_add((unsigned long long *)a, (unsigned long long)v);
 }
 
+/* Kernels launch on the calling thread's current CUDA device: setup and step make it the
+** pipeline's (CUDA's current device is per thread; cnp's selected backend is not touched). */
+CNP_G_INLINE void cnp_g_use_device(int device)
+{
+  int cur = -1;
+  if (cudaGetDevice(&cur) != cudaSuccess || cur != device) (void)cudaSetDevice(device);
+}
+
 /* Checks the last kernel launch: CNP_EBACKEND if it failed. */
 CNP_G_INLINE int cnp_g_launched(void)
 {
   return cudaGetLastError() == cudaSuccess ? CNP_OK : CNP_EBACKEND;
 }
 
+/* Signed integer arithmetic of map bodies (docs/language.md, Types; docs/codegen.md,
+** "Integer arithmetic"): defined, and the same on the host and the GPU, where plain C is
+** undefined. + - * and unary - wrap modulo 2^bits (two's complement, computed in the
+** unsigned type); x / 0 and x % 0 are 0 (as numpy); INT_MIN / -1 wraps to INT_MIN and
+** INT_MIN % -1 is 0; u64 x / 0 and x % 0 are 0 too. Shifts by a count outside [0, bits)
+** give 0, or -1 for >> of a negative value; << works on the bit pattern (wraps). Float to
+** integer conversions saturate to the target range and give 0 for NaN. The compiler
+** inlines them; a constant divisor or shift count keeps its fast path. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_sub_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mul_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_neg_i32(int32_t a) { return (int32_t)(0 - (uint32_t)a); }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_div_i32(int32_t a, int32_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i32(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_mod_i32(int32_t a, int32_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_div_i64(int64_t a, int64_t b) { return b == 0 ? 0 : b == -1 ? cnp_g_neg_i64(a) : a / b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+
+/* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_shr_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shl_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (int64_t)((uint64_t)a << s) : 0; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint64_t)s < 64 ? (a < 0 ? ~(~a >> s) : a >> s) : a < 0 ? -1 : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
+/* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
+** range the nearest end, others truncated toward zero (the comparisons are exact). */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct twows_h twows_h;
 
 struct twows_h {
@@ -228,8 +283,8 @@ static int twows_k0_host(const twows_k0_args *ap)
 #line 9 "input.cnp"
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
-      f_ka[l_i] = (int64_t)((int64_t)(f_a[l_i] * 1e+01));
-#line 233 "input.cu"
+      f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
+#line 288 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -252,8 +307,8 @@ static __global__ void twows_k0_cuda(const twows_k0_args A)
 #line 9 "input.cnp"
     f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
-    f_ka[l_i] = (int64_t)((int64_t)(f_a[l_i] * 1e+01));
-#line 257 "input.cu"
+    f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
+#line 312 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -326,8 +381,8 @@ static int twows_k1_host(const twows_k1_args *ap)
 #line 14 "input.cnp"
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
-      f_kb[l_i] = (int64_t)((int64_t)(f_b[l_i] * 1e+01));
-#line 331 "input.cu"
+      f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
+#line 386 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -350,8 +405,8 @@ static __global__ void twows_k1_cuda(const twows_k1_args A)
 #line 14 "input.cnp"
     f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
-    f_kb[l_i] = (int64_t)((int64_t)(f_b[l_i] * 1e+01));
-#line 355 "input.cu"
+    f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
+#line 410 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -686,7 +741,7 @@ static int twows_pull(twows_h *p, int in_step)
 static void twows_h_teardown(twows_h *p)
 {
   if (!p) return;
-  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize();
+  if (p->backend == CNP_BACKEND_CUDA) cnp_device_synchronize_on(p->backend, p->device);
   if (p->f_a.data) cnp_array_free(&p->f_a);
   if (p->f_ka.data) cnp_array_free(&p->f_ka);
   if (p->f_la.data) cnp_array_free(&p->f_la);
@@ -713,7 +768,7 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
   twows_h *p = NULL;
   const char *where = "";
   int st;
-  cnp_backend B = CNP_BACKEND_HOST, prev;
+  cnp_backend B = CNP_BACKEND_HOST, resolved = CNP_BACKEND_HOST;
   int64_t cap = 1, n_views = 1;   /* largest element count; component rows of all fields */
   if (err && errlen) err[0] = '\0';
   if (pp == NULL) return cnp_g_err(err, errlen, CNP_EINVAL, "twows_setup: p is NULL");
@@ -729,27 +784,24 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
   if (cfg->M <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:4: dim M: capacity cfg.M must be > 0 (got %lld)",
                      (long long)cfg->M);
-  prev = cnp_backend_current();
-  st = cnp_backend_select(cfg->backend, cfg->strict);   /* CNP_BACKEND may force it */
-  if (st != CNP_OK)   /* a failed selection leaves the previous one */
+  st = cnp_backend_resolve(cfg->backend, cfg->strict, &B);   /* CNP_BACKEND may force it */
+  if (st != CNP_OK)
     return cnp_g_err(err, errlen, st, "twows_setup: %s", cnp_last_error());
-  B = cnp_backend_current();
-  cnp_backend_select(prev, 0);
 
   p = (twows_h *)calloc(1, sizeof *p);
   if (!p) return cnp_g_err(err, errlen, CNP_ENOMEM, "twows_setup: out of memory");
-  p->backend = B;
-  p->device = cnp_backend_device();
-  prev = cnp_backend_current();
-  if ((st = cnp_backend_select(B, 0)) != CNP_OK) {
+  p->backend = B;   /* every resource below takes it (and the device) explicitly */
+  p->device = B == CNP_BACKEND_CUDA ? cnp_backend_device() : 0;
+  if ((st = cnp_backend_resolve(B, 0, &resolved)) != CNP_OK) {
     where = "twows_setup: selecting the backend";
     goto fail;
   }
-  if (cnp_backend_current() != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
+  if (resolved != B) {   /* CNP_BACKEND=cuda with a GPU, and the host unit */
     st = CNP_EUNAVAILABLE;
     where = "twows_setup: CNP_BACKEND forces a backend this unit cannot run";
     goto fail;
   }
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->cap_N = p->n_N = cfg->N;
   p->cap_M = p->n_M = cfg->M;
   {
@@ -823,15 +875,15 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
     where = "twows_setup: workspace";
     goto fail;
   }
-  if ((st = cnp_event_create(&p->ws_ev, CNP_EVENT_DEFAULT)) != CNP_OK) {
+  if ((st = cnp_event_create_on(&p->ws_ev, CNP_EVENT_DEFAULT, B, p->device)) != CNP_OK) {
     where = "twows_setup: workspace event";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap(&p->s_s1, cfg->cuda_streams[0]) : cnp_stream_create(&p->s_s1)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s1, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s1, B, p->device)) != CNP_OK) {
     where = "input.cnp:7: stream s1";
     goto fail;
   }
-  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap(&p->s_s2, cfg->cuda_streams[1]) : cnp_stream_create(&p->s_s2)) != CNP_OK) {
+  if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[1]) ? cnp_stream_wrap_on(&p->s_s2, B, cfg->cuda_streams[1]) : cnp_stream_create_on(&p->s_s2, B, p->device)) != CNP_OK) {
     where = "input.cnp:7: stream s2";
     goto fail;
   }
@@ -864,7 +916,6 @@ static int twows_h_setup(twows_h **pp, const twows_config *cfg, char *err, size_
     }
 #endif
   }
-  cnp_backend_select(prev, 0);
   *pp = p;
   return CNP_OK;
 fail:
@@ -872,7 +923,6 @@ fail:
     cnp_g_err(err, errlen, st, "%s: %s", where, cnp_last_error());
   else
     cnp_g_err(err, errlen, st, "%s", where);
-  cnp_backend_select(prev, 0);
   twows_h_teardown(p);
   return st;
 }
@@ -886,6 +936,7 @@ static int twows_h_step(twows_h *p)
   p->stats.host_syncs = 0;
   p->error[0] = '\0';
   cnp_clear_error();              /* a failure below reports only its own detail */
+  if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
 
   /* ---- input.cnp:8: step on s1 ---- */
   S = p->s_s1;
@@ -903,7 +954,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 907 "input.cu"
+#line 958 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -920,7 +971,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 924 "input.cu"
+#line 975 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -934,7 +985,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 938 "input.cu"
+#line 989 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -956,7 +1007,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 960 "input.cu"
+#line 1011 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -973,7 +1024,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 977 "input.cu"
+#line 1028 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -987,7 +1038,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 991 "input.cu"
+#line 1042 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
