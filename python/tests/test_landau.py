@@ -3,9 +3,11 @@
 # L = 4 pi, 64 nodes, dt = 0.1, density perturbation 0.01 cos(k x), a quiet start), stepped
 # 200 times; the field-energy history gives the damping rate and the frequency, and the same
 # step in plain NumPy (bench/pic/es1d_numpy.py) from the same state gives the same histories.
+import ctypes
 import importlib.util
 import math
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -157,6 +159,31 @@ def plain_numpy(source_dir, start):
     for n in range(STEPS):
         x, v, W[n], K[n] = ref.step(x, v, L, N_CELLS, DT)
     return {"field_energy": W, "kinetic_energy": K}
+
+
+class Es1dParams(ctypes.Structure):
+    """es1d_params of examples/pic/ref/es1d.h."""
+    _fields_ = [("n_particles", ctypes.c_int64), ("n_cells", ctypes.c_int64), ("length", ctypes.c_double),
+                ("dt", ctypes.c_double), ("max_steps", ctypes.c_int64), ("vth", ctypes.c_double),
+                ("v0", ctypes.c_double), ("amplitude", ctypes.c_double), ("mode", ctypes.c_int),
+                ("quiet", ctypes.c_int), ("seed", ctypes.c_uint64), ("record_rho", ctypes.c_int)]
+
+
+def test_quiet_start_matches_reference(source_dir, tmp_path, start):
+    # The NumPy start is es1d_load's (examples/pic/ref/es1d.c, what tests/physics and
+    # es1d_cnp.c load), built into a small shared library here: equal to rounding (NumPy's
+    # vectorized sin/log/exp may differ from libm's in the last bit).
+    so = str(tmp_path / "libes1d_ref.so")
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-fopenmp", "-std=c11",
+                    str(source_dir / "examples/pic/ref/es1d.c"), "-o", so, "-lm"], check=True)
+    lib = ctypes.CDLL(so)
+    lib.es1d_load.restype = None
+    prm = Es1dParams(N_PARTICLES, N_CELLS, L, DT, STEPS, VTH, 0.0, AMPLITUDE, 1, 1, 1, 0)
+    x, v = np.empty(N_PARTICLES), np.empty(N_PARTICLES)
+    lib.es1d_load(ctypes.byref(prm), x.ctypes.data_as(ctypes.c_void_p), v.ctypes.data_as(ctypes.c_void_p))
+    dx, dv = np.max(np.abs(x - start[0])), np.max(np.abs(v - start[1]))
+    print("quiet start against es1d_load: max |dx| %.3g, max |dv| %.3g" % (dx, dv))
+    assert dx <= 1e-14 * L and dv <= 1e-12
 
 
 def test_landau_damping_rate_and_frequency(generated):
