@@ -106,6 +106,7 @@ program pic_f
   close (unit)
   call pic_stats_get(p, stats)
   write (*, '(a, i0, a, i0, a, i0, a)') 'pic_f: ', live, ' of ', n, ' particles live after ', stats%steps, ' steps'
+  if (allocated(errmsg)) deallocate(errmsg)   ! main-program variables are not freed at the end
   call pic_teardown(p)
 
 contains

@@ -14,13 +14,17 @@ cd "$tmp"
 "$cnpc" --emit=header,c,cxx "$src/examples/pic/pic.cnp"
 inc=(-I "$src/include" -I .)
 libs=(-L "$libdir" -lcnp -fopenmp -lm -Wl,-rpath,"$libdir")
-"$cc" -std=c11 -O2 -fopenmp "${inc[@]}" -c shapes.c pic.c
+# A sanitized libcnp (CNP_SANITIZE build) needs its runtime in the programs too:
+# CNP_TEST_SANITIZE holds the -fsanitize flags then (and only the build's own C++ compiler
+# is given, since gcc's and clang's sanitizer runtimes do not mix).
+san=(${CNP_TEST_SANITIZE:-})
+"$cc" -std=c11 -O2 -fopenmp "${san[@]}" "${inc[@]}" -c shapes.c pic.c
 "$pic_dump" pic_c.bin >/dev/null
 for cxx in "$@"; do
-  "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror "${inc[@]}" "$src/tests/interfaces/test_shapes.cpp" shapes.o \
+  "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror "${san[@]}" "${inc[@]}" "$src/tests/interfaces/test_shapes.cpp" shapes.o \
     -o test_shapes "${libs[@]}"
   ./test_shapes >/dev/null || { echo "FAIL: test_shapes built with $cxx"; exit 1; }
-  "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror "${inc[@]}" "$src/examples/cxx/pic_cxx.cpp" pic.o -o pic_cxx "${libs[@]}"
+  "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror "${san[@]}" "${inc[@]}" "$src/examples/cxx/pic_cxx.cpp" pic.o -o pic_cxx "${libs[@]}"
   ./pic_cxx pic_cxx.bin >/dev/null
   cmp pic_c.bin pic_cxx.bin || { echo "FAIL: pic_cxx built with $cxx differs from the C driver"; exit 1; }
   echo "cxx_compilers: $cxx ok"

@@ -16,5 +16,6 @@ program test_bad_layout
     write (*, '(a)') 'FAIL: a layout mismatch was not refused'
     stop 1
   end if
+  if (allocated(msg)) deallocate(msg)   ! main-program variables are not freed at the end
   write (*, '(a)') 'test_bad_layout: ok'
 end program test_bad_layout

@@ -117,6 +117,7 @@ program test_shapes
     write (*, '(i0, a)') fails, ' check(s) failed'
     stop 1
   end if
+  if (allocated(msg)) deallocate(msg)   ! main-program variables are not freed at the end
   write (*, '(a)') 'test_shapes: ok'
 
 contains
