@@ -107,6 +107,7 @@ program pic_f
   call pic_stats_get(p, stats)
   write (*, '(a, i0, a, i0, a, i0, a)') 'pic_f: ', live, ' of ', n, ' particles live after ', stats%steps, ' steps'
   if (allocated(errmsg)) deallocate(errmsg)   ! main-program variables are not freed at the end
+  deallocate (e)
   call pic_teardown(p)
 
 contains
