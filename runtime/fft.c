@@ -74,8 +74,9 @@ cnp_status cnp_fft_plan_create(cnp_fft_plan **out, cnp_backend backend, int devi
     p->complex_shape[o + d] = d == ndim - 1 ? dims[d] / 2 + 1 : dims[d];
   }
   p->array_ndim = o + ndim;
-  st = fft_of(backend)->create(p);
-  if (st == CNP_OK && (st = cnp__handle_register(p, op)) != CNP_OK) fft_of(backend)->destroy(p);
+  const cnp__fft_backend *t = fft_of(backend);
+  st = t->absent ? cnp__fail(CNP_EUNSUPPORTED, op, "%s", t->absent) : t->create(p);
+  if (st == CNP_OK && (st = cnp__handle_register(p, op)) != CNP_OK) t->destroy(p);
   if (st != CNP_OK) {
     p->magic = CNP__MAGIC_DEAD;
     cnp__free(p);

@@ -177,5 +177,5 @@ cnp_status c_inverse(cnp_fft_plan *p, const cnp_array *in, cnp_array *out, cnp_s
 }  // namespace
 
 extern "C" const cnp__fft_backend cnp__fft_cuda = {
-  "cufft", c_create, c_destroy, c_forward, c_inverse,
+  "cufft", c_create, c_destroy, c_forward, c_inverse, nullptr,
 };
