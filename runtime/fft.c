@@ -25,16 +25,11 @@ cnp_status cnp_fft_plan_create(cnp_fft_plan **out, cnp_backend backend, int devi
   static const char op[] = "cnp_fft_plan_create";
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
-  CNP__CHECK_NOTNULL(op, dims);
-  cnp_status st = cnp__g_binding(backend, device, op);
+  cnp_status st = cnp__g_plan_args(dims, backend, device, ndim, op);
   if (st != CNP_OK) return st;
-  if (ndim < 1 || ndim > 3)
-    return cnp__fail(CNP_EINVAL, op, "ndim must be 1, 2 or 3 (got %d)", ndim);
   if (batch < 0)
     return cnp__fail(CNP_EINVAL, op, "batch must be >= 0 (got %lld)", (long long)batch);
-  if (dtype != CNP_FLOAT32 && dtype != CNP_FLOAT64)
-    return cnp__fail(CNP_EDTYPE, op, "dtype must be float32 or float64 (got %s)",
-                     cnp_dtype_name(dtype));
+  if ((st = cnp__g_real_dtype(dtype, op)) != CNP_OK) return st;
   if (flags & ~(CNP_FFT_MEASURE | CNP_FFT_DESTROY_INPUT))
     return cnp__fail(CNP_EINVAL, op, "unknown flags 0x%x", flags);
   int64_t n = 1, nc = 1;
@@ -123,22 +118,26 @@ static cnp_status check_call(cnp_fft_plan *p, const cnp_array *in, const cnp_arr
   return cnp__g_stream(s, p->backend, p->device, op);
 }
 
+/* A transform call: the checks of check_call, then the backend's forward or inverse. */
+static cnp_status fft_exec(cnp_fft_plan *plan, const cnp_array *in, cnp_array *out,
+                           int forward, cnp_stream *s, const char *op)
+{
+  cnp_status st = check_call(plan, in, out, forward, s, op);
+  if (st != CNP_OK) return st;
+  const cnp__fft_backend *t = fft_of(plan->backend);
+  return (forward ? t->forward : t->inverse)(plan, in, out, s);
+}
+
 cnp_status cnp_fft_forward(cnp_fft_plan *plan, const cnp_array *real_in,
                            cnp_array *complex_out, cnp_stream *s)
 {
-  static const char op[] = "cnp_fft_forward";
-  cnp_status st = check_call(plan, real_in, complex_out, 1, s, op);
-  if (st != CNP_OK) return st;
-  return fft_of(plan->backend)->forward(plan, real_in, complex_out, s);
+  return fft_exec(plan, real_in, complex_out, 1, s, "cnp_fft_forward");
 }
 
 cnp_status cnp_fft_inverse(cnp_fft_plan *plan, const cnp_array *complex_in,
                            cnp_array *real_out, cnp_stream *s)
 {
-  static const char op[] = "cnp_fft_inverse";
-  cnp_status st = check_call(plan, complex_in, real_out, 0, s, op);
-  if (st != CNP_OK) return st;
-  return fft_of(plan->backend)->inverse(plan, complex_in, real_out, s);
+  return fft_exec(plan, complex_in, real_out, 0, s, "cnp_fft_inverse");
 }
 
 cnp_status cnp_fft_shapes(const cnp_fft_plan *plan, int *array_ndim,
