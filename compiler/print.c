@@ -151,6 +151,41 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     pif(o, s, lvl);
     fputc('\n', o);
     return;
+  case ST_REDUCE:
+    pexpr(o, s->target);
+    fputs(s->red == RED_SUM ? " += " : s->red == RED_MIN ? " min= " : " max= ", o);
+    pexpr(o, s->value);
+    break;
+  case ST_ZERO: fputs("zero", o); prefs(o, &s->list); break;
+  case ST_HISTORY: fprintf(o, "record %s", s->a.name); break;
+  case ST_SCAN:
+    fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
+    break;
+  case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_APPEND:
+    fprintf(o, "append %s (", s->over.name);
+    pexpr(o, s->value);
+    fprintf(o, ") map %s%s%s {\n", s->index->name, s->let ? ", " : "", s->let ? s->let->name : "");
+    pstmts(o, s->body, lvl + 1);
+    pindent(o, lvl);
+    fputs("}\n", o);
+    return;
+  case ST_EVERY: case ST_REPEAT:
+    fputs(s->kind == ST_EVERY ? "every " : "repeat ", o);
+    pexpr(o, s->value);
+    if (s->value2) {
+      fputs(" offset ", o);
+      pexpr(o, s->value2);
+    }
+    fputs(" {\n", o);
+    pstmts(o, s->body, lvl + 1);
+    pindent(o, lvl);
+    fputs("}\n", o);
+    return;
+  case ST_REPEAT_END: case ST_EVERY_END:   /* lower.c's step IR only, never in the AST */
+  case ST__COUNT:
+    fputs("# (internal)\n", o);
+    return;
   }
   fputs(";\n", o);
 }
@@ -183,6 +218,16 @@ void print_program(Cnp *cc, FILE *o) {
       break;
     case DECL_DIM: fprintf(o, "dim %s;\n", d->name); break;
     case DECL_FIELD:
+      if (d->scalar) {
+        fprintf(o, "scalar %s : %s;\n", d->name, dtype_name(d->dtype));
+        break;
+      }
+      if (d->history_of.name) {
+        fprintf(o, "history %s = %s[", d->name, d->history_of.name);
+        pexpr(o, d->shape.ext[0]);
+        fputs("];\n", o);
+        break;
+      }
       fprintf(o, "field %s : %s", d->name, dtype_name(d->dtype));
       pshape(o, &d->shape);
       fputs(";\n", o);
@@ -215,6 +260,14 @@ void print_program(Cnp *cc, FILE *o) {
       if (d->name) fprintf(o, " %s", d->name);
       fprintf(o, " on %s", d->stream.name);
       for (int i = 0; i < d->after.n; i++) fprintf(o, "%s%s", i ? ", " : " after ", d->after.v[i].name);
+      if (d->every) {
+        fputs(" every ", o);
+        pexpr(o, d->every);
+      }
+      if (d->every_offset) {
+        fputs(" offset ", o);
+        pexpr(o, d->every_offset);
+      }
       fputs(" {\n", o);
       pstmts(o, d->body, 1);
       fputs("}\n", o);

@@ -287,6 +287,11 @@ class Module:
         self._teardown = fn("teardown", None, vp)
         self._layout = fn("cnp_layout", ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t,
                           ctypes.POINTER(ctypes.c_size_t))
+        lib.cnp_array_wrap.restype = ctypes.c_int
+        lib.cnp_array_wrap.argtypes = [ctypes.POINTER(CnpArray), vp, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                       ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]
+        lib.cnp_array_copy.restype = ctypes.c_int
+        lib.cnp_array_copy.argtypes = [ctypes.POINTER(CnpArray), ctypes.POINTER(CnpArray), vp]
         lib.cnp_status_name.restype = cp
         lib.cnp_status_name.argtypes = [ctypes.c_int]
         lib.cnp_last_error.restype = cp
@@ -474,3 +479,50 @@ class Pipeline:
         self._check(self.module._snapshot(self._handle(), name.encode(), ctypes.byref(a)),
                     self.module.name + "_snapshot")
         return numpy_view(a, self)
+
+    # -- scalars and histories (the header's static inline NAME_scalar / NAME_history)
+    def _host_copy(self, a, what):
+        """A NumPy copy of the 1-D cnp_array a (host or device), through cnp_array_copy."""
+        n = int(a.shape[0])
+        out = np.empty(n, dtype=DTYPES[a.dtype])
+        h = CnpArray()
+        shape = ctypes.c_int64(n)
+        lib = self.module.lib
+        st = lib.cnp_array_wrap(ctypes.byref(h), out.ctypes.data, 0, 0, a.dtype, 1, ctypes.byref(shape), None)
+        if st == CNP_OK:
+            st = lib.cnp_array_copy(ctypes.byref(h), ctypes.byref(a), None)
+        if st != CNP_OK:
+            raise CnpError(st, "%s: copying %s to the host" % (self.module.name, what), self.module.status_name(st))
+        return out
+
+    def _view1(self, name, what):
+        a = self.module._field(self._handle(), name.encode())
+        if not a.data or a.ndim != 1:
+            raise CnpError(CNP_EINVAL, "%s: no %s %r" % (self.module.name, what, name), "CNP_EINVAL")
+        return a
+
+    def scalar(self, name):
+        """The value of `scalar name` (NAME_scalar): a NumPy scalar of its dtype, copied (host
+        or CUDA backend). Call sync() first. CnpError(CNP_EINVAL) if name is not a scalar."""
+        a = self._view1(name, "scalar")
+        if a.shape[0] != 1:
+            raise CnpError(CNP_EINVAL, "%s: %r is not a scalar" % (self.module.name, name), "CNP_EINVAL")
+        return self._host_copy(a, "scalar " + name)[0]
+
+    def history(self, name, n=None):
+        """The values `record name` kept (NAME_history): a new 1-D NumPy array of the latest
+        min(n, recorded, K) values, oldest first (the history is a ring of K entries: older
+        ones are overwritten). Call sync() first. CnpError(CNP_EINVAL) if name is not a
+        history."""
+        h = self._view1(name, "history")
+        c = self.module._field(self._handle(), (name + ".count").encode())
+        if not c.data:
+            raise CnpError(CNP_EINVAL, "%s: %r is not a history" % (self.module.name, name), "CNP_EINVAL")
+        count = int(self._host_copy(c, "history " + name + " count")[0])
+        ring = self._host_copy(h, "history " + name)
+        k = ring.size
+        got = min(count, k) if n is None else min(count, k, max(int(n), 0))
+        if got == 0:
+            return ring[:0].copy()
+        first = (count - got) % k
+        return np.concatenate([ring[first:first + got], ring[:max(0, got - (k - first))]])
