@@ -200,35 +200,34 @@ static void check_shape_dim(int ndim, const int64_t *dims, int shape, cnp_dtype 
   cnp_pgrid_destroy(pg);
 }
 
+/* check_shape_dim for every shape on a 1-D, a 2-D and a 3-D grid (n1, n2, n3 particles). */
+static void every_shape(const int64_t *d1, const int64_t *d2, const int64_t *d3, cnp_dtype t,
+                        int64_t n1, int64_t n2, int64_t n3)
+{
+  for (int s = 0; s < 3; s++) {
+    check_shape_dim(1, d1, s, t, n1);
+    check_shape_dim(2, d2, s, t, n2);
+    check_shape_dim(3, d3, s, t, n3);
+  }
+}
+
 Test(grid_deposit, every_shape_and_dim_f64)
 {
   int64_t d1[1] = {17}, d2[2] = {9, 12}, d3[3] = {5, 6, 7};
-  for (int s = 0; s < 3; s++) {
-    check_shape_dim(1, d1, s, CNP_FLOAT64, 3000);
-    check_shape_dim(2, d2, s, CNP_FLOAT64, 2000);
-    check_shape_dim(3, d3, s, CNP_FLOAT64, 1000);
-  }
+  every_shape(d1, d2, d3, CNP_FLOAT64, 3000, 2000, 1000);
 }
 
 Test(grid_deposit, every_shape_and_dim_f32)
 {
   int64_t d1[1] = {16}, d2[2] = {8, 5}, d3[3] = {4, 4, 6};
-  for (int s = 0; s < 3; s++) {
-    check_shape_dim(1, d1, s, CNP_FLOAT32, 500);
-    check_shape_dim(2, d2, s, CNP_FLOAT32, 500);
-    check_shape_dim(3, d3, s, CNP_FLOAT32, 300);
-  }
+  every_shape(d1, d2, d3, CNP_FLOAT32, 500, 500, 300);
 }
 
 /* Tiny grids: a TSC stencil wider than the axis wraps onto itself. */
 Test(grid_deposit, tiny_axes)
 {
   int64_t a[1] = {1}, b[2] = {2, 1}, c[3] = {1, 2, 3};
-  for (int s = 0; s < 3; s++) {
-    check_shape_dim(1, a, s, CNP_FLOAT64, 50);
-    check_shape_dim(2, b, s, CNP_FLOAT64, 50);
-    check_shape_dim(3, c, s, CNP_FLOAT64, 50);
-  }
+  every_shape(a, b, c, CNP_FLOAT64, 50, 50, 50);
 }
 
 /* Large enough for the threaded paths (n > 4096, > 16384 cells): SORTED is bit-identical
