@@ -13,6 +13,24 @@ static const cnp__fft_backend *fft_of(cnp_backend b)
   return b == CNP_BACKEND_CUDA ? &cnp__fft_cuda : &cnp__fft_host;
 }
 
+/* A plan's backend part (cnp__handle_open/_close): the table's create (an absent table's
+** CNP_EUNSUPPORTED) and destroy. */
+static cnp_status fft_make(void *h)
+{
+  cnp_fft_plan *p = h;
+  const cnp__fft_backend *t = fft_of(p->backend);
+  return t->absent ? cnp__fail(CNP_EUNSUPPORTED, "cnp_fft_plan_create", "%s", t->absent)
+                   : t->create(p);
+}
+
+static cnp_status fft_unmake(void *h)
+{
+  cnp_fft_plan *p = h;
+  return fft_of(p->backend)->destroy(p);
+}
+
+static const cnp__handle_kind fft_kind = {fft_make, fft_unmake};
+
 static cnp_status check_plan(const cnp_fft_plan *p, const char *op)
 {
   return cnp__check_handle(p, CNP__MAGIC_FFT, "FFT plan", op);
@@ -69,16 +87,7 @@ cnp_status cnp_fft_plan_create(cnp_fft_plan **out, cnp_backend backend, int devi
     p->complex_shape[o + d] = d == ndim - 1 ? dims[d] / 2 + 1 : dims[d];
   }
   p->array_ndim = o + ndim;
-  const cnp__fft_backend *t = fft_of(backend);
-  st = t->absent ? cnp__fail(CNP_EUNSUPPORTED, op, "%s", t->absent) : t->create(p);
-  if (st == CNP_OK && (st = cnp__handle_register(p, op)) != CNP_OK) t->destroy(p);
-  if (st != CNP_OK) {
-    p->magic = CNP__MAGIC_DEAD;
-    cnp__free(p);
-    return st;
-  }
-  *out = p;
-  return CNP_OK;
+  return cnp__handle_open(p, &p->magic, &fft_kind, (void **)out, op);
 }
 
 cnp_status cnp_fft_plan_destroy(cnp_fft_plan *plan)
@@ -86,11 +95,7 @@ cnp_status cnp_fft_plan_destroy(cnp_fft_plan *plan)
   if (plan == NULL) return CNP_OK;
   cnp_status st = check_plan(plan, "cnp_fft_plan_destroy");
   if (st != CNP_OK) return st;
-  st = fft_of(plan->backend)->destroy(plan);
-  cnp__handle_unregister(plan);
-  plan->magic = CNP__MAGIC_DEAD;
-  cnp__free(plan);
-  return st;
+  return cnp__handle_close(plan, &plan->magic, &fft_kind);
 }
 
 static cnp_dtype complex_of(cnp_dtype t)
