@@ -268,38 +268,6 @@ static cnp_status check_binding(cnp_backend backend, int device, const char *op)
   return CNP_OK;
 }
 
-/* The lifecycle workspaces and plans share. open: `h` (allocated, its fields set) is filled
-** by the backend (make), registered, and published in *out; a failure undoes what was done
-** and frees h. close: the backend frees its part (unmake), the handle is unregistered,
-** poisoned and freed; the backend's status is returned. */
-typedef struct handle_kind {
-  cnp_status (*make)(void *h);
-  cnp_status (*unmake)(void *h);
-} handle_kind;
-
-static cnp_status handle_open(void *h, uint32_t *magic, const handle_kind *k, void **out,
-                              const char *op)
-{
-  cnp_status st = k->make(h);
-  if (st == CNP_OK && (st = cnp__handle_register(h, op)) != CNP_OK) k->unmake(h);
-  if (st != CNP_OK) {
-    *magic = CNP__MAGIC_DEAD;
-    cnp__free(h);
-    return st;
-  }
-  *out = h;
-  return CNP_OK;
-}
-
-static cnp_status handle_close(void *h, uint32_t *magic, const handle_kind *k)
-{
-  cnp_status st = k->unmake(h);
-  cnp__handle_unregister(h);
-  *magic = CNP__MAGIC_DEAD;
-  cnp__free(h);
-  return st;
-}
-
 static cnp_status ws_make(void *h)
 {
   cnp_workspace *ws = h;
@@ -324,8 +292,8 @@ static cnp_status plan_unmake(void *h)
   return cnp__algo_of(p->backend)->plan_destroy(p);
 }
 
-static const handle_kind ws_kind = {ws_make, ws_unmake};
-static const handle_kind plan_kind = {plan_make, plan_unmake};
+static const cnp__handle_kind ws_kind = {ws_make, ws_unmake};
+static const cnp__handle_kind plan_kind = {plan_make, plan_unmake};
 
 /* ---- workspace ----------------------------------------------------------------------- */
 
@@ -353,7 +321,7 @@ cnp_status cnp_workspace_create(cnp_workspace **out, cnp_backend backend, int de
   ws->capacity = capacity;
   ws->key_limit = key_limit;
   ws->row_bytes = row_bytes;
-  return handle_open(ws, &ws->magic, &ws_kind, (void **)out, op);
+  return cnp__handle_open(ws, &ws->magic, &ws_kind, (void **)out, op);
 }
 
 cnp_status cnp_workspace_destroy(cnp_workspace *ws)
@@ -361,7 +329,7 @@ cnp_status cnp_workspace_destroy(cnp_workspace *ws)
   if (ws == NULL) return CNP_OK;
   cnp_status hst = check_ws_handle(ws, "cnp_workspace_destroy");
   if (hst != CNP_OK) return hst;
-  return handle_close(ws, &ws->magic, &ws_kind);
+  return cnp__handle_close(ws, &ws->magic, &ws_kind);
 }
 
 cnp_status cnp_workspace_bytes(const cnp_workspace *ws, size_t *bytes)
@@ -620,7 +588,7 @@ cnp_status cnp_segment_plan_create(cnp_segment_plan **out, cnp_backend backend, 
   p->device = device;
   p->capacity = capacity;
   p->n_segments = n_segments;
-  return handle_open(p, &p->magic, &plan_kind, (void **)out, op);
+  return cnp__handle_open(p, &p->magic, &plan_kind, (void **)out, op);
 }
 
 cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan)
@@ -628,7 +596,7 @@ cnp_status cnp_segment_plan_destroy(cnp_segment_plan *plan)
   if (plan == NULL) return CNP_OK;
   cnp_status hst = check_plan_handle(plan, "cnp_segment_plan_destroy");
   if (hst != CNP_OK) return hst;
-  return handle_close(plan, &plan->magic, &plan_kind);
+  return cnp__handle_close(plan, &plan->magic, &plan_kind);
 }
 
 /* The checks both plan builds share; with_count: the device-count form, whose `count` must

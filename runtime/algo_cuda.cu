@@ -21,6 +21,7 @@
 ** they can be captured into a CUDA graph (the generated code does, docs/codegen.md).
 */
 #include "algo_internal.h"
+#include "cuda_common.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -42,52 +43,24 @@
 
 /* ---- errors and launch helpers -------------------------------------------------------- */
 
-static cnp_status cu_fail(cudaError_t e, const char *op, const char *what)
-{
-  (void)cudaGetLastError();
-  return cnp__fail(e == cudaErrorMemoryAllocation ? CNP_ENOMEM : CNP_EBACKEND, op,
-                   "%s failed: %s (%d): %s", what, cudaGetErrorName(e), (int)e,
-                   cudaGetErrorString(e));
-}
+using cnp_cu::cuda_fail;
+using cnp_cu::DeviceScope;
+using cnp_cu::kThreads;
+using cnp_cu::blocks_for;
 
 #define CU(op, call)                                                                      \
   do {                                                                                    \
     cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) return cu_fail(e_, (op), #call);                               \
+    if (e_ != cudaSuccess) return cuda_fail(e_, (op), #call);                               \
   } while (0)
 
 /* After kernel launches (`what` documents the call site). */
 #define CU_LAUNCHED(op, what) CU(op, cudaGetLastError())
 
-static const int kThreads = 256;
 static const int kStatWarps = kThreads / 32;  /* warps of a block of the reduction kernels */
 /* Blocks of the reduction kernels (key statistics): a few per multiprocessor is enough to
 ** stream the keys, and each block ends in global atomics. */
 static const unsigned kStatBlocks = 1024;
-
-/* Blocks for n items with grid-stride loops (capped; at least 1). */
-static unsigned grid_for(int64_t n)
-{
-  int64_t b = (n + kThreads - 1) / kThreads;
-  if (b > 65536) b = 65536;
-  return b < 1 ? 1u : (unsigned)b;
-}
-
-/* Makes `device` current for the scope and restores the previous one. */
-struct DeviceScope {
-  int prev = -1;
-  cudaError_t err = cudaSuccess;
-  explicit DeviceScope(int device)
-  {
-    if ((err = cudaGetDevice(&prev)) == cudaSuccess && prev != device)
-      err = cudaSetDevice(device);
-  }
-  ~DeviceScope()
-  {
-    int cur = -1;
-    if (prev >= 0 && cudaGetDevice(&cur) == cudaSuccess && cur != prev) cudaSetDevice(prev);
-  }
-};
 
 /* Without a usable device (no driver, no GPU) the first runtime call of any entry fails:
 ** that is CNP_EUNAVAILABLE with the cached reason (as cnp_array_alloc_on and
@@ -99,7 +72,7 @@ static cnp_status scope_fail(cudaError_t e, const char *op)
     (void)cudaGetLastError();
     return cnp__fail(CNP_EUNAVAILABLE, op, "CUDA is unavailable: %s", why ? why : "unknown");
   }
-  return cu_fail(e, op, "cudaSetDevice");
+  return cuda_fail(e, op, "cudaSetDevice");
 }
 
 #define DEVICE_SCOPE(op, dev)                                                             \
@@ -527,7 +500,7 @@ static cnp_status ws_alloc(const char *op, int64_t cap, size_t chunk, CudaWs **o
   if (e == cudaSuccess) e = cudaMalloc(&w->red, kRedBytes);
   if (e != cudaSuccess) {
     ws_free(w);
-    return cu_fail(e, op, "device workspace allocation");
+    return cuda_fail(e, op, "device workspace allocation");
   }
   *out = w;
   return CNP_OK;
@@ -620,7 +593,7 @@ static void launch_move(MoveKind kind, char *block, size_t rb, size_t col, size_
 {
   int64_t rbw = (int64_t)(rb / sizeof(W)), colw = (int64_t)(col / sizeof(W));
   int64_t ww = (int64_t)(w / sizeof(W));
-  unsigned g = grid_for(n * ww);
+  unsigned g = blocks_for(n * ww);
   if (kind == MOVE_COMPACT)
     k_compact_chunk<W><<<g, kThreads, 0, st>>>((const W *)block, rbw, colw, ww, mask,
                                                pos_or_perm, n, (W *)tmp);
@@ -757,7 +730,7 @@ static cnp_status cuda_compact_by_mask(const cnp_array *mask, const cnp_array *a
     *n_out = (int64_t)h.count;
     return CNP_OK;
   }
-  k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
+  k_flags<<<blocks_for(n), kThreads, 0, st>>>(m, n, pos);
   CU_LAUNCHED(op, "flags");
   r = exclusive_sum(op, w, pos, pos, n, st);
   if (r != CNP_OK) return r;
@@ -815,7 +788,7 @@ static cnp_status cuda_compact_by_mask_device_count(const cnp_array *mask,
     CU_LAUNCHED(op, "count");
     return CNP_OK;
   }
-  k_flags<<<grid_for(n), kThreads, 0, st>>>(m, n, pos);
+  k_flags<<<blocks_for(n), kThreads, 0, st>>>(m, n, pos);
   CU_LAUNCHED(op, "flags");
   r = exclusive_sum(op, w, pos, pos, n, st);
   if (r != CNP_OK) return r;
@@ -842,7 +815,7 @@ static cnp_status key_stats(const char *op, const K *k, int64_t n, long long lim
                             int seg_mode, CudaWs *w, cudaStream_t st, Scalars *h)
 {
   k_init_scalars<<<1, 1, 0, st>>>(w->scal);
-  unsigned g = grid_for(n) < kStatBlocks ? grid_for(n) : kStatBlocks;
+  unsigned g = blocks_for(n) < kStatBlocks ? blocks_for(n) : kStatBlocks;
   k_key_stats<K><<<g, kThreads, 0, st>>>(k, n, limit, seg_mode, w->scal);
   CU_LAUNCHED(op, "key statistics");
   return read_scalars(op, w->scal, h, st);
@@ -876,19 +849,19 @@ static cnp_status sort_radix(const char *op, K *k, int64_t n, unsigned long long
   cnp_status r;
   if (n <= (int64_t)UINT32_MAX) {
     uint32_t *in = (uint32_t *)(void *)w->idx[0], *out = in + (w->cap > 0 ? w->cap : 1);
-    k_radix_in<K, R, uint32_t><<<grid_for(n), kThreads, 0, st>>>(k, n, lo, 0, 0,
+    k_radix_in<K, R, uint32_t><<<blocks_for(n), kThreads, 0, st>>>(k, n, lo, 0, 0,
                                                                  (R *)w->rk[0], in);
     CU_LAUNCHED(op, "radix keys");
     if ((r = radix_pairs<R, uint32_t>(op, w, n, bits, out, st, in)) != CNP_OK) return r;
-    k_radix_out_perm<K, R><<<grid_for(n), kThreads, 0, st>>>(k, n, lo, (const R *)w->rk[1],
+    k_radix_out_perm<K, R><<<blocks_for(n), kThreads, 0, st>>>(k, n, lo, (const R *)w->rk[1],
                                                              out, perm);
     CU_LAUNCHED(op, "sorted keys");
     return CNP_OK;
   }
-  k_radix_in<K, R><<<grid_for(n), kThreads, 0, st>>>(k, n, lo, 0, 0, (R *)w->rk[0], w->idx[0]);
+  k_radix_in<K, R><<<blocks_for(n), kThreads, 0, st>>>(k, n, lo, 0, 0, (R *)w->rk[0], w->idx[0]);
   CU_LAUNCHED(op, "radix keys");
   if ((r = radix_pairs<R>(op, w, n, bits, perm, st)) != CNP_OK) return r;
-  k_radix_out<K, R><<<grid_for(n), kThreads, 0, st>>>(k, n, lo, (const R *)w->rk[1]);
+  k_radix_out<K, R><<<blocks_for(n), kThreads, 0, st>>>(k, n, lo, (const R *)w->rk[1]);
   CU_LAUNCHED(op, "sorted keys");
   return CNP_OK;
 }
@@ -941,7 +914,7 @@ static cnp_status cuda_sort_by_key(cnp_array *keys, cnp_array *order,
   if (r != CNP_OK) return r;
   if (sorted) {
     if (order) {
-      k_iota<<<grid_for(n), kThreads, 0, st>>>(perm, n);
+      k_iota<<<blocks_for(n), kThreads, 0, st>>>(perm, n);
       CU_LAUNCHED(op, "iota");
     }
     return CNP_OK;
@@ -1108,7 +1081,7 @@ static cnp_status sort_dc_t(const char *op, const cnp_array *keys, I *perm, I *i
   }
   cnp_status r;
   if (bits <= 32) {
-    k_dc_sort_in<K, uint32_t, I><<<grid_for(n), kThreads, 0, st>>>(
+    k_dc_sort_in<K, uint32_t, I><<<blocks_for(n), kThreads, 0, st>>>(
         k, n, d_n, (long long)key_limit, sentinel, (uint32_t *)w->rk[0], idx_in);
     CU_LAUNCHED(op, "radix keys");
     if ((r = radix_pairs<uint32_t, I>(op, w, n, bits, perm, st, idx_in)) != CNP_OK) return r;
@@ -1119,7 +1092,7 @@ static cnp_status sort_dc_t(const char *op, const cnp_array *keys, I *perm, I *i
     }
     return CNP_OK;
   }
-  k_dc_sort_in<K, uint64_t, I><<<grid_for(n), kThreads, 0, st>>>(
+  k_dc_sort_in<K, uint64_t, I><<<blocks_for(n), kThreads, 0, st>>>(
       k, n, d_n, (long long)key_limit, sentinel, (uint64_t *)w->rk[0], idx_in);
   CU_LAUNCHED(op, "radix keys");
   if ((r = radix_pairs<uint64_t, I>(op, w, n, bits, perm, st, idx_in)) != CNP_OK) return r;
@@ -1176,7 +1149,7 @@ static cnp_status cuda_sort_by_key_device_count(cnp_array *keys, cnp_array *orde
   }
   if (r != CNP_OK) return r;
   if (p32 && order) {
-    k_widen<<<grid_for(n), kThreads, 0, st>>>(p32, n, perm);
+    k_widen<<<blocks_for(n), kThreads, 0, st>>>(p32, n, perm);
     CU_LAUNCHED(op, "permutation");
   }
   k_dc_count<<<1, 1, 0, st>>>(d_n, n, w->scal);
@@ -1200,7 +1173,7 @@ static cnp_status cell_offsets_t(const char *op, const cnp_array *cells, int64_t
   const C *c = (const C *)cells->data;
   int64_t n = cells->shape[0];
   k_init_scalars<<<1, 1, 0, st>>>(d_scal);
-  k_cell_offsets<C><<<grid_for(n + 1), kThreads, 0, st>>>(c, n, n_cells, off, d_scal);
+  k_cell_offsets<C><<<blocks_for(n + 1), kThreads, 0, st>>>(c, n, n_cells, off, d_scal);
   CU_LAUNCHED(op, "cell offsets");
   Scalars h;
   cnp_status r = read_scalars(op, d_scal, &h, st);
@@ -1281,7 +1254,7 @@ static cnp_status boundaries_t(const char *op, const cnp_array *keys, cnp_array 
   CU(op, cub::DeviceSelect::If(w->temp, tb, rows, heads, d_count, (::cuda::std::int64_t)n,
                                RunHead<K>{k}, st));
   if (unique_keys || stops) {
-    k_run_fill<K><<<grid_for(n), kThreads, 0, st>>>(
+    k_run_fill<K><<<blocks_for(n), kThreads, 0, st>>>(
         k, n, heads, d_count, unique_keys ? (K *)unique_keys->data : NULL,
         stops ? (int64_t *)stops->data : NULL);
     CU_LAUNCHED(op, "runs");
@@ -1335,7 +1308,7 @@ static cnp_status cuda_segment_plan_create(cnp_segment_plan *plan)
   if (st == CNP_OK && e == cudaSuccess)
     e = cudaMalloc((void **)&p->perm, (size_t)(plan->capacity > 0 ? plan->capacity : 1) *
                                           sizeof(int64_t));
-  if (st == CNP_OK && e != cudaSuccess) st = cu_fail(e, op, "device plan allocation");
+  if (st == CNP_OK && e != cudaSuccess) st = cuda_fail(e, op, "device plan allocation");
   if (st != CNP_OK) {
     ws_free(p->w);
     cudaFree(p->off);
@@ -1387,27 +1360,27 @@ static cnp_status plan_build_t(const char *op, cnp_segment_plan *plan, const cnp
   plan->n_kept = n - (int64_t)h.negatives;
   p->identity = h.negatives == 0 && h.descents == 0;
   if (p->identity) {
-    k_lower_bounds<K><<<grid_for(ns + 1), kThreads, 0, st>>>(k, n, p->off, ns);
+    k_lower_bounds<K><<<blocks_for(ns + 1), kThreads, 0, st>>>(k, n, p->off, ns);
     CU_LAUNCHED(op, "segment offsets");
     return CNP_OK;
   }
   /* Negative keys go to bucket ns (past every segment), then one stable radix sort. */
   int bits = bits_for((unsigned long long)ns);
   if (bits <= 32) {
-    k_radix_in<K, uint32_t><<<grid_for(n), kThreads, 0, st>>>(
+    k_radix_in<K, uint32_t><<<blocks_for(n), kThreads, 0, st>>>(
         k, n, 0, 1, (unsigned long long)ns, (uint32_t *)w->rk[0], w->idx[0]);
     CU_LAUNCHED(op, "radix keys");
     cnp_status r = radix_pairs<uint32_t>(op, w, n, bits, p->perm, st);
     if (r != CNP_OK) return r;
-    k_lower_bounds<uint32_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+    k_lower_bounds<uint32_t><<<blocks_for(ns + 1), kThreads, 0, st>>>(
         (const uint32_t *)w->rk[1], n, p->off, ns);
   } else {
-    k_radix_in<K, uint64_t><<<grid_for(n), kThreads, 0, st>>>(
+    k_radix_in<K, uint64_t><<<blocks_for(n), kThreads, 0, st>>>(
         k, n, 0, 1, (unsigned long long)ns, (uint64_t *)w->rk[0], w->idx[0]);
     CU_LAUNCHED(op, "radix keys");
     cnp_status r = radix_pairs<uint64_t>(op, w, n, bits, p->perm, st);
     if (r != CNP_OK) return r;
-    k_lower_bounds<uint64_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+    k_lower_bounds<uint64_t><<<blocks_for(ns + 1), kThreads, 0, st>>>(
         (const uint64_t *)w->rk[1], n, p->off, ns);
   }
   CU_LAUNCHED(op, "segment offsets");
@@ -1459,23 +1432,23 @@ static cnp_status plan_build_dc_t(const char *op, cnp_segment_plan *plan, const 
   int bits = bits_for((unsigned long long)ns);
   if (bits <= 32) {
     if (n > 0) {
-      k_dc_seg_in<K, uint32_t><<<grid_for(n), kThreads, 0, st>>>(
+      k_dc_seg_in<K, uint32_t><<<blocks_for(n), kThreads, 0, st>>>(
           k, n, d_n, (long long)ns, (uint32_t *)w->rk[0], w->idx[0]);
       CU_LAUNCHED(op, "radix keys");
       cnp_status r = radix_pairs<uint32_t>(op, w, n, bits, p->perm, st);
       if (r != CNP_OK) return r;
     }
-    k_lower_bounds<uint32_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+    k_lower_bounds<uint32_t><<<blocks_for(ns + 1), kThreads, 0, st>>>(
         (const uint32_t *)w->rk[1], n, p->off, ns);
   } else {
     if (n > 0) {
-      k_dc_seg_in<K, uint64_t><<<grid_for(n), kThreads, 0, st>>>(
+      k_dc_seg_in<K, uint64_t><<<blocks_for(n), kThreads, 0, st>>>(
           k, n, d_n, (long long)ns, (uint64_t *)w->rk[0], w->idx[0]);
       CU_LAUNCHED(op, "radix keys");
       cnp_status r = radix_pairs<uint64_t>(op, w, n, bits, p->perm, st);
       if (r != CNP_OK) return r;
     }
-    k_lower_bounds<uint64_t><<<grid_for(ns + 1), kThreads, 0, st>>>(
+    k_lower_bounds<uint64_t><<<blocks_for(ns + 1), kThreads, 0, st>>>(
         (const uint64_t *)w->rk[1], n, p->off, ns);
   }
   CU_LAUNCHED(op, "segment offsets");
@@ -1495,7 +1468,7 @@ static cnp_status plan_build_sorted_dc_t(const char *op, cnp_segment_plan *plan,
   plan->n_rows = n;
   plan->n_kept = -1;
   p->identity = 1;
-  k_lower_bounds<K><<<grid_for(ns + 1), kThreads, 0, st>>>((const K *)keys->data, n, p->off, ns,
+  k_lower_bounds<K><<<blocks_for(ns + 1), kThreads, 0, st>>>((const K *)keys->data, n, p->off, ns,
                                                            d_n);
   CU_LAUNCHED(op, "segment offsets");
   return CNP_OK;
@@ -1702,7 +1675,7 @@ template <int G, typename IN, typename ACC, typename OUT, typename LOAD, typenam
 static void launch_group(const CudaPlan *p, const void *v, void *o, int64_t ns, int64_t kc,
                          cudaStream_t st)
 {
-  k_segment_sum_group<G, IN, ACC, OUT, LOAD, STORE><<<grid_for(ns * kc * G), kThreads, 0, st>>>(
+  k_segment_sum_group<G, IN, ACC, OUT, LOAD, STORE><<<blocks_for(ns * kc * G), kThreads, 0, st>>>(
       (const IN *)v, (OUT *)o, p->off, p->perm, p->identity, ns, kc);
 }
 
@@ -1715,12 +1688,12 @@ static void launch_sum(const CudaPlan *p, int64_t n_rows, const void *v, void *o
   ** 0.149 ms (each lane then loads one row, and pays the offsets and the shuffles alone). */
   int64_t avg = n_rows / ns;
   if (avg < kGroupSegment && kc == 1) {
-    k_segment_sum_tile<IN, ACC, OUT, LOAD, STORE><<<grid_for(ns), kThreads, 0, st>>>(
+    k_segment_sum_tile<IN, ACC, OUT, LOAD, STORE><<<blocks_for(ns), kThreads, 0, st>>>(
         (const IN *)v, (OUT *)o, p->off, p->perm, p->identity, ns);
     return;
   }
   if (avg < kGroupSegment) {
-    k_segment_sum<IN, ACC, OUT, LOAD, STORE><<<grid_for(ns * kc), kThreads, 0, st>>>(
+    k_segment_sum<IN, ACC, OUT, LOAD, STORE><<<blocks_for(ns * kc), kThreads, 0, st>>>(
         (const IN *)v, (OUT *)o, p->off, p->perm, p->identity, ns, kc);
     return;
   }
@@ -1741,7 +1714,7 @@ static void launch_sum(const CudaPlan *p, int64_t n_rows, const void *v, void *o
           (const IN *)v, (OUT *)o, (ACC *)(void *)p->w->rk[0], p->off, p->perm, p->identity,
           ns, kc, (int)parts);
   if (parts > 1)
-    k_segment_combine<ACC, OUT, STORE><<<grid_for(t), kThreads, 0, st>>>(
+    k_segment_combine<ACC, OUT, STORE><<<blocks_for(t), kThreads, 0, st>>>(
         (const ACC *)(const void *)p->w->rk[0], (OUT *)o, t, (int)parts);
 }
 

@@ -150,3 +150,26 @@ cnp_status cnp__check_handle(const void *h, uint32_t magic, const char *kind, co
     return cnp__fail(CNP_EINVAL, op, "%p is not a %s handle (magic 0x%08x)", h, kind, m);
   return CNP_OK;
 }
+
+cnp_status cnp__handle_open(void *h, uint32_t *magic, const cnp__handle_kind *k, void **out,
+                            const char *op)
+{
+  cnp_status st = k->make(h);
+  if (st == CNP_OK && (st = cnp__handle_register(h, op)) != CNP_OK) k->unmake(h);
+  if (st != CNP_OK) {
+    *magic = CNP__MAGIC_DEAD;
+    cnp__free(h);
+    return st;
+  }
+  *out = h;
+  return CNP_OK;
+}
+
+cnp_status cnp__handle_close(void *h, uint32_t *magic, const cnp__handle_kind *k)
+{
+  cnp_status st = k->unmake(h);
+  cnp__handle_unregister(h);
+  *magic = CNP__MAGIC_DEAD;
+  cnp__free(h);
+  return st;
+}

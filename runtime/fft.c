@@ -13,6 +13,24 @@ static const cnp__fft_backend *fft_of(cnp_backend b)
   return b == CNP_BACKEND_CUDA ? &cnp__fft_cuda : &cnp__fft_host;
 }
 
+/* A plan's backend part (cnp__handle_open/_close): the table's create (an absent table's
+** CNP_EUNSUPPORTED) and destroy. */
+static cnp_status fft_make(void *h)
+{
+  cnp_fft_plan *p = h;
+  const cnp__fft_backend *t = fft_of(p->backend);
+  return t->absent ? cnp__fail(CNP_EUNSUPPORTED, "cnp_fft_plan_create", "%s", t->absent)
+                   : t->create(p);
+}
+
+static cnp_status fft_unmake(void *h)
+{
+  cnp_fft_plan *p = h;
+  return fft_of(p->backend)->destroy(p);
+}
+
+static const cnp__handle_kind fft_kind = {fft_make, fft_unmake};
+
 static cnp_status check_plan(const cnp_fft_plan *p, const char *op)
 {
   return cnp__check_handle(p, CNP__MAGIC_FFT, "FFT plan", op);
@@ -25,16 +43,11 @@ cnp_status cnp_fft_plan_create(cnp_fft_plan **out, cnp_backend backend, int devi
   static const char op[] = "cnp_fft_plan_create";
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
-  CNP__CHECK_NOTNULL(op, dims);
-  cnp_status st = cnp__g_binding(backend, device, op);
+  cnp_status st = cnp__g_plan_args(dims, backend, device, ndim, op);
   if (st != CNP_OK) return st;
-  if (ndim < 1 || ndim > 3)
-    return cnp__fail(CNP_EINVAL, op, "ndim must be 1, 2 or 3 (got %d)", ndim);
   if (batch < 0)
     return cnp__fail(CNP_EINVAL, op, "batch must be >= 0 (got %lld)", (long long)batch);
-  if (dtype != CNP_FLOAT32 && dtype != CNP_FLOAT64)
-    return cnp__fail(CNP_EDTYPE, op, "dtype must be float32 or float64 (got %s)",
-                     cnp_dtype_name(dtype));
+  if ((st = cnp__g_real_dtype(dtype, op)) != CNP_OK) return st;
   if (flags & ~(CNP_FFT_MEASURE | CNP_FFT_DESTROY_INPUT))
     return cnp__fail(CNP_EINVAL, op, "unknown flags 0x%x", flags);
   int64_t n = 1, nc = 1;
@@ -74,15 +87,7 @@ cnp_status cnp_fft_plan_create(cnp_fft_plan **out, cnp_backend backend, int devi
     p->complex_shape[o + d] = d == ndim - 1 ? dims[d] / 2 + 1 : dims[d];
   }
   p->array_ndim = o + ndim;
-  st = fft_of(backend)->create(p);
-  if (st == CNP_OK && (st = cnp__handle_register(p, op)) != CNP_OK) fft_of(backend)->destroy(p);
-  if (st != CNP_OK) {
-    p->magic = CNP__MAGIC_DEAD;
-    cnp__free(p);
-    return st;
-  }
-  *out = p;
-  return CNP_OK;
+  return cnp__handle_open(p, &p->magic, &fft_kind, (void **)out, op);
 }
 
 cnp_status cnp_fft_plan_destroy(cnp_fft_plan *plan)
@@ -90,11 +95,7 @@ cnp_status cnp_fft_plan_destroy(cnp_fft_plan *plan)
   if (plan == NULL) return CNP_OK;
   cnp_status st = check_plan(plan, "cnp_fft_plan_destroy");
   if (st != CNP_OK) return st;
-  st = fft_of(plan->backend)->destroy(plan);
-  cnp__handle_unregister(plan);
-  plan->magic = CNP__MAGIC_DEAD;
-  cnp__free(plan);
-  return st;
+  return cnp__handle_close(plan, &plan->magic, &fft_kind);
 }
 
 static cnp_dtype complex_of(cnp_dtype t)
@@ -122,22 +123,26 @@ static cnp_status check_call(cnp_fft_plan *p, const cnp_array *in, const cnp_arr
   return cnp__g_stream(s, p->backend, p->device, op);
 }
 
+/* A transform call: the checks of check_call, then the backend's forward or inverse. */
+static cnp_status fft_exec(cnp_fft_plan *plan, const cnp_array *in, cnp_array *out,
+                           int forward, cnp_stream *s, const char *op)
+{
+  cnp_status st = check_call(plan, in, out, forward, s, op);
+  if (st != CNP_OK) return st;
+  const cnp__fft_backend *t = fft_of(plan->backend);
+  return (forward ? t->forward : t->inverse)(plan, in, out, s);
+}
+
 cnp_status cnp_fft_forward(cnp_fft_plan *plan, const cnp_array *real_in,
                            cnp_array *complex_out, cnp_stream *s)
 {
-  static const char op[] = "cnp_fft_forward";
-  cnp_status st = check_call(plan, real_in, complex_out, 1, s, op);
-  if (st != CNP_OK) return st;
-  return fft_of(plan->backend)->forward(plan, real_in, complex_out, s);
+  return fft_exec(plan, real_in, complex_out, 1, s, "cnp_fft_forward");
 }
 
 cnp_status cnp_fft_inverse(cnp_fft_plan *plan, const cnp_array *complex_in,
                            cnp_array *real_out, cnp_stream *s)
 {
-  static const char op[] = "cnp_fft_inverse";
-  cnp_status st = check_call(plan, complex_in, real_out, 0, s, op);
-  if (st != CNP_OK) return st;
-  return fft_of(plan->backend)->inverse(plan, complex_in, real_out, s);
+  return fft_exec(plan, complex_in, real_out, 0, s, "cnp_fft_inverse");
 }
 
 cnp_status cnp_fft_shapes(const cnp_fft_plan *plan, int *array_ndim,

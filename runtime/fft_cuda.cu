@@ -10,6 +10,7 @@
 ** the calls can be captured into a CUDA graph. Linked with CUDA::cufft.
 */
 #include "grid_internal.h"
+#include "cuda_common.cuh"
 
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -48,29 +49,8 @@ cnp_status cufft_fail(cufftResult r, const char *op, const char *what)
                    "%s failed: %s (%d)", what, cufft_name(r), (int)r);
 }
 
-cnp_status cuda_fail(cudaError_t e, const char *op, const char *what)
-{
-  (void)cudaGetLastError();
-  return cnp__fail(e == cudaErrorMemoryAllocation ? CNP_ENOMEM : CNP_EBACKEND, op,
-                   "%s failed: %s (%d): %s", what, cudaGetErrorName(e), (int)e,
-                   cudaGetErrorString(e));
-}
-
-/* Makes `device` current for the scope and restores the previous one. */
-struct DeviceScope {
-  int prev = -1;
-  cudaError_t err = cudaSuccess;
-  explicit DeviceScope(int device)
-  {
-    err = cudaGetDevice(&prev);
-    if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
-  }
-  ~DeviceScope()
-  {
-    int now = -1;
-    if (prev >= 0 && cudaGetDevice(&now) == cudaSuccess && now != prev) cudaSetDevice(prev);
-  }
-};
+using cnp_cu::cuda_fail;
+using cnp_cu::DeviceScope;
 
 cnp_status c_destroy(cnp_fft_plan *p)
 {
@@ -177,5 +157,5 @@ cnp_status c_inverse(cnp_fft_plan *p, const cnp_array *in, cnp_array *out, cnp_s
 }  // namespace
 
 extern "C" const cnp__fft_backend cnp__fft_cuda = {
-  "cufft", c_create, c_destroy, c_forward, c_inverse,
+  "cufft", c_create, c_destroy, c_forward, c_inverse, nullptr,
 };

@@ -27,6 +27,28 @@ static inline cnp_status cnp__g_binding(cnp_backend b, int device, const char *o
   return CNP_OK;
 }
 
+/* The first checks of a plan's create call (after *out = NULL): dims not NULL, (backend,
+** device) as cnp__g_binding, ndim 1, 2 or 3. */
+static inline cnp_status cnp__g_plan_args(const int64_t *dims, cnp_backend backend, int device,
+                                          int ndim, const char *op)
+{
+  CNP__CHECK_NOTNULL(op, dims);
+  cnp_status st = cnp__g_binding(backend, device, op);
+  if (st != CNP_OK) return st;
+  if (ndim < 1 || ndim > 3)
+    return cnp__fail(CNP_EINVAL, op, "ndim must be 1, 2 or 3 (got %d)", ndim);
+  return CNP_OK;
+}
+
+/* A plan's real dtype: float32 or float64, else CNP_EDTYPE. */
+static inline cnp_status cnp__g_real_dtype(cnp_dtype dtype, const char *op)
+{
+  if (dtype != CNP_FLOAT32 && dtype != CNP_FLOAT64)
+    return cnp__fail(CNP_EDTYPE, op, "dtype must be float32 or float64 (got %s)",
+                     cnp_dtype_name(dtype));
+  return CNP_OK;
+}
+
 static inline cnp_status cnp__g_stream(cnp_stream *s, cnp_backend b, int device,
                                        const char *op)
 {

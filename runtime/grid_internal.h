@@ -40,12 +40,16 @@ struct cnp_fft_plan {
   void       *impl;                    /* backend-private */
 };
 
+/* A table whose backend is not built in (fft_nofftw.c, fft_nocuda.c) leaves the functions
+** NULL and sets absent to the reason: fft.c then answers plan creation with
+** CNP_EUNSUPPORTED and that reason, so no plan of it exists for the others to be reached. */
 typedef struct cnp__fft_backend {
   const char *name;
   cnp_status (*create)(cnp_fft_plan *p);
   cnp_status (*destroy)(cnp_fft_plan *p);
   cnp_status (*forward)(cnp_fft_plan *p, const cnp_array *in, cnp_array *out, cnp_stream *s);
   cnp_status (*inverse)(cnp_fft_plan *p, const cnp_array *in, cnp_array *out, cnp_stream *s);
+  const char *absent;                  /* non-NULL: not built in, why (see above) */
 } cnp__fft_backend;
 
 extern const cnp__fft_backend cnp__fft_host;

@@ -141,6 +141,18 @@ struct cnp_event {
 cnp_status cnp__handle_register(const void *h, const char *op);
 void       cnp__handle_unregister(const void *h);
 bool       cnp__handle_live(const void *h);
+/* The lifecycle of a handle (workspaces, plans, FFT plans, halos). open: `h` (allocated with
+** cnp__calloc, its magic and fields set) is filled by make, registered, and published in
+** *out; a failure (make's, or the registration's after unmake) poisons and frees h and is
+** returned. close: unmake frees the kind's part, the handle is unregistered, poisoned and
+** freed; unmake's status is returned. */
+typedef struct cnp__handle_kind {
+  cnp_status (*make)(void *h);
+  cnp_status (*unmake)(void *h);
+} cnp__handle_kind;
+cnp_status cnp__handle_open(void *h, uint32_t *magic, const cnp__handle_kind *k, void **out,
+                            const char *op);
+cnp_status cnp__handle_close(void *h, uint32_t *magic, const cnp__handle_kind *k);
 /* NULL -> CNP_EINVAL, not live -> CNP_ESTATE, wrong magic -> CNP_EINVAL. */
 cnp_status cnp__check_handle(const void *h, uint32_t magic, const char *kind, const char *op);
 

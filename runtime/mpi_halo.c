@@ -39,6 +39,26 @@ static cnp_status halo_check(const cnp_halo *h, const char *op)
   return cnp__comm_check(h->comm, op);
 }
 
+/* The host staging buffer (cnp__handle_open/_close): 2g planes (receive) on the host, 4g with
+** CUDA, pinned there. */
+static cnp_status halo_make(void *p)
+{
+  cnp_halo *h = p;
+  size_t planes = (size_t)h->g * (h->backend == CNP_BACKEND_CUDA ? 4 : 2);
+  const cnp__backend *b = cnp__backend_of(h->backend);
+  return b ? b->host_alloc((void **)&h->buf, planes * h->plane, h->pinned)
+           : cnp__fail(CNP_EUNSUPPORTED, "cnp_halo_create", "backend not built");
+}
+
+static cnp_status halo_unmake(void *p)
+{
+  cnp_halo *h = p;
+  const cnp__backend *b = cnp__backend_of(h->backend);
+  return b && h->buf ? b->host_free(h->buf, h->pinned) : CNP_OK;
+}
+
+static const cnp__handle_kind halo_kind = {halo_make, halo_unmake};
+
 cnp_status cnp_halo_create(cnp_halo **out, cnp_comm *comm, const cnp_array *like, int ghost,
                            int periodic)
 {
@@ -77,20 +97,8 @@ cnp_status cnp_halo_create(cnp_halo **out, cnp_comm *comm, const cnp_array *like
   int r = comm->rank, n = comm->size;
   h->lower = r > 0 ? r - 1 : periodic ? n - 1 : MPI_PROC_NULL;
   h->upper = r < n - 1 ? r + 1 : periodic ? 0 : MPI_PROC_NULL;
-  size_t planes = (size_t)ghost * (h->backend == CNP_BACKEND_CUDA ? 4 : 2);
   h->pinned = h->backend == CNP_BACKEND_CUDA;
-  const cnp__backend *b = cnp__backend_of(h->backend);
-  st = b ? b->host_alloc((void **)&h->buf, planes * plane, h->pinned)
-         : cnp__fail(CNP_EUNSUPPORTED, op, "backend not built");
-  if (st == CNP_OK) st = cnp__handle_register(h, op);
-  if (st != CNP_OK) {
-    if (h->buf) b->host_free(h->buf, h->pinned);
-    h->magic = CNP__MAGIC_DEAD;
-    cnp__free(h);
-    return st;
-  }
-  *out = h;
-  return CNP_OK;
+  return cnp__handle_open(h, &h->magic, &halo_kind, (void **)out, op);
 }
 
 cnp_status cnp_halo_destroy(cnp_halo *h)
@@ -98,12 +106,7 @@ cnp_status cnp_halo_destroy(cnp_halo *h)
   if (h == NULL) return CNP_OK;
   cnp_status st = cnp__check_handle(h, CNP__MAGIC_HALO, "halo", "cnp_halo_destroy");
   if (st != CNP_OK) return st;
-  cnp__handle_unregister(h);
-  const cnp__backend *b = cnp__backend_of(h->backend);
-  if (b && h->buf) st = b->host_free(h->buf, h->pinned);
-  h->magic = CNP__MAGIC_DEAD;
-  cnp__free(h);
-  return st;
+  return cnp__handle_close(h, &h->magic, &halo_kind);
 }
 
 static cnp_status check_array(const cnp_halo *h, const cnp_array *a, const char *op)

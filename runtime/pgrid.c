@@ -45,16 +45,11 @@ cnp_status cnp_pgrid_create(cnp_pgrid **out, cnp_backend backend, int device, in
   static const char op[] = "cnp_pgrid_create";
   CNP__CHECK_NOTNULL(op, out);
   *out = NULL;
-  CNP__CHECK_NOTNULL(op, dims);
-  cnp_status st = cnp__g_binding(backend, device, op);
+  cnp_status st = cnp__g_plan_args(dims, backend, device, ndim, op);
   if (st != CNP_OK) return st;
-  if (ndim < 1 || ndim > 3)
-    return cnp__fail(CNP_EINVAL, op, "ndim must be 1, 2 or 3 (got %d)", ndim);
   int S = cnp_shape_points(shape);
   if (S == 0) return cnp__fail(CNP_EINVAL, op, "unknown shape %d", (int)shape);
-  if (dtype != CNP_FLOAT32 && dtype != CNP_FLOAT64)
-    return cnp__fail(CNP_EDTYPE, op, "dtype must be float32 or float64 (got %s)",
-                     cnp_dtype_name(dtype));
+  if ((st = cnp__g_real_dtype(dtype, op)) != CNP_OK) return st;
   if (capacity < 0 || capacity > (INT64_C(1) << 40))
     return cnp__fail(CNP_EINVAL, op, "capacity %lld outside [0, 2^40]", (long long)capacity);
   int64_t cells = 1;

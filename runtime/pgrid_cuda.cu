@@ -9,43 +9,17 @@
 ** cudaMemsetAsync and atomicAdd (float and double; sm_60+).
 */
 #include "grid_internal.h"
+#include "cuda_common.cuh"
 #include "pgrid_shape.h"
 
 #include <cuda_runtime.h>
 
 namespace {
 
-const int kThreads = 256;
-
-unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + kThreads - 1) / kThreads;
-  if (b > 65536) b = 65536;
-  return b < 1 ? 1u : (unsigned)b;
-}
-
-cnp_status cuda_fail(cudaError_t e, const char *op, const char *what)
-{
-  (void)cudaGetLastError();
-  return cnp__fail(e == cudaErrorMemoryAllocation ? CNP_ENOMEM : CNP_EBACKEND, op,
-                   "%s failed: %s (%d): %s", what, cudaGetErrorName(e), (int)e,
-                   cudaGetErrorString(e));
-}
-
-struct DeviceScope {
-  int prev = -1;
-  cudaError_t err = cudaSuccess;
-  explicit DeviceScope(int device)
-  {
-    err = cudaGetDevice(&prev);
-    if (err == cudaSuccess && prev != device) err = cudaSetDevice(device);
-  }
-  ~DeviceScope()
-  {
-    int now = -1;
-    if (prev >= 0 && cudaGetDevice(&now) == cudaSuccess && now != prev) cudaSetDevice(prev);
-  }
-};
+using cnp_cu::blocks_for;
+using cnp_cu::cuda_fail;
+using cnp_cu::DeviceScope;
+using cnp_cu::kThreads;
 
 /* What every kernel needs of the plan, by value. */
 struct KP {
@@ -281,31 +255,32 @@ cnp_status gather_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid, 
   return CNP_OK;
 }
 
+/* On the plan's device, the instance of the plan's dtype (f32 or f64) with the arguments. */
+template <typename... A>
+cnp_status on_device(const char *op, cnp_pgrid *pg, cnp_status (*f32)(cnp_pgrid *, A...),
+                     cnp_status (*f64)(cnp_pgrid *, A...), A... a)
+{
+  DeviceScope ds(pg->device);
+  if (ds.err != cudaSuccess) return cuda_fail(ds.err, op, "cudaSetDevice");
+  return pg->dtype == CNP_FLOAT32 ? f32(pg, a...) : f64(pg, a...);
+}
+
 cnp_status c_sorted(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
                     cnp_array *grid, cnp_stream *s)
 {
-  DeviceScope ds(pg->device);
-  if (ds.err != cudaSuccess) return cuda_fail(ds.err, "cnp_deposit", "cudaSetDevice");
-  return pg->dtype == CNP_FLOAT32 ? sorted_t<float>(pg, pos, w, n, grid, s)
-                                  : sorted_t<double>(pg, pos, w, n, grid, s);
+  return on_device("cnp_deposit", pg, sorted_t<float>, sorted_t<double>, pos, w, n, grid, s);
 }
 
 cnp_status c_atomic(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
                     cnp_array *grid, cnp_stream *s)
 {
-  DeviceScope ds(pg->device);
-  if (ds.err != cudaSuccess) return cuda_fail(ds.err, "cnp_deposit", "cudaSetDevice");
-  return pg->dtype == CNP_FLOAT32 ? atomic_t<float>(pg, pos, w, n, grid, s)
-                                  : atomic_t<double>(pg, pos, w, n, grid, s);
+  return on_device("cnp_deposit", pg, atomic_t<float>, atomic_t<double>, pos, w, n, grid, s);
 }
 
 cnp_status c_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid, int64_t n,
                     cnp_array *out, cnp_stream *s)
 {
-  DeviceScope ds(pg->device);
-  if (ds.err != cudaSuccess) return cuda_fail(ds.err, "cnp_gather", "cudaSetDevice");
-  return pg->dtype == CNP_FLOAT32 ? gather_t<float>(pg, pos, grid, n, out, s)
-                                  : gather_t<double>(pg, pos, grid, n, out, s);
+  return on_device("cnp_gather", pg, gather_t<float>, gather_t<double>, pos, grid, n, out, s);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #endif
 
 #include "es1d_impl.h"
+#include "npy.h"
 
 #ifndef ES1D_NUMPY_SCRIPT
 #define ES1D_NUMPY_SCRIPT "bench/pic/es1d_numpy.py"
@@ -152,17 +153,7 @@ static int write_state(const char *path, int64_t n, int64_t steps)
   FILE *f = fopen(path, "wb");
   int ok = f != NULL;
   if (ok) {
-    char hdr[128];
-    int len = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, %lld), }",
-                       (long long)m);
-    int pad = (64 - (10 + len + 1) % 64) % 64;
-    unsigned short hl = (unsigned short)(len + pad + 1);
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff),
-                             (unsigned char)(hl >> 8)};
-    fwrite(pre, 1, 10, f);
-    fwrite(hdr, 1, (size_t)len, f);
-    for (int i = 0; i < pad; i++) fputc(' ', f);
-    fputc('\n', f);
+    npy_header(f, 2, m);
     ok = fwrite(x, sizeof(double), (size_t)m, f) == (size_t)m &&
          fwrite(v, sizeof(double), (size_t)m, f) == (size_t)m;
     ok = (fclose(f) == 0) && ok;

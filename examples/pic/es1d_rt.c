@@ -208,14 +208,8 @@ static int rt_histories(void *state, es1d_history *h, char *err, size_t errlen)
 {
   (void)err;
   (void)errlen;
-  rt_state *s = state;
-  h->n_steps = s->steps;
-  h->n_cells = s->nc;
-  h->t = s->t;
-  h->field_energy = s->fe;
-  h->kinetic_energy = s->ke;
-  h->charge = s->q;
-  h->rho = s->rhoh;
+  const rt_state *s = state;
+  *h = ES1D_HISTORY_OF(s);
   return 0;
 }
 

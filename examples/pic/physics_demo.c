@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cases.h"
+#include "npy.h"
 
 static char err[512];
 static const char *outdir = "out";
@@ -32,31 +33,15 @@ static double now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A C-order float64 array as NumPy's .npy (format 1.0). */
+/* A C-order float64 array as NumPy's .npy in outdir. */
 static int write_npy(const char *name, const double *data, int64_t rows, int64_t cols)
 {
-  char path[1024], hdr[128];
+  char path[1024];
   snprintf(path, sizeof path, "%s/%s", outdir, name);
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    fprintf(stderr, "physics_demo: cannot write %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  int len = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%lld, %lld), }",
-                     (long long)rows, (long long)cols);
-  int total = 10 + len + 1, pad = (64 - total % 64) % 64;
-  unsigned short hl = (unsigned short)(len + pad + 1);
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff),
-                           (unsigned char)(hl >> 8)};
-  fwrite(pre, 1, 10, f);
-  fwrite(hdr, 1, (size_t)len, f);
-  for (int i = 0; i < pad; i++) fputc(' ', f);
-  fputc('\n', f);
-  size_t n = (size_t)(rows * cols);
-  int ok = fwrite(data, sizeof(double), n, f) == n; /* little-endian hosts */
-  ok = (fclose(f) == 0) && ok;
-  if (!ok) fprintf(stderr, "physics_demo: writing %s failed\n", path);
-  return ok ? 0 : -1;
+  int rc = npy_write(path, data, rows, cols);
+  if (rc == -1) fprintf(stderr, "physics_demo: cannot write %s: %s\n", path, strerror(errno));
+  else if (rc) fprintf(stderr, "physics_demo: writing %s failed\n", path);
+  return rc ? -1 : 0;
 }
 
 static int write_history(const char *cs, const es1d_history *h)

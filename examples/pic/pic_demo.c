@@ -13,6 +13,7 @@
 ** scripts/plot_wall.py draws with matplotlib.
 */
 #define _POSIX_C_SOURCE 200809L
+#include "npy.h"
 #include "wall.h"
 
 #include <math.h>
@@ -36,28 +37,6 @@ static double urand(void)
   rng ^= rng << 25;
   rng ^= rng >> 27;
   return (double)((rng * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* A C-order float64 array as NumPy's .npy (format 1.0). */
-static int write_npy(const char *path, const double *data, int64_t rows, int64_t cols)
-{
-  char hdr[128];
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  int len = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%lld, %lld), }",
-                     (long long)rows, (long long)cols);
-  int total = 10 + len + 1, pad = (64 - total % 64) % 64;
-  unsigned short hl = (unsigned short)(len + pad + 1);
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff),
-                           (unsigned char)(hl >> 8)};
-  fwrite(pre, 1, 10, f);
-  fwrite(hdr, 1, (size_t)len, f);
-  for (int i = 0; i < pad; i++) fputc(' ', f);
-  fputc('\n', f);
-  size_t n = (size_t)(rows * cols);
-  int ok = fwrite(data, sizeof(double), n, f) == n; /* little-endian hosts */
-  ok = (fclose(f) == 0) && ok;
-  return ok ? 0 : -1;
 }
 
 static int die(const char *what, int st, wall *p)
@@ -181,7 +160,7 @@ int main(int argc, char **argv)
   /* Data for the pictures (scripts/plot_wall.py): density over time, phase space at the end. */
   char path[1024];
   snprintf(path, sizeof path, "%s/wall_density.npy", out);
-  int npy_rc = write_npy(path, hist, steps, nc);
+  int npy_rc = npy_write(path, hist, steps, nc);
   cnp_array lx, lv;
   cnp_array_wrap(&lx, hx, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, (int64_t[1]){live}, NULL);
   cnp_array_wrap(&lv, hv, CNP_BACKEND_HOST, 0, CNP_FLOAT64, 1, (int64_t[1]){live}, NULL);
@@ -199,7 +178,7 @@ int main(int argc, char **argv)
     xv[2 * i + 1] = hv[i];
   }
   snprintf(path, sizeof path, "%s/wall_phase.npy", out);
-  npy_rc |= write_npy(path, xv, live, 2);
+  npy_rc |= npy_write(path, xv, live, 2);
   printf("wrote %s/wall_density.npy and %s/wall_phase.npy%s\n", out, out, npy_rc ? " (FAILED)" : "");
   wall_teardown(p);
   free(hx); free(hv); free(hw); free(hist); free(xv);

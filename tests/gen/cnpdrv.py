@@ -61,36 +61,33 @@ def split_top(s):
     return out
 
 
+# The declaration lines of --dump-ast (unindented), each a pattern and the dict of a match;
+# the first pattern that matches a line wins, other lines are skipped.
+DECL_LINES = [
+    (r"pipeline (\w+)$", lambda m: {"kind": "pipeline", "name": m.group(1)}),
+    (r"param (\w+) : (\w+)( setup)?$",
+     lambda m: {"kind": "param", "name": m.group(1), "t": m.group(2), "setup": bool(m.group(3))}),
+    (r"const (\w+) : (\w+) = (.*)$",
+     lambda m: {"kind": "const", "name": m.group(1), "t": m.group(2), "v": m.group(3)}),
+    (r"dim (\w+)$", lambda m: {"kind": "dim", "name": m.group(1)}),
+    (r"field (\w+) : (\w+)\[(.*)\]$",
+     lambda m: {"kind": "field", "name": m.group(1), "t": m.group(2),
+                "shape": [parse_sexpr(x) for x in split_top(m.group(3))]}),
+    (r"snapshot (\w+) = host_staging\((\w+), slots = (\d+)\)$",
+     lambda m: {"kind": "snapshot", "name": m.group(1), "of": m.group(2)}),
+]
+
+
 def parse_ast(text):
     decls = []
     for line in text.splitlines():
         if line.startswith(" "):
             continue
-        m = re.match(r"pipeline (\w+)$", line)
-        if m:
-            decls.append({"kind": "pipeline", "name": m.group(1)})
-            continue
-        m = re.match(r"param (\w+) : (\w+)( setup)?$", line)
-        if m:
-            decls.append({"kind": "param", "name": m.group(1), "t": m.group(2), "setup": bool(m.group(3))})
-            continue
-        m = re.match(r"const (\w+) : (\w+) = (.*)$", line)
-        if m:
-            decls.append({"kind": "const", "name": m.group(1), "t": m.group(2), "v": m.group(3)})
-            continue
-        m = re.match(r"dim (\w+)$", line)
-        if m:
-            decls.append({"kind": "dim", "name": m.group(1)})
-            continue
-        m = re.match(r"field (\w+) : (\w+)\[(.*)\]$", line)
-        if m:
-            decls.append({"kind": "field", "name": m.group(1), "t": m.group(2),
-                          "shape": [parse_sexpr(x) for x in split_top(m.group(3))]})
-            continue
-        m = re.match(r"snapshot (\w+) = host_staging\((\w+), slots = (\d+)\)$", line)
-        if m:
-            decls.append({"kind": "snapshot", "name": m.group(1), "of": m.group(2)})
-            continue
+        for pat, make in DECL_LINES:
+            m = re.match(pat, line)
+            if m:
+                decls.append(make(m))
+                break
     return decls
 
 

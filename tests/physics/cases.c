@@ -8,49 +8,40 @@
 
 #define PHYS_PI 3.14159265358979323846
 
-void phys_landau_params(es1d_params *p, int64_t *steps)
+/* The set-ups' common part: 64 cells, mode 1 of `amplitude`, dt 0.1, a quiet start. */
+static es1d_params base_params(int64_t n_particles, double length, double amplitude)
 {
   es1d_params d = ES1D_PARAMS_INIT;
-  d.n_particles = 400000;
+  d.n_particles = n_particles;
   d.n_cells = 64;
-  d.vth = 1.0;                   /* lambda_D = 1 */
-  d.length = 4 * PHYS_PI;        /* k = 2 pi / L = 0.5: k lambda_D = 0.5 */
-  d.amplitude = 0.01;
+  d.length = length;
+  d.amplitude = amplitude;
   d.mode = 1;
   d.dt = 0.1;
   d.quiet = 1;
-  *p = d;
+  return d;
+}
+
+void phys_landau_params(es1d_params *p, int64_t *steps)
+{
+  *p = base_params(400000, 4 * PHYS_PI, 0.01); /* k = 2 pi / L = 0.5: k lambda_D = 0.5 */
+  p->vth = 1.0;                                /* lambda_D = 1 */
   *steps = 200;
 }
 
 void phys_two_stream_params(es1d_params *p, int64_t *steps)
 {
-  es1d_params d = ES1D_PARAMS_INIT;
-  d.n_particles = 100000;
-  d.n_cells = 64;
-  d.vth = 0.0;
-  d.v0 = 1.0;
-  d.length = 2 * PHYS_PI / sqrt(3.0 / 8.0); /* k v0 = sqrt(3/8): the fastest mode */
-  d.amplitude = 1e-4;
-  d.mode = 1;
-  d.dt = 0.1;
-  d.quiet = 1;
-  *p = d;
+  /* k v0 = sqrt(3/8): the fastest mode */
+  *p = base_params(100000, 2 * PHYS_PI / sqrt(3.0 / 8.0), 1e-4);
+  p->vth = 0.0;
+  p->v0 = 1.0;
   *steps = 400;
 }
 
 void phys_cold_params(es1d_params *p, int64_t *steps)
 {
-  es1d_params d = ES1D_PARAMS_INIT;
-  d.n_particles = 100000;
-  d.n_cells = 64;
-  d.vth = 0.0;
-  d.length = 2 * PHYS_PI;
-  d.amplitude = 0.01;
-  d.mode = 1;
-  d.dt = 0.1;
-  d.quiet = 1;
-  *p = d;
+  *p = base_params(100000, 2 * PHYS_PI, 0.01);
+  p->vth = 0.0;
   *steps = 200;
 }
 

@@ -106,28 +106,55 @@ static void free_parts(parts *p, int ndim)
   cnp_array_free(&p->w);
 }
 
+/* The reference stencil of particle i: f(ctx, cell, a0, a1, a2) for every cell whose
+** weights on axes 0 and 1 are nonzero (the axes past ndim weigh 1). */
+typedef void (*stencil_fn)(void *ctx, int64_t cell, double a0, double a1, double a2);
+
+static void ref_stencil(int ndim, const int64_t *dims, int shape, const parts *p, int64_t i,
+                        stencil_fn f, void *ctx)
+{
+  int64_t d1 = ndim > 1 ? dims[1] : 1, d2 = ndim > 2 ? dims[2] : 1;
+  double u[3] = {rd(&p->pos[0], i), ndim > 1 ? rd(&p->pos[1], i) : 0,
+                 ndim > 2 ? rd(&p->pos[2], i) : 0};
+  for (int64_t j0 = 0; j0 < dims[0]; j0++) {
+    double a0 = axis_weight(shape, u[0], j0, dims[0]);
+    if (a0 == 0) continue;
+    for (int64_t j1 = 0; j1 < d1; j1++) {
+      double a1 = ndim > 1 ? axis_weight(shape, u[1], j1, d1) : 1;
+      if (a1 == 0) continue;
+      for (int64_t j2 = 0; j2 < d2; j2++) {
+        double a2 = ndim > 2 ? axis_weight(shape, u[2], j2, d2) : 1;
+        f(ctx, (j0 * d1 + j1) * d2 + j2, a0, a1, a2);
+      }
+    }
+  }
+}
+
+typedef struct deposit_ctx { double *g, w; } deposit_ctx;
+
+static void deposit_one(void *ctx, int64_t cell, double a0, double a1, double a2)
+{
+  deposit_ctx *c = ctx;
+  c->g[cell] += c->w * a0 * a1 * a2;
+}
+
 static void ref_deposit(int ndim, const int64_t *dims, int shape, const parts *p, double *g)
 {
   int64_t d1 = ndim > 1 ? dims[1] : 1, d2 = ndim > 2 ? dims[2] : 1;
   int64_t cells = dims[0] * d1 * d2;
   memset(g, 0, (size_t)cells * sizeof *g);
   for (int64_t i = 0; i < p->n; i++) {
-    double u[3] = {rd(&p->pos[0], i), ndim > 1 ? rd(&p->pos[1], i) : 0,
-                   ndim > 2 ? rd(&p->pos[2], i) : 0};
-    double w = rd(&p->w, i);
-    for (int64_t j0 = 0; j0 < dims[0]; j0++) {
-      double a0 = axis_weight(shape, u[0], j0, dims[0]);
-      if (a0 == 0) continue;
-      for (int64_t j1 = 0; j1 < d1; j1++) {
-        double a1 = ndim > 1 ? axis_weight(shape, u[1], j1, d1) : 1;
-        if (a1 == 0) continue;
-        for (int64_t j2 = 0; j2 < d2; j2++) {
-          double a2 = ndim > 2 ? axis_weight(shape, u[2], j2, d2) : 1;
-          g[(j0 * d1 + j1) * d2 + j2] += w * a0 * a1 * a2;
-        }
-      }
-    }
+    deposit_ctx c = {g, rd(&p->w, i)};
+    ref_stencil(ndim, dims, shape, p, i, deposit_one, &c);
   }
+}
+
+typedef struct gather_ctx { const cnp_array *grid; double s; } gather_ctx;
+
+static void gather_one(void *ctx, int64_t cell, double a0, double a1, double a2)
+{
+  gather_ctx *c = ctx;
+  c->s += a0 * a1 * a2 * rd(c->grid, cell);
 }
 
 static const char *SHAPES[3] = {"NGP", "CIC", "TSC"};
@@ -165,25 +192,11 @@ static void check_shape_dim(int ndim, const int64_t *dims, int shape, cnp_dtype 
   for (int64_t c = 0; c < cells; c++) wr(&grid, c, sin((double)c * 0.37) + 2);
   cnp_array out = alloc(t, 1, &n);
   cr_assert_eq(cnp_gather(pg, p.pos, &grid, &out, NULL), CNP_OK, "%s", cnp_last_error());
-  int64_t d1 = ndim > 1 ? dims[1] : 1, d2 = ndim > 2 ? dims[2] : 1;
   double gerr = 0;
   for (int64_t i = 0; i < n; i += (n > 2000 ? 7 : 1)) {
-    double u[3] = {rd(&p.pos[0], i), ndim > 1 ? rd(&p.pos[1], i) : 0,
-                   ndim > 2 ? rd(&p.pos[2], i) : 0};
-    double s = 0;
-    for (int64_t j0 = 0; j0 < dims[0]; j0++) {
-      double a0 = axis_weight(shape, u[0], j0, dims[0]);
-      if (a0 == 0) continue;
-      for (int64_t j1 = 0; j1 < d1; j1++) {
-        double a1 = ndim > 1 ? axis_weight(shape, u[1], j1, d1) : 1;
-        if (a1 == 0) continue;
-        for (int64_t j2 = 0; j2 < d2; j2++) {
-          double a2 = ndim > 2 ? axis_weight(shape, u[2], j2, d2) : 1;
-          s += a0 * a1 * a2 * rd(&grid, (j0 * d1 + j1) * d2 + j2);
-        }
-      }
-    }
-    gerr = fmax(gerr, fabs(rd(&out, i) - s));
+    gather_ctx c = {&grid, 0};
+    ref_stencil(ndim, dims, shape, &p, i, gather_one, &c);
+    gerr = fmax(gerr, fabs(rd(&out, i) - c.s));
   }
   cr_expect(gerr <= tol * 4, "%s %dD gather %s: max error %.3g", SHAPES[shape], ndim,
             cnp_dtype_name(t), gerr);
@@ -200,35 +213,34 @@ static void check_shape_dim(int ndim, const int64_t *dims, int shape, cnp_dtype 
   cnp_pgrid_destroy(pg);
 }
 
+/* check_shape_dim for every shape on a 1-D, a 2-D and a 3-D grid (n1, n2, n3 particles). */
+static void every_shape(const int64_t *d1, const int64_t *d2, const int64_t *d3, cnp_dtype t,
+                        int64_t n1, int64_t n2, int64_t n3)
+{
+  for (int s = 0; s < 3; s++) {
+    check_shape_dim(1, d1, s, t, n1);
+    check_shape_dim(2, d2, s, t, n2);
+    check_shape_dim(3, d3, s, t, n3);
+  }
+}
+
 Test(grid_deposit, every_shape_and_dim_f64)
 {
   int64_t d1[1] = {17}, d2[2] = {9, 12}, d3[3] = {5, 6, 7};
-  for (int s = 0; s < 3; s++) {
-    check_shape_dim(1, d1, s, CNP_FLOAT64, 3000);
-    check_shape_dim(2, d2, s, CNP_FLOAT64, 2000);
-    check_shape_dim(3, d3, s, CNP_FLOAT64, 1000);
-  }
+  every_shape(d1, d2, d3, CNP_FLOAT64, 3000, 2000, 1000);
 }
 
 Test(grid_deposit, every_shape_and_dim_f32)
 {
   int64_t d1[1] = {16}, d2[2] = {8, 5}, d3[3] = {4, 4, 6};
-  for (int s = 0; s < 3; s++) {
-    check_shape_dim(1, d1, s, CNP_FLOAT32, 500);
-    check_shape_dim(2, d2, s, CNP_FLOAT32, 500);
-    check_shape_dim(3, d3, s, CNP_FLOAT32, 300);
-  }
+  every_shape(d1, d2, d3, CNP_FLOAT32, 500, 500, 300);
 }
 
 /* Tiny grids: a TSC stencil wider than the axis wraps onto itself. */
 Test(grid_deposit, tiny_axes)
 {
   int64_t a[1] = {1}, b[2] = {2, 1}, c[3] = {1, 2, 3};
-  for (int s = 0; s < 3; s++) {
-    check_shape_dim(1, a, s, CNP_FLOAT64, 50);
-    check_shape_dim(2, b, s, CNP_FLOAT64, 50);
-    check_shape_dim(3, c, s, CNP_FLOAT64, 50);
-  }
+  every_shape(a, b, c, CNP_FLOAT64, 50, 50, 50);
 }
 
 /* Large enough for the threaded paths (n > 4096, > 16384 cells): SORTED is bit-identical

@@ -334,13 +334,7 @@ int es1d_setup(es1d **out, const es1d_params *p, char *err, size_t errlen)
 
 void es1d_histories(const es1d *s, es1d_history *h)
 {
-  h->n_steps = s->steps;
-  h->n_cells = s->nc;
-  h->t = s->t;
-  h->field_energy = s->fe;
-  h->kinetic_energy = s->ke;
-  h->charge = s->q;
-  h->rho = s->rhoh;
+  *h = ES1D_HISTORY_OF(s);
 }
 
 void es1d_particles(const es1d *s, const double **x, const double **v, int64_t *n)

@@ -64,6 +64,11 @@ typedef struct es1d_history {
   const double *rho;
 } es1d_history;
 
+/* The histories of an implementation's state s that keeps them as es1d.c does: the fields
+** steps, nc, t, fe, ke, q and rhoh (es1d.c, es1d_rt.c). C only (a compound literal). */
+#define ES1D_HISTORY_OF(s) \
+  ((es1d_history){(s)->steps, (s)->nc, (s)->t, (s)->fe, (s)->ke, (s)->q, (s)->rhoh})
+
 /* 0 when the parameters are valid, or -1 with a message in err. */
 int es1d_check_params(const es1d_params *params, char *err, size_t errlen);
 /* The start of the model: x^0 and v^0 (n_particles each) of valid params, the same bits for
