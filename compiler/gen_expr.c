@@ -163,12 +163,21 @@ static bool expr_reads_local(Expr *e, Local *l) {
   return false;
 }
 
+/* `l = l;` (also `l = T(l)` with T l's type): emitted as nothing (clang -Wself-assign). */
+static bool is_self_assign(const Stmt *s) {
+  if (s->kind != ST_ASSIGN || s->target->kind != EX_NAME || !s->target->ref.local) return false;
+  const Expr *v = s->value;
+  while (v->kind == EX_CAST && v->cast_to == s->target->ref.local->type) v = v->args[0];
+  return v->kind == EX_NAME && v->ref.local == s->target->ref.local;
+}
+
+/* Is l read as a value? (Not by `l = l;`, and `l += e` only sets it: a let set and never
+** read is declared unused, for clang -Wunused-but-set-variable and nvcc #550-D.) */
 static bool stmts_read_local(Stmt *s, Local *l) {
   for (; s; s = s->next) {
+    if (is_self_assign(s)) continue;
     if (expr_reads_local(s->value, l)) return true;
     if (s->target && s->target->kind == EX_INDEX && expr_reads_local(s->target, l)) return true;
-    if (s->kind == ST_ADD && s->target && s->target->kind == EX_NAME && s->target->ref.local == l)
-      return true;
     if (stmts_read_local(s->body, l) || stmts_read_local(s->else_body, l)) return true;
   }
   return false;
@@ -718,17 +727,23 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     if (lt == DT_F16) ex_f16(k, &t, s->value);              /* f16 lets hold f16 values */
     else if (dtype_is_complex(lt)) ex_as(k, &t, s->value, lt);
     else ex(k, &t, s->value);
+    /* a let nothing reads: `(void)l;` is enough for gcc and clang, not for nvcc (#550-D
+    ** set but never used, when its value is a constant): the attribute is, for all three */
+    const char *unused = stmts_read_local(whole, s->let) ? "" : " __attribute__((unused))";
     if (converted_type(lt))
-      buf_line(b, "%s l_%s = %s;", gen_vtype(lt), s->let->name, buf_str(&t));
+      buf_line(b, "%s l_%s%s = %s;", gen_vtype(lt), s->let->name, unused, buf_str(&t));
     else
-      buf_line(b, "%s l_%s = (%s)%s;", lt == DT_BOOL ? "int" : gen_ctype(lt), s->let->name,
+      buf_line(b, "%s l_%s%s = (%s)%s;", lt == DT_BOOL ? "int" : gen_ctype(lt), s->let->name, unused,
                lt == DT_BOOL ? "int" : gen_ctype(lt), buf_str(&t));
-    if (!stmts_read_local(whole, s->let)) buf_line(b, "(void)l_%s;", s->let->name);
     buf_free(&t);
     return;
   }
   case ST_ASSIGN:
   case ST_ADD: {
+    if (is_self_assign(s)) {                      /* l = l: nothing to do */
+      buf_line(b, "/* %s = %s: nothing to do */", s->target->ref.name, s->target->ref.name);
+      return;
+    }
     Buf t = {0}, v = {0};
     Expr *tg = s->target;
     DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
@@ -790,7 +805,17 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
   case ST_IF: {
     Buf c = {0};
     ex(k, &c, s->value);
-    buf_line(b, "if (%s) {", buf_str(&c));
+    const char *cs = buf_str(&c);
+    size_t n = strlen(cs);
+    int depth = 0;
+    bool outer = n >= 2 && cs[0] == '(' && cs[n - 1] == ')';   /* ((a == b)): clang
+                                                     ** -Wparentheses-equality; one pair only */
+    for (size_t i = 0; outer && i + 1 < n; i++) {
+      depth += cs[i] == '(' ? 1 : cs[i] == ')' ? -1 : 0;
+      if (depth == 0) outer = false;              /* (a) && (b): not one pair */
+    }
+    if (outer) buf_line(b, "if %.*s {", (int)n, cs);
+    else buf_line(b, "if (%s) {", cs);
     buf_free(&c);
     b->indent += 2;
     map_stmts(k, b, s->body, whole);

@@ -294,7 +294,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 14 "input.cnp"
       f_force[l_i] = (double)((l_e > 0.0) ? sqrt(l_e) : (-sqrt(fabs(l_e))));
 #line 15 "input.cnp"
-      if ((f_q[l_i] < 0.0)) {
+      if (f_q[l_i] < 0.0) {
 #line 16 "input.cnp"
         f_force[1 * A.f_force_e1 + l_i] = (double)exp((-f_q[l_i]));
       } else {
@@ -340,7 +340,7 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
 #line 14 "input.cnp"
     f_force[l_i] = (double)((l_e > 0.0) ? sqrt(l_e) : (-sqrt(fabs(l_e))));
 #line 15 "input.cnp"
-    if ((f_q[l_i] < 0.0)) {
+    if (f_q[l_i] < 0.0) {
 #line 16 "input.cnp"
       f_force[1 * A.f_force_e1 + l_i] = (double)exp((-f_q[l_i]));
     } else {
