@@ -199,13 +199,8 @@ class Gen:
         return "min(max(%s, 0), %s - 1)" % (e, ext)
 
     def clamp_arg(self, e):
-        """(known: min/max of a constant at the type's limit does not compile: see call())"""
-        if self.known:
-            return e
-        if self.constant(e):
-            return self.pick(["0", "1", "2"])
-        if re.match(r"(i32|i64|u64|bool)\(", e):      # a widening cast: see cast_compare_limits
-            return "(%s + 0)" % e
+        """(min/max of a constant at the type's limit, or of a widening cast, was a gcc
+        -Wtype-limits error: fixed, minmax_limit_const, minmax_cast_limits)"""
         return e
 
     def gather(self, t, ctx, depth):
@@ -261,11 +256,12 @@ class Gen:
             u = self.pick(INTS + FLOATS + ["bool"])
             ops = ["==", "!="] if u == "bool" else ["<", "<=", ">", ">=", "==", "!="]
             a, b = self.expr(u, ctx, d), self.expr(u, ctx, d)
-            # (known: a widening cast compared with a constant outside the narrower type's
-            # range, `i64(b[i]) <= 0x7fffffff`, is a gcc -Wtype-limits error)
-            if u != "bool" and self.chance(0.3) and (self.known or not re.match(r"(i32|i64|u64|bool)\(", a)):
+            # (a widening cast compared with a constant outside the narrower type's range,
+            # `i64(b[i]) <= 0x7fffffff`, was a gcc -Wtype-limits error: fixed for i32/i64,
+            # cast_compare_limits; known still for u64)
+            if u != "bool" and self.chance(0.3) and (self.known or u != "u64" or not re.match(r"(i32|i64|u64|bool)\(", a)):
                 b = self.lit(u)
-            if not self.known and u in INTS and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
+            if not self.known and u == "u64" and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
                 b = self.atom(u, ctx, d) if not self.constant(self.atom(u, ctx, d)) else "(%s)" % a
             return "(%s %s %s)" % (a, self.pick(ops), b)
         k = r.randrange(11)
@@ -278,9 +274,11 @@ class Gen:
                 ut = self.pick([u for u in NUM if promote(t, u) == t and (t not in INTS or u in INTS)])
             b = self.expr(ut, ctx, d)
             if ut != t and (self.untyped(a) or self.untyped(b) or
-                            (not self.known and ut in INTS and t not in INTS and self.constant(b))):
-                # (known: a large integer constant in a float operation is written as an
-                # integer, and clang -Werror rejects the implicit conversion)
+                            (not self.known and ut in INTS and t not in INTS and self.constant(b)
+                             and not re.match(r"(C_\w+|-?\d+)$", b))):
+                # (a large integer constant in a float operation was written as an integer,
+                # clang -Wimplicit-const-int-float-conversion: fixed for a constant or literal
+                # operand, int_const_float; known still for a constant expression)
                 ut = t                                   # a literal would adapt to the other side
                 b = self.expr(t, ctx, d)
             if op in ("/", "%") and self.constant(b):
@@ -335,12 +333,9 @@ class Gen:
             k = self.r.randrange(3)
 
             def arg():
-                # (known: min/max of an i32/i64 constant at the type's limit is a gcc
-                # -Wtype-limits error in the generated code: without --known, none)
-                e = self.expr(t, ctx, d)
-                if not self.known and t != "u64" and (self.constant(e) or re.match(r"(i32|i64|u64|bool)\(", e)):
-                    e = self.pick(["0", "1", "-1", "3", "100"]) if self.constant(e) else "(%s + 0)" % e
-                return e
+                # (min/max of an i32/i64 constant at the type's limit was a gcc
+                # -Wtype-limits error: fixed, minmax_limit_const)
+                return self.expr(t, ctx, d)
             if k == 0:
                 return "%s(%s, %s)" % (self.pick(["min", "max"]), arg(), arg())
             if k == 1:
@@ -348,8 +343,6 @@ class Gen:
                 # abs_const_intmin are regressions now)
                 return "abs(%s)" % self.expr(t, ctx, d)
             lit = self.lit(t)
-            if not self.known and t != "u64":
-                lit = self.pick(["0", "1", "-1", "3", "100"])
             return "%s(%s, %s)" % (self.pick(["min", "max"]), arg(), lit)
         # complex
         k = self.r.randrange(5)
@@ -365,9 +358,9 @@ class Gen:
         return "(%s + %s)" % (self.expr(t, ctx, d), self.expr(rt, ctx, d))
 
     def narrow_safe(self, e):
-        """(known: an f64 literal beyond the f32 range that becomes f32, `c64(1e300)`, is
-        written `1e300f`: gcc -Werror=overflow. Without --known: 1e30 instead.)"""
-        return e if self.known else e.replace("1e300", "1e30")
+        """(an f64 literal beyond the f32 range that becomes f32, `c64(1e300)`, was
+        written `1e300f`, gcc -Werror=overflow: fixed, f32_literal_overflow)"""
+        return e
 
     def cast(self, t, ctx, d):
         if t in CPLX:

@@ -177,6 +177,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 
 /* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+/* min/max of signed integers as functions, and an integer constant compared with a value
+** whose range it reaches or passes (a type's limit, a cast of a narrower type) written
+** cnp_g_i64(C): a comparison with a constant at a type's limit is gcc -Wtype-limits. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -308,7 +316,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 312 "input.cu"
+#line 320 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -365,7 +373,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 369 "input.cu"
+#line 377 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -401,7 +409,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 405 "input.cu"
+#line 413 "input.cu"
         } /* map i */
       }
     }
@@ -444,7 +452,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 448 "input.cu"
+#line 456 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -885,7 +893,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 889 "input.cu"
+#line 897 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -904,7 +912,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 908 "input.cu"
+#line 916 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -921,7 +929,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 925 "input.cu"
+#line 933 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -935,7 +943,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 939 "input.cu"
+#line 947 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -953,7 +961,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 957 "input.cu"
+#line 965 "input.cu"
     }
   }
   p->stats.steps++;
