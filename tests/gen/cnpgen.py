@@ -253,6 +253,8 @@ class Gen:
                 return e
             if k == 3 and self.chance(0.3):
                 return "bool(%s)" % self.expr(self.pick(INTS + FLOATS), ctx, d)
+            if k == 3 and self.chance(0.3):
+                return "%s(%s)" % (self.pick(["isnan", "isfinite"]), self.expr(self.pick(FLOATS + INTS), ctx, d))
             u = self.pick(INTS + FLOATS + ["bool"])
             ops = ["==", "!="] if u == "bool" else ["<", "<=", ">", ">=", "==", "!="]
             a, b = self.expr(u, ctx, d), self.expr(u, ctx, d)
@@ -264,7 +266,22 @@ class Gen:
             if not self.known and u == "u64" and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
                 b = self.atom(u, ctx, d) if not self.constant(self.atom(u, ctx, d)) else "(%s)" % a
             return "(%s %s %s)" % (a, self.pick(ops), b)
-        k = r.randrange(11)
+        k = r.randrange(13)
+        if k == 11 and t in INTS:                        # bit operators
+            a = self.expr(t, ctx, d)
+            j = r.randrange(5)
+            if j == 0:
+                return "~%s" % self.paren(a)
+            if j <= 2:
+                return "(%s %s %s)" % (a, self.pick(["&", "|", "^"]), self.expr(t, ctx, d))
+            n = self.pick(["0", "1", "3", "31", "32", "63", "64", "-1"]) if self.chance(0.6) else self.expr(t, ctx, d)
+            if self.untyped(a):
+                a = "%s(%s)" % (t, a)
+            return "(%s %s %s)" % (a, self.pick(["<<", ">>"]), n)
+        if k == 12 and t in INTS:                        # the step counter
+            return "step_index()" if t == "i64" else "%s(step_index())" % t
+        if k >= 11:
+            k = r.randrange(11)
         if k <= 3:                                       # binary arithmetic
             ops = ["+", "-", "*", "/"] + (["%"] if t in INTS else [])
             op = self.pick(ops)
@@ -317,10 +334,11 @@ class Gen:
         if t in FLOATS:
             k = self.r.choice([0, 0, 0, 1, 1, 2, 3, 4, 5])
             if k == 0:
-                f = self.pick(["sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "abs"])
+                f = self.pick(["sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "abs",
+                               "tanh", "sinh", "cosh", "erf", "round", "trunc"])
                 return "%s(%s)" % (f, self.expr(t, ctx, d))
             if k == 1:
-                return "%s(%s, %s)" % (self.pick(["fmod", "pow", "min", "max"]), self.expr(t, ctx, d), self.expr(t, ctx, d))
+                return "%s(%s, %s)" % (self.pick(["fmod", "pow", "min", "max", "atan2"]), self.expr(t, ctx, d), self.expr(t, ctx, d))
             if k == 2 and t != "f16":
                 c = "c64" if t == "f32" else "c128"
                 return "%s(%s)" % (self.pick(["real", "imag", "abs", "arg"]), self.expr(c, ctx, d))
@@ -496,7 +514,7 @@ class Gen:
     def step_body(self, lines):
         n = self.r.randint(1, 2 + self.size)
         for _ in range(n):
-            k = self.r.randrange(12)
+            k = self.r.randrange(15)
             d = self.pick(self.dims)
             if k <= 4:
                 self.gen_map(d, lines)
@@ -538,6 +556,31 @@ class Gen:
             elif k == 10 and self.snaps:
                 z, f = self.pick(self.snaps)
                 lines.append("  copy %s <- %s;" % (z, f.name))
+            elif k == 11:                                 # zero (all capacity rows)
+                fs = [f.name for f in self.fields if f.kind in ("row", "tab") and self.chance(0.3)]
+                if fs:
+                    lines.append("  zero(%s);" % ", ".join(fs[:3]))
+                else:
+                    self.gen_map(d, lines)
+            elif k == 12:                                 # swap two alike fields
+                rows = [f for f in self.fields if f.kind == "row"]
+                pairs = [(a, b) for a in rows for b in rows
+                         if a.name < b.name and (a.t, a.ext, a.comps) == (b.t, b.ext, b.comps)]
+                if pairs:
+                    a, b = self.pick(pairs)
+                    lines.append("  swap %s, %s;" % (a.name, b.name))
+                else:
+                    self.gen_map(d, lines)
+            elif k == 13:                                 # repeat K { ... }
+                lines.append("  repeat %s {" % self.pick(["1", "2", "3", "NT"]))
+                self.gen_map(d, lines)
+                lines.append("  }")
+            elif k == 14:                                 # every K [offset J] { ... }
+                kk = self.r.randint(1, 3)
+                j = self.r.randrange(kk)
+                lines.append("  every %d%s {" % (kk, " offset %d" % j if j or self.chance(0.3) else ""))
+                self.gen_map(d, lines)
+                lines.append("  }")
             else:
                 self.gen_map(d, lines)
 
