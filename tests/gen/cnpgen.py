@@ -483,11 +483,11 @@ class Gen:
 
     def untyped(self, v):
         """Made of literals and untyped constants only: its type adapts like a literal's."""
-        return all(w in ("true", "false", "NT", "C_F", "C_M", "C_B") for w in self.names_in(v))
+        return "step_index()" not in v and all(w in ("true", "false", "NT", "C_F", "C_M", "C_B") for w in self.names_in(v))
 
     def constant(self, v):
         """Made of literals and constants only (cnpc folds it: a zero divisor is an error)."""
-        return all(w in ("true", "false") or w.startswith("C_") or w == "NT" for w in self.names_in(v))
+        return "step_index()" not in v and all(w in ("true", "false") or w.startswith("C_") or w == "NT" for w in self.names_in(v))
 
     def key_value(self, f, ctx):
         if f.t == "u64":
