@@ -554,6 +554,10 @@ static Value eval_call(Interp *I, Expr *e) {
   DType t = e->type;
   Expr **a = e->args;
   switch (bi) {
+  case BI_STEP_INDEX: return vint(DT_I64, I->step);    /* no arguments */
+  case BI_UNIFORM: case BI_NORMAL: case BI_UNIFORM_F32: case BI_NORMAL_F32:
+    fail(I, e->loc, "unsupported construct: the random draw %s()", builtin_name(bi));
+    return (Value){.t = t};
   case BI_SELECT: {
     bool c = eval(I, a[0]).i != 0;
     return eval_as(I, c ? a[1] : a[2], t);
@@ -619,10 +623,6 @@ static Value eval_call(Interp *I, Expr *e) {
     double d = at == DT_F64 ? x.d : (double)x.f;
     return vint(DT_BOOL, bi == BI_ISNAN ? isnan(d) : isfinite(d));
   }
-  case BI_STEP_INDEX: return vint(DT_I64, I->step);
-  case BI_UNIFORM: case BI_NORMAL: case BI_UNIFORM_F32: case BI_NORMAL_F32:
-    fail(I, e->loc, "unsupported construct: the random draw %s()", builtin_name(bi));
-    return (Value){.t = t};
   case BI_FMOD: case BI_POW: {
     Value x = eval_as(I, a[0], t), y = eval_as(I, a[1], t), r = {.t = t};
     if (t == DT_F64) r.d = bi == BI_FMOD ? fmod(x.d, y.d) : pow(x.d, y.d);
