@@ -274,7 +274,8 @@ class Gen:
                 return "~%s" % self.paren(a)
             if j <= 2:
                 return "(%s %s %s)" % (a, self.pick(["&", "|", "^"]), self.expr(t, ctx, d))
-            n = self.pick(["0", "1", "3", "31", "32", "63", "64", "-1"]) if self.chance(0.6) else self.expr(t, ctx, d)
+            n = self.pick(["0", "1", "3", "31", "32", "63", "64"] + (["-1"] if t != "u64" else [])) \
+                if self.chance(0.6) else self.expr(t, ctx, d)
             if self.untyped(a):
                 a = "%s(%s)" % (t, a)
             return "(%s %s %s)" % (a, self.pick(["<<", ">>"]), n)
