@@ -86,6 +86,15 @@ void fmt_float(Buf *b, double v, DType t) {
     buf_puts(b, "NAN");
     return;
   }
+  if ((t == DT_F32 || t == DT_F16) && isinf((float)v)) {   /* 1e300 as f32: +-inf (rounded to
+    ** nearest, docs/language.md), not `1e300f` (gcc -Woverflow) */
+    buf_puts(b, v > 0 ? "((float)HUGE_VAL)" : "(-(float)HUGE_VAL)");
+    return;
+  }
+  if ((t == DT_F32 || t == DT_F16) && v != 0 && (float)v == 0) {   /* 1e-300 as f32: +-0 */
+    buf_puts(b, v > 0 ? "0.0f" : "-0.0f");
+    return;
+  }
   char s[64];
   snprintf(s, sizeof s, "%.17g", v);
   /* prefer the shortest form that round-trips */
@@ -163,12 +172,21 @@ static bool expr_reads_local(Expr *e, Local *l) {
   return false;
 }
 
+/* `l = l;` (also `l = T(l)` with T l's type): emitted as nothing (clang -Wself-assign). */
+static bool is_self_assign(const Stmt *s) {
+  if (s->kind != ST_ASSIGN || s->target->kind != EX_NAME || !s->target->ref.local) return false;
+  const Expr *v = s->value;
+  while (v->kind == EX_CAST && v->cast_to == s->target->ref.local->type) v = v->args[0];
+  return v->kind == EX_NAME && v->ref.local == s->target->ref.local;
+}
+
+/* Is l read as a value? (Not by `l = l;`, and `l += e` only sets it: a let set and never
+** read is declared unused, for clang -Wunused-but-set-variable and nvcc #550-D.) */
 static bool stmts_read_local(Stmt *s, Local *l) {
   for (; s; s = s->next) {
+    if (is_self_assign(s)) continue;
     if (expr_reads_local(s->value, l)) return true;
     if (s->target && s->target->kind == EX_INDEX && expr_reads_local(s->target, l)) return true;
-    if (s->kind == ST_ADD && s->target && s->target->kind == EX_NAME && s->target->ref.local == l)
-      return true;
     if (stmts_read_local(s->body, l) || stmts_read_local(s->else_body, l)) return true;
   }
   return false;
@@ -480,6 +498,9 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, bi == BI_MIN ? "cnp_g_umin(" : "cnp_g_umax(");
   } else if (bi == BI_ABS && (e->type == DT_I32 || e->type == DT_I64)) {
     buf_puts(b, e->type == DT_I32 ? "cnp_g_abs_i32(" : "cnp_g_abs_i64(");   /* |INT_MIN| wraps (int.tmpl) */
+  } else if ((bi == BI_MIN || bi == BI_MAX) && (e->type == DT_I32 || e->type == DT_I64)) {
+    /* functions, not CNP_G_MIN: max(C, k) with C at a type's limit is gcc -Wtype-limits */
+    buf_printf(b, "cnp_g_%s_i%s(", bi == BI_MIN ? "min" : "max", e->type == DT_I32 ? "32" : "64");
   } else if (!flt && (bi == BI_MIN || bi == BI_MAX || bi == BI_ABS)) {
     buf_puts(b, bi == BI_MIN ? "CNP_G_MIN(" : bi == BI_MAX ? "CNP_G_MAX(" : "CNP_G_ABS(");
   } else {
@@ -572,6 +593,44 @@ static void ex_index(KCtx *k, Buf *b, Expr *e) {
 /* A binary operation: integer operations through the templates/int.tmpl helpers, float
 ** %, constant self-comparisons and u64 comparisons with 0 written as constants, f16 and
 ** complex operands converted to the operation's type. */
+/* An integer constant operand of an f32/f64 operation: its value converted (once, to
+** nearest) to t, written as a float literal (an integer one that is not exact in t is
+** clang -Wimplicit-const-int-float-conversion). */
+static bool int_const_as(const Expr *x, DType t, double *out) {
+  if (!(x->flags & EXF_CONST) || !dtype_is_int(x->type)) return false;
+  uint64_t u;
+  if (x->kind == EX_INT) u = x->uval;
+  else if (x->kind == EX_UNARY && x->op == OP_NEG && x->args[0]->kind == EX_INT) u = 0 - x->args[0]->uval;
+  else if (x->kind == EX_NAME && x->ref.decl && x->ref.decl->kind == DECL_CONST) u = (uint64_t)x->ref.decl->ival;
+  else return false;
+  if (x->type == DT_U64) *out = t == DT_F32 ? (double)(float)u : (double)u;
+  else *out = t == DT_F32 ? (double)(float)(int64_t)u : (double)(int64_t)u;
+  return true;
+}
+
+/* An integer comparison of a constant with a value whose range the constant reaches or
+** passes (i32's limits, or the value is a cast of a narrower type): the constant operand's
+** index (0 or 1), which is written cnp_g_i64(C) (templates/int.tmpl), so that gcc sees no
+** comparison with a constant at a type's limit (-Wtype-limits); else -1. */
+int gen_hidden_const(const Expr *e) {
+  if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE) return -1;
+  DType ot = operand_type(e);
+  if (!dtype_is_int(ot) || ot == DT_U64) return -1;
+  int c = -1;
+  for (int i = 0; i < 2; i++)
+    if ((e->args[i]->flags & EXF_CONST) && !(e->args[1 - i]->flags & EXF_CONST)) c = i;
+  if (c < 0) return -1;
+  const Expr *ce = e->args[c], *o = e->args[1 - c];
+  int64_t v = 0;
+  bool known = true;
+  if (ce->kind == EX_INT) v = ce->ival;
+  else if (ce->kind == EX_UNARY && ce->op == OP_NEG && ce->args[0]->kind == EX_INT)
+    v = (int64_t)(0 - (uint64_t)ce->args[0]->ival);
+  else if (ce->kind == EX_NAME && ce->ref.decl && ce->ref.decl->kind == DECL_CONST) v = ce->ref.decl->ival;
+  else known = false;
+  return !known || o->kind == EX_CAST || v <= INT32_MIN || v >= INT32_MAX ? c : -1;
+}
+
 static void ex_binary(KCtx *k, Buf *b, Expr *e) {
   bool shift = e->op == OP_SHL || e->op == OP_SHR;
   if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
@@ -637,6 +696,18 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, ")");
     return;
   }
+  int c = gen_hidden_const(e);
+  if (c >= 0) {                                   /* C hidden from -Wtype-limits */
+    buf_puts(b, "(");
+    for (int i = 0; i < 2; i++) {
+      if (i) buf_printf(b, " %s ", op_text(e->op));
+      if (i == c) buf_puts(b, "cnp_g_i64(");
+      ex(k, b, e->args[i]);
+      if (i == c) buf_puts(b, ")");
+    }
+    buf_puts(b, ")");
+    return;
+  }
   /* f16 and complex operations convert both operands to the operation's type */
   DType t = DT_VOID;
   if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
@@ -644,11 +715,13 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
     t = sema_promote(e->args[0], e->args[1]);
   bool conv = converted_type(t);
   buf_puts(b, "(");
-  if (conv) ex_as(k, b, e->args[0], t);
-  else ex(k, b, e->args[0]);
-  buf_printf(b, " %s ", op_text(e->op));
-  if (conv) ex_as(k, b, e->args[1], t);
-  else ex(k, b, e->args[1]);
+  for (int i = 0; i < 2; i++) {
+    if (i) buf_printf(b, " %s ", op_text(e->op));
+    double fv;
+    if (conv) ex_as(k, b, e->args[i], t);
+    else if ((t == DT_F32 || t == DT_F64) && int_const_as(e->args[i], t, &fv)) fmt_float(b, fv, t);
+    else ex(k, b, e->args[i]);
+  }
   buf_puts(b, ")");
 }
 
@@ -718,17 +791,23 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     if (lt == DT_F16) ex_f16(k, &t, s->value);              /* f16 lets hold f16 values */
     else if (dtype_is_complex(lt)) ex_as(k, &t, s->value, lt);
     else ex(k, &t, s->value);
+    /* a let nothing reads: `(void)l;` is enough for gcc and clang, not for nvcc (#550-D
+    ** set but never used, when its value is a constant): the attribute is, for all three */
+    const char *unused = stmts_read_local(whole, s->let) ? "" : " __attribute__((unused))";
     if (converted_type(lt))
-      buf_line(b, "%s l_%s = %s;", gen_vtype(lt), s->let->name, buf_str(&t));
+      buf_line(b, "%s l_%s%s = %s;", gen_vtype(lt), s->let->name, unused, buf_str(&t));
     else
-      buf_line(b, "%s l_%s = (%s)%s;", lt == DT_BOOL ? "int" : gen_ctype(lt), s->let->name,
+      buf_line(b, "%s l_%s%s = (%s)%s;", lt == DT_BOOL ? "int" : gen_ctype(lt), s->let->name, unused,
                lt == DT_BOOL ? "int" : gen_ctype(lt), buf_str(&t));
-    if (!stmts_read_local(whole, s->let)) buf_line(b, "(void)l_%s;", s->let->name);
     buf_free(&t);
     return;
   }
   case ST_ASSIGN:
   case ST_ADD: {
+    if (is_self_assign(s)) {                      /* l = l: nothing to do */
+      buf_line(b, "/* %s = %s: nothing to do */", s->target->ref.name, s->target->ref.name);
+      return;
+    }
     Buf t = {0}, v = {0};
     Expr *tg = s->target;
     DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
@@ -790,7 +869,17 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
   case ST_IF: {
     Buf c = {0};
     ex(k, &c, s->value);
-    buf_line(b, "if (%s) {", buf_str(&c));
+    const char *cs = buf_str(&c);
+    size_t n = strlen(cs);
+    int depth = 0;
+    bool outer = n >= 2 && cs[0] == '(' && cs[n - 1] == ')';   /* ((a == b)): clang
+                                                     ** -Wparentheses-equality; one pair only */
+    for (size_t i = 0; outer && i + 1 < n; i++) {
+      depth += cs[i] == '(' ? 1 : cs[i] == ')' ? -1 : 0;
+      if (depth == 0) outer = false;              /* (a) && (b): not one pair */
+    }
+    if (outer) buf_line(b, "if %.*s {", (int)n, cs);
+    else buf_line(b, "if (%s) {", cs);
     buf_free(&c);
     b->indent += 2;
     map_stmts(k, b, s->body, whole);

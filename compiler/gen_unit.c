@@ -299,7 +299,10 @@ static void type_expr(TypeUse *t, Expr *e) {
     t->ints = true;
   if (e->kind == EX_CAST && dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) t->ints = true;
   if (e->kind == EX_CALL && builtin_is_draw(e->builtin)) t->philox = true;
-  if (e->kind == EX_CALL && e->builtin == BI_ABS && signed_int(e->type)) t->ints = true;
+  if (e->kind == EX_CALL && (e->builtin == BI_ABS || e->builtin == BI_MIN || e->builtin == BI_MAX) &&
+      signed_int(e->type))
+    t->ints = true;
+  if (gen_hidden_const(e) >= 0) t->ints = true;
   for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
 }
 

@@ -78,6 +78,7 @@ typedef struct Interp {
   Value *locals;          /* by Local id */
   char err[512];
   bool failed;
+  int64_t step;           /* the step counter: NAME_step() calls before this one */
 } Interp;
 
 /* ------------------------------------------------------------------ f16 */
@@ -349,6 +350,14 @@ static Value arith(Interp *I, Expr *e, Op op, Value a, Value b) {
     case OP_MUL: z = x * y; break;
     case OP_DIV: z = b.i == 0 ? 0 : (a.i == mn && b.i == -1) ? (uint64_t)mn : (uint64_t)(a.i / b.i); break;
     case OP_MOD: z = b.i == 0 || b.i == -1 ? 0 : (uint64_t)(a.i % b.i); break;
+    case OP_BAND: z = x & y; break;
+    case OP_BOR: z = x | y; break;
+    case OP_BXOR: z = x ^ y; break;
+    case OP_SHL: z = (uint64_t)b.i < (w ? 32u : 64u) ? x << b.i : 0; break;   /* wraps below */
+    case OP_SHR:                                  /* arithmetic; a count out of range: 0 / -1 */
+      z = (uint64_t)b.i < (w ? 32u : 64u) ? (uint64_t)(a.i < 0 ? ~(~a.i >> b.i) : a.i >> b.i)
+                                           : (uint64_t)(a.i < 0 ? -1 : 0);
+      break;
     default: break;
     }
     r.i = w ? (int32_t)(uint32_t)z : (int64_t)z;
@@ -361,6 +370,11 @@ static Value arith(Interp *I, Expr *e, Op op, Value a, Value b) {
     case OP_MUL: r.u = a.u * b.u; break;
     case OP_DIV: r.u = b.u == 0 ? 0 : a.u / b.u; break;
     case OP_MOD: r.u = b.u == 0 ? 0 : a.u % b.u; break;
+    case OP_BAND: r.u = a.u & b.u; break;
+    case OP_BOR: r.u = a.u | b.u; break;
+    case OP_BXOR: r.u = a.u ^ b.u; break;
+    case OP_SHL: r.u = b.u < 64 ? a.u << b.u : 0; break;
+    case OP_SHR: r.u = b.u < 64 ? a.u >> b.u : 0; break;
     default: break;
     }
     return r;
@@ -466,6 +480,12 @@ static Value real_fn(Builtin bi, Value x) {
     case BI_FLOOR: r.d = floor(a); break;
     case BI_CEIL: r.d = ceil(a); break;
     case BI_ABS: r.d = fabs(a); break;
+    case BI_TANH: r.d = tanh(a); break;
+    case BI_SINH: r.d = sinh(a); break;
+    case BI_COSH: r.d = cosh(a); break;
+    case BI_ERF: r.d = erf(a); break;
+    case BI_ROUND: r.d = round(a); break;
+    case BI_TRUNC: r.d = trunc(a); break;
     default: break;
     }
   } else {
@@ -479,6 +499,12 @@ static Value real_fn(Builtin bi, Value x) {
     case BI_FLOOR: r.f = floorf(a); break;
     case BI_CEIL: r.f = ceilf(a); break;
     case BI_ABS: r.f = fabsf(a); break;
+    case BI_TANH: r.f = tanhf(a); break;
+    case BI_SINH: r.f = sinhf(a); break;
+    case BI_COSH: r.f = coshf(a); break;
+    case BI_ERF: r.f = erff(a); break;
+    case BI_ROUND: r.f = roundf(a); break;
+    case BI_TRUNC: r.f = truncf(a); break;
     default: break;
     }
   }
@@ -528,6 +554,10 @@ static Value eval_call(Interp *I, Expr *e) {
   DType t = e->type;
   Expr **a = e->args;
   switch (bi) {
+  case BI_STEP_INDEX: return vint(DT_I64, I->step);    /* no arguments */
+  case BI_UNIFORM: case BI_NORMAL: case BI_UNIFORM_F32: case BI_NORMAL_F32:
+    fail(I, e->loc, "unsupported construct: the random draw %s()", builtin_name(bi));
+    return (Value){.t = t};
   case BI_SELECT: {
     bool c = eval(I, a[0]).i != 0;
     return eval_as(I, c ? a[1] : a[2], t);
@@ -580,6 +610,19 @@ static Value eval_call(Interp *I, Expr *e) {
     }
     return real_fn(bi, x);
   }
+  case BI_ATAN2: {
+    Value y = eval_as(I, a[0], t), x = eval_as(I, a[1], t), r = {.t = t};
+    if (t == DT_F64) r.d = atan2(y.d, x.d);
+    else r.f = atan2f(y.f, x.f);
+    return r;
+  }
+  case BI_ISNAN: case BI_ISFINITE: {
+    DType at = a[0]->type;
+    if (!dtype_is_float(at)) { (void)eval(I, a[0]); return vint(DT_BOOL, bi == BI_ISFINITE); }
+    Value x = eval_as(I, a[0], at == DT_F64 ? DT_F64 : DT_F32);
+    double d = at == DT_F64 ? x.d : (double)x.f;
+    return vint(DT_BOOL, bi == BI_ISNAN ? isnan(d) : isfinite(d));
+  }
   case BI_FMOD: case BI_POW: {
     Value x = eval_as(I, a[0], t), y = eval_as(I, a[1], t), r = {.t = t};
     if (t == DT_F64) r.d = bi == BI_FMOD ? fmod(x.d, y.d) : pow(x.d, y.d);
@@ -618,6 +661,7 @@ static Value eval(Interp *I, Expr *e) {
     }
     if (d->kind == DECL_PARAM) return conv(I->params[d->index], e->type);
     if (d->kind == DECL_DIM) return conv(vint(DT_I64, I->dim_live[d->index]), e->type);
+    if (d->kind == DECL_FIELD && d->scalar) return conv(load(field_of(I, d), 0), e->type);
     fail(I, e->loc, "name '%s' in an expression", d->name);
     return v;
   }
@@ -629,6 +673,12 @@ static Value eval(Interp *I, Expr *e) {
   }
   case EX_UNARY: {
     if (e->op == OP_NOT) return vint(DT_BOOL, !eval(I, e->args[0]).i);
+    if (e->op == OP_BNOT) {
+      Value x = eval_as(I, e->args[0], e->type);
+      if (e->type == DT_U64) x.u = ~x.u;
+      else x.i = e->type == DT_I32 ? (int32_t)~(uint32_t)x.i : ~x.i;
+      return x;
+    }
     Value x = eval_as(I, e->args[0], e->type);
     if (dtype_is_int(e->type)) {
       if (e->type == DT_U64) { x.u = 0 - x.u; return x; }
@@ -742,8 +792,11 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
     if (eval(I, s->value).i) exec_map_stmts(I, s->body);
     else if (s->else_body) exec_map_stmts(I, s->else_body);
     return;
+  case ST_REDUCE:
+    fail(I, s->loc, "unsupported construct: %s", "a reduction into a scalar");
+    return;
   default:
-    fail(I, s->loc, "statement %s inside a map", "?");
+    fail(I, s->loc, "statement %s inside a map", stmt_of(s->kind)->name);
   }
 }
 
@@ -902,9 +955,37 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
   }
   case ST_RECORD: case ST_WAIT:
     return;
+  case ST_ZERO:                                   /* all capacity rows, every component */
+    for (int j = 0; j < s->list.n; j++) {
+      FieldRT *f = field_of(I, s->list.v[j].decl);
+      int64_t total = 1;
+      for (int r = 0; r < f->rank; r++) total *= f->cap[r];
+      memset(f->data, 0, (size_t)total * f->esize);
+    }
+    return;
+  case ST_SWAP: {                                 /* the buffers exchanged */
+    FieldRT *x = field_of(I, s->a.decl), *y = field_of(I, s->b.decl), t = *x;
+    x->data = y->data, x->tol = y->tol, x->abssum = y->abssum, x->nterms = y->nterms;
+    y->data = t.data, y->tol = t.tol, y->abssum = t.abssum, y->nterms = t.nterms;
+    return;
+  }
+  case ST_REPEAT: {
+    int64_t n = setup_int(I, s->value);
+    for (int64_t r = 0; r < n && !I->failed; r++)
+      for (Stmt *b = s->body; b && !I->failed; b = b->next) exec_step_stmt(I, b);
+    return;
+  }
+  case ST_EVERY: {
+    int64_t K = setup_int(I, s->value), J = s->value2 ? setup_int(I, s->value2) : 0;
+    if (K >= 1 && I->step % K == J)
+      for (Stmt *b = s->body; b && !I->failed; b = b->next) exec_step_stmt(I, b);
+    return;
+  }
+  case ST_SCAN: case ST_HISTORY: case ST_APPEND:
+    fail(I, s->loc, "unsupported construct: %s", stmt_of(s->kind)->name);
+    return;
   default:
-    fail(I, s->loc, "the interpreter does not run %s statements", s->kind == ST_EXCHANGE ? "exchange" :
-         s->kind == ST_MIGRATE ? "migrate" : s->kind == ST_CALL ? "kernel call" : "refresh");
+    fail(I, s->loc, "the interpreter does not run %s statements", stmt_of(s->kind)->name);
   }
 }
 
@@ -999,9 +1080,15 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
         if (!rd(in, slot, 16)) { fprintf(diag, "cnpc: error: '%s': no params for step %lld\n", in_path, (long long)step); fclose(in); return 1; }
         I->params[d->index] = slot_value(slot, d->dtype);
       }
+    I->step = step;
     for (Decl *d = cc->decls; d && !I->failed; d = d->next)
-      if (d->kind == DECL_STEP)
+      if (d->kind == DECL_STEP) {
+        if (d->every) {                           /* runs on the calls c % K == J */
+          int64_t ek = setup_int(I, d->every), ej = d->every_offset ? setup_int(I, d->every_offset) : 0;
+          if (ek < 1 || step % ek != ej) continue;
+        }
         for (Stmt *s = d->body; s && !I->failed; s = s->next) exec_step_stmt(I, s);
+      }
   }
   fclose(in);
   if (I->failed) {

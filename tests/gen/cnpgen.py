@@ -199,13 +199,8 @@ class Gen:
         return "min(max(%s, 0), %s - 1)" % (e, ext)
 
     def clamp_arg(self, e):
-        """(known: min/max of a constant at the type's limit does not compile: see call())"""
-        if self.known:
-            return e
-        if self.constant(e):
-            return self.pick(["0", "1", "2"])
-        if re.match(r"(i32|i64|u64|bool)\(", e):      # a widening cast: see cast_compare_limits
-            return "(%s + 0)" % e
+        """(min/max of a constant at the type's limit, or of a widening cast, was a gcc
+        -Wtype-limits error: fixed, minmax_limit_const, minmax_cast_limits)"""
         return e
 
     def gather(self, t, ctx, depth):
@@ -258,17 +253,36 @@ class Gen:
                 return e
             if k == 3 and self.chance(0.3):
                 return "bool(%s)" % self.expr(self.pick(INTS + FLOATS), ctx, d)
+            if k == 3 and self.chance(0.3):
+                return "%s(%s)" % (self.pick(["isnan", "isfinite"]), self.expr(self.pick(FLOATS + INTS), ctx, d))
             u = self.pick(INTS + FLOATS + ["bool"])
             ops = ["==", "!="] if u == "bool" else ["<", "<=", ">", ">=", "==", "!="]
             a, b = self.expr(u, ctx, d), self.expr(u, ctx, d)
-            # (known: a widening cast compared with a constant outside the narrower type's
-            # range, `i64(b[i]) <= 0x7fffffff`, is a gcc -Wtype-limits error)
-            if u != "bool" and self.chance(0.3) and (self.known or not re.match(r"(i32|i64|u64|bool)\(", a)):
+            # (a widening cast compared with a constant outside the narrower type's range,
+            # `i64(b[i]) <= 0x7fffffff`, was a gcc -Wtype-limits error: fixed for i32/i64,
+            # cast_compare_limits; known still for u64)
+            if u != "bool" and self.chance(0.3) and (self.known or u != "u64" or not re.match(r"(i32|i64|u64|bool)\(", a)):
                 b = self.lit(u)
-            if not self.known and u in INTS and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
+            if not self.known and u == "u64" and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
                 b = self.atom(u, ctx, d) if not self.constant(self.atom(u, ctx, d)) else "(%s)" % a
             return "(%s %s %s)" % (a, self.pick(ops), b)
-        k = r.randrange(11)
+        k = r.randrange(13)
+        if k == 11 and t in INTS:                        # bit operators
+            a = self.expr(t, ctx, d)
+            j = r.randrange(5)
+            if j == 0:
+                return "~%s" % self.paren(a)
+            if j <= 2:
+                return "(%s %s %s)" % (a, self.pick(["&", "|", "^"]), self.expr(t, ctx, d))
+            n = self.pick(["0", "1", "3", "31", "32", "63", "64"] + (["-1"] if t != "u64" else [])) \
+                if self.chance(0.6) else self.expr(t, ctx, d)
+            if self.untyped(a):
+                a = "%s(%s)" % (t, a)
+            return "(%s %s %s)" % (a, self.pick(["<<", ">>"]), n)
+        if k == 12 and t in INTS:                        # the step counter
+            return "step_index()" if t == "i64" else "%s(step_index())" % t
+        if k >= 11:
+            k = r.randrange(11)
         if k <= 3:                                       # binary arithmetic
             ops = ["+", "-", "*", "/"] + (["%"] if t in INTS else [])
             op = self.pick(ops)
@@ -278,9 +292,11 @@ class Gen:
                 ut = self.pick([u for u in NUM if promote(t, u) == t and (t not in INTS or u in INTS)])
             b = self.expr(ut, ctx, d)
             if ut != t and (self.untyped(a) or self.untyped(b) or
-                            (not self.known and ut in INTS and t not in INTS and self.constant(b))):
-                # (known: a large integer constant in a float operation is written as an
-                # integer, and clang -Werror rejects the implicit conversion)
+                            (not self.known and ut in INTS and t not in INTS and self.constant(b)
+                             and not re.match(r"(C_\w+|-?\d+)$", b))):
+                # (a large integer constant in a float operation was written as an integer,
+                # clang -Wimplicit-const-int-float-conversion: fixed for a constant or literal
+                # operand, int_const_float; known still for a constant expression)
                 ut = t                                   # a literal would adapt to the other side
                 b = self.expr(t, ctx, d)
             if op in ("/", "%") and self.constant(b):
@@ -288,16 +304,12 @@ class Gen:
             if op in ("/", "%"):
                 if t in INTS and self.chance(0.3):
                     b = self.pick([x for x in INT_LITS[t] if x not in ("0",)])
-                elif t == "u64" and not self.known:
-                    b = "max(%s, 1)" % b if ut == "u64" else "max(u64(%s), 1)" % b
             if self.chance(0.5):
                 a, b = b, a
                 if op in ("/", "%") and self.constant(b):
                     b = self.pick([x for x in INT_LITS[t] if x not in ("0",)] if t in INTS else ["2.0", "0.5", "3.0"])
                     if ut != t:
                         a = "%s(%s)" % (t, a)            # the literal would adapt to a's type
-                if op in ("/", "%") and t == "u64" and not self.known:
-                    b = "max(%s, 1)" % self.expr("u64", ctx, d)
             return "(%s %s %s)" % (a, op, b)
         if k == 4:
             if t in INTS and t != "u64":
@@ -323,10 +335,11 @@ class Gen:
         if t in FLOATS:
             k = self.r.choice([0, 0, 0, 1, 1, 2, 3, 4, 5])
             if k == 0:
-                f = self.pick(["sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "abs"])
+                f = self.pick(["sqrt", "exp", "log", "sin", "cos", "floor", "ceil", "abs",
+                               "tanh", "sinh", "cosh", "erf", "round", "trunc"])
                 return "%s(%s)" % (f, self.expr(t, ctx, d))
             if k == 1:
-                return "%s(%s, %s)" % (self.pick(["fmod", "pow", "min", "max"]), self.expr(t, ctx, d), self.expr(t, ctx, d))
+                return "%s(%s, %s)" % (self.pick(["fmod", "pow", "min", "max", "atan2"]), self.expr(t, ctx, d), self.expr(t, ctx, d))
             if k == 2 and t != "f16":
                 c = "c64" if t == "f32" else "c128"
                 return "%s(%s)" % (self.pick(["real", "imag", "abs", "arg"]), self.expr(c, ctx, d))
@@ -339,27 +352,16 @@ class Gen:
             k = self.r.randrange(3)
 
             def arg():
-                # (known: min/max of an i32/i64 constant at the type's limit is a gcc
-                # -Wtype-limits error in the generated code: without --known, none)
-                e = self.expr(t, ctx, d)
-                if not self.known and t != "u64" and (self.constant(e) or re.match(r"(i32|i64|u64|bool)\(", e)):
-                    e = self.pick(["0", "1", "-1", "3", "100"]) if self.constant(e) else "(%s + 0)" % e
-                return e
+                # (min/max of an i32/i64 constant at the type's limit was a gcc
+                # -Wtype-limits error: fixed, minmax_limit_const)
+                return self.expr(t, ctx, d)
             if k == 0:
                 return "%s(%s, %s)" % (self.pick(["min", "max"]), arg(), arg())
             if k == 1:
-                # (known: abs() of an i32 constant INT_MIN is `-(INT64_C(-2147483648))`
-                # passed as an int32_t: clang -Werror, -Wconstant-conversion)
-                if self.known:
-                    return "abs(%s)" % self.expr(t, ctx, d)
-                # (known: abs(INT_MIN) is -(INT_MIN) in C, undefined: gcc folds `abs(x) > 0`
-                # and a clamped index of abs(INT_MIN) writes out of bounds; see abs_intmin_index)
-                lim = {"i32": "-2147483647", "i64": "-9223372036854775807"}.get(t)
-                a = self.clamp_arg(self.expr(t, ctx, d))
-                return "abs(max(%s, %s))" % (a, lim) if lim else "abs(%s)" % a
+                # abs(INT_MIN) wraps to INT_MIN (fixed: abs_intmin_index, abs_intmin_value,
+                # abs_const_intmin are regressions now)
+                return "abs(%s)" % self.expr(t, ctx, d)
             lit = self.lit(t)
-            if not self.known and t != "u64":
-                lit = self.pick(["0", "1", "-1", "3", "100"])
             return "%s(%s, %s)" % (self.pick(["min", "max"]), arg(), lit)
         # complex
         k = self.r.randrange(5)
@@ -375,9 +377,9 @@ class Gen:
         return "(%s + %s)" % (self.expr(t, ctx, d), self.expr(rt, ctx, d))
 
     def narrow_safe(self, e):
-        """(known: an f64 literal beyond the f32 range that becomes f32, `c64(1e300)`, is
-        written `1e300f`: gcc -Werror=overflow. Without --known: 1e30 instead.)"""
-        return e if self.known else e.replace("1e300", "1e30")
+        """(an f64 literal beyond the f32 range that becomes f32, `c64(1e300)`, was
+        written `1e300f`, gcc -Werror=overflow: fixed, f32_literal_overflow)"""
+        return e
 
     def cast(self, t, ctx, d):
         if t in CPLX:
@@ -391,11 +393,6 @@ class Gen:
         e = self.expr(u, ctx, d)
         if t in ("f16", "f32"):
             e = self.narrow_safe(e)
-        if t in INTS and u in FLOATS and not self.known:
-            # saturation and NaN -> 0 are being implemented (docs/robustness.md, Known)
-            e = "min(max(%s, -1000.0), 1000.0)" % e
-            if t == "u64":
-                e = "min(max(%s, 0.0), 1000.0)" % e
         return "%s(%s)" % (t, e)
 
     # ------------------------------------------------------------------ map bodies
@@ -412,30 +409,27 @@ class Gen:
                     lines.append("%slet %s : %s = %s;" % (pad, name, t, v))
                 else:
                     if self.untyped(v):
-                        # its type is the literal's: never read after. (known: an unread
-                        # `let l = 3;` is an nvcc -Werror error, #550-D set but never used)
-                        if self.known:
-                            lines.append("%slet %s = %s;" % (pad, name, v))
+                        # its type is the literal's: never read after (an unread let was an
+                        # nvcc #550-D error: fixed, nvcc_let_unused)
+                        lines.append("%slet %s = %s;" % (pad, name, v))
                         continue
                     lines.append("%slet %s = %s;" % (pad, name, v))
                 ctx["lets"].append((name, t))
             elif k == 2 and ctx["lets"]:                  # reassign a let
                 name, t = self.pick(ctx["lets"])
-                # (known: a let set again but never read after is a clang
-                # -Wunused-but-set-variable error: without --known, store it after)
+                # (a let set again and never read after was a clang
+                # -Wunused-but-set-variable error: fixed, let_set_unused; half the time
+                # it is stored after)
                 sink = [f for f in self.fields if f.t == t and f.ext == ctx["over"] and f.kind == "row"
                         and f.name not in ctx["gathered"]]
-                if not self.known and not sink:
-                    continue
                 if t in NUM and t != "bool" and self.chance(0.4):
                     lines.append("%s%s += %s;" % (pad, name, self.expr(t, ctx)))
                 else:
                     v = self.expr(t, ctx)
-                    if v in (name, "%s(%s)" % (t, name)) and not self.known:
-                        # (known: `l = l;` is `l_l = l_l;`: clang -Werror, -Wself-assign)
-                        v = "select(true, %s, %s)" % (name, self.lit(t)) if t != "bool" else "!(!(%s))" % name
+                    if self.chance(0.05):
+                        v = self.pick([name, "%s(%s)" % (t, name)])   # fixed: let_self_assign
                     lines.append("%s%s = %s;" % (pad, name, v))
-                if not self.known:
+                if sink and self.chance(0.5):
                     f = self.pick(sink)
                     ctx["written"].add(f.name)
                     comp = "%d, " % self.r.randrange(f.comps) if f.comps > 1 else ""
@@ -483,28 +477,18 @@ class Gen:
         return [w for w in re.findall(r"\d[\w.]*|[A-Za-z_]\w*(?!\w*\()", v) if not w[0].isdigit()]
 
     def if_cond(self, ctx):
-        """(known: `if a == b` is `if ((a == b))` in the host unit: clang -Werror,
-        -Wparentheses-equality; without --known such a condition gets `&& true`)"""
+        """(`if a == b` was `if ((a == b))`, clang -Wparentheses-equality: fixed,
+        if_eq_parens)"""
         e = self.expr("bool", ctx)
-        if self.known or not (e.startswith("(") and e.endswith(")")):
-            return e
-        depth = 0
-        for k, ch in enumerate(e):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0 and k < len(e) - 1:
-                return e                                  # not one parenthesized operation
-            if depth == 1 and e[k:k + 4] in (" == ", " != "):
-                return "(%s && true)" % e
         return e
 
     def untyped(self, v):
         """Made of literals and untyped constants only: its type adapts like a literal's."""
-        return all(w in ("true", "false", "NT", "C_F", "C_M", "C_B") for w in self.names_in(v))
+        return "step_index()" not in v and all(w in ("true", "false", "NT", "C_F", "C_M", "C_B") for w in self.names_in(v))
 
     def constant(self, v):
         """Made of literals and constants only (cnpc folds it: a zero divisor is an error)."""
-        return all(w in ("true", "false") or w.startswith("C_") or w == "NT" for w in self.names_in(v))
+        return "step_index()" not in v and all(w in ("true", "false") or w.startswith("C_") or w == "NT" for w in self.names_in(v))
 
     def key_value(self, f, ctx):
         if f.t == "u64":
@@ -519,16 +503,6 @@ class Gen:
         ctx = self.new_ctx(over, idx)
         body = []
         self.map_body(ctx, self.r.randint(1, 2 + self.size), 0, body, 2)
-        if not self.known:
-            # (known: a let that nothing reads is an nvcc -Werror error, #550-D set but never
-            # used, in some kernels: without --known, drop the lets nothing refers to)
-            k = 0
-            while k < len(body):
-                m = re.match(r"\s*let (\w+)", body[k])
-                if m and not any(re.search(r"\b%s\b" % m.group(1), x) for x in body[k + 1:]):
-                    del body[k]
-                    continue
-                k += 1
         if not body:
             return
         lines.append("  map %s in %s {" % (idx, over))
@@ -541,7 +515,7 @@ class Gen:
     def step_body(self, lines):
         n = self.r.randint(1, 2 + self.size)
         for _ in range(n):
-            k = self.r.randrange(12)
+            k = self.r.randrange(15)
             d = self.pick(self.dims)
             if k <= 4:
                 self.gen_map(d, lines)
@@ -583,6 +557,31 @@ class Gen:
             elif k == 10 and self.snaps:
                 z, f = self.pick(self.snaps)
                 lines.append("  copy %s <- %s;" % (z, f.name))
+            elif k == 11:                                 # zero (all capacity rows)
+                fs = [f.name for f in self.fields if f.kind in ("row", "tab") and self.chance(0.3)]
+                if fs:
+                    lines.append("  zero(%s);" % ", ".join(fs[:3]))
+                else:
+                    self.gen_map(d, lines)
+            elif k == 12:                                 # swap two alike fields
+                rows = [f for f in self.fields if f.kind == "row"]
+                pairs = [(a, b) for a in rows for b in rows
+                         if a.name < b.name and (a.t, a.ext, a.comps) == (b.t, b.ext, b.comps)]
+                if pairs:
+                    a, b = self.pick(pairs)
+                    lines.append("  swap %s, %s;" % (a.name, b.name))
+                else:
+                    self.gen_map(d, lines)
+            elif k == 13:                                 # repeat K { ... }
+                lines.append("  repeat %s {" % self.pick(["1", "2", "3", "NT"]))
+                self.gen_map(d, lines)
+                lines.append("  }")
+            elif k == 14:                                 # every K [offset J] { ... }
+                kk = self.r.randint(1, 3)
+                j = self.r.randrange(kk)
+                lines.append("  every %d%s {" % (kk, " offset %d" % j if j or self.chance(0.3) else ""))
+                self.gen_map(d, lines)
+                lines.append("  }")
             else:
                 self.gen_map(d, lines)
 

@@ -177,6 +177,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 
 /* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+/* min/max of signed integers as functions, and an integer constant compared with a value
+** whose range it reaches or passes (a type's limit, a cast of a narrower type) written
+** cnp_g_i64(C): a comparison with a constant at a type's limit is gcc -Wtype-limits. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -240,7 +248,9 @@ CNP_G_INLINE int csort_failed(csort_h *p, int st, const char *where)
   if (!detail[0])
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
-  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* bounded parts (127 + 2 + 125 < 256): gcc -O2 sees a long `where` literal inlined and
+  ** warns of truncation otherwise (-Wformat-truncation, found by scripts/difftest) */
+  snprintf(p->error, sizeof p->error, "%.127s: %.125s", where, detail);
   return st;
 }
 
@@ -308,7 +318,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 312 "input.cu"
+#line 322 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -365,7 +375,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 369 "input.cu"
+#line 379 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -401,7 +411,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 405 "input.cu"
+#line 415 "input.cu"
         } /* map i */
       }
     }
@@ -444,7 +454,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 448 "input.cu"
+#line 458 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -885,7 +895,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 889 "input.cu"
+#line 899 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -904,7 +914,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 908 "input.cu"
+#line 918 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -921,7 +931,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 925 "input.cu"
+#line 935 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -935,7 +945,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 939 "input.cu"
+#line 949 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -953,7 +963,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 957 "input.cu"
+#line 967 "input.cu"
     }
   }
   p->stats.steps++;

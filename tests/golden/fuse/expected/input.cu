@@ -177,6 +177,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 
 /* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+/* min/max of signed integers as functions, and an integer constant compared with a value
+** whose range it reaches or passes (a type's limit, a cast of a narrower type) written
+** cnp_g_i64(C): a comparison with a constant at a type's limit is gcc -Wtype-limits. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -224,7 +232,9 @@ CNP_G_INLINE int fuse_failed(fuse_h *p, int st, const char *where)
   if (!detail[0])
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
-  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* bounded parts (127 + 2 + 125 < 256): gcc -O2 sees a long `where` literal inlined and
+  ** warns of truncation otherwise (-Wformat-truncation, found by scripts/difftest) */
+  snprintf(p->error, sizeof p->error, "%.127s: %.125s", where, detail);
   return st;
 }
 
@@ -269,7 +279,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 273 "input.cu"
+#line 283 "input.cu"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -277,7 +287,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 281 "input.cu"
+#line 291 "input.cu"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -302,7 +312,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
     f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 306 "input.cu"
+#line 316 "input.cu"
   } /* map i */
   { /* input.cnp:16: map j in N */
     const int64_t l_j = cnp_i;
@@ -310,7 +320,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
     f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 314 "input.cu"
+#line 324 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -378,7 +388,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 382 "input.cu"
+#line 392 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -397,7 +407,7 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
     f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 401 "input.cu"
+#line 411 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -596,13 +606,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 600 "input.cu"
+#line 610 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 606 "input.cu"
+#line 616 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -619,7 +629,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 623 "input.cu"
+#line 633 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -194,7 +194,9 @@ CNP_G_INLINE int graph_failed(graph_h *p, int st, const char *where)
   if (!detail[0])
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
-  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* bounded parts (127 + 2 + 125 < 256): gcc -O2 sees a long `where` literal inlined and
+  ** warns of truncation otherwise (-Wformat-truncation, found by scripts/difftest) */
+  snprintf(p->error, sizeof p->error, "%.127s: %.125s", where, detail);
   /* the next call waits for the work enqueued before the failure too */
   (void)cnp_event_record(p->ej_s, p->s_s);
   (void)cnp_event_record(p->ej_io, p->s_io);
@@ -241,7 +243,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 245 "input.cu"
+#line 247 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -266,7 +268,7 @@ static __global__ void graph_k0_cuda(const graph_k0_args A)
     f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 270 "input.cu"
+#line 272 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -333,7 +335,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 337 "input.cu"
+#line 339 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -352,7 +354,7 @@ static __global__ void graph_k1_cuda(const graph_k1_args A)
     const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
     f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 356 "input.cu"
+#line 358 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -417,7 +419,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 421 "input.cu"
+#line 423 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -437,7 +439,7 @@ static __global__ void graph_k2_cuda(const graph_k2_args A)
     const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
     f_y[l_i] = (double)f_x[l_i];
-#line 441 "input.cu"
+#line 443 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -978,7 +980,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
     CNP_G_TRY(graph_k0(p, S),
               "input.cnp:12: map i in N");
-#line 982 "input.cu"
+#line 984 "input.cu"
 
     /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -995,20 +997,20 @@ static int graph_h_step(graph_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 999 "input.cu"
+#line 1001 "input.cu"
 
     /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_k1(p, S),
               "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 1005 "input.cu"
+#line 1007 "input.cu"
   }
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done");
-#line 1012 "input.cu"
+#line 1014 "input.cu"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -1018,7 +1020,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1022 "input.cu"
+#line 1024 "input.cu"
   if (p->gx_1) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g1_replay(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
@@ -1030,7 +1032,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
     CNP_G_TRY(graph_k2(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1034 "input.cu"
+#line 1036 "input.cu"
   }
 
   /* the next call orders its work after this call's (see the waits above) */

@@ -147,6 +147,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 
 /* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+/* min/max of signed integers as functions, and an integer constant compared with a value
+** whose range it reaches or passes (a type's limit, a cast of a narrower type) written
+** cnp_g_i64(C): a comparison with a constant at a type's limit is gcc -Wtype-limits. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -211,7 +219,9 @@ CNP_G_INLINE int graph_sort_failed(graph_sort_h *p, int st, const char *where)
   if (!detail[0])
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
-  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* bounded parts (127 + 2 + 125 < 256): gcc -O2 sees a long `where` literal inlined and
+  ** warns of truncation otherwise (-Wformat-truncation, found by scripts/difftest) */
+  snprintf(p->error, sizeof p->error, "%.127s: %.125s", where, detail);
   /* the next call waits for the work enqueued before the failure too */
   (void)cnp_event_record(p->ej_s, p->s_s);
   (void)cnp_event_record(p->ej_io, p->s_io);
@@ -283,7 +293,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 287 "input.c"
+#line 297 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -341,7 +351,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 345 "input.c"
+#line 355 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -377,7 +387,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 381 "input.c"
+#line 391 "input.c"
         } /* map i */
       }
     }
@@ -643,7 +653,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 647 "input.c"
+#line 657 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -662,7 +672,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 666 "input.c"
+#line 676 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -678,7 +688,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w)");
       p->stats.launches++;
     }
-#line 682 "input.c"
+#line 692 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -691,7 +701,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells)");
       p->stats.launches++;
     }
-#line 695 "input.c"
+#line 705 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -709,14 +719,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 713 "input.c"
+#line 723 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 720 "input.c"
+#line 730 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -726,14 +736,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 730 "input.c"
+#line 740 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 737 "input.c"
+#line 747 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -177,6 +177,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 
 /* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+/* min/max of signed integers as functions, and an integer constant compared with a value
+** whose range it reaches or passes (a type's limit, a cast of a narrower type) written
+** cnp_g_i64(C): a comparison with a constant at a type's limit is gcc -Wtype-limits. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -249,7 +257,9 @@ CNP_G_INLINE int graph_sort_failed(graph_sort_h *p, int st, const char *where)
   if (!detail[0])
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
-  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* bounded parts (127 + 2 + 125 < 256): gcc -O2 sees a long `where` literal inlined and
+  ** warns of truncation otherwise (-Wformat-truncation, found by scripts/difftest) */
+  snprintf(p->error, sizeof p->error, "%.127s: %.125s", where, detail);
   /* the next call waits for the work enqueued before the failure too */
   (void)cnp_event_record(p->ej_s, p->s_s);
   (void)cnp_event_record(p->ej_io, p->s_io);
@@ -322,7 +332,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 326 "input.cu"
+#line 336 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -380,7 +390,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 384 "input.cu"
+#line 394 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -416,7 +426,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 420 "input.cu"
+#line 430 "input.cu"
         } /* map i */
       }
     }
@@ -460,7 +470,7 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
     f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 464 "input.cu"
+#line 474 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -928,7 +938,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 932 "input.cu"
+#line 942 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -947,7 +957,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 951 "input.cu"
+#line 961 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -964,7 +974,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 968 "input.cu"
+#line 978 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -978,7 +988,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 982 "input.cu"
+#line 992 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -996,7 +1006,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 1000 "input.cu"
+#line 1010 "input.cu"
     }
   }
 
@@ -1004,7 +1014,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 1008 "input.cu"
+#line 1018 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -1014,14 +1024,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 1018 "input.cu"
+#line 1028 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 1025 "input.cu"
+#line 1035 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -177,6 +177,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_mod_i64(int64_t a, int64_t b) { return b == 
 /* abs of a signed integer: |INT_MIN| wraps to INT_MIN (as numpy), no overflow. */
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_abs_i32(int32_t a) { return a < 0 ? cnp_g_neg_i32(a) : a; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_abs_i64(int64_t a) { return a < 0 ? cnp_g_neg_i64(a) : a; }
+/* min/max of signed integers as functions, and an integer constant compared with a value
+** whose range it reaches or passes (a type's limit, a cast of a narrower type) written
+** cnp_g_i64(C): a comparison with a constant at a type's limit is gcc -Wtype-limits. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -243,7 +251,9 @@ CNP_G_INLINE int twows_failed(twows_h *p, int st, const char *where)
   if (!detail[0])
     detail = st == CNP_ERANGE ? "an index is out of range (CNP_DEBUG_BOUNDS index checks)"
                               : cnp_status_name((cnp_status)st);
-  snprintf(p->error, sizeof p->error, "%s: %s", where, detail);
+  /* bounded parts (127 + 2 + 125 < 256): gcc -O2 sees a long `where` literal inlined and
+  ** warns of truncation otherwise (-Wformat-truncation, found by scripts/difftest) */
+  snprintf(p->error, sizeof p->error, "%.127s: %.125s", where, detail);
   return st;
 }
 
@@ -284,7 +294,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 288 "input.cu"
+#line 298 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -308,7 +318,7 @@ static __global__ void twows_k0_cuda(const twows_k0_args A)
     f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
     f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 312 "input.cu"
+#line 322 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -382,7 +392,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 386 "input.cu"
+#line 396 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -406,7 +416,7 @@ static __global__ void twows_k1_cuda(const twows_k1_args A)
     f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
     f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 410 "input.cu"
+#line 420 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -954,7 +964,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 958 "input.cu"
+#line 968 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -971,7 +981,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 975 "input.cu"
+#line 985 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -985,7 +995,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 989 "input.cu"
+#line 999 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -1007,7 +1017,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 1011 "input.cu"
+#line 1021 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -1024,7 +1034,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1028 "input.cu"
+#line 1038 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -1038,7 +1048,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1042 "input.cu"
+#line 1052 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
