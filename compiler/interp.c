@@ -250,6 +250,11 @@ static void store(FieldRT *f, int64_t k, Value v) {
 
 /* ------------------------------------------------------------------ evaluation */
 
+/* The interpreter's memory comes from the compilation's arena (freed with it, on every
+** path out of interp_run): zeroed, never freed one by one. */
+static Arena *ia_arena;
+static void *ia(size_t n) { return arena_alloc(ia_arena, n ? n : 1); }
+
 static void fail(Interp *I, Loc at, const char *fmt, const char *a) {
   if (I->failed) return;
   I->failed = true;
@@ -740,8 +745,8 @@ static void note_term(FieldRT *f, int64_t k, Value before, Value term) {
   if (!f->abssum) {
     int64_t total = 1;
     for (int r = 0; r < f->rank; r++) total *= f->cap[r];
-    f->abssum = calloc((size_t)total, sizeof(double));
-    f->nterms = calloc((size_t)total, sizeof(int64_t));
+    f->abssum = ia(((size_t)total) * sizeof(double));
+    f->nterms = ia(((size_t)total) * sizeof(int64_t));
     if (!f->abssum || !f->nterms) return;
   }
   if (f->nterms[k] == 0) f->abssum[k] = magnitude(before);
@@ -901,8 +906,7 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
     PlanRT *p = &plans[pd->index];
     int64_t n = I->dim_live[key->dim->index];
     p->n_seg = setup_int(I, s->value);
-    free(p->seg);
-    p->seg = malloc((size_t)(n ? n : 1) * sizeof *p->seg);
+    p->seg = ia((size_t)(n ? n : 1) * sizeof *p->seg);
     p->n = n;
     for (int64_t i = 0; i < n; i++) {
       int64_t k = load(key, i).i;
@@ -921,7 +925,7 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
     DType acc = dtype_sum_acc(val->d->dtype);
     int64_t comps = row_comps(val), vcap = val->cap[val->rank - 1], ocap = out->cap[out->rank - 1];
     int64_t total = comps * ocap;
-    if (!out->tol) out->tol = calloc((size_t)total, sizeof(double));
+    if (!out->tol) out->tol = ia(((size_t)total) * sizeof(double));
     for (int64_t c = 0; c < comps; c++)
       for (int64_t g = 0; g < p->n_seg; g++) {
         Value sum = conv(vint(DT_I64, 0), acc);
@@ -945,8 +949,7 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
     int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
     int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
     size_t nb = (size_t)(comps * live) * f->esize;
-    free(I->snap[sd->index]);
-    I->snap[sd->index] = malloc(nb ? nb : 1);
+    I->snap[sd->index] = ia(nb ? nb : 1);
     for (int64_t c = 0; c < comps; c++)
       memcpy(I->snap[sd->index] + (size_t)(c * live) * f->esize, f->data + (size_t)(c * cap) * f->esize,
              (size_t)live * f->esize);
@@ -1013,6 +1016,7 @@ static Value slot_value(const unsigned char *b, DType t) {
 
 int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   Interp I0 = {.cc = cc}, *I = &I0;
+  ia_arena = &cc->arena;
   FILE *in = fopen(in_path, "rb");
   if (!in) { fprintf(diag, "cnpc: error: cannot open '%s'\n", in_path); return 1; }
   char magic[8];
@@ -1023,15 +1027,15 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
     return 1;
   }
   for (Decl *d = cc->decls; d; d = d->next) I->ndecl++;
-  I->decls = calloc((size_t)I->ndecl + 1, sizeof *I->decls);
-  I->fields = calloc((size_t)I->ndecl + 1, sizeof *I->fields);
-  I->dim_cap = calloc((size_t)cc->n_decl[DECL_DIM] + 1, sizeof(int64_t));
-  I->dim_live = calloc((size_t)cc->n_decl[DECL_DIM] + 1, sizeof(int64_t));
-  I->params = calloc((size_t)cc->n_decl[DECL_PARAM] + 1, sizeof(Value));
-  I->snap = calloc((size_t)cc->n_decl[DECL_SNAPSHOT] + 1, sizeof *I->snap);
-  I->snap_n = calloc((size_t)cc->n_decl[DECL_SNAPSHOT] + 1, sizeof(int64_t));
-  I->locals = calloc((size_t)cc->n_locals + 1, sizeof(Value));
-  plans = calloc((size_t)cc->n_decl[DECL_PLAN] + 1, sizeof *plans);
+  I->decls = ia(((size_t)I->ndecl + 1) * sizeof *I->decls);
+  I->fields = ia(((size_t)I->ndecl + 1) * sizeof *I->fields);
+  I->dim_cap = ia(((size_t)cc->n_decl[DECL_DIM] + 1) * sizeof(int64_t));
+  I->dim_live = ia(((size_t)cc->n_decl[DECL_DIM] + 1) * sizeof(int64_t));
+  I->params = ia(((size_t)cc->n_decl[DECL_PARAM] + 1) * sizeof(Value));
+  I->snap = ia(((size_t)cc->n_decl[DECL_SNAPSHOT] + 1) * sizeof *I->snap);
+  I->snap_n = ia(((size_t)cc->n_decl[DECL_SNAPSHOT] + 1) * sizeof(int64_t));
+  I->locals = ia(((size_t)cc->n_locals + 1) * sizeof(Value));
+  plans = ia(((size_t)cc->n_decl[DECL_PLAN] + 1) * sizeof *plans);
   for (int k = 0; k < cc->n_decl[DECL_SNAPSHOT]; k++) I->snap_n[k] = -1;
   int k = 0;
   bool ok = true;
@@ -1057,7 +1061,7 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
       for (int r = 0; r < f->rank; r++) total *= (f->cap[r] = setup_int(I, d->shape.ext[r]));
       Expr *last = d->shape.ext[f->rank - 1];
       if (last->kind == EX_NAME && last->ref.decl && last->ref.decl->kind == DECL_DIM) f->dim = last->ref.decl;
-      f->data = malloc((size_t)total * f->esize + 1);
+      f->data = ia((size_t)total * f->esize + 1);
       ok = rd(in, f->data, (size_t)total * f->esize);
       break;
     }
