@@ -732,11 +732,14 @@ static double eps_of(DType t) {
   }
 }
 
+/* |x| for the error bound; a NaN part counts 0 (it equals any NaN in the comparison, and
+** must not make the bound of the other part NaN: a c64 scatter-add with a NaN real part) */
+static double nn(double x) { return isnan(x) ? 0.0 : fabs(x); }
 static double magnitude(Value v) {
   switch (v.t) {
-  case DT_C64: return fabs(crealf(v.c64)) + fabs(cimagf(v.c64));
-  case DT_C128: return fabs(creal(v.c128)) + fabs(cimag(v.c128));
-  default: return fabs(as_double(v));
+  case DT_C64: return nn(crealf(v.c64)) + nn(cimagf(v.c64));
+  case DT_C128: return nn(creal(v.c128)) + nn(cimag(v.c128));
+  default: return nn(as_double(v));
   }
 }
 
