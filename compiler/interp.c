@@ -843,6 +843,109 @@ static int sort_cmp(const void *a, const void *b) {
 typedef struct PlanRT { int64_t n_seg; int64_t *seg; int64_t n; } PlanRT;   /* segment of each row, -1 dropped */
 static PlanRT *plans;
 
+static void exec_sort(Interp *I, Stmt *s) {
+  FieldRT *key = field_of(I, s->a.decl);
+  int64_t n = I->dim_live[key->dim->index];
+  SortRec *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+  for (int64_t i = 0; i < n; i++) {
+    Value v = load(key, i);
+    r[i] = (SortRec){v.i, v.u, i};
+  }
+  sort_unsigned = key->d->dtype == DT_U64;
+  qsort(r, (size_t)n, sizeof *r, sort_cmp);
+  int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
+  for (int64_t i = 0; i < n; i++) perm[i] = r[i].row;
+  permute_rows(key, perm, n);
+  for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, n);
+  free(perm);
+  free(r);
+}
+
+static void exec_offsets(Interp *I, Stmt *s) {
+  FieldRT *key = field_of(I, s->a.decl), *off = field_of(I, s->b.decl);
+  int64_t n = I->dim_live[key->dim->index], ncell = off->cap[off->rank - 1] - 1;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = load(key, i).i;
+    if (k < 0 || k >= ncell || (i && load(key, i - 1).i > k)) {
+      fail(I, s->loc, "offsets: key '%s' unsorted or out of range", key->d->name);
+      return;
+    }
+  }
+  int64_t r = 0;
+  for (int64_t c = 0; c <= ncell; c++) {
+    while (r < n && load(key, r).i < c) r++;
+    store(off, c, vint(DT_I64, r));
+  }
+}
+
+static void exec_segments(Interp *I, Stmt *s) {
+  Decl *pd = s->a.decl;
+  FieldRT *key = field_of(I, s->b.decl);
+  PlanRT *p = &plans[pd->index];
+  int64_t n = I->dim_live[key->dim->index];
+  p->n_seg = setup_int(I, s->value);
+  p->seg = ia((size_t)(n ? n : 1) * sizeof *p->seg);
+  p->n = n;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = load(key, i).i;
+    if (k >= p->n_seg) {
+      fail(I, s->loc, "segments: a key of '%s' >= the segment count", key->d->name);
+      return;
+    }
+    p->seg[i] = k < 0 ? -1 : k;
+  }
+}
+
+static void exec_sum(Interp *I, Stmt *s) {
+  PlanRT *p = &plans[s->a.decl->index];
+  FieldRT *val = field_of(I, s->list.v[0].decl), *out = field_of(I, s->b.decl);
+  if (!p->seg) { fail(I, s->loc, "sum over plan '%s' before it is built", s->a.decl->name); return; }
+  DType acc = dtype_sum_acc(val->d->dtype);
+  int64_t comps = row_comps(val), vcap = val->cap[val->rank - 1], ocap = out->cap[out->rank - 1];
+  int64_t total = comps * ocap;
+  if (!out->tol) out->tol = ia(((size_t)total) * sizeof(double));
+  for (int64_t c = 0; c < comps; c++)
+    for (int64_t g = 0; g < p->n_seg; g++) {
+      Value sum = conv(vint(DT_I64, 0), acc);
+      double mag = 0;
+      int64_t nt = 0;
+      for (int64_t i = 0; i < p->n; i++)
+        if (p->seg[i] == g) {
+          Value x = conv(load(val, c * vcap + i), acc);
+          sum = arith(I, s->value ? s->value : NULL, OP_ADD, sum, x);
+          mag += magnitude(x);
+          nt++;
+        }
+      store(out, c * ocap + g, conv(sum, out->d->dtype));
+      out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag;
+    }
+}
+
+static void exec_copy(Interp *I, Stmt *s) {
+  FieldRT *f = field_of(I, s->b.decl);
+  Decl *sd = s->a.decl;
+  int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
+  int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
+  size_t nb = (size_t)(comps * live) * f->esize;
+  I->snap[sd->index] = ia(nb ? nb : 1);
+  for (int64_t c = 0; c < comps; c++)
+    memcpy(I->snap[sd->index] + (size_t)(c * live) * f->esize, f->data + (size_t)(c * cap) * f->esize,
+           (size_t)live * f->esize);
+  I->snap_n[sd->index] = (int64_t)nb;
+}
+
+static void exec_compact(Interp *I, Stmt *s) {
+  FieldRT *m = field_of(I, s->a.decl);
+  Decl *dim = m->dim;
+  int64_t n = I->dim_live[dim->index], k = 0;
+  int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
+  for (int64_t i = 0; i < n; i++)
+    if (m->data[i]) perm[k++] = i;
+  for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, k);
+  free(perm);
+  I->dim_live[dim->index] = k;
+}
+
 static void exec_step_stmt(Interp *I, Stmt *s) {
   switch (s->kind) {
   case ST_MAP: {
@@ -856,109 +959,12 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
     }
     return;
   }
-  case ST_COMPACT: {
-    FieldRT *m = field_of(I, s->a.decl);
-    Decl *dim = m->dim;
-    int64_t n = I->dim_live[dim->index], k = 0;
-    int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
-    for (int64_t i = 0; i < n; i++)
-      if (m->data[i]) perm[k++] = i;
-    for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, k);
-    free(perm);
-    I->dim_live[dim->index] = k;
-    return;
-  }
-  case ST_SORT: {
-    FieldRT *key = field_of(I, s->a.decl);
-    int64_t n = I->dim_live[key->dim->index];
-    SortRec *r = malloc((size_t)(n ? n : 1) * sizeof *r);
-    for (int64_t i = 0; i < n; i++) {
-      Value v = load(key, i);
-      r[i] = (SortRec){v.i, v.u, i};
-    }
-    sort_unsigned = key->d->dtype == DT_U64;
-    qsort(r, (size_t)n, sizeof *r, sort_cmp);
-    int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
-    for (int64_t i = 0; i < n; i++) perm[i] = r[i].row;
-    permute_rows(key, perm, n);
-    for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, n);
-    free(perm);
-    free(r);
-    return;
-  }
-  case ST_OFFSETS: {
-    FieldRT *key = field_of(I, s->a.decl), *off = field_of(I, s->b.decl);
-    int64_t n = I->dim_live[key->dim->index], ncell = off->cap[off->rank - 1] - 1;
-    for (int64_t i = 0; i < n; i++) {
-      int64_t k = load(key, i).i;
-      if (k < 0 || k >= ncell || (i && load(key, i - 1).i > k)) {
-        fail(I, s->loc, "offsets: key '%s' unsorted or out of range", key->d->name);
-        return;
-      }
-    }
-    int64_t r = 0;
-    for (int64_t c = 0; c <= ncell; c++) {
-      while (r < n && load(key, r).i < c) r++;
-      store(off, c, vint(DT_I64, r));
-    }
-    return;
-  }
-  case ST_SEGMENTS: {
-    Decl *pd = s->a.decl;
-    FieldRT *key = field_of(I, s->b.decl);
-    PlanRT *p = &plans[pd->index];
-    int64_t n = I->dim_live[key->dim->index];
-    p->n_seg = setup_int(I, s->value);
-    p->seg = ia((size_t)(n ? n : 1) * sizeof *p->seg);
-    p->n = n;
-    for (int64_t i = 0; i < n; i++) {
-      int64_t k = load(key, i).i;
-      if (k >= p->n_seg) {
-        fail(I, s->loc, "segments: a key of '%s' >= the segment count", key->d->name);
-        return;
-      }
-      p->seg[i] = k < 0 ? -1 : k;
-    }
-    return;
-  }
-  case ST_SUM: {
-    PlanRT *p = &plans[s->a.decl->index];
-    FieldRT *val = field_of(I, s->list.v[0].decl), *out = field_of(I, s->b.decl);
-    if (!p->seg) { fail(I, s->loc, "sum over plan '%s' before it is built", s->a.decl->name); return; }
-    DType acc = dtype_sum_acc(val->d->dtype);
-    int64_t comps = row_comps(val), vcap = val->cap[val->rank - 1], ocap = out->cap[out->rank - 1];
-    int64_t total = comps * ocap;
-    if (!out->tol) out->tol = ia(((size_t)total) * sizeof(double));
-    for (int64_t c = 0; c < comps; c++)
-      for (int64_t g = 0; g < p->n_seg; g++) {
-        Value sum = conv(vint(DT_I64, 0), acc);
-        double mag = 0;
-        int64_t nt = 0;
-        for (int64_t i = 0; i < p->n; i++)
-          if (p->seg[i] == g) {
-            Value x = conv(load(val, c * vcap + i), acc);
-            sum = arith(I, s->value ? s->value : NULL, OP_ADD, sum, x);
-            mag += magnitude(x);
-            nt++;
-          }
-        store(out, c * ocap + g, conv(sum, out->d->dtype));
-        out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag;
-      }
-    return;
-  }
-  case ST_COPY: {
-    FieldRT *f = field_of(I, s->b.decl);
-    Decl *sd = s->a.decl;
-    int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
-    int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
-    size_t nb = (size_t)(comps * live) * f->esize;
-    I->snap[sd->index] = ia(nb ? nb : 1);
-    for (int64_t c = 0; c < comps; c++)
-      memcpy(I->snap[sd->index] + (size_t)(c * live) * f->esize, f->data + (size_t)(c * cap) * f->esize,
-             (size_t)live * f->esize);
-    I->snap_n[sd->index] = (int64_t)nb;
-    return;
-  }
+  case ST_COMPACT: exec_compact(I, s); return;
+  case ST_SORT: exec_sort(I, s); return;
+  case ST_OFFSETS: exec_offsets(I, s); return;
+  case ST_SEGMENTS: exec_segments(I, s); return;
+  case ST_SUM: exec_sum(I, s); return;
+  case ST_COPY: exec_copy(I, s); return;
   case ST_RECORD: case ST_WAIT:
     return;
   case ST_ZERO:                                   /* all capacity rows, every component */
