@@ -21,6 +21,8 @@
 **   [off_q, off_q + n0_q) of B are contiguous, so B is the send buffer; MPI_Alltoallv
 **   B -> S (blocks (n0, m_q, L2) from each q); unpack S into A (n0, L1, L2); FFTW c2r over
 **   the axes past 0 from A into the real slab (c2r overwrites A, which is ours).
+** On one rank (n0 = N0, m = L1) A's layout is the spectral block's: the r2c writes the
+** output directly, the c2r reads the axis-0 result directly, with no pack and no MPI.
 ** Buffers (fftw_malloc, made at create): A and S of n0 * L1 * L2 complex, B of N0 * m * L2;
 ** S doubles as the real planning buffer (it is at least as large). The plans are made on
 ** the buffers; a call runs them on the caller's arrays with the new-array execute
@@ -610,19 +612,22 @@ static cnp_status do_forward(cnp_fft_dist_plan *p, const cnp_array *in, cnp_arra
                              const char *op)
 {
   size_t rbytes = (size_t)(p->n0 * p->dims[1] * p->dims[2]) * (p->csz / 2);
+  int one = p->comm->size == 1;          /* (n0, L1, L2) is the spectral block itself */
+  int direct = p->m > 0 && same_alignment(p, out->data, p->B);
+  void *dst = direct || p->m == 0 ? out->data : p->B;
   if (p->n0 > 0) {
     const void *src = in->data;
     if (!same_alignment(p, src, p->S)) {
       memcpy(p->S, src, rbytes);
       src = p->S;
     }
-    exec_r2c(p, src, p->A);
-    transpose_blocks(p, 1);
+    exec_r2c(p, src, one ? dst : p->A);
+    if (!one) transpose_blocks(p, 1);
   }
-  int direct = p->m > 0 && same_alignment(p, out->data, p->B);
-  void *dst = direct || p->m == 0 ? out->data : p->B;
-  cnp_status st = alltoallv(p, p->S, p->scnt, p->sdsp, dst, p->rcnt, p->rdsp, op);
-  if (st != CNP_OK) return st;
+  if (!one) {
+    cnp_status st = alltoallv(p, p->S, p->scnt, p->sdsp, dst, p->rcnt, p->rdsp, op);
+    if (st != CNP_OK) return st;
+  }
   if (p->m > 0) {
     exec_c2c(p, p->fwd0, dst);
     if (!direct) memcpy(out->data, p->B, p->b_elems * p->csz);
@@ -639,16 +644,21 @@ static cnp_status do_inverse(cnp_fft_dist_plan *p, const cnp_array *in, cnp_arra
     else memcpy(p->B, in->data, p->b_elems * p->csz);
     exec_c2c(p, p->bwd0, src);
   }
-  /* the reverse transpose: the counts and displacements of the forward one, swapped */
-  cnp_status st = alltoallv(p, src, p->rcnt, p->rdsp, p->S, p->scnt, p->sdsp, op);
-  if (st != CNP_OK) return st;
+  /* one rank: src (B, or the input under DESTROY_INPUT) is already (n0, L1, L2) and has
+  ** A's alignment; else the reverse transpose (the forward counts swapped) and unpack */
+  void *spec = src;
+  if (p->comm->size > 1) {
+    cnp_status st = alltoallv(p, src, p->rcnt, p->rdsp, p->S, p->scnt, p->sdsp, op);
+    if (st != CNP_OK) return st;
+    if (p->n0 > 0) transpose_blocks(p, 0);
+    spec = p->A;
+  }
   if (p->n0 > 0) {
-    transpose_blocks(p, 0);
     size_t rbytes = (size_t)(p->n0 * p->dims[1] * p->dims[2]) * (p->csz / 2);
     if (same_alignment(p, out->data, p->S)) {
-      exec_c2r(p, p->A, out->data);
+      exec_c2r(p, spec, out->data);
     } else {
-      exec_c2r(p, p->A, p->S);
+      exec_c2r(p, spec, p->S);
       memcpy(out->data, p->S, rbytes);
     }
   }
