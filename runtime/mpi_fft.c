@@ -264,10 +264,13 @@ static int same_alignment(const cnp_fft_dist_plan *p, const void *a, const void 
   return fftw_alignment_of((double *)(uintptr_t)a) == fftw_alignment_of((double *)ref);
 }
 
-static cnp_status fftd_make(void *h)
+static cnp_status fftd_unmake(void *h);
+
+/* The plan's tables, buffers and FFTW plans; on failure what was made is freed again
+** (cnp__handle_open does not call unmake after a failed make). */
+static cnp_status fftd_build(cnp_fft_dist_plan *p)
 {
   static const char op[] = "cnp_fft_dist_plan_create";
-  cnp_fft_dist_plan *p = h;
   int P = p->comm->size;
   p->scnt = cnp__calloc((size_t)P * 4, sizeof(int));
   p->qm = cnp__calloc((size_t)P * 2, sizeof(int64_t));
@@ -292,6 +295,8 @@ static cnp_status fftd_make(void *h)
     st_ += sc;
     rt += rc;
   }
+  if (cnp__alloc_should_fail())        /* fftw_malloc is not libcnp's: same injection */
+    return cnp__fail(CNP_ENOMEM, op, "no memory for the FFT buffers");
   p->A = buf_alloc(p, p->a_elems);
   p->S = buf_alloc(p, p->a_elems);
   p->B = buf_alloc(p, p->b_elems);
@@ -305,6 +310,13 @@ static cnp_status fftd_make(void *h)
   cnp__fftw_planner_leave();
   if (!ok) return cnp__fail(CNP_EBACKEND, op, "FFTW could not make a plan");
   return CNP_OK;
+}
+
+static cnp_status fftd_make(void *h)
+{
+  cnp_status st = fftd_build(h);
+  if (st != CNP_OK) fftd_unmake(h);
+  return st;
 }
 
 static cnp_status fftd_unmake(void *h)

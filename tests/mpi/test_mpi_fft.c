@@ -446,6 +446,60 @@ static void test_errors(void)
   OK(cnp_fft_dist_plan_destroy(NULL));
 }
 
+/* libcnp's fault-injection switch (runtime/internal.h): the k-th allocation fails. */
+void cnp__fail_alloc_after(long k);
+
+/* Every allocation failure during plan creation is CNP_ENOMEM on every rank, with no plan
+** (the sanitizer build checks the leaks); the transforms allocate nothing: with the next
+** allocation armed to fail they succeed and the failure is still pending afterwards. */
+static void test_allocation(void)
+{
+  int64_t dims[3] = {9, 6, 4};
+  int succeeded = 0;
+  for (long k = 1; k <= 50 && !succeeded; k++) {
+    cnp_fft_dist_plan *p = NULL;
+    cnp__fail_alloc_after(k);
+    cnp_status st = cnp_fft_dist_plan_create(&p, comm, 3, dims, CNP_FLOAT64, 0);
+    cnp__fail_alloc_after(0);
+    if (st == CNP_OK) {
+      succeeded = 1;
+      ASSERT(k > 3);
+      OK(cnp_fft_dist_plan_destroy(p));
+    } else {
+      ASSERT_ST(CNP_ENOMEM, st);
+      ASSERT(p == NULL);
+    }
+  }
+  ASSERT(succeeded);
+  cnp_fft_dist_plan *p;
+  OK(cnp_fft_dist_plan_create(&p, comm, 3, dims, CNP_FLOAT64, 0));
+  cnp_fft_dist_layout L;
+  OK(cnp_fft_dist_local(p, &L));
+  cnp_array x, X, y, k0, probe;
+  alloc(&x, CNP_FLOAT64, 3, L.real_shape);
+  alloc(&y, CNP_FLOAT64, 3, L.real_shape);
+  alloc(&X, CNP_COMPLEX128, 3, L.complex_shape);
+  alloc(&k0, CNP_FLOAT64, 1, &L.complex_shape[0]);
+  fill_slab(&x, &L);
+  int64_t one = 1;
+  cnp__fail_alloc_after(1);
+  cnp_status st1 = cnp_fft_dist_forward(p, &x, &X, NULL);
+  cnp_status st2 = cnp_fft_dist_inverse(p, &X, &y, NULL);
+  cnp_status st3 = cnp_fft_dist_wavenumbers(p, 0, 1.0, &k0);
+  cnp_status armed = cnp_array_alloc_on(&probe, CNP_BACKEND_HOST, 0, CNP_INT32, 1, &one,
+                                        CNP_ORDER_C, 0);
+  cnp__fail_alloc_after(0);
+  OK(st1);
+  OK(st2);
+  OK(st3);
+  ASSERT_ST(CNP_ENOMEM, armed);
+  cnp_array_free(&x);
+  cnp_array_free(&y);
+  cnp_array_free(&X);
+  cnp_array_free(&k0);
+  OK(cnp_fft_dist_plan_destroy(p));
+}
+
 static void test_slab(void)
 {
   for (int size = 1; size <= 5; size++)
@@ -537,6 +591,7 @@ int main(int argc, char **argv)
   RUN(test_poisson_2d);
   RUN(test_poisson_3d);
   RUN(test_errors);
+  RUN(test_allocation);
   RUN(test_migrate_by_slab);
   OK(cnp_comm_destroy(comm));
   return t_finish("test_mpi_fft");
