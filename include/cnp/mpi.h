@@ -252,8 +252,9 @@ cnp_status cnp_halo_accumulate(cnp_halo *h, cnp_array *a, cnp_stream *s);
 ** Slab decomposition (docs/mpi.md): n planes along axis 0 split over `size` ranks in rank
 ** order, rank r holding the contiguous block [offset_r, offset_r + count_r) with
 ** count_r = n / size + (r < n % size), so the first n % size ranks hold one plane more
-** (uneven splits; a rank may hold none when n < size). The distributed FFT below and
-** cnp_halo use this split. Local: no communication, no allocation.
+** (uneven splits; a rank may hold none when n < size). The distributed FFT below uses
+** this split (cnp_halo takes any split with n0_r >= g). Local: no communication, no
+** allocation.
 **   cnp_slab_range  offset and count of rank `rank` (either output may be NULL).
 **   cnp_slab_owner  the rank holding global plane `plane` in [0, n) (CNP_ERANGE outside).
 **   cnp_slab_dest   the DEST field of cnp_migrate for a slab-decomposed grid: dest[i] = the
@@ -262,7 +263,8 @@ cnp_status cnp_halo_accumulate(cnp_halo *h, cnp_array *a, cnp_stream *s);
 **                   a position outside [0, n) wraps). x: float32/float64 (N,), dest: int32
 **                   or int64 (N,), both contiguous host arrays, count <= N. A non-finite
 **                   position is CNP_ERANGE (dest unchanged).
-** Errors: n < 1 or size < 1 or rank outside [0, size): CNP_EINVAL; no output changes. */
+** Errors: n < 1, size < 1, a rank outside [0, size), NULL outputs: CNP_EINVAL; wrong
+** dtypes/shapes as named; no output changes on any error. */
 cnp_status cnp_slab_range(int64_t n, int size, int rank, int64_t *offset, int64_t *count);
 cnp_status cnp_slab_owner(int64_t n, int size, int64_t plane, int *rank);
 cnp_status cnp_slab_dest(int64_t n, int size, const cnp_array *x, int64_t count,
