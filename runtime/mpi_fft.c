@@ -281,7 +281,7 @@ static cnp_status fftd_build(cnp_fft_dist_plan *p)
   p->rdsp = p->scnt + 3 * P;
   p->qmoff = p->qm + P;
   int64_t plane_c = p->L2 * 2;         /* real elements of one (axis-1 index) row */
-  int64_t st_ = 0, rt = 0;
+  int64_t so = 0, ro = 0;             /* running send, receive displacements */
   for (int q = 0; q < P; q++) {
     int64_t qoff, qn0;
     slab_of(p->dims[0], P, q, &qoff, &qn0);
@@ -289,11 +289,11 @@ static cnp_status fftd_build(cnp_fft_dist_plan *p)
     int64_t sc = p->n0 * p->qm[q] * plane_c;     /* to q: (n0, m_q, L2) */
     int64_t rc = qn0 * p->m * plane_c;           /* from q: (n0_q, m, L2) */
     p->scnt[q] = (int)sc;
-    p->sdsp[q] = (int)st_;
+    p->sdsp[q] = (int)so;
     p->rcnt[q] = (int)rc;
-    p->rdsp[q] = (int)rt;
-    st_ += sc;
-    rt += rc;
+    p->rdsp[q] = (int)ro;
+    so += sc;
+    ro += rc;
   }
   if (cnp__alloc_should_fail())        /* fftw_malloc is not libcnp's: same injection */
     return cnp__fail(CNP_ENOMEM, op, "no memory for the FFT buffers");
