@@ -72,7 +72,7 @@ Builtin builtin_lookup(const char *z, int n) {
 const char *decl_kind_name(DeclKind k) {
   static const char *const t[DECL__COUNT] = {
     "pipeline", "import", "param", "const", "dim", "field", "stream", "event",
-    "snapshot", "mpi staging", "mirror", "plan", "kernel", "step",
+    "snapshot", "mpi staging", "mirror", "plan", "kernel", "step", "grid",
   };
   return k < DECL__COUNT ? t[k] : "?";
 }
@@ -430,6 +430,15 @@ void ast_field(Cnp *cc, Token kw, Token name, Token type, ExprList ext) {
   d->dtype = ast_dtype(cc, type);
   d->shape.ext = ext.v;
   d->shape.rank = ext.n;
+}
+
+void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses) {
+  Decl *d = new_decl(cc, DECL_GRID, kw, &name);
+  d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
+  d->shape.ext = ext.v;   /* the extents as written; sema checks them and fills d->grid */
+  d->shape.rank = ext.n;
+  d->grid->clauses = clauses.v;
+  d->grid->n_clauses = clauses.n;
 }
 
 void ast_streams(Cnp *cc, Token kw, RefVec names) {

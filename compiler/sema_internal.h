@@ -107,6 +107,14 @@ void check_shape(Sema *S, Shape *sh);
 
 void check_step(Sema *S, Decl *d);
 
+/* ======================================================================== sema_grid.c */
+
+/* grid NAME = [..] boundary(..) length(..); fills d->grid (cnpc.h GridInfo). */
+void check_grid(Sema *S, Decl *d);
+/* A field whose last written extent names a grid: checks it and sets its storage shape,
+** .grid_of, .grid_ncomp, .written; false (nothing done) for any other field. */
+bool grid_field_shape(Sema *S, Decl *f);
+
 /* ======================================================================== sema_hazard.c */
 
 void check_graph(Sema *S);
