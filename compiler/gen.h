@@ -137,6 +137,9 @@ typedef struct GenStep {
   int launches;           /* p->stats.launches of one run (-1: data-dependent) */
   int syncs;              /* host synchronizations of one run on CUDA, direct */
   int graph_launches;     /* ... when replayed as a graph (one graph launch + its tail) */
+  bool graph_multi;       /* its graph holds a repeat (unrolled) or the unit swaps: one graph
+                          ** per buffer state, kernel nodes kept in lists (gen_cuda.c) */
+  bool graph_append;      /* its graph appends rows: the count clamped on the device */
 } GenStep;
 
 
@@ -160,6 +163,8 @@ typedef struct GenUnit {
   bool any_graph;         /* some step is replayed as a CUDA graph */
   bool graph_pulls;       /* some graph compacts a dim: its live extent then lives on the device */
   bool ws_shared;         /* steps on two or more streams use the workspace */
+  int graph_states;       /* buffer states a graphed step is captured in at most (swap: 4, else 1) */
+  bool graph_append;      /* some graph appends: the device's overflow flag, read by sync */
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -245,6 +250,8 @@ typedef struct GenTarget {
   void (*graphs)(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown);
   /* a step: the replay of its graph and the extents the host reads back (NULL: none) */
   void (*step_graph)(GenUnit *u, Buf *b, int i);
+  /* helpers the graphs' struct members need, before the pipeline object (NULL: none) */
+  void (*graph_helpers)(GenUnit *u, Buf *b);
   void (*step_pull)(GenUnit *u, Buf *b, GenStep *gs);
   /* the qualifier of the unit's helpers that run on host and device ("__host__ __device__ ") */
   const char *both;

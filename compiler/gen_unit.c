@@ -364,6 +364,7 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   }
   if (computed) emit_template(b, "extent", NULL, 0);
   red_helpers(u, tg, b);
+  if (tg->graph_helpers) tg->graph_helpers(u, b);
 }
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
@@ -381,6 +382,12 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
   red_lookup(u, &flook);
+  if (t->device && u->graph_append) {   /* an append in a CUDA graph overflowed: reported here */
+    buf_line(&sync, "{");
+    buf_line(&sync, "  int st = %s_ovf_check(p);", u->name);
+    buf_line(&sync, "  if (st != CNP_OK) return st;");
+    buf_line(&sync, "}");
+  }
   /* a pipeline without streams or dims (only MPI staging, say) leaves these unused */
   if (!sync.n) buf_line(&sync, "(void)p;");
   if (!eset.n) buf_line(&eset, "(void)n;");

@@ -428,10 +428,11 @@ static bool graph_kernel_ok(GenUnit *u, GenOp *op) {
   Decl *over = op->stmt->over.decl;
   KUse use;
   if (!over) return false;
-  if (op->stmt->kind == ST_APPEND) return false;   /* its row count is decided on the host */
   if (over->kind == DECL_PARAM && !over->setup) return false;
   if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
   group_use(u, op, &use);
+  /* an append in a graph: its rows and the new extent decided on the device (gen_cuda.c) */
+  if (op->stmt->kind == ST_APPEND && (over->kind != DECL_DIM || use.n_reds)) return false;
   return use.n_dims == 0;
 }
 
@@ -471,11 +472,8 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
 ** exists: `.c` units have no graphs. */
 static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (!gs->decl->stream.decl) return false;
-  for (int i = 0; i < u->n_steps; i++)   /* swap moves buffers a graph would hold (gen_step.c) */
-    for (int o = 0; o < u->steps[i].n_ops; o++)
-      if (u->steps[i].ops[o].stmt->kind == ST_SWAP) return false;
-  for (int o = 0; o < gs->n_ops; o++)   /* repeat, every: a host loop / test around their ops */
-    if (gs->ops[o].stmt->kind == ST_REPEAT || gs->ops[o].stmt->kind == ST_EVERY) return false;
+  for (int o = 0; o < gs->n_ops; o++)   /* every: a host test around its ops */
+    if (gs->ops[o].stmt->kind == ST_EVERY) return false;
   int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
   for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
   if (n_dims > 32) return false;
@@ -485,6 +483,10 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (e == 0) return false;
   for (int o = 0; o < e; o++) {
     GenOp *op = &gs->ops[o];
+    StmtKind k = op->stmt->kind;
+    /* repeat (K setup-time: unrolled into the graph at capture) and swap (the host swaps the
+    ** views while capturing: one graph per buffer state) have no graph form of their own */
+    if (op->kind == GOP_STMT && (k == ST_REPEAT || k == ST_REPEAT_END || k == ST_SWAP)) continue;
     if (op->kind == GOP_MAP ? !graph_kernel_ok(u, op) : !graph_stmt_ok(u, gs, o, e)) return false;
   }
   *end = e;
@@ -506,8 +508,8 @@ static void graph_dims(GenStep *gs, int end, GDims *g) {
   for (int o = 0; o < end; o++) {
     GenOp *op = &gs->ops[o];
     Decl *dim = NULL;
-    if (op->kind == GOP_MAP && op->stmt->over.decl->kind == DECL_DIM)
-      gdims_add(g, op->stmt->over.decl, false);
+    if (op->kind == GOP_MAP && op->stmt->over.decl->kind == DECL_DIM)   /* append: grows it there */
+      gdims_add(g, op->stmt->over.decl, op->stmt->kind == ST_APPEND);
     else if (op->kind == GOP_STMT && (dim = graph_stmt_dim(op->stmt)) != NULL)
       gdims_add(g, dim, stmt_of(op->stmt->kind)->graph == SG_COMPACT);
   }
@@ -552,7 +554,12 @@ static void op_counts(GenOp *op) {
 
 void lower_decide(GenUnit *u) {
   Decl *ws_stream = NULL;
+  bool swaps = false;
   memset(&u->gdims, 0, sizeof u->gdims);
+  for (int i = 0; i < u->n_steps; i++)   /* swap: graphs hold the pointers they were captured with */
+    for (int o = 0; o < u->steps[i].n_ops; o++) swaps = swaps || u->steps[i].ops[o].stmt->kind == ST_SWAP;
+  u->graph_states = swaps ? 4 : 1;
+  u->graph_append = false;
   for (int i = 0; i < u->n_steps; i++) {
     GenStep *gs = &u->steps[i];
     Decl *st = gs->decl->stream.decl;
@@ -580,6 +587,13 @@ void lower_decide(GenUnit *u) {
     graph_dims(gs, gs->graph_end, &u->gdims);
     gs->graph_launches = 1;
     for (int o = gs->graph_end; o < gs->n_ops; o++) gs->graph_launches += gs->ops[o].launches;
+    gs->graph_multi = swaps;
+    gs->graph_append = false;
+    for (int o = 0; o < gs->graph_end; o++) {
+      gs->graph_multi = gs->graph_multi || gs->ops[o].stmt->kind == ST_REPEAT;
+      gs->graph_append = gs->graph_append || gs->ops[o].stmt->kind == ST_APPEND;
+    }
+    u->graph_append = u->graph_append || gs->graph_append;
   }
   for (int k = 0; k < u->gdims.n; k++) u->graph_pulls = u->graph_pulls || u->gdims.compacted[k];
   for (int i = 0; i < u->n_steps; i++)
