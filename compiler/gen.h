@@ -103,6 +103,11 @@ typedef struct GenOp {
   Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
   int scan_id;            /* GOP_STMT scan: number among the scans, program order (p->sp_N) */
+  /* Host scan fusion (lower.c, find_scan_fusion): GOP_MAP: the scan right after it whose
+  ** chunk totals (pass 1) its host loop computes as it writes the scanned field; GOP_STMT
+  ** scan: the kernel that did so (the host then runs passes 2 and 3 only), or NULL. */
+  struct GenOp *scan_fused;
+  struct GenOp *scan_by;
   /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
   ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */

@@ -24,6 +24,9 @@ static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUs
   Buf fill = {.indent = 2}, dev = {.indent = 2};
   kernel_fill(&fill, use, "A.");
   if (op->stmt->kind == ST_APPEND) buf_line(&fill, "A.first = p->apf_k%d;", op->kernel);
+  if (op->scan_fused)
+    buf_line(&fill, "A.sp = (%s *)p->sp_%d.data;", gen_ctype(op->scan_fused->stmt->a.decl->dtype),
+             op->scan_fused->scan_id);
   if (t->launch) t->launch(u, &dev, op);
   const char *n = op->stmt->kind == ST_APPEND ? arena_printf(&u->cc->arena, "p->apn_k%d", op->kernel)
                   : over->kind == DECL_DIM     ? arena_printf(&u->cc->arena, "p->n_%s", over->name)

@@ -349,6 +349,72 @@ static void find_graph_hints(GenUnit *u, GenStep *gs) {
   }
 }
 
+/*
+** Host scan fusion: a kernel that writes X, right before `scan X -> Y`, adds up each chunk of
+** SCAN_CHUNK rows of X after computing those rows (the scan's pass 1, while they are in
+** cache); the scan then runs passes 2 and 3 only. The sums are the same, in the same order, so
+** the results are bit for bit those of the unfused scan. Legal when every access to X in the
+** kernel is X[c..., i] (no row reads or writes another row's X, no scatter-add into X) and the
+** kernel runs over X's last extent, which is then the scan's live extent.
+*/
+static bool scan_access_ok(const Expr *e, const Decl *x) {
+  if (!e) return true;
+  if (e->kind == EX_INDEX && e->ref.decl == x) {
+    const Expr *last = e->args[e->nargs - 1];
+    if (!(last->kind == EX_NAME && last->ref.local && last->ref.local->is_index)) return false;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!scan_access_ok(e->args[i], x)) return false;
+  return true;
+}
+
+static bool scan_stmts_ok(const Stmt *s, const Decl *x) {
+  for (; s; s = s->next) {
+    if (!scan_access_ok(s->value, x) || !scan_access_ok(s->target, x)) return false;
+    if (s->scatter && s->target && s->target->ref.decl == x) return false;
+    if (!scan_stmts_ok(s->body, x) || !scan_stmts_ok(s->else_body, x)) return false;
+  }
+  return true;
+}
+
+static const char *scan_fuse_blocker(GenUnit *u, GenOp *op, Stmt *scan) {
+  Decl *x = scan->a.decl, *over = op->stmt->over.decl;
+  Expr *last = x->shape.ext[x->shape.rank - 1];
+  bool writes = false;
+  if (op->stmt->kind == ST_APPEND) return "the kernel appends rows";
+  if (op->fused_sort || op->mask_of || red_group(op)) return "the kernel ends in a compaction or reduces";
+  for (int m = 0; m < op->n_maps; m++) {
+    bool w = false;
+    gen_stmts_touch(op->maps[m]->body, x, &w, NULL);
+    writes = writes || w;
+  }
+  if (!writes) return arena_printf(&u->cc->arena, "the kernel does not write '%s'", x->name);
+  if (x->dtype != DT_I32 && x->dtype != DT_I64 && x->dtype != DT_U64 && x->dtype != DT_F32 && x->dtype != DT_F64)
+    return "its dtype";
+  if (!over || last->kind != EX_NAME || last->ref.decl != over)
+    return arena_printf(&u->cc->arena, "the kernel does not run over the extent of '%s'", x->name);
+  for (int m = 0; m < op->n_maps; m++)
+    if (!scan_stmts_ok(op->maps[m]->body, x))
+      return arena_printf(&u->cc->arena, "'%s' is accessed at another row or scatter-added", x->name);
+  return NULL;
+}
+
+static void find_scan_fusion(GenUnit *u, GenStep *gs) {
+  for (int o = 0; o + 1 < gs->n_ops; o++) {
+    GenOp *op = &gs->ops[o], *sc = &gs->ops[o + 1];
+    if (op->kind != GOP_MAP || sc->kind != GOP_STMT || sc->stmt->kind != ST_SCAN) continue;
+    const char *why = scan_fuse_blocker(u, op, sc->stmt);
+    if (why) {
+      explain(u, sc->stmt->loc, "scan %s: not fused with kernel k%d: %s", sc->stmt->a.decl->name, op->kernel, why);
+      continue;
+    }
+    op->scan_fused = sc;
+    sc->scan_by = op;
+    explain(u, sc->stmt->loc, "scan %s: chunk totals (pass 1) computed by kernel k%d on the host as it writes them",
+            sc->stmt->a.decl->name, op->kernel);
+  }
+}
+
 int lower_unit(GenUnit *u) {
   Cnp *cc = u->cc;
   bool ok = check_decls(u);
@@ -367,6 +433,7 @@ int lower_unit(GenUnit *u) {
       lower_step(u, gs);
       find_fast_path(u, gs);
       find_graph_hints(u, gs);
+      find_scan_fusion(u, gs);
       for (int o = 0; o < gs->n_ops; o++) {
         StmtKind k = gs->ops[o].stmt->kind;
         if (k == ST_SCAN) gs->ops[o].scan_id = n_scan++;

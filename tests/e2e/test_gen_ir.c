@@ -279,3 +279,25 @@ Test(ir, a_reducing_kernel_writes_the_mask_and_the_step_stays_a_graph)
   cr_assert_eq(gs->graph_launches, 1);
   done(l);
 }
+
+Test(ir, a_scan_right_after_the_map_that_writes_it_is_fused_on_the_host)
+{
+  Lowered *l = lower("pipeline t; param a : f64; dim N;\n"
+                     "field x : f64[2, N]; field cx : f64[2, N]; field y : f64[N]; field cy : f64[N];\n"
+                     "stream s;\n"
+                     "step on s { map i in N { x[0, i] = x[0, i] * a; x[1, i] = a; }\n"
+                     "  scan inclusive x -> cx;\n"
+                     "  map i in N { y[i] = cx[1, i] + a; }\n"
+                     "  scan exclusive cx -> cx;\n"
+                     "  scan exclusive y -> cy; }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->n_ops, 5);
+  cr_assert_eq(gs->ops[0].scan_fused, &gs->ops[1], "the kernel does the scan's pass 1");
+  cr_assert_eq(gs->ops[1].scan_by, &gs->ops[0]);
+  cr_assert_null(gs->ops[2].scan_fused, "the kernel before does not write cx");
+  cr_assert_null(gs->ops[3].scan_by);
+  cr_assert_null(gs->ops[4].scan_by, "no kernel right before");
+  cr_assert(gs->graph && gs->graph_launches == 1, "on CUDA the same graph as without fusion");
+  cr_assert_eq(gs->launches, 5, "launch counts unchanged");
+  done(l);
+}
