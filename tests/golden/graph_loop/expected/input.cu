@@ -1437,15 +1437,15 @@ static int graph_loop_h_setup(graph_loop_h **pp, const graph_loop_config *cfg, c
           p->gx_0[s] = NULL;
         } else {
           (void)graph_loop_gst_add(p);  /* the state it leaves, explored in turn */
-          graph_loop_gst_load(p, p->gst[s]);
         }
+        graph_loop_gst_load(p, p->gst[s]);  /* back to state s for the next step's capture */
         if (graph_loop_g1_capture(p, p->s_s, s) != CNP_OK) {  /* else direct launches */
           if (p->gx_1[s]) cudaGraphExecDestroy(p->gx_1[s]);
           p->gx_1[s] = NULL;
         } else {
           (void)graph_loop_gst_add(p);  /* the state it leaves, explored in turn */
-          graph_loop_gst_load(p, p->gst[s]);
         }
+        graph_loop_gst_load(p, p->gst[s]);  /* back to state s for the next step's capture */
       }
       graph_loop_gst_load(p, p->gst[0]);  /* the views as set up */
     }
