@@ -145,6 +145,8 @@ typedef struct GenStep {
   bool graph_multi;       /* its graph holds a repeat (unrolled) or the unit swaps: one graph
                           ** per buffer state, kernel nodes kept in lists (gen_cuda.c) */
   bool graph_append;      /* its graph appends rows: the count clamped on the device */
+  int graph_blocks;       /* `every` blocks in its graph (at most 3): one graph per pattern
+                          ** of the blocks due, 1 << graph_blocks per buffer state */
 } GenStep;
 
 

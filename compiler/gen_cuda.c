@@ -178,10 +178,23 @@ bool gen_cuda_graph_form(StmtKind k) { return graph_forms[k] != NULL; }
 static void graph_enqueue(GenUnit *u, Buf *b, int i) {
   GenStep *gs = &u->steps[i];
   Buf ops = {.indent = 2};
+  int block = 0;
   for (int o = 0; o < gs->graph_end; o++) {
     GenOp *op = &gs->ops[o];
     Stmt *s = op->stmt;
     comment_loc(u, &ops, s->loc);
+    if (s->kind == ST_EVERY) {   /* captured in the graphs of the patterns where it is due */
+      buf_line(&ops, "if (p->gpat & %d) {  /* every %s: in this graph when bit %d is set */", 1 << block,
+               expr_src(u, s->value), block);
+      block++;
+      ops.indent += 2;
+      continue;
+    }
+    if (s->kind == ST_EVERY_END) {
+      ops.indent -= 2;
+      buf_line(&ops, "}");
+      continue;
+    }
     if (op->kind == GOP_MAP) {
       buf_line(&ops, "if ((st = %s_k%d_capture(p, S)) != CNP_OK) return st;", u->name, op->kernel);
       continue;
@@ -227,7 +240,19 @@ static void graph_funcs(GenUnit *u, Buf *b, int i) {
   for (int o = 0; o < gs->graph_end; o++)
     if (gs->ops[o].kind == GOP_MAP) graph_kernel(u, b, &gs->ops[o], multi);
   graph_enqueue(u, b, i);
-  if (multi) EMIT_SNIPPET(b, TM, "graph_capture_multi", {"N", u->name}, {"i", I}, {"swap", swap});
+  /* the pattern of every blocks due on this call: bit b for block b, as step_every() tests */
+  Buf pat = {0};
+  int block = 0;
+  for (int o = 0; o < gs->graph_end; o++) {
+    Stmt *s = gs->ops[o].stmt;
+    if (s->kind != ST_EVERY) continue;
+    buf_printf(&pat, "%s((uint64_t)p->stats.steps %% (uint64_t)(%s) == (uint64_t)(%s) ? %d : 0)", block ? " | " : "",
+               setup_str(u, s->value, "p->"), s->value2 ? setup_str(u, s->value2, "p->") : "0", 1 << block);
+    block++;
+  }
+  const char *P = gs->graph_blocks ? gen_int(u, 1 << gs->graph_blocks) : "", *PAT = buf_take(u, &pat);
+  if (multi)
+    EMIT_SNIPPET(b, TM, "graph_capture_multi", {"N", u->name}, {"i", I}, {"swap", swap}, {"P", P}, {"pat", PAT});
   else EMIT_SNIPPET(b, TM, "graph_capture", {"N", u->name}, {"i", I});
   Buf up = {.indent = 2}, upd = {.indent = 2}, dev = {.indent = 2};
   for (int k = 0; k < g->n; k++) EMIT_SNIPPET(&up, TM, "replay_upload", {"d", g->d[k]->name});
@@ -296,10 +321,14 @@ static void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *tea
   Decl *sw[64];
   int m = swapped_fields(u, sw, 64);
   const char *G = gen_int(u, u->graph_states), *M = gen_int(u, m ? m : 1), *swap = m ? "1" : "";
-  bool any_multi = false;
-  for (int i = 0; i < u->n_steps; i++) any_multi = any_multi || (u->steps[i].graph && u->steps[i].graph_multi);
+  bool any_multi = false, any_pat = false;
+  for (int i = 0; i < u->n_steps; i++) {
+    any_multi = any_multi || (u->steps[i].graph && u->steps[i].graph_multi);
+    any_pat = any_pat || (u->steps[i].graph && u->steps[i].graph_blocks);
+  }
   if (any_multi) {
-    EMIT_SNIPPET(fields, TM, "fields_multi", {"G", G}, {"M", M}, {"swap", m && u->graph_states > 1 ? "1" : ""});
+    EMIT_SNIPPET(fields, TM, "fields_multi", {"G", G}, {"M", M}, {"swap", m && u->graph_states > 1 ? "1" : ""},
+                 {"pat", any_pat ? "1" : ""});
     if (m) graph_states(u, funcs, sw, m);
   }
   if (u->graph_append) {
@@ -319,15 +348,17 @@ static void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *tea
     if (!gs->graph) continue;
     const char *I = gen_int(u, i);
     bool multi = gs->graph_multi;
-    if (multi) EMIT_SNIPPET(fields, TM, "fields_step_multi", {"i", I}, {"G", G}, {"M", M}, {"swap", swap});
+    /* graphs of a multi step: per buffer state, and per pattern of its every blocks */
+    const char *GS = gen_int(u, u->graph_states << gs->graph_blocks), *P = gen_int(u, 1 << gs->graph_blocks);
+    if (multi) EMIT_SNIPPET(fields, TM, "fields_step_multi", {"i", I}, {"G", GS}, {"M", M}, {"swap", swap});
     else EMIT_SNIPPET(fields, TM, "fields_step", {"i", I});
     for (int o = 0; o < gs->graph_end; o++) {
       GenOp *op = &gs->ops[o];
       if (op->kind != GOP_MAP) continue;
       const char *K = gen_int(u, op->kernel);
       if (multi) {
-        EMIT_SNIPPET(fields, TM, "fields_kernel_multi", {"K", K}, {"G", G});
-        EMIT_SNIPPET(&tsteps, TM, "teardown_kernel_multi", {"K", K}, {"G", G});
+        EMIT_SNIPPET(fields, TM, "fields_kernel_multi", {"K", K}, {"G", GS});
+        EMIT_SNIPPET(&tsteps, TM, "teardown_kernel_multi", {"K", K}, {"G", GS});
       } else {
         EMIT_SNIPPET(fields, TM, "fields_kernel", {"K", K});
       }
@@ -343,12 +374,15 @@ static void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *tea
       }
     }
     graph_funcs(u, funcs, i);
-    if (multi)
+    if (multi && gs->graph_blocks)
+      EMIT_SNIPPET(&mcaps, TM, "setup_capture_pat", {"N", u->name}, {"i", I}, {"S", gs->decl->stream.decl->name},
+                   {"swap", swap}, {"P", P});
+    else if (multi)
       EMIT_SNIPPET(&mcaps, TM, "setup_capture_multi", {"N", u->name}, {"i", I}, {"S", gs->decl->stream.decl->name},
                    {"swap", swap});
     else
       EMIT_SNIPPET(&caps, TM, "setup_capture", {"N", u->name}, {"i", I}, {"S", gs->decl->stream.decl->name});
-    if (multi) EMIT_SNIPPET(&tsteps, TM, "teardown_step_multi", {"i", I}, {"G", G});
+    if (multi) EMIT_SNIPPET(&tsteps, TM, "teardown_step_multi", {"i", I}, {"G", GS});
     else EMIT_SNIPPET(&tsteps, TM, "teardown_step", {"i", I});
   }
   if (mcaps.n) {

@@ -539,8 +539,9 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
 ** exists: `.c` units have no graphs. */
 static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (!gs->decl->stream.decl) return false;
-  for (int o = 0; o < gs->n_ops; o++)   /* every: a host test around its ops */
-    if (gs->ops[o].stmt->kind == ST_EVERY) return false;
+  int blocks = 0;   /* every blocks: one graph per pattern of those due (gen_cuda.c), at most 8 */
+  for (int o = 0; o < gs->n_ops; o++) blocks += gs->ops[o].stmt->kind == ST_EVERY;
+  if (blocks > 3) return false;
   int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
   for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
   if (n_dims > 32) return false;
@@ -553,7 +554,9 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
     StmtKind k = op->stmt->kind;
     /* repeat (K setup-time: unrolled into the graph at capture) and swap (the host swaps the
     ** views while capturing: one graph per buffer state) have no graph form of their own */
-    if (op->kind == GOP_STMT && (k == ST_REPEAT || k == ST_REPEAT_END || k == ST_SWAP)) continue;
+    if (op->kind == GOP_STMT && (k == ST_REPEAT || k == ST_REPEAT_END || k == ST_SWAP || k == ST_EVERY ||
+                                 k == ST_EVERY_END))
+      continue;   /* every: its ops in the graphs of the calls it is due */
     if (op->kind == GOP_MAP ? !graph_kernel_ok(u, op) : !graph_stmt_ok(u, gs, o, e)) return false;
   }
   *end = e;
@@ -656,8 +659,10 @@ void lower_decide(GenUnit *u) {
     for (int o = gs->graph_end; o < gs->n_ops; o++) gs->graph_launches += gs->ops[o].launches;
     gs->graph_multi = swaps;
     gs->graph_append = false;
+    gs->graph_blocks = 0;
     for (int o = 0; o < gs->graph_end; o++) {
-      gs->graph_multi = gs->graph_multi || gs->ops[o].stmt->kind == ST_REPEAT;
+      gs->graph_blocks += gs->ops[o].stmt->kind == ST_EVERY;
+      gs->graph_multi = gs->graph_multi || gs->ops[o].stmt->kind == ST_REPEAT || gs->ops[o].stmt->kind == ST_EVERY;
       gs->graph_append = gs->graph_append || gs->ops[o].stmt->kind == ST_APPEND;
     }
     u->graph_append = u->graph_append || gs->graph_append;

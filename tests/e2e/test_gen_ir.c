@@ -301,3 +301,23 @@ Test(ir, a_scan_right_after_the_map_that_writes_it_is_fused_on_the_host)
   cr_assert_eq(gs->launches, 5, "launch counts unchanged");
   done(l);
 }
+
+Test(ir, every_blocks_inside_a_step_are_one_graph_per_pattern_of_those_due)
+{
+  Lowered *l = lower_steps("step a on s { map i in N { x[i] = x[i] * dt; }\n"
+                           "  every 4 offset 2 { map i in N { v[i] = x[i]; } }\n"
+                           "  every 3 { map i in N { x[i] = v[i] + 1.0; } } }\n"
+                           "step b on io { every 2 { map i in M { y[i] = 0.5; } } every 2 { map i in M { y[i] = 1.0; } }\n"
+                           "  every 2 { map i in M { y[i] = 2.0; } } every 2 { map i in M { y[i] = 3.0; } } }\n");
+  GenStep *a = &l->u.steps[0], *b = &l->u.steps[1];
+  cr_assert_eq(a->n_ops, 7, "kernel, every, kernel, end, every, kernel, end");
+  cr_assert(a->graph, "the blocks' ops are in the graphs of the calls they are due");
+  cr_assert(a->graph_multi);
+  cr_assert_eq(a->graph_blocks, 2, "4 patterns: 4 instantiated graphs");
+  cr_assert_eq(a->graph_end, 7);
+  cr_assert_eq(a->graph_launches, 1, "one graph launch per call, whichever blocks are due");
+  cr_assert_eq(a->syncs, 0);
+  cr_assert_eq(l->u.graph_states, 1);
+  cr_assert_not(b->graph, "more than 3 blocks: direct launches");
+  done(l);
+}

@@ -260,7 +260,7 @@ struct graph_loop_h {
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
-  int gslot;  /* the buffer state being captured (setup) */
+  int gslot;  /* the graph being captured (setup): buffer state x every-block pattern */
   cnp_array gst[4][2];  /* buffer states: views of the swapped fields */
   int gst_n;
   cnp_array ovf;  /* int32[1]: an append in a CUDA graph overflowed (its kernel + 1); sync reads it */
@@ -949,8 +949,9 @@ static int graph_loop_g0_enqueue(graph_loop_h *p, cnp_stream *S)
   return CNP_OK;
 }
 
-/* Captures step 0's work, in buffer state s, into p->gg_0[s] / p->gx_0[s] (at setup;
-** nothing runs). A repeat is unrolled: its block's work enqueued K times. */
+/* Captures step 0's work, graph s (a buffer state, and with every blocks their pattern),
+** into p->gg_0[s] / p->gx_0[s] (at setup; nothing runs). A repeat is unrolled: its
+** block's work enqueued K times. */
 static int graph_loop_g0_capture(graph_loop_h *p, cnp_stream *S, int s)
 {
   cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
@@ -975,10 +976,11 @@ static int graph_loop_g0_capture(graph_loop_h *p, cnp_stream *S, int s)
   return CNP_OK;
 }
 
-/* The buffer state step 0 replays in (-1: none captured there: direct launches). */
+/* The graph step 0 replays on this call (-1: none captured for it: direct launches). */
 static int graph_loop_g0_slot(const graph_loop_h *p)
 {
-  const int s = graph_loop_gst_find(p);
+  const int st = graph_loop_gst_find(p);
+  const int s = st;
   return s >= 0 && p->gx_0[s] ? s : -1;
 }
 
@@ -1139,8 +1141,9 @@ static int graph_loop_g1_enqueue(graph_loop_h *p, cnp_stream *S)
   return CNP_OK;
 }
 
-/* Captures step 1's work, in buffer state s, into p->gg_1[s] / p->gx_1[s] (at setup;
-** nothing runs). A repeat is unrolled: its block's work enqueued K times. */
+/* Captures step 1's work, graph s (a buffer state, and with every blocks their pattern),
+** into p->gg_1[s] / p->gx_1[s] (at setup; nothing runs). A repeat is unrolled: its
+** block's work enqueued K times. */
 static int graph_loop_g1_capture(graph_loop_h *p, cnp_stream *S, int s)
 {
   cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
@@ -1165,10 +1168,11 @@ static int graph_loop_g1_capture(graph_loop_h *p, cnp_stream *S, int s)
   return CNP_OK;
 }
 
-/* The buffer state step 1 replays in (-1: none captured there: direct launches). */
+/* The graph step 1 replays on this call (-1: none captured for it: direct launches). */
 static int graph_loop_g1_slot(const graph_loop_h *p)
 {
-  const int s = graph_loop_gst_find(p);
+  const int st = graph_loop_gst_find(p);
+  const int s = st;
   return s >= 0 && p->gx_1[s] ? s : -1;
 }
 
@@ -1487,13 +1491,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1491 "input.cu"
+#line 1495 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1497 "input.cu"
+#line 1501 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1502,18 +1506,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1506 "input.cu"
+#line 1510 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1511 "input.cu"
+#line 1515 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1517 "input.cu"
+#line 1521 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1529,7 +1533,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1533 "input.cu"
+#line 1537 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1545,7 +1549,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1549 "input.cu"
+#line 1553 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1559,7 +1563,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1563 "input.cu"
+#line 1567 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
