@@ -1213,6 +1213,7 @@ static int graph_loop_ovf_check(graph_loop_h *p)
 {
   int flag = 0;
   if (!p->ovf.data) return CNP_OK;
+  cnp_g_use_device(p->device);  /* the flag is on the pipeline's device */
   if (cudaMemcpy(&flag, p->ovf.data, sizeof flag, cudaMemcpyDeviceToHost) != cudaSuccess)
     return graph_loop_failed(p, CNP_EBACKEND, "graph_loop_sync: overflow flag");
   if (!flag) return CNP_OK;
@@ -1491,13 +1492,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1495 "input.cu"
+#line 1496 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1501 "input.cu"
+#line 1502 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1506,18 +1507,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1510 "input.cu"
+#line 1511 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1515 "input.cu"
+#line 1516 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1521 "input.cu"
+#line 1522 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1533,7 +1534,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1537 "input.cu"
+#line 1538 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1549,7 +1550,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1553 "input.cu"
+#line 1554 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1563,7 +1564,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1567 "input.cu"
+#line 1568 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
