@@ -394,6 +394,7 @@ static const char *scan_fuse_blocker(GenUnit *u, GenOp *op, Stmt *scan) {
   Expr *last = x->shape.ext[x->shape.rank - 1];
   bool writes = false;
   if (op->stmt->kind == ST_APPEND) return "the kernel appends rows";
+  if (gen_grid_map(op->stmt)) return "grid maps keep their own loop nest";
   if (op->fused_sort || op->mask_of || red_group(op)) return "the kernel ends in a compaction or reduces";
   for (int m = 0; m < op->n_maps; m++) {
     bool w = false;
