@@ -103,6 +103,7 @@ typedef struct GenOp {
   Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
   int scan_id;            /* GOP_STMT scan: number among the scans, program order (p->sp_N) */
+  int fft_id;             /* GOP_STMT fft/ifft: its plan p->fft_N (GenUnit.fft) */
   /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
   ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
@@ -160,6 +161,11 @@ typedef struct GenUnit {
   bool any_graph;         /* some step is replayed as a CUDA graph */
   bool graph_pulls;       /* some graph compacts a dim: its live extent then lives on the device */
   bool ws_shared;         /* steps on two or more streams use the workspace */
+  /* gen_fft.c: the FFT plans, one per (grid, real dtype, components) the fft/ifft statements
+  ** transform; real: the first real field seen (its storage shape gives the plan's), first
+  ** its statement (named by a setup failure), inverse: some ifft uses it (its 1/N pass). */
+  struct GenFft { Decl *grid, *real; DType dtype; bool inverse; Stmt *first; } fft[32];
+  int n_fft;
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -330,6 +336,14 @@ void red_header(GenUnit *u, Buf *b);            /* NAME_scalar(), NAME_history()
 void red_step_history(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
 void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
 void red_step_append(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+
+/* gen_fft.c: FFT plans (setup, teardown, struct members), ifft's 1/N pass, the statements. */
+int  fft_plan_of(GenUnit *u, Stmt *s);           /* its plan number (adds one when new) */
+void fft_struct(GenUnit *u, Buf *b);
+void fft_setup(GenUnit *u, Buf *b);
+void fft_teardown(GenUnit *u, Buf *b);
+void fft_helpers(GenUnit *u, const GenTarget *t, Buf *b);
+void fft_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
 
 /* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
 bool gen_cuda_graph_form(StmtKind k);

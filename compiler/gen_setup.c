@@ -255,6 +255,7 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
     if (d->kind == DECL_FIELD) setup_field(u, b, d);
   EMIT_SNIPPET(b, TM, "common", {"N", u->name}, {"ws_ev", u->ws_shared ? "1" : ""});
   setup_objects(u, b);
+  fft_setup(u, b);
   red_setup(u, b);
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
   if (u->uses_mpi) gen_setup_mpi(u, b);
@@ -317,6 +318,7 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
       release(b, "", "cnp_catalog_destroy", "cat");
       break;
     }
+  fft_teardown(u, b);
   red_teardown(u, b);
   release(b, ".data", "cnp_array_free", "bad");
   buf_line(b, "cnp_workspace_destroy(p->ws);");

@@ -161,6 +161,9 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
   case ST_SCAN:
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
+  case ST_FFT: case ST_IFFT:
+    fprintf(o, "%s %s -> %s", stmt_of(s->kind)->name, s->a.name, s->b.name);
+    break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
   case ST_APPEND:
     fprintf(o, "append %s (", s->over.name);
@@ -234,6 +237,10 @@ void print_program(Cnp *cc, FILE *o) {
       break;
     case DECL_GRID: {
       const GridInfo *g = d->grid;
+      if (d->target.name) {   /* grid K = rfft(G); */
+        fprintf(o, "grid %s = rfft(%s)%s", d->name, d->target.name, ";\n");
+        break;
+      }
       fprintf(o, "grid %s = ", d->name);
       pshape(o, &d->shape);
       fputs(" boundary(", o);

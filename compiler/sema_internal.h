@@ -115,6 +115,13 @@ void check_grid(Sema *S, Decl *d);
 ** .grid_of, .grid_ncomp, .written; false (nothing done) for any other field. */
 bool grid_field_shape(Sema *S, Decl *f);
 
+/* ======================================================================== sema_fft.c */
+
+/* grid K = rfft(G); fills d->grid from G's (periodic axes; the last extent n/2 + 1). */
+void check_rfft_grid(Sema *S, Decl *d);
+/* fft REAL -> COMPLEX; / ifft COMPLEX -> REAL;  names, grids, dtypes, components, hazards. */
+void check_fft(Sema *S, Stmt *s);
+
 /* ======================================================================== sema_hazard.c */
 
 void check_graph(Sema *S);

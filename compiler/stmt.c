@@ -60,6 +60,12 @@ const StmtInfo stmt_info[] = {
     /* append N (COUNT) map i { ... }: a kernel over the new rows; reads N's extent on the host */
     [ST_APPEND] =   {"append",    true, RW,     0,      0,           0,  .host_extents = true,
                      .launches = 1, .label = "append $a"},
+    /* fft REAL -> COMPLEX: one cnp_fft_forward over every grid axis (components: a batch);
+    ** ifft COMPLEX -> REAL: cnp_fft_inverse, then the 1/N pass over the real output */
+    [ST_FFT] =      {"fft",       true, R,      W,      0,           0,  .graph = SG_PLAIN,
+                     .launches = 1, .label = "fft $a -> $b"},
+    [ST_IFFT] =     {"ifft",      true, R,      W,      0,           0,  .graph = SG_PLAIN,
+                     .launches = 2, .label = "ifft $a -> $b (1/N)"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
