@@ -432,13 +432,21 @@ void ast_field(Cnp *cc, Token kw, Token name, Token type, ExprList ext) {
   d->shape.rank = ext.n;
 }
 
-void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token close) {
+void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close) {
   Decl *d = new_decl(cc, DECL_GRID, kw, &name);
   d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
   if (!tok_is(func, "rfft"))
     diag_error(cc, loc_of(cc, func), "a grid is '[extents]' or 'rfft(G)', not '%.*s(..)'", func.n, func.z);
   d->target = ref_of(cc, of);
-  d->value = ast_call(cc, func, ast_exprs(cc, (ExprList){0}, ast_name(cc, of)), close);
+  ExprList args = ast_exprs(cc, (ExprList){0}, ast_name(cc, of));
+  if (measure) {
+    d->fft_measure = true;
+    if (!tok_is(*measure, "measure"))
+      diag_error(cc, loc_of(cc, *measure), "expected 'measure' (FFTW_MEASURE planning) or ')', not '%.*s'",
+                 measure->n, measure->z);
+    args = ast_exprs(cc, args, ast_name(cc, *measure));
+  }
+  d->value = ast_call(cc, func, args, close);
 }
 
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses) {

@@ -426,6 +426,7 @@ struct Decl {
 
   Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field; GRID: G of
                           ** `grid K = rfft(G);` (.name NULL for a grid of extents) */
+  bool fft_measure;       /* GRID `rfft(G, measure)`: its FFT plans planned with FFTW_MEASURE */
   int slots;              /* SNAPSHOT: number of host slots (default 2) */
   CudaAware cuda_aware;   /* MPI */
   bool scalar;            /* FIELD: declared `scalar NAME : TYPE;` (shape [1], read as NAME) */
@@ -667,9 +668,9 @@ void ast_scalar(Cnp *cc, Token kw, Token name, Token type);
 void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k);
 /* grid NAME = [EXTENTS] CLAUSES;  (`kw` the contextual word, TK_GRID; clauses EX_CALL each) */
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses);
-/* grid NAME = rfft(G);  the spectral grid of G (.target = G, .value the call rfft(G) as
-** written; sema_fft.c fills .grid) */
-void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token close);
+/* grid NAME = rfft(G [, measure]);  the spectral grid of G (.target = G, .value the call as
+** written, .fft_measure; sema_fft.c fills .grid) */
+void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close);
 void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
               StmtList body);
 ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */

@@ -216,7 +216,7 @@ void dump_ast(Cnp *cc, FILE *o) {
     case DECL_GRID: {
       const GridInfo *g = d->grid;
       if (d->target.name) {   /* grid K = rfft(G); */
-        fprintf(o, "grid %s = rfft(%s)%s", d->name, d->target.name, "\n");
+        fprintf(o, "grid %s = rfft(%s%s)%s", d->name, d->target.name, d->fft_measure ? ", measure" : "", "\n");
         break;
       }
       fprintf(o, "grid %s = ", d->name);

@@ -161,9 +161,9 @@ typedef struct GenUnit {
   bool any_graph;         /* some step is replayed as a CUDA graph */
   bool graph_pulls;       /* some graph compacts a dim: its live extent then lives on the device */
   bool ws_shared;         /* steps on two or more streams use the workspace */
-  /* gen_fft.c: the FFT plans, one per (grid, real dtype, components) the fft/ifft statements
-  ** transform; real: the first real field seen (its storage shape gives the plan's), first
-  ** its statement (named by a setup failure), inverse: some ifft uses it (its 1/N pass). */
+  /* gen_fft.c: the FFT plans, one per (spectral grid, real dtype, components) the fft/ifft
+  ** statements transform; real: the first real field seen (its storage shape gives the
+  ** plan's), first its statement (named by a setup failure), inverse: some ifft uses it. */
   struct GenFft { Decl *grid, *real; DType dtype; bool inverse; Stmt *first; } fft[32];
   int n_fft;
 } GenUnit;

@@ -13,6 +13,7 @@
 #define TM "fft"   /* the snippet template: templates/fft.tmpl */
 
 static Decl *real_of(const Stmt *s) { return s->kind == ST_IFFT ? s->b.decl : s->a.decl; }
+static Decl *spec_of(const Stmt *s) { return (s->kind == ST_IFFT ? s->a.decl : s->b.decl)->grid_of; }
 
 static bool same_comps(const Decl *a, const Decl *b) {
   if (a->grid_ncomp != b->grid_ncomp) return false;
@@ -27,16 +28,16 @@ static bool same_comps(const Decl *a, const Decl *b) {
 }
 
 int fft_plan_of(GenUnit *u, Stmt *s) {
-  Decl *x = real_of(s);
+  Decl *x = real_of(s), *k = spec_of(s);
   for (int i = 0; i < u->n_fft; i++) {
     struct GenFft *f = &u->fft[i];
-    if (f->grid == x->grid_of && f->dtype == x->dtype && same_comps(f->real, x)) {
+    if (f->grid == k && f->dtype == x->dtype && same_comps(f->real, x)) {
       f->inverse = f->inverse || s->kind == ST_IFFT;
       return i;
     }
   }
   if (u->n_fft == (int)(sizeof u->fft / sizeof u->fft[0])) cnp_ice("more than 32 FFT plans");
-  u->fft[u->n_fft] = (struct GenFft){x->grid_of, x, x->dtype, s->kind == ST_IFFT, s};
+  u->fft[u->n_fft] = (struct GenFft){k, x, x->dtype, s->kind == ST_IFFT, s};
   return u->n_fft++;
 }
 
@@ -48,8 +49,8 @@ static const char *comps_text(GenUnit *u, const struct GenFft *f) {
 void fft_struct(GenUnit *u, Buf *b) {
   for (int i = 0; i < u->n_fft; i++) {
     const struct GenFft *f = &u->fft[i];
-    buf_line(b, "cnp_fft_plan *fft_%d;  /* grid %s, %s, %s */", i, f->grid->name, dtype_name(f->dtype),
-             comps_text(u, f));
+    buf_line(b, "cnp_fft_plan *fft_%d;  /* grid %s = rfft(%s), %s, %s */", i, f->grid->name,
+             f->grid->target.name, dtype_name(f->dtype), comps_text(u, f));
   }
 }
 
@@ -63,10 +64,12 @@ void fft_setup(GenUnit *u, Buf *b) {
     for (int k = 0; k < nd; k++) buf_printf(&dims, "%sp->f_%s.shape[%d]", k ? ", " : "", f->real->name, nc + k);
     buf_puts(&dims, "}");
     const Stmt *s = f->first;
-    EMIT_SNIPPET(b, TM, "plan", {"i", gen_int(u, i)}, {"g", f->grid->name}, {"nd", gen_int(u, nd)},
+    EMIT_SNIPPET(b, TM, "plan", {"i", gen_int(u, i)}, {"g", f->grid->target.name}, {"nd", gen_int(u, nd)},
                  {"dims", buf_take(u, &dims)}, {"dt", dtype_name(f->dtype)}, {"comps", comps_text(u, f)},
                  {"batch", nc ? arena_printf(a, "p->f_%s.shape[0]", f->real->name) : "0"},
                  {"cdt", gen_cnp_dtype(f->dtype)},
+                 {"flags", f->grid->fft_measure ? "CNP_FFT_MEASURE" : "CNP_FFT_ESTIMATE"},
+                 {"plan", f->grid->fft_measure ? "FFTW_MEASURE" : "FFTW_ESTIMATE"},
                  {"where", arena_printf(a, "%s:%d: %s %s -> %s", base_name(s->loc.file->path), s->loc.line,
                                         stmt_of(s->kind)->name, s->a.name, s->b.name)});
   }

@@ -81,6 +81,8 @@ void check_rfft_grid(Sema *S, Decl *d) {
   *d->grid = *gi;
   d->grid->clauses = NULL;
   d->grid->n_clauses = 0;
+  for (int a = 0; a < gi->ndim; a++)   /* the box of G (by default its extents): wave() */
+    if (!d->grid->axis[a].length) d->grid->axis[a].length = gi->axis[a].ext;
   GridAxis *last = &d->grid->axis[gi->ndim - 1];
   last->ext = half_extent(S, gi->axis[gi->ndim - 1].ext, d->value->loc);
 }
