@@ -242,6 +242,7 @@ typedef enum StmtKind {
   ST_EVERY_END,           /* (lower.c) the end of an every block in the step IR     */
   ST_APPEND,              /* append DIM (COUNT) map I[, J] { body }: new rows; .over = DIM,
                           ** .index = I (the global row), .let = J (0.. in the new rows) */
+  ST_HALO,                /* halo F;   F's ghost planes from the periodic image (.a = F) */
   ST_FFT,                 /* fft REAL -> COMPLEX;   r2c over the real field's grid axes (.a, .b) */
   ST_IFFT,                /* ifft COMPLEX -> REAL;  c2r, normalized by 1/N (.a, .b)          */
   /* inside a map */
@@ -281,6 +282,13 @@ struct Stmt {
   bool scatter;           /* sema, ST_ADD: target indexed by something other than the index */
   int red;                /* ST_REDUCE: RED_SUM, RED_MIN, RED_MAX */
   bool inclusive;         /* ST_SCAN: inclusive (else exclusive) */
+
+  /* ST_MAP over a grid, `map (j, i) in G { body }` (sema_grid.c): .gidx the index of each
+  ** axis, outermost first, .gndim their number (0: a map over a dim or extent); .over is
+  ** the grid (.decl a DECL_GRID), .index is gidx[gndim - 1] (the unit-stride axis). */
+  Local *gidx[3];
+  int gndim;
+  bool grid_reads_offset; /* sema: some field is read at a nonzero offset (a stencil) */
 };
 
 /* Reductions of a map into a scalar (ST_REDUCE). */
@@ -380,6 +388,12 @@ typedef struct GridInfo {
 } GridInfo;
 
 const char *grid_bound_name(GridBound b);         /* "periodic", "clamp", "ghost" */
+/* An index argument of a field access in a grid map: `j`, `j + 2`, `j - 1` (sema checked).
+** Returns the axis of the map index it names (0..gndim-1), and its constant offset in *off;
+** -1 when it is no such expression. */
+int grid_index_axis(const Stmt *map, const Expr *e, int64_t *off);
+/* `coord(i)` in a grid map (EX_CALL, builtin BI_NONE, checked by sema): its axis, else -1. */
+int grid_coord_axis(const Stmt *map, const Expr *e);
 
 /* ======================================================================== AST: declarations */
 
@@ -678,6 +692,7 @@ void ast_host_step(Cnp *cc, Stmt *s);              /* top-level exchange / migra
 
 /* Statements. */
 Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body);
+Stmt *ast_grid_map(Cnp *cc, Token kw, RefVec index, Token over, StmtList body);   /* map (j, i) in G */
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/wait/offsets/copy */
 Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list); /* compact/sort/migrate */
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
