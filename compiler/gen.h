@@ -366,6 +366,8 @@ void fft_setup(GenUnit *u, Buf *b);
 void fft_teardown(GenUnit *u, Buf *b);
 void fft_helpers(GenUnit *u, const GenTarget *t, Buf *b);
 void fft_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
+void fft_wave_helper(GenUnit *u, const GenTarget *t, Buf *b);   /* cnp_g_wave() when used */
+bool fft_wave(KCtx *k, Buf *b, Expr *e);         /* wave(i) in a grid map; false: another call */
 
 /* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
 bool gen_cuda_graph_form(StmtKind k);

@@ -82,6 +82,7 @@ void fft_teardown(GenUnit *u, Buf *b) {
 /* ifft's 1/N pass, per real dtype an inverse uses. */
 void fft_helpers(GenUnit *u, const GenTarget *t, Buf *b) {
   bool seen[DT__COUNT] = {false};
+  fft_wave_helper(u, t, b);
   for (int i = 0; i < u->n_fft; i++) {
     const struct GenFft *f = &u->fft[i];
     if (!f->inverse || seen[f->dtype]) continue;
@@ -112,4 +113,44 @@ void fft_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph) {
   buf_line(b, "/* 1/N (numpy.fft.irfftn): one pass over %s */", s->b.decl->name);
   try_call(u, b, s->loc, "%s", scale);
   buf_line(b, "p->stats.launches++;");
+}
+
+/* ---- wave(i) in a map over a spectral grid */
+
+static bool wave_expr(const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_CALL && e->builtin == BI_NONE && e->ref.name && !strcmp(e->ref.name, "wave")) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (wave_expr(e->args[i])) return true;
+  return false;
+}
+
+static bool wave_stmts(const Stmt *s) {
+  for (; s; s = s->next)
+    if (wave_expr(s->value) || wave_expr(s->target) || wave_stmts(s->body) || wave_stmts(s->else_body))
+      return true;
+  return false;
+}
+
+static bool any_wave(GenUnit *u) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      const GenOp *op = &u->steps[i].ops[o];
+      for (int m = 0; op->kind == GOP_MAP && m < op->n_maps; m++)
+        if (wave_stmts(op->maps[m]->body)) return true;
+    }
+  return false;
+}
+
+void fft_wave_helper(GenUnit *u, const GenTarget *t, Buf *b) {
+  if (any_wave(u)) EMIT_SNIPPET(b, TM, "wave", {"both", t->both});
+}
+
+bool fft_wave(KCtx *k, Buf *b, Expr *e) {
+  if (!e->ref.name || strcmp(e->ref.name, "wave")) return false;
+  int64_t off;
+  int a = grid_index_axis(k->map, e->args[0], &off);
+  if (a < 0) cnp_ice("wave() of no index");
+  buf_printf(b, "cnp_g_wave(l_%s, cnp_n%d, cnp_d%d, %d)", k->map->gidx[a]->name, a, a, a == k->map->gndim - 1);
+  return true;
 }

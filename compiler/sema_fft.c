@@ -155,3 +155,32 @@ void check_fft(Sema *S, Stmt *s) {
   hz_op(S, HZ_READ, s->a.decl, &s->a.loc);
   hz_op(S, HZ_WRITE, s->b.decl, &s->b.loc);
 }
+
+/* wave(idx) in a map over a spectral grid: the angular wave number of that index along its
+** axis (f64). Returns false for a call of another name. */
+bool fft_check_wave(Sema *S, Expr *e) {
+  if (!e->ref.name || strcmp(e->ref.name, "wave")) return false;
+  e->type = DT_VOID;
+  const Stmt *m = S->map;
+  const Decl *g = m && m->gndim ? m->over.decl : NULL;
+  if (!g || !g->target.name) {
+    if (g)
+      diag_error(S->cc, e->ref.loc, "'wave' is a wave number of a spectral grid: it is only in a map over a "
+                 "grid rfft(G), and this map is over '%s'", g->name);
+    else
+      diag_error(S->cc, e->ref.loc, "'wave' is a wave number of a spectral grid: it is only in a map over a "
+                 "grid rfft(G)");
+    return true;
+  }
+  int64_t off = 0;
+  if (e->nargs != 1 || grid_index_axis(m, e->args[0], &off) < 0 || off) {
+    char names[160] = "";
+    for (int i = 0; i < m->gndim; i++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", m->gidx[i]->name);
+    diag_error(S->cc, e->nargs == 1 ? e->args[0]->loc : e->loc,
+               "'wave' takes one index of the map (%s), as it is: wave(%s)", names, m->gidx[m->gndim - 1]->name);
+    return true;
+  }
+  e->type = DT_F64;
+  return true;
+}

@@ -130,6 +130,8 @@ void check_halo(Sema *S, Stmt *s);
 void check_rfft_grid(Sema *S, Decl *d);
 /* fft REAL -> COMPLEX; / ifft COMPLEX -> REAL;  names, grids, dtypes, components, hazards. */
 void check_fft(Sema *S, Stmt *s);
+/* wave(idx) in a map over a spectral grid (f64); false for a call of another name. */
+bool fft_check_wave(Sema *S, Expr *e);
 
 /* ======================================================================== sema_hazard.c */
 
