@@ -50,6 +50,7 @@ void gen_setup_checks(GenUnit *u, Buf *b) {
       check_cadences(u, b, d->body);
     }
     if (d->kind != DECL_FIELD && d->kind != DECL_PLAN && d->kind != DECL_GRID) continue;
+    if (d->kind == DECL_GRID && d->target.name) continue;   /* rfft(G): checked as G's (n/2 + 1 > 0) */
     int n = d->kind == DECL_PLAN ? 1 : d->kind == DECL_GRID ? d->grid->ndim : d->shape.rank;
     for (int k = 0; k < n; k++) {   /* (a grid's extents: also of grid maps over no field) */
       Expr *e = d->kind == DECL_PLAN ? d->value : d->shape.ext[k];

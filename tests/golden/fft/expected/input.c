@@ -352,10 +352,10 @@ static int spec_h_setup(spec_h **pp, const spec_config *cfg, char *err, size_t e
     return cnp_g_err(err, errlen, st, "spec_setup: generated for cnp ABI %d: %s",
                      CNP_ABI_VERSION, cnp_last_error());
   if ((int64_t)cfg->ny <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:8: field rho: extent 'ny' must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:6: grid G: extent 'ny' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->ny));
   if ((int64_t)cfg->nx <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:8: field rho: extent 'nx' must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:6: grid G: extent 'nx' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nx));
   if (cnp_g_xadd(cnp_g_div_i64((int64_t)cfg->nx, 2), 1) == INT64_MIN)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:9: field rho_hat: extent 'rfft(G, measure)' overflows int64");
