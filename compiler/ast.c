@@ -432,6 +432,23 @@ void ast_field(Cnp *cc, Token kw, Token name, Token type, ExprList ext) {
   d->shape.rank = ext.n;
 }
 
+void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close) {
+  Decl *d = new_decl(cc, DECL_GRID, kw, &name);
+  d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
+  if (!tok_is(func, "rfft"))
+    diag_error(cc, loc_of(cc, func), "a grid is '[extents]' or 'rfft(G)', not '%.*s(..)'", func.n, func.z);
+  d->target = ref_of(cc, of);
+  ExprList args = ast_exprs(cc, (ExprList){0}, ast_name(cc, of));
+  if (measure) {
+    d->fft_measure = true;
+    if (!tok_is(*measure, "measure"))
+      diag_error(cc, loc_of(cc, *measure), "expected 'measure' (FFTW_MEASURE planning) or ')', not '%.*s'",
+                 measure->n, measure->z);
+    args = ast_exprs(cc, args, ast_name(cc, *measure));
+  }
+  d->value = ast_call(cc, func, args, close);
+}
+
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses) {
   Decl *d = new_decl(cc, DECL_GRID, kw, &name);
   d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
@@ -710,6 +727,14 @@ Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst) {
   return s;
 }
 
+Stmt *ast_fft(Cnp *cc, Token word, Token src, Token dst) {
+  bool inv = tok_is(word, "ifft");   /* the token is TK_FFT or TK_IFFT (parse.c) */
+  Stmt *s = new_stmt(cc, inv ? ST_IFFT : ST_FFT, loc_of(cc, word));
+  s->a = ref_of(cc, src);
+  s->b = ref_of(cc, dst);
+  return s;
+}
+
 Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value) {
   Stmt *s = new_stmt(cc, ST_REDUCE, loc_of(cc, name));
   s->target = ast_name(cc, name);
@@ -818,6 +843,7 @@ const char *ast_step_statement(int code) {
   case TK_WAIT: return "wait";         case TK_COPY: return "copy";
   case TK_REFRESH: return "refresh";   case TK_EXCHANGE: return "exchange";
   case TK_MIGRATE: return "migrate";
+  case TK_FFT: return "fft";           case TK_IFFT: return "ifft";
   default: return NULL;
   }
 }

@@ -243,6 +243,8 @@ typedef enum StmtKind {
   ST_APPEND,              /* append DIM (COUNT) map I[, J] { body }: new rows; .over = DIM,
                           ** .index = I (the global row), .let = J (0.. in the new rows) */
   ST_HALO,                /* halo F;   F's ghost planes from the periodic image (.a = F) */
+  ST_FFT,                 /* fft REAL -> COMPLEX;   r2c over the real field's grid axes (.a, .b) */
+  ST_IFFT,                /* ifft COMPLEX -> REAL;  c2r, normalized by 1/N (.a, .b)          */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -436,7 +438,9 @@ struct Decl {
   int64_t ival;           /* sema: CONST value when integer */
   double fval;            /* sema: CONST value when floating (also set for integers) */
 
-  Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field */
+  Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field; GRID: G of
+                          ** `grid K = rfft(G);` (.name NULL for a grid of extents) */
+  bool fft_measure;       /* GRID `rfft(G, measure)`: its FFT plans planned with FFTW_MEASURE */
   int slots;              /* SNAPSHOT: number of host slots (default 2) */
   CudaAware cuda_aware;   /* MPI */
   bool scalar;            /* FIELD: declared `scalar NAME : TYPE;` (shape [1], read as NAME) */
@@ -678,6 +682,9 @@ void ast_scalar(Cnp *cc, Token kw, Token name, Token type);
 void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k);
 /* grid NAME = [EXTENTS] CLAUSES;  (`kw` the contextual word, TK_GRID; clauses EX_CALL each) */
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses);
+/* grid NAME = rfft(G [, measure]);  the spectral grid of G (.target = G, .value the call as
+** written, .fft_measure; sema_fft.c fills .grid) */
+void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close);
 void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
               StmtList body);
 ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */
@@ -700,6 +707,8 @@ Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body);
 Stmt *ast_every_block(Cnp *cc, Token kw, Expr *k, Token *offset_kw, Expr *j, StmtList body);
 Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *local, StmtList body);
 Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst);
+/* `fft X -> Y;` / `ifft X -> Y;` (`word` the contextual word: parse.c makes it TK_FFT/TK_IFFT) */
+Stmt *ast_fft(Cnp *cc, Token word, Token src, Token dst);
 Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value);
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
 Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value);

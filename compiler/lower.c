@@ -450,6 +450,7 @@ int lower_unit(GenUnit *u) {
       for (int o = 0; o < gs->n_ops; o++) {
         StmtKind k = gs->ops[o].stmt->kind;
         if (k == ST_SCAN) gs->ops[o].scan_id = n_scan++;
+        if (k == ST_FFT || k == ST_IFFT) gs->ops[o].fft_id = fft_plan_of(u, gs->ops[o].stmt);
         if (k == ST_EXCHANGE || k == ST_MIGRATE) {
           gs->ops[o].mpi_id = n_mpi++;
           u->uses_mpi = true;

@@ -27,7 +27,7 @@ static Stmt *parse_recovered(void *parser);
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
        TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND
-       GRID HALO.
+       GRID HALO FFT IFFT.
 
 %left OROR.
 %left ANDAND.
@@ -76,6 +76,10 @@ item ::= DIM(K) IDENT(N) SEMI.                              { ast_dim(cc, K, N);
 item ::= FIELD(K) IDENT(N) COLON TYPE(T) LB exprs(L) RB SEMI. { ast_field(cc, K, N, T, L); }
 /* grid: a contextual word (parse.c makes an identifier `grid` starting a declaration TK_GRID) */
 item ::= GRID(K) IDENT(N) ASSIGN LB exprs(L) RB gclauses(C) SEMI. { ast_grid(cc, K, N, L, C); }
+/* grid K = rfft(G);  the spectral grid of G (ast_grid_rfft checks the word) */
+item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) RP(R) SEMI. { ast_grid_rfft(cc, K, N, F, G, NULL, R); }
+item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) COMMA IDENT(M) RP(R) SEMI.
+                                                            { ast_grid_rfft(cc, K, N, F, G, &M, R); }
 gclauses(A) ::= .                                           { A = ast_exprs(cc, (ExprList){0}, NULL); }
 gclauses(A) ::= gclauses(L) IDENT(W) LP exprs(E) RP(R).    { A = ast_exprs(cc, L, ast_call(cc, W, E, R)); }
 item ::= STREAM(K) names(L) SEMI.                           { ast_streams(cc, K, L); }
@@ -140,6 +144,8 @@ stmt(A) ::= REPEAT(K) expr(N) LBRACE stmts(B) RBRACE.       { A = ast_repeat(cc,
 stmt(A) ::= SWAP(K) IDENT(X) COMMA IDENT(Y) SEMI.           { A = ast_named2(cc, ST_SWAP, K, X, &Y); }
 stmt(A) ::= exchange_stmt(S).                               { A = S; }
 stmt(A) ::= migrate_stmt(S).                                { A = S; }
+stmt(A) ::= FFT(W) IDENT(X) ARROW IDENT(Y) SEMI.             { A = ast_fft(cc, W, X, Y); }
+stmt(A) ::= IFFT(W) IDENT(X) ARROW IDENT(Y) SEMI.            { A = ast_fft(cc, W, X, Y); }
 stmt(A) ::= IDENT(N) LP args(L) RP SEMI.                    { A = ast_kcall(cc, N, L, NULL); }
 stmt(A) ::= IDENT(N) LP args(L) RP OVER expr(E) SEMI.       { A = ast_kcall(cc, N, L, E); }
 stmt(A) ::= error SEMI.                                     { A = parse_recovered(yypParser); }

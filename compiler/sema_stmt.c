@@ -623,6 +623,7 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_OFFSETS: check_offsets(S, s); break;
   case ST_SEGMENTS: check_segments(S, s); break;
   case ST_SCAN: check_scan(S, s); break;
+  case ST_FFT: case ST_IFFT: check_fft(S, s); break;
   case ST_REPEAT: check_repeat(S, s); break;
   case ST_SWAP: check_swap(S, s); break;
   case ST_HALO: check_halo(S, s); break;   /* sema_grid.c */

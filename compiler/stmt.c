@@ -63,6 +63,12 @@ const StmtInfo stmt_info[] = {
     /* halo F: the ghost planes of F's ghost(W) axes from the periodic image (one rank) */
     [ST_HALO] =     {"halo",      true, RW,     0,      0,           0,  .launches = 1,
                      .label = "halo $a"},
+    /* fft REAL -> COMPLEX: one cnp_fft_forward over every grid axis (components: a batch);
+    ** ifft COMPLEX -> REAL: cnp_fft_inverse, then the 1/N pass over the real output */
+    [ST_FFT] =      {"fft",       true, R,      W,      0,           0,  .graph = SG_PLAIN,
+                     .launches = 1, .label = "fft $a -> $b"},
+    [ST_IFFT] =     {"ifft",      true, R,      W,      0,           0,  .graph = SG_PLAIN,
+                     .launches = 2, .label = "ifft $a -> $b (1/N)"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
