@@ -154,6 +154,14 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
   case ST_SCAN:
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
+  case ST_DEPOSIT: case ST_GATHER:
+    fprintf(o, "%s ", stmt_of(s->kind)->name);
+    if (s->a.name) fputs(s->a.name, o);
+    else dump_expr(o, s->value);
+    fputs(" at ", o);
+    refs(o, &s->list);
+    fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
+    break;
   case ST_IF:
     fputs("if ", o);
     dump_expr(o, s->value);

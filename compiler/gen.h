@@ -103,6 +103,7 @@ typedef struct GenOp {
   Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
   int scan_id;            /* GOP_STMT scan: number among the scans, program order (p->sp_N) */
+  int pg_id;              /* GOP_STMT deposit/gather: its particle-grid plan (p->pg_N, gen_pgrid.c) */
   /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
   ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
@@ -160,6 +161,8 @@ typedef struct GenUnit {
   bool any_graph;         /* some step is replayed as a CUDA graph */
   bool graph_pulls;       /* some graph compacts a dim: its live extent then lives on the device */
   bool ws_shared;         /* steps on two or more streams use the workspace */
+  GenOp **pg_ops;         /* particle-grid plans: the first deposit/gather of each (gen_pgrid.c) */
+  int n_pg;
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -188,6 +191,8 @@ const char *fuse_row_values(GenUnit *u, GenOp *op, RowVals *rv);
 bool fuse_row_comp(const Expr *e, int64_t *comp);
 /* Components of f (the product of its leading extents) when those are constants. */
 bool fuse_const_ncomp(Decl *f, int64_t *n);
+/* The product of the first n_lead extents of f when those are constants. */
+bool fuse_const_lead(Decl *f, int n_lead, int64_t *n);
 /* Graph eligibility, workspace order, launch and sync counts of every step and op, stored
 ** in the IR (called by lower_unit; the emitters only print them). */
 void lower_decide(GenUnit *u);
@@ -307,6 +312,15 @@ void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 GenOp *fused_owner(GenUnit *u, Stmt *s);
 void inline_sum(GenUnit *u, Buf *b, Stmt *s);
+
+/* gen_pgrid.c: deposit and gather (docs/codegen.md, Deposit and gather): plan numbering
+** (called by lower_unit), the pipeline struct's plans, their setup and teardown, the steps. */
+void pgrid_lower(GenUnit *u);
+void pgrid_struct(GenUnit *u, Buf *b);
+void pgrid_setup(GenUnit *u, Buf *b);
+void pgrid_teardown(GenUnit *u, Buf *b);
+void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
 /* gen_red.c: reductions into scalars, histories and scans (docs/codegen.md, Reductions). */
 #define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */

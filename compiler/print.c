@@ -161,6 +161,14 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
   case ST_SCAN:
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
+  case ST_DEPOSIT: case ST_GATHER:
+    fprintf(o, "%s ", s->kind == ST_DEPOSIT ? "deposit" : "gather");
+    if (s->a.name) fputs(s->a.name, o);
+    else pexpr(o, s->value);
+    fputs(" at ", o);
+    prefs(o, &s->list);
+    fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
+    break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
   case ST_APPEND:
     fprintf(o, "append %s (", s->over.name);
