@@ -542,7 +542,14 @@ static void check_pgrid(Sema *S, Stmt *s) {
   }
   if (!dep) {
     Decl *f = field_ref(S, &s->b);
-    if (pos_ok && g) pg_particle(S, s, &s->b, f, "output", ncomp > 1 ? ncomp : 0, g, &dim);
+    bool alias = false;
+    for (int i = 0; f && i < s->list.n && !alias; i++)
+      if (s->list.v[i].decl == f) {
+        diag_error(S->cc, s->b.loc, "gather into '%s', one of its positions: the output must be another field",
+                   f->name);
+        alias = true;
+      }
+    if (pos_ok && g && !alias) pg_particle(S, s, &s->b, f, "output", ncomp > 1 ? ncomp : 0, g, &dim);
     hz_op(S, HZ_WRITE, f, &s->b.loc);
     hz_op(S, HZ_READ, g ? g : s->a.decl, &s->a.loc);
   } else {
