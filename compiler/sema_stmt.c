@@ -501,6 +501,10 @@ static void check_pgrid(Sema *S, Stmt *s) {
     diag_error(S->cc, gr->loc, "%s needs an f32 or f64 grid field, not '%s' (%s)", w, g->name,
                sema_type_text(S->cc, g));
     g = NULL;
+  } else if (g && ncomp < 1) {
+    diag_error(S->cc, gr->loc, "%s needs the components of grid field '%s' (%s) to be constants", w, g->name,
+               sema_type_text(S->cc, g));
+    g = NULL;
   } else if (g && dep && ncomp != 1) {
     diag_error(S->cc, gr->loc, "deposit writes a grid field of one component, but '%s' is %s", g->name,
                sema_type_text(S->cc, g));
