@@ -863,6 +863,14 @@ static const char *logic_word(const Token *w) {
   return NULL;
 }
 
+void ast_step_word_in_map(Cnp *cc, Token word) {
+  Loc loc = loc_of(cc, word);
+  cc->in_recovery = true;
+  cc->last_syntax = loc;
+  diag_error(cc, loc, "'%.*s' is a step statement and cannot be inside a map: put it after the map's '}'",
+             word.n, word.z);
+}
+
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {
   /* the token before this one, if an identifier (else .z NULL): "mapp i in N" */
   const Token prev_ident = cc->prev_code == TK_IDENT ? cc->prev_tok : (Token){0};

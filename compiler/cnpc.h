@@ -701,6 +701,8 @@ Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst);
 /* deposit W at (POS...) -> GRID with SHAPE [atomic]; / gather GRID at (POS...) -> OUT with
 ** SHAPE;  kw, at, shape and mode are identifiers checked here (contextual words); w_literal:
 ** 0 W is a name, 1 an integer literal, 2 a floating one. */
+/* A syntax error at `deposit W` / `gather G` inside a map's body (contextual words). */
+void ast_step_word_in_map(Cnp *cc, Token word);
 Stmt *ast_pgrid(Cnp *cc, Token kw, Token w, int w_literal, Token at, RefVec pos, Token out,
                 Token shape, Token *mode);
 Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value);

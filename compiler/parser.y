@@ -242,6 +242,11 @@ static void parse_syntax_error(void *parser, int major, Token tok, Cnp *cc) {
   ** `mapp i` (not such a word), report the error at `i` as before those statements existed
   ** ("expected '=' or '(' before 'i'"); after the first identifier, list only '=' and '('. */
   yyStackEntry *top = p->yytos;
+  if (cc->in_map && cc->prev_code == TK_IDENT && (major == TK_IDENT || major == TK_INT || major == TK_FLOAT) &&
+      (word_is(cc->prev_tok, "deposit") || word_is(cc->prev_tok, "gather"))) {
+    ast_step_word_in_map(cc, cc->prev_tok);   /* `deposit w ...` inside a map's body */
+    return;
+  }
   bool lead = top - p->yystack >= 1 && top->major == TK_IDENT && top[-1].major >= YYNTOKEN;
   if (top - p->yystack >= 2 && (top->major == TK_IDENT || top->major == TK_INT || top->major == TK_FLOAT) &&
       top[-1].major == TK_IDENT && top[-2].major >= YYNTOKEN && !word_is(top[-1].minor.yy0, "deposit") &&
