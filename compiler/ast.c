@@ -584,6 +584,26 @@ Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body) {
   return s;
 }
 
+Stmt *ast_grid_map(Cnp *cc, Token kw, RefVec index, Token over, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_MAP, loc_of(cc, kw));
+  s->gndim = index.n > 3 ? 3 : index.n;
+  if (index.n > 3) diag_error(cc, index.v[3].loc, "a grid has at most 3 axes: a grid map takes 1 to 3 indices");
+  for (int a = 0; a < s->gndim; a++) {
+    Local *l = arena_alloc(&cc->arena, sizeof *l);
+    l->name = index.v[a].name;
+    l->loc = index.v[a].loc;
+    l->type = DT_I64;
+    l->is_index = true;
+    l->id = cc->n_locals++;
+    l->map = s;
+    s->gidx[a] = l;
+  }
+  s->index = s->gidx[s->gndim - 1];
+  s->over = ref_of(cc, over);
+  s->body = body.head;
+  return s;
+}
+
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b) {
   Stmt *s = new_stmt(cc, k, loc_of(cc, kw));
   s->a = ref_of(cc, a);

@@ -247,6 +247,7 @@ typedef enum StmtKind {
                           ** positions (outermost axis first), .b the grid field, .pshape, .atomic */
   ST_GATHER,              /* gather GRIDF at (POS...) -> OUT with SHAPE;  .a the grid field,
                           ** .list the positions, .b the particle field, .pshape */
+  ST_HALO,                /* halo F;   F's ghost planes from the periodic image (.a = F) */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -287,6 +288,13 @@ struct Stmt {
   int pshape;             /* ST_DEPOSIT/ST_GATHER: PSHAPE_NGP, _CIC, _TSC (cnp_shape's values) */
   bool atomic;            /* ST_DEPOSIT: CNP_DEPOSIT_ATOMIC (else SORTED, deterministic) */
   Loc pshape_loc;         /* ST_DEPOSIT/ST_GATHER: the shape word */
+
+  /* ST_MAP over a grid, `map (j, i) in G { body }` (sema_grid.c): .gidx the index of each
+  ** axis, outermost first, .gndim their number (0: a map over a dim or extent); .over is
+  ** the grid (.decl a DECL_GRID), .index is gidx[gndim - 1] (the unit-stride axis). */
+  Local *gidx[3];
+  int gndim;
+  bool grid_reads_offset; /* sema: some field is read at a nonzero offset (a stencil) */
 };
 
 /* Particle shapes of deposit/gather (the values of the runtime's cnp_shape). */
@@ -391,6 +399,12 @@ typedef struct GridInfo {
 } GridInfo;
 
 const char *grid_bound_name(GridBound b);         /* "periodic", "clamp", "ghost" */
+/* An index argument of a field access in a grid map: `j`, `j + 2`, `j - 1` (sema checked).
+** Returns the axis of the map index it names (0..gndim-1), and its constant offset in *off;
+** -1 when it is no such expression. */
+int grid_index_axis(const Stmt *map, const Expr *e, int64_t *off);
+/* `coord(i)` in a grid map (EX_CALL, builtin BI_NONE, checked by sema): its axis, else -1. */
+int grid_coord_axis(const Stmt *map, const Expr *e);
 
 /* ======================================================================== AST: declarations */
 
@@ -684,6 +698,7 @@ void ast_host_step(Cnp *cc, Stmt *s);              /* top-level exchange / migra
 
 /* Statements. */
 Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body);
+Stmt *ast_grid_map(Cnp *cc, Token kw, RefVec index, Token over, StmtList body);   /* map (j, i) in G */
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/wait/offsets/copy */
 Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list); /* compact/sort/migrate */
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);

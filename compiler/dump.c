@@ -75,7 +75,12 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
   indent(o, lvl);
   switch (s->kind) {
   case ST_MAP:
-    fprintf(o, "map %s in %s\n", s->index->name, s->over.name);
+    if (s->gndim) {   /* map (j, i) in G */
+      fputs("map (", o);
+      for (int a = 0; a < s->gndim; a++) fprintf(o, "%s%s", a ? ", " : "", s->gidx[a]->name);
+      fprintf(o, ") in %s\n", s->over.name);
+    } else
+      fprintf(o, "map %s in %s\n", s->index->name, s->over.name);
     stmts(o, s->body, lvl + 1);
     return;
   case ST_COMPACT: fprintf(o, "compact %s ", s->a.name); refs(o, &s->list); break;
@@ -129,6 +134,7 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_HISTORY: fprintf(o, "record history %s", s->a.name); break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_HALO: fprintf(o, "halo %s", s->a.name); break;
   case ST_APPEND:
     fprintf(o, "append %s (", s->over.name);
     dump_expr(o, s->value);

@@ -198,6 +198,16 @@ static int contextual_top(const Cnp *cc, Token t) {
   return TK_IDENT;
 }
 
+/* ... and in a step, `halo` starting a statement and followed by an identifier (`halo F;`)
+** is TK_HALO: `halo(x);` stays a kernel call, `halo = segments(..)` a plan. */
+static int contextual_step(const Cnp *cc, const Lexer *lx, Token t) {
+  bool start = cc->prev_code == TK_LBRACE || cc->prev_code == TK_SEMI || cc->prev_code == TK_RBRACE;
+  if (!start || t.n != 4 || memcmp(t.z, "halo", 4)) return TK_IDENT;
+  Lexer peek = *lx;
+  Token next;
+  return lex_next(&peek, &next) == TK_IDENT ? TK_HALO : TK_IDENT;
+}
+
 /*
 ** The brace tracking of one file. A '}' whose column lines up with the enclosing block's
 ** indentation rather than its own block's marks that own block as the likely unclosed one
@@ -357,6 +367,7 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
       if (code == TK_MAP) br.pending_map = true;
     }
     if (code == TK_IDENT && br.depth == 0) code = contextual_top(cc, t);
+    else if (code == TK_IDENT && br.maps_open == 0) code = contextual_step(cc, &lx, t);
     cc->in_map = br.maps_open > 0;
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     bool was_recovering = cc->in_recovery;

@@ -27,7 +27,7 @@ static Stmt *parse_recovered(void *parser);
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
        TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND
-       GRID.
+       GRID HALO.
 
 %left OROR.
 %left ANDAND.
@@ -118,6 +118,8 @@ names(A) ::= names(L) COMMA IDENT(T).                       { A = ast_refs(cc, L
 stmts(A) ::= .                                              { A = ast_stmts(cc, (StmtList){0}, NULL); }
 stmts(A) ::= stmts(L) stmt(S).                              { A = ast_stmts(cc, L, S); }
 stmt(A) ::= MAP(K) IDENT(I) IN IDENT(N) LBRACE mstmts(B) RBRACE. { A = ast_map(cc, K, I, N, B); }
+stmt(A) ::= MAP(K) LP names(I) RP IN IDENT(N) LBRACE mstmts(B) RBRACE. { A = ast_grid_map(cc, K, I, N, B); }
+stmt(A) ::= HALO(K) IDENT(F) SEMI.                          { A = ast_named2(cc, ST_HALO, K, F, NULL); }
 stmt(A) ::= COMPACT(K) IDENT(M) LP names(L) RP SEMI.        { A = ast_listop(cc, ST_COMPACT, K, M, L); }
 stmt(A) ::= SORT(K) IDENT(M) LP names(L) RP SEMI.           { A = ast_listop(cc, ST_SORT, K, M, L); }
 stmt(A) ::= OFFSETS(K) IDENT(X) ARROW IDENT(Y) SEMI.        { A = ast_named2(cc, ST_OFFSETS, K, X, &Y); }

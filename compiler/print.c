@@ -100,7 +100,12 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
   pindent(o, lvl);
   switch (s->kind) {
   case ST_MAP:
-    fprintf(o, "map %s in %s {\n", s->index->name, s->over.name);
+    if (s->gndim) {   /* map (j, i) in G */
+      fputs("map (", o);
+      for (int a = 0; a < s->gndim; a++) fprintf(o, "%s%s", a ? ", " : "", s->gidx[a]->name);
+      fprintf(o, ") in %s {\n", s->over.name);
+    } else
+      fprintf(o, "map %s in %s {\n", s->index->name, s->over.name);
     pstmts(o, s->body, lvl + 1);
     pindent(o, lvl);
     fputs("}\n", o);
@@ -170,6 +175,7 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
     break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_HALO: fprintf(o, "halo %s", s->a.name); break;
   case ST_APPEND:
     fprintf(o, "append %s (", s->over.name);
     pexpr(o, s->value);

@@ -69,6 +69,9 @@ const StmtInfo stmt_info[] = {
     /* gather G at (POS) -> OUT with SHAPE: one cnp_gather per component of G */
     [ST_GATHER] =   {"gather",    true, R,      W,      R | SU_ROWS, 0,  .host_extents = true,
                      .launches = -3, .label = "gather $a at ($l) -> $b with $s"},
+    /* halo F: the ghost planes of F's ghost(W) axes from the periodic image (one rank) */
+    [ST_HALO] =     {"halo",      true, RW,     0,      0,           0,  .launches = 1,
+                     .label = "halo $a"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
