@@ -260,6 +260,17 @@ static void xlines(GenUnit *u, Buf *b, const Stmt *m, const Offs *o, int a, bool
   buf_free(&v);
 }
 
+/* cnp_i, the point's number (the last axis fastest): the counter of its random draws, the
+** same on both backends and in a reducing grid map. */
+static void point_line(GenUnit *u, Buf *b, const Stmt *m) {
+  const char *e = arena_printf(&u->cc->arena, "l_%s", m->gidx[0]->name);
+  for (int a = 1; a < m->gndim; a++)
+    e = arena_printf(&u->cc->arena, "%s%s%s * cnp_n%d + l_%s", a > 1 ? "(" : "", e, a > 1 ? ")" : "", a,
+                     m->gidx[a]->name);
+  buf_line(b, "const int64_t cnp_i = %s;  /* the point's number */", e);
+  buf_line(b, "(void)cnp_i;");
+}
+
 static const char *what(GenUnit *u, const Stmt *m) {
   Buf t = {0};
   buf_printf(&t, "map (");
@@ -337,6 +348,7 @@ void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *u
     buf_line(&loops, "for (int64_t l_%s = %s; l_%s < %s; l_%s++) {", li, seg_lo[sg], li, seg_hi[sg], li);
     loops.indent += 2;
     xlines(u, &loops, m, &o, last, seg_wrap[sg]);
+    point_line(u, &loops, m);
     gen_map_body(&k, &loops, m);
     loops.indent -= 2;
     buf_line(&loops, "}");
@@ -371,6 +383,7 @@ void kernel_grid_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   extents(u, &ext, m);
   kernel_locals(&body, use);
   for (int a = 0; a < nd; a++) xlines(u, &body, m, &o, a, true);
+  point_line(u, &body, m);
   gen_map_body(&k, &body, m);
   b->indent = 0;
   EMIT_SNIPPET(b, TM, "cuda", {"N", u->name}, {"K", gen_int(u, op->kernel)}, {"what", what(u, m)},

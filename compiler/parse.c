@@ -200,12 +200,18 @@ static int contextual_top(const Cnp *cc, Token t) {
 
 /* ... and in a step, `halo` starting a statement and followed by an identifier (`halo F;`)
 ** is TK_HALO: `halo(x);` stays a kernel call, `halo = segments(..)` a plan. */
-static int contextual_step(const Cnp *cc, const Lexer *lx, Token t) {
+static int contextual_step(Cnp *cc, const Lexer *lx, Token t) {
   bool start = cc->prev_code == TK_LBRACE || cc->prev_code == TK_SEMI || cc->prev_code == TK_RBRACE;
   if (!start || t.n != 4 || memcmp(t.z, "halo", 4)) return TK_IDENT;
-  Lexer peek = *lx;
+  Lexer peek = *lx;   /* one token ahead, silently (the real scan reports a bad token) */
   Token next;
-  return lex_next(&peek, &next) == TK_IDENT ? TK_HALO : TK_IDENT;
+  bool muted = cc->muted;
+  int errors = cc->n_errors;
+  cc->muted = true;
+  int code = lex_next(&peek, &next);
+  cc->muted = muted;
+  cc->n_errors = errors;
+  return code == TK_IDENT ? TK_HALO : TK_IDENT;
 }
 
 /*

@@ -171,6 +171,156 @@ CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
+/* Counter-based random numbers of map bodies (docs/language.md, "Random numbers";
+** docs/codegen.md, "Random numbers"): Philox4x32-10 (Salmon et al., SC'11, as in Random123),
+** integer operations only, so the host and the GPU give the same bits. A draw is a pure
+** function of its key (seed) and counter (row, step counter, draw number): no state, no
+** dependence on threads or launch shape. */
+#ifndef CNP_G_HD
+#ifdef __CUDACC__
+#define CNP_G_HD __host__ __device__
+#else
+#define CNP_G_HD
+#endif
+#endif
+/* The 32-bit words live in CNP_G_PW: uint32_t on the GPU (32-bit registers, mul.wide),
+** uint64_t on the host, where a loop of draws then vectorizes in 64-bit lanes (one packed
+** 32x32->64 multiply per product, no narrowing); the values, and so the bits, are the same. */
+#ifdef __CUDA_ARCH__
+typedef uint32_t CNP_G_PW;
+#else
+typedef uint64_t CNP_G_PW;
+#endif
+/* One Philox4x32 round on c0..c3 with key (k0, k1). */
+#define CNP_G_PHILOX_ROUND(k0, k1)                                         \
+  do {                                                                     \
+    uint64_t cnp_p0 = (uint64_t)0xD2511F53u * (uint32_t)c0;                \
+    uint64_t cnp_p1 = (uint64_t)0xCD9E8D57u * (uint32_t)c2;                \
+    c0 = (CNP_G_PW)(cnp_p1 >> 32) ^ c1 ^ (k0);                             \
+    c2 = (CNP_G_PW)(cnp_p0 >> 32) ^ c3 ^ (k1);                             \
+    c1 = (CNP_G_PW)(cnp_p1 & 0xFFFFFFFFu);                                 \
+    c3 = (CNP_G_PW)(cnp_p0 & 0xFFFFFFFFu);                                 \
+  } while (0)
+/* Philox4x32-10 of the counter (c0, c1, c2, c3) under the key (k0, k1), in place: ten
+** rounds, the key bumped by the Weyl constants (0x9E3779B9, 0xBB67AE85) before each round
+** after the first (Random123's philox4x32_R with R = 10). */
+#define CNP_G_PHILOX10(k0, k1)                                             \
+  do {                                                                     \
+    CNP_G_PW cnp_k0 = (k0), cnp_k1 = (k1);                                 \
+    CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1);                                    \
+    for (int cnp_r = 1; cnp_r < 10; cnp_r++) {                             \
+      cnp_k0 = (cnp_k0 + 0x9E3779B9u) & 0xFFFFFFFFu;                       \
+      cnp_k1 = (cnp_k1 + 0xBB67AE85u) & 0xFFFFFFFFu;                       \
+      CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1);                                  \
+    }                                                                      \
+  } while (0)
+/* Philox4x32-10 of ctr[0..3] under key (k0, k1) into out[0..3]. */
+CNP_G_HD CNP_G_INLINE void cnp_g_philox4x32_10(const uint32_t ctr[4], uint32_t k0, uint32_t k1, uint32_t out[4])
+{
+  CNP_G_PW c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
+  CNP_G_PHILOX10(k0, k1);
+  out[0] = (uint32_t)c0;
+  out[1] = (uint32_t)c1;
+  out[2] = (uint32_t)c2;
+  out[3] = (uint32_t)c3;
+}
+/* The four words of a draw: key = seed, counter = (row low, row high, step counter low 32
+** bits, draw number). */
+#define CNP_G_DRAW(seed, step, row, draw)                                  \
+  CNP_G_PW c0 = (uint32_t)(uint64_t)(row), c1 = (uint32_t)((uint64_t)(row) >> 32); \
+  CNP_G_PW c2 = (uint32_t)(uint64_t)(step), c3 = (draw);                   \
+  CNP_G_PHILOX10((uint32_t)(seed), (uint32_t)((seed) >> 32))
+/* uniform(): the top 53 bits of w1:w0 times 2^-53, in [0, 1); uniform_f32(): the top 24 bits
+** of w0 times 2^-24, in [0, 1). Exact conversions (integers below 2^53 / 2^24): the same
+** value everywhere. */
+#define CNP_G_U53(lo, hi) ((double)(int64_t)((((uint64_t)(hi) << 32) | (uint64_t)(lo)) >> 11) * (1.0 / 9007199254740992.0))
+#define CNP_G_U24(w) ((float)(int32_t)((uint32_t)(w) >> 8) * (1.0f / 16777216.0f))
+CNP_G_HD CNP_G_INLINE double cnp_g_uniform_f64(uint64_t seed, int64_t step, int64_t row, uint32_t draw)
+{
+  CNP_G_DRAW(seed, step, row, draw);
+  (void)c2, (void)c3;
+  return CNP_G_U53(c0, c1);
+}
+CNP_G_HD CNP_G_INLINE float cnp_g_uniform_f32(uint64_t seed, int64_t step, int64_t row, uint32_t draw)
+{
+  CNP_G_DRAW(seed, step, row, draw);
+  (void)c1, (void)c2, (void)c3;
+  return CNP_G_U24(c0);
+}
+/* log(x) for x in (0, 1] and cos(2 pi u) for u in [0, 1), for normal(): written with
+** exact steps (exponent bits, Sterbenz subtractions), correctly rounded operations (+ - * / sqrt), bit
+** moves and explicit fma() only, so no compiler can contract them differently: the host and the GPU
+** give the same bits (the C library's and CUDA's log and cos differ by an ulp here and
+** there). Series of atanh and of sin/cos, accurate to about 1 ulp. */
+CNP_G_HD CNP_G_INLINE double cnp_g_log01(double x)
+{
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);               /* x = m * 2^e, m in [0.5, 1): x is normal */
+  int64_t e = (int64_t)(bits >> 52) - 1022;
+  bits = (bits & 0x000FFFFFFFFFFFFFu) | 0x3FE0000000000000u;
+  double m;
+  memcpy(&m, &bits, sizeof m);
+  int lo = m < 0.7071067811865476;              /* m in [sqrt(1/2), sqrt(2)): no branch */
+  m = lo ? m + m : m;
+  e = lo ? e - 1 : e;
+  double s = (m - 1.0) / (m + 1.0), z = s * s, q = 0.08695652173913043;   /* log m = 2 atanh s */
+  q = fma(q, z, 0.09523809523809523);
+  q = fma(q, z, 0.10526315789473684);
+  q = fma(q, z, 0.11764705882352941);
+  q = fma(q, z, 0.13333333333333333);
+  q = fma(q, z, 0.15384615384615385);
+  q = fma(q, z, 0.18181818181818182);
+  q = fma(q, z, 0.2222222222222222);
+  q = fma(q, z, 0.2857142857142857);
+  q = fma(q, z, 0.4);
+  q = fma(q, z, 0.6666666666666666);
+  return fma((double)e, 0.6931471805599453, fma(s * z, q, s + s));
+}
+CNP_G_HD CNP_G_INLINE double cnp_g_cos2pi(double u)
+{
+  /* cos(2 pi u) = cos(2 pi v), v = min(u, 1 - u) in [0, 1/2]; = -cos(2 pi (1/2 - v)) past
+  ** 1/4; = sin(2 pi (1/4 - v)) past 1/8: exact reductions, selects rather than branches */
+  double v = u > 0.5 ? 1.0 - u : u;
+  int neg = v > 0.25;
+  v = neg ? 0.5 - v : v;
+  int sn = v > 0.125;
+  double t = (sn ? 0.25 - v : v) * 6.283185307179586, z = t * t;
+  double qs = -8.22063524662433e-18, qc = -1.5619206968586225e-16;
+  qs = fma(qs, z, 2.8114572543455206e-15);
+  qc = fma(qc, z, 4.779477332387385e-14);
+  qs = fma(qs, z, -7.647163731819816e-13);
+  qc = fma(qc, z, -1.1470745597729725e-11);
+  qs = fma(qs, z, 1.6059043836821613e-10);
+  qc = fma(qc, z, 2.08767569878681e-09);
+  qs = fma(qs, z, -2.505210838544172e-08);
+  qc = fma(qc, z, -2.755731922398589e-07);
+  qs = fma(qs, z, 2.7557319223985893e-06);
+  qc = fma(qc, z, 2.48015873015873e-05);
+  qs = fma(qs, z, -0.0001984126984126984);
+  qc = fma(qc, z, -0.001388888888888889);
+  qs = fma(qs, z, 0.008333333333333333);
+  qc = fma(qc, z, 0.041666666666666664);
+  qs = fma(qs, z, -0.16666666666666666);
+  qc = fma(qc, z, -0.5);
+  double r = sn ? fma(t * z, qs, t) : fma(z, qc, 1.0);
+  return neg ? -r : r;
+}
+/* normal(): Box-Muller on two uniforms of the same draw, u1 = 1 - U(w1:w0) in (0, 1] and
+** u2 = U(w3:w2) in [0, 1): sqrt(-2 log u1) * cos(2 pi u2). normal_f32(): the same from the
+** 24-bit uniforms of w0 and w1, computed in f64 and rounded once to f32. */
+CNP_G_HD CNP_G_INLINE double cnp_g_normal_f64(uint64_t seed, int64_t step, int64_t row, uint32_t draw)
+{
+  CNP_G_DRAW(seed, step, row, draw);
+  double u1 = 1.0 - CNP_G_U53(c0, c1), u2 = CNP_G_U53(c2, c3);
+  return sqrt(-2.0 * cnp_g_log01(u1)) * cnp_g_cos2pi(u2);
+}
+CNP_G_HD CNP_G_INLINE float cnp_g_normal_f32(uint64_t seed, int64_t step, int64_t row, uint32_t draw)
+{
+  CNP_G_DRAW(seed, step, row, draw);
+  (void)c2, (void)c3;
+  double u1 = 1.0 - (double)CNP_G_U24(c0), u2 = (double)CNP_G_U24(c1);
+  return (float)(sqrt(-2.0 * cnp_g_log01(u1)) * cnp_g_cos2pi(u2));
+}
 /* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
 ** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
 ** setup rejects an overflowing extent instead of allocating a wrapped size. */
@@ -287,6 +437,7 @@ typedef struct gridg_k0_args {
   int64_t f_e_e1;
   int64_t f_e_e2;
   double P_dt;
+  int64_t cnp_step;             /* step counter: stats.steps before this step */
   int64_t g_n0;                 /* grid G: points along axis 0 */
   int64_t g_n1;                 /* grid G: points along axis 1 */
   double g_d0;                  /* ... their spacing (length / points) */
@@ -303,6 +454,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
   double *CNP_G_RESTRICT f_a = A.f_a;
   double *CNP_G_RESTRICT f_e = A.f_e;
   const double P_dt = A.P_dt;
+  const int64_t cnp_step = A.cnp_step;
   const int64_t cnp_n0 = A.g_n0, cnp_s0 = A.g_n0;  /* points, storage planes */
   const double cnp_d0 = A.g_d0;
   (void)cnp_n0; (void)cnp_s0; (void)cnp_d0;
@@ -323,13 +475,15 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       const int64_t cnp_x1 = l_i;
       const int64_t cnp_x1p1 = cnp_g_clamp(l_i + 1, cnp_n1);
       (void)cnp_x1m1; (void)cnp_x1; (void)cnp_x1p1;
+      const int64_t cnp_i = l_j * cnp_n1 + l_i;  /* the point's number */
+      (void)cnp_i;
 #line 18 "input.cnp"
       f_b[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1] + (P_dt * ((((f_a[(cnp_x0m1) * cnp_s1 + cnp_x1] + f_a[(cnp_x0p1) * cnp_s1 + cnp_x1]) + f_a[(cnp_x0) * cnp_s1 + cnp_x1m1]) + f_a[(cnp_x0) * cnp_s1 + cnp_x1p1]) - (4.0 * f_a[(cnp_x0) * cnp_s1 + cnp_x1]))));
 #line 19 "input.cnp"
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
-      f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_i * cnp_d1);
-#line 333 "input.c"
+      f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
+#line 487 "input.c"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -337,13 +491,15 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       const int64_t cnp_x1 = l_i;
       const int64_t cnp_x1p1 = l_i + 1;
       (void)cnp_x1m1; (void)cnp_x1; (void)cnp_x1p1;
+      const int64_t cnp_i = l_j * cnp_n1 + l_i;  /* the point's number */
+      (void)cnp_i;
 #line 18 "input.cnp"
       f_b[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1] + (P_dt * ((((f_a[(cnp_x0m1) * cnp_s1 + cnp_x1] + f_a[(cnp_x0p1) * cnp_s1 + cnp_x1]) + f_a[(cnp_x0) * cnp_s1 + cnp_x1m1]) + f_a[(cnp_x0) * cnp_s1 + cnp_x1p1]) - (4.0 * f_a[(cnp_x0) * cnp_s1 + cnp_x1]))));
 #line 19 "input.cnp"
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
-      f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_i * cnp_d1);
-#line 347 "input.c"
+      f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
+#line 503 "input.c"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -351,13 +507,15 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       const int64_t cnp_x1 = l_i;
       const int64_t cnp_x1p1 = cnp_g_clamp(l_i + 1, cnp_n1);
       (void)cnp_x1m1; (void)cnp_x1; (void)cnp_x1p1;
+      const int64_t cnp_i = l_j * cnp_n1 + l_i;  /* the point's number */
+      (void)cnp_i;
 #line 18 "input.cnp"
       f_b[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1] + (P_dt * ((((f_a[(cnp_x0m1) * cnp_s1 + cnp_x1] + f_a[(cnp_x0p1) * cnp_s1 + cnp_x1]) + f_a[(cnp_x0) * cnp_s1 + cnp_x1m1]) + f_a[(cnp_x0) * cnp_s1 + cnp_x1p1]) - (4.0 * f_a[(cnp_x0) * cnp_s1 + cnp_x1]))));
 #line 19 "input.cnp"
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
-      f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_i * cnp_d1);
-#line 361 "input.c"
+      f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
+#line 519 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -379,6 +537,7 @@ static int gridg_k0(gridg_h *p, cnp_stream *S)
   A.f_e_e1 = p->f_e.shape[1];
   A.f_e_e2 = p->f_e.shape[2];
   A.P_dt = p->P_dt;
+  A.cnp_step = (int64_t)p->stats.steps;
   A.g_n0 = (int64_t)((int64_t)p->P_ny);
   A.g_n1 = (int64_t)((int64_t)p->P_nx);
   A.g_d0 = 1.0 / (double)A.g_n0;
@@ -444,7 +603,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 448 "input.c"
+#line 607 "input.c"
         } /* map i */
       }
     }
@@ -471,7 +630,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 475 "input.c"
+#line 634 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -561,27 +720,33 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         const int64_t cnp_x2 = l_i;
         const int64_t cnp_x2p1 = cnp_g_wrap(l_i + 1, cnp_n2);
         (void)cnp_x2; (void)cnp_x2p1;
+        const int64_t cnp_i = (l_z * cnp_n1 + l_j) * cnp_n2 + l_i;  /* the point's number */
+        (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 567 "input.c"
+#line 728 "input.c"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
         const int64_t cnp_x2 = l_i;
         const int64_t cnp_x2p1 = l_i + 1;
         (void)cnp_x2; (void)cnp_x2p1;
+        const int64_t cnp_i = (l_z * cnp_n1 + l_j) * cnp_n2 + l_i;  /* the point's number */
+        (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 576 "input.c"
+#line 739 "input.c"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
         const int64_t cnp_x2 = l_i;
         const int64_t cnp_x2p1 = cnp_g_wrap(l_i + 1, cnp_n2);
         (void)cnp_x2; (void)cnp_x2p1;
+        const int64_t cnp_i = (l_z * cnp_n1 + l_j) * cnp_n2 + l_i;  /* the point's number */
+        (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 585 "input.c"
+#line 750 "input.c"
       }
     }
   }
@@ -644,7 +809,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
 #line 26 "input.cnp"
       CNP_G_OMP("omp atomic")
       f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 648 "input.c"
+#line 813 "input.c"
     } /* map p */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -709,11 +874,14 @@ static int gridg_h_setup(gridg_h **pp, const gridg_config *cfg, char *err, size_
     return cnp_g_err(err, errlen, st, "gridg_setup: generated for cnp ABI %d: %s",
                      CNP_ABI_VERSION, cnp_last_error());
   if ((int64_t)cfg->ny <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:10: field a: extent 'ny' must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:8: grid G: extent 'ny' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->ny));
   if ((int64_t)cfg->nx <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:10: field a: extent 'nx' must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:8: grid G: extent 'nx' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nx));
+  if ((int64_t)cfg->nz <= 0)
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:9: grid H: extent 'nz' must be > 0 (got %lld)",
+                     (long long)((int64_t)cfg->nz));
   if (cnp_g_xadd((int64_t)cfg->nz, 2) == INT64_MIN)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:11: field h: extent 'nz' overflows int64");
   if (cnp_g_xadd((int64_t)cfg->nz, 2) <= 0)
@@ -887,7 +1055,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
   CNP_G_TRY(gridg_k0(p, S),
             "input.cnp:17: map (j, i) in G");
-#line 891 "input.c"
+#line 1059 "input.c"
 
   /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -896,13 +1064,13 @@ static int gridg_h_step(gridg_h *p, double dt)
     p->f_a = p->f_b;
     p->f_b = t;
   }
-#line 900 "input.c"
+#line 1068 "input.c"
 
   /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
   CNP_G_TRY(gridg_k1(p, S),
             "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 906 "input.c"
+#line 1074 "input.c"
 
   /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -913,19 +1081,19 @@ static int gridg_h_step(gridg_h *p, double dt)
               "input.cnp:24: halo h");
     p->stats.launches++;
   }
-#line 917 "input.c"
+#line 1085 "input.c"
 
   /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
   CNP_G_TRY(gridg_k2(p, S),
             "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 923 "input.c"
+#line 1091 "input.c"
 
   /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
   CNP_G_TRY(gridg_k3(p, S),
             "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 929 "input.c"
+#line 1097 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -230,10 +230,10 @@ static int pgrid_h_setup(pgrid_h **pp, const pgrid_config *cfg, char *err, size_
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:8: dim N: capacity cfg.N must be > 0 (got %lld)",
                      (long long)cfg->N);
   if ((int64_t)cfg->ny <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:11: field rho: extent 'ny' must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:9: grid G: extent 'ny' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->ny));
   if ((int64_t)cfg->nx <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:11: field rho: extent 'nx' must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:9: grid G: extent 'nx' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->nx));
   st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
