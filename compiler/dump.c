@@ -162,6 +162,13 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_FFT: case ST_IFFT:
     fprintf(o, "%s %s -> %s", stmt_of(s->kind)->name, s->a.name, s->b.name);
+  case ST_DEPOSIT: case ST_GATHER:
+    fprintf(o, "%s ", stmt_of(s->kind)->name);
+    if (s->a.name) fputs(s->a.name, o);
+    else dump_expr(o, s->value);
+    fputs(" at ", o);
+    refs(o, &s->list);
+    fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
     break;
   case ST_IF:
     fputs("if ", o);

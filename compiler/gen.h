@@ -109,6 +109,7 @@ typedef struct GenOp {
   struct GenOp *scan_fused;
   struct GenOp *scan_by;
   int fft_id;             /* GOP_STMT fft/ifft: its plan p->fft_N (GenUnit.fft) */
+  int pg_id;              /* GOP_STMT deposit/gather: its particle-grid plan (p->pg_N, gen_pgrid.c) */
   /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
   ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
@@ -178,6 +179,8 @@ typedef struct GenUnit {
   ** plan's), first its statement (named by a setup failure), inverse: some ifft uses it. */
   struct GenFft { Decl *grid, *real; DType dtype; bool inverse; Stmt *first; } fft[32];
   int n_fft;
+  GenOp **pg_ops;         /* particle-grid plans: the first deposit/gather of each (gen_pgrid.c) */
+  int n_pg;
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -206,6 +209,8 @@ const char *fuse_row_values(GenUnit *u, GenOp *op, RowVals *rv);
 bool fuse_row_comp(const Expr *e, int64_t *comp);
 /* Components of f (the product of its leading extents) when those are constants. */
 bool fuse_const_ncomp(Decl *f, int64_t *n);
+/* The product of the first n_lead extents of f when those are constants. */
+bool fuse_const_lead(Decl *f, int n_lead, int64_t *n);
 /* Graph eligibility, workspace order, launch and sync counts of every step and op, stored
 ** in the IR (called by lower_unit; the emitters only print them). */
 void lower_decide(GenUnit *u);
@@ -327,6 +332,15 @@ void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 GenOp *fused_owner(GenUnit *u, Stmt *s);
 void inline_sum(GenUnit *u, Buf *b, Stmt *s);
+
+/* gen_pgrid.c: deposit and gather (docs/codegen.md, Deposit and gather): plan numbering
+** (called by lower_unit), the pipeline struct's plans, their setup and teardown, the steps. */
+void pgrid_lower(GenUnit *u);
+void pgrid_struct(GenUnit *u, Buf *b);
+void pgrid_setup(GenUnit *u, Buf *b);
+void pgrid_teardown(GenUnit *u, Buf *b);
+void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
 /* gen_red.c: reductions into scalars, histories and scans (docs/codegen.md, Reductions). */
 #define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */

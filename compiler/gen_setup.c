@@ -258,6 +258,7 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
   setup_objects(u, b);
   fft_setup(u, b);
   red_setup(u, b);
+  pgrid_setup(u, b);
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
   if (u->uses_mpi) gen_setup_mpi(u, b);
   setup_kernels(u, t, b);
@@ -321,6 +322,7 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
     }
   fft_teardown(u, b);
   red_teardown(u, b);
+  pgrid_teardown(u, b);
   release(b, ".data", "cnp_array_free", "bad");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
   if (u->ws_shared) release(b, "", "cnp_event_destroy", "ws_ev");

@@ -253,6 +253,7 @@ static void gen_struct(GenUnit *u, Buf *b) {
   for (Decl *d = u->cc->decls; d; d = d->next) any_kernel = any_kernel || d->kind == DECL_KERNEL;
   fft_struct(u, b);
   red_struct(u, b);
+  pgrid_struct(u, b);
   EMIT_SNIPPET(b, TM, "struct_tail", {"kernels", any_kernel ? "1" : ""},
                {"join", u->cc->stream_join ? "1" : ""}, {"ws_ev", u->ws_shared ? "1" : ""});
   b->indent = 0;
@@ -391,6 +392,10 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   red_helpers(u, tg, b);
   if (tg->graph_helpers) tg->graph_helpers(u, b);
   fft_helpers(u, tg, b);
+  bool gather = false;   /* templates/pgrid.tmpl: component views of grid fields */
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) gather = gather || u->steps[i].ops[o].stmt->kind == ST_GATHER;
+  if (gather) emit_snippet(b, "pgrid", "helpers", NULL, 0);
 }
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {

@@ -459,6 +459,7 @@ int lower_unit(GenUnit *u) {
     }
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) u->uses_mpi = true;
+  pgrid_lower(u);
   lower_decide(u);
   return 0;
 }
@@ -625,6 +626,11 @@ static void op_counts(GenOp *op) {
   Stmt *s = op->stmt;
   op->launches = si->launches;
   if (si->launches == -2) op->launches = s->list.n;
+  if (si->launches == -3) {   /* the components of a grid field (its leading extents) */
+    int64_t nc = 1;
+    Decl *f = s->a.decl;
+    op->launches = fuse_const_lead(f, f->shape.rank - f->grid_of->grid->ndim, &nc) ? (int)nc : -1;
+  }
   for (int i = 0; si->launches == -1 && i < s->list.n; i++) {
     int64_t nc = 1;
     if (!fuse_const_ncomp(s->list.v[i].decl, &nc)) {

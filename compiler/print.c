@@ -168,6 +168,13 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_FFT: case ST_IFFT:
     fprintf(o, "%s %s -> %s", stmt_of(s->kind)->name, s->a.name, s->b.name);
+  case ST_DEPOSIT: case ST_GATHER:
+    fprintf(o, "%s ", s->kind == ST_DEPOSIT ? "deposit" : "gather");
+    if (s->a.name) fputs(s->a.name, o);
+    else pexpr(o, s->value);
+    fputs(" at ", o);
+    prefs(o, &s->list);
+    fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
     break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
   case ST_HALO: fprintf(o, "halo %s", s->a.name); break;
