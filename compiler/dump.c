@@ -162,6 +162,7 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_FFT: case ST_IFFT:
     fprintf(o, "%s %s -> %s", stmt_of(s->kind)->name, s->a.name, s->b.name);
+    break;
   case ST_DEPOSIT: case ST_GATHER:
     fprintf(o, "%s ", stmt_of(s->kind)->name);
     if (s->a.name) fputs(s->a.name, o);

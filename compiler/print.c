@@ -168,6 +168,7 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_FFT: case ST_IFFT:
     fprintf(o, "%s %s -> %s", stmt_of(s->kind)->name, s->a.name, s->b.name);
+    break;
   case ST_DEPOSIT: case ST_GATHER:
     fprintf(o, "%s ", s->kind == ST_DEPOSIT ? "deposit" : "gather");
     if (s->a.name) fputs(s->a.name, o);
