@@ -194,12 +194,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). */
-CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
-CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+** range the nearest end, others truncated toward zero (the comparisons are exact). The
+** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
+** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
-CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
-CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Kernel nodes of the graphs with a repeat (a node per pass) or per buffer state (swap): each
 ** node and the arguments it was captured with, so that a replay updates the per-step values
@@ -333,7 +335,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
   double *CNP_G_RESTRICT f_f = A.f_f;
   const int64_t P_m = A.P_m;
   const double P_dt = A.P_dt;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
     { /* input.cnp:17: map i in m */
       const int64_t l_i = cnp_i;
@@ -343,7 +345,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 347 "input.cu"
+#line 349 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -370,7 +372,7 @@ static __global__ void graph_loop_k0_cuda(const graph_loop_k0_args A)
     double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
     f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 374 "input.cu"
+#line 376 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -442,7 +444,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
   double *CNP_G_RESTRICT f_u = A.f_u;
   double *CNP_G_RESTRICT f_w = A.f_w;
   const int64_t cnp_nc = (A.n + 4095) / 4096;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(cnp_nc > 1)")
   for (int64_t cnp_c = 0; cnp_c < cnp_nc; cnp_c++) {
     double r_res[8] = {-(double)INFINITY, -(double)INFINITY, -(double)INFINITY, -(double)INFINITY, -(double)INFINITY, -(double)INFINITY, -(double)INFINITY, -(double)INFINITY};
     const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
@@ -454,7 +456,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 458 "input.cu"
+#line 460 "input.cu"
         } /* map i */
       }
     }
@@ -464,7 +466,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 468 "input.cu"
+#line 470 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -496,7 +498,7 @@ static __global__ void graph_loop_k1_cuda(const graph_loop_k1_args A)
       const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
       { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res = cnp_v > r_res ? cnp_v : r_res; }
-#line 500 "input.cu"
+#line 502 "input.cu"
     } /* map i */
   }
   {  /* scalar res: this block's partial */
@@ -601,7 +603,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
   double *CNP_G_RESTRICT f_x = A.f_x;
   uint8_t *CNP_G_RESTRICT f_alive = A.f_alive;
   const double P_dt = A.P_dt;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
     { /* input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; } */
       const int64_t l_i = cnp_i;
@@ -609,7 +611,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 613 "input.cu"
+#line 615 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -633,7 +635,7 @@ static __global__ void graph_loop_k2_cuda(const graph_loop_k2_args A)
     f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
     f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 637 "input.cu"
+#line 639 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -696,14 +698,14 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
   const graph_loop_k3_args A = *ap;
   int bad = 0;
   double *CNP_G_RESTRICT f_x = A.f_x;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
     { /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
       const int64_t l_i = A.first + cnp_i;
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 707 "input.cu"
+#line 709 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -730,7 +732,7 @@ static __global__ void graph_loop_k3_cuda(const graph_loop_k3_args A)
     const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
     f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 734 "input.cu"
+#line 736 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1492,13 +1494,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1496 "input.cu"
+#line 1498 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1502 "input.cu"
+#line 1504 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1507,18 +1509,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1511 "input.cu"
+#line 1513 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1516 "input.cu"
+#line 1518 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1522 "input.cu"
+#line 1524 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1534,7 +1536,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1538 "input.cu"
+#line 1540 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1550,7 +1552,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1554 "input.cu"
+#line 1556 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1564,7 +1566,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1568 "input.cu"
+#line 1570 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

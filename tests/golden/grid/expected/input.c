@@ -164,12 +164,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). */
-CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
-CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+** range the nearest end, others truncated toward zero (the comparisons are exact). The
+** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
+** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
-CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
-CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Counter-based random numbers of map bodies (docs/language.md, "Random numbers";
 ** docs/codegen.md, "Random numbers"): Philox4x32-10 (Salmon et al., SC'11, as in Random123),
@@ -368,6 +370,7 @@ struct gridg_h {
   cnp_array f_w;  /* field w : f64[N] (input.cnp:14) */
   cnp_stream *s_s;
   cnp_array rp_total;  /* partial results of the reductions into scalar total */
+  cnp_array pv_k3_a;  /* kernel 3: each block's copy of a (its scatter-adds) */
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
@@ -483,7 +486,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 487 "input.c"
+#line 490 "input.c"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -499,7 +502,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 503 "input.c"
+#line 506 "input.c"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -515,7 +518,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 519 "input.c"
+#line 522 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -574,7 +577,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
   double *CNP_G_RESTRICT f_total = A.f_total;
   double *CNP_G_RESTRICT f_a = A.f_a;
   const int64_t cnp_nc = (A.n + 4095) / 4096;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(cnp_nc > 1)")
   for (int64_t cnp_c = 0; cnp_c < cnp_nc; cnp_c++) {
     double r_total[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
@@ -603,7 +606,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 607 "input.c"
+#line 610 "input.c"
         } /* map i */
       }
     }
@@ -630,7 +633,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 634 "input.c"
+#line 637 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -724,7 +727,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 728 "input.c"
+#line 731 "input.c"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -735,7 +738,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 739 "input.c"
+#line 742 "input.c"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -746,7 +749,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 750 "input.c"
+#line 753 "input.c"
       }
     }
   }
@@ -791,9 +794,12 @@ typedef struct gridg_k3_args {
   int64_t f_ix_e0;
   double *f_w;
   int64_t f_w_e0;
+  double *pv_a;  /* host: each block's copy of a, scatter-added into */
 } gridg_k3_args;
 
-/* Kernel 3 on the host: 1 map fused into one loop. */
+/* Kernel 3 on the host: 1 map fused into one loop over blocks of chunks of 4096 rows; each
+** block scatter-adds into its own zeroed copy of each target, the copies are added to the targets
+** in block order (independent of the threads). */
 static int gridg_k3_host(const gridg_k3_args *ap)
 {
   const gridg_k3_args A = *ap;
@@ -802,15 +808,35 @@ static int gridg_k3_host(const gridg_k3_args *ap)
   int64_t *CNP_G_RESTRICT f_iy = A.f_iy;
   int64_t *CNP_G_RESTRICT f_ix = A.f_ix;
   double *CNP_G_RESTRICT f_w = A.f_w;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
-  for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
-    { /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
-      const int64_t l_p = cnp_i;
+  const int64_t cnp_nc = (A.n + 4095) / 4096;
+  const int64_t cnp_pc = ((16 * ((A.f_a_e0 * A.f_a_e1)) + 4095) / 4096);  /* chunks per block */
+  const int64_t cnp_nb = (cnp_nc + cnp_pc - 1) / cnp_pc;
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(cnp_nb > 1)")
+  for (int64_t cnp_q = 0; cnp_q < cnp_nb; cnp_q++) {
+    double *CNP_G_RESTRICT const pv_a = A.pv_a + cnp_q * (A.f_a_e0 * A.f_a_e1);  /* this block's copy of a */
+    memset(pv_a, 0, sizeof(double) * (size_t)((A.f_a_e0 * A.f_a_e1)));
+    const int64_t cnp_ce = cnp_q * cnp_pc + cnp_pc < cnp_nc ? cnp_q * cnp_pc + cnp_pc : cnp_nc;
+    for (int64_t cnp_c = cnp_q * cnp_pc; cnp_c < cnp_ce; cnp_c++) {
+      const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
+      for (int64_t cnp_i = cnp_c * 4096; cnp_i < cnp_e; cnp_i++) {
+        { /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
+          const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
-      CNP_G_OMP("omp atomic")
-      f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 813 "input.c"
-    } /* map p */
+          pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
+#line 827 "input.c"
+        } /* map p */
+      }
+    }
+  }
+  {  /* a[...] += ...: the blocks' copies added in block order */
+    const int64_t cnp_s = (A.f_a_e0 * A.f_a_e1);
+    CNP_G_OMP("omp parallel for schedule(static) if(cnp_s * cnp_nb > 65536)")
+    for (int64_t cnp_k = 0; cnp_k < cnp_s; cnp_k++) {
+      double cnp_a = f_a[cnp_k];
+      for (int64_t cnp_q = 0; cnp_q < cnp_nb; cnp_q++)
+        cnp_a += A.pv_a[cnp_q * cnp_s + cnp_k];
+      f_a[cnp_k] = cnp_a;
+    }
   }
   return bad ? CNP_ERANGE : CNP_OK;
 } /* kernel 3 (host) */
@@ -829,6 +855,7 @@ static int gridg_k3(gridg_h *p, cnp_stream *S)
   A.f_ix_e0 = p->f_ix.shape[0];
   A.f_w = (double *)p->f_w.data;
   A.f_w_e0 = p->f_w.shape[0];
+  A.pv_a = (double *)p->pv_k3_a.data;
   p->stats.launches++;
   (void)S;
   return gridg_k3_host(&A);
@@ -852,6 +879,7 @@ static void gridg_h_teardown(gridg_h *p)
   if (p->f_w.data) cnp_array_free(&p->f_w);
   if (p->s_s) cnp_stream_destroy(p->s_s);
   if (p->rp_total.data) cnp_array_free(&p->rp_total);
+  if (p->pv_k3_a.data) cnp_array_free(&p->pv_k3_a);
   if (p->bad.data) cnp_array_free(&p->bad);
   cnp_workspace_destroy(p->ws);
   free(p->views);
@@ -1025,6 +1053,13 @@ static int gridg_h_setup(gridg_h **pp, const gridg_config *cfg, char *err, size_
       goto fail;
     }
   }
+  {
+    const int64_t n = ((p->cap_N + 4095) / 4096 + ((16 * ((p->f_a.shape[0] * p->f_a.shape[1])) + 4095) / 4096) - 1) / ((16 * ((p->f_a.shape[0] * p->f_a.shape[1])) + 4095) / 4096) * (p->f_a.shape[0] * p->f_a.shape[1]);
+    if ((st = cnp_array_alloc_on(&p->pv_k3_a, B, p->device, CNP_FLOAT64, 1, &n, CNP_ORDER_C, 0)) != CNP_OK) {
+      where = "gridg_setup: the blocks' copies of a (kernel 3)";
+      goto fail;
+    }
+  }
   p->nthreads = CNP_G_MAXT();
   *pp = p;
   return CNP_OK;
@@ -1055,7 +1090,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
   CNP_G_TRY(gridg_k0(p, S),
             "input.cnp:17: map (j, i) in G");
-#line 1059 "input.c"
+#line 1094 "input.c"
 
   /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1064,13 +1099,13 @@ static int gridg_h_step(gridg_h *p, double dt)
     p->f_a = p->f_b;
     p->f_b = t;
   }
-#line 1068 "input.c"
+#line 1103 "input.c"
 
   /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
   CNP_G_TRY(gridg_k1(p, S),
             "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1074 "input.c"
+#line 1109 "input.c"
 
   /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1081,19 +1116,19 @@ static int gridg_h_step(gridg_h *p, double dt)
               "input.cnp:24: halo h");
     p->stats.launches++;
   }
-#line 1085 "input.c"
+#line 1120 "input.c"
 
   /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
   CNP_G_TRY(gridg_k2(p, S),
             "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1091 "input.c"
+#line 1126 "input.c"
 
   /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
   CNP_G_TRY(gridg_k3(p, S),
             "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1097 "input.c"
+#line 1132 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
