@@ -72,7 +72,7 @@ Builtin builtin_lookup(const char *z, int n) {
 const char *decl_kind_name(DeclKind k) {
   static const char *const t[DECL__COUNT] = {
     "pipeline", "import", "param", "const", "dim", "field", "stream", "event",
-    "snapshot", "mpi staging", "mirror", "plan", "kernel", "step",
+    "snapshot", "mpi staging", "mirror", "plan", "kernel", "step", "grid",
   };
   return k < DECL__COUNT ? t[k] : "?";
 }
@@ -432,6 +432,15 @@ void ast_field(Cnp *cc, Token kw, Token name, Token type, ExprList ext) {
   d->shape.rank = ext.n;
 }
 
+void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses) {
+  Decl *d = new_decl(cc, DECL_GRID, kw, &name);
+  d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
+  d->shape.ext = ext.v;   /* the extents as written; sema checks them and fills d->grid */
+  d->shape.rank = ext.n;
+  d->grid->clauses = clauses.v;
+  d->grid->n_clauses = clauses.n;
+}
+
 void ast_streams(Cnp *cc, Token kw, RefVec names) {
   for (int i = 0; i < names.n; i++) {
     Decl *d = new_decl(cc, DECL_STREAM, kw, NULL);
@@ -570,6 +579,26 @@ Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body) {
   Stmt *s = new_stmt(cc, ST_MAP, loc_of(cc, kw));
   s->index = new_local(cc, index, DT_I64, true);
   s->index->map = s;
+  s->over = ref_of(cc, over);
+  s->body = body.head;
+  return s;
+}
+
+Stmt *ast_grid_map(Cnp *cc, Token kw, RefVec index, Token over, StmtList body) {
+  Stmt *s = new_stmt(cc, ST_MAP, loc_of(cc, kw));
+  s->gndim = index.n > 3 ? 3 : index.n;
+  if (index.n > 3) diag_error(cc, index.v[3].loc, "a grid has at most 3 axes: a grid map takes 1 to 3 indices");
+  for (int a = 0; a < s->gndim; a++) {
+    Local *l = arena_alloc(&cc->arena, sizeof *l);
+    l->name = index.v[a].name;
+    l->loc = index.v[a].loc;
+    l->type = DT_I64;
+    l->is_index = true;
+    l->id = cc->n_locals++;
+    l->map = s;
+    s->gidx[a] = l;
+  }
+  s->index = s->gidx[s->gndim - 1];
   s->over = ref_of(cc, over);
   s->body = body.head;
   return s;

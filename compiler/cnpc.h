@@ -33,6 +33,7 @@ typedef struct Decl Decl;
 typedef struct Stmt Stmt;
 typedef struct Expr Expr;
 typedef struct Local Local;
+typedef struct GridInfo GridInfo;
 
 /* ======================================================================== arena.c */
 
@@ -241,6 +242,7 @@ typedef enum StmtKind {
   ST_EVERY_END,           /* (lower.c) the end of an every block in the step IR     */
   ST_APPEND,              /* append DIM (COUNT) map I[, J] { body }: new rows; .over = DIM,
                           ** .index = I (the global row), .let = J (0.. in the new rows) */
+  ST_HALO,                /* halo F;   F's ghost planes from the periodic image (.a = F) */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -278,6 +280,13 @@ struct Stmt {
   bool scatter;           /* sema, ST_ADD: target indexed by something other than the index */
   int red;                /* ST_REDUCE: RED_SUM, RED_MIN, RED_MAX */
   bool inclusive;         /* ST_SCAN: inclusive (else exclusive) */
+
+  /* ST_MAP over a grid, `map (j, i) in G { body }` (sema_grid.c): .gidx the index of each
+  ** axis, outermost first, .gndim their number (0: a map over a dim or extent); .over is
+  ** the grid (.decl a DECL_GRID), .index is gidx[gndim - 1] (the unit-stride axis). */
+  Local *gidx[3];
+  int gndim;
+  bool grid_reads_offset; /* sema: some field is read at a nonzero offset (a stencil) */
 };
 
 /* Reductions of a map into a scalar (ST_REDUCE). */
@@ -348,6 +357,42 @@ const StmtInfo *stmt_of(StmtKind k);
 /* The step statement written like a kernel call (`zero(x, v);`) named `name`, or -1. */
 int stmt_call_form(const char *name);
 
+/* ======================================================================== grids (sema_grid.c)
+
+** `grid G = [n0, n1[, n2]] [boundary(B, ...)] [length(L, ...)];` (docs/language.md, Grids).
+** Axis 0 is the outermost, the last axis unit-stride (C order). After sema, for a DECL_GRID d:
+** d->grid->ndim (1..3), d->grid->axis[a] for a < ndim. A field of the grid has .grid_of (see
+** struct Decl). Storage index of interior point j on axis a: j + axis[a].ghost. */
+typedef enum GridBound {
+  GB_PERIODIC = 0,        /* periodic (the default): an offset wraps mod n */
+  GB_CLAMP,               /* clamp: an offset read clamps to [0, n-1] */
+  GB_GHOST,               /* ghost(W): W ghost planes each side, filled by `halo F;` */
+} GridBound;
+
+typedef struct GridAxis {
+  Expr *ext;              /* the interior extent n (setup-time integer expression, as written) */
+  GridBound bound;        /* sema: the axis's boundary */
+  int ghost;              /* sema: GB_GHOST: the width W (>= 1); 0 otherwise */
+  Expr *length;           /* the physical length (f64 setup expression), NULL: the extent */
+  Loc bound_loc;          /* the boundary word (the grid's name when defaulted) */
+} GridAxis;
+
+typedef struct GridInfo {
+  int ndim;               /* 1, 2 or 3 */
+  GridAxis axis[3];       /* outermost first */
+  Expr **clauses;         /* as written: boundary(..) / length(..) as EX_CALL nodes (.ref.name
+                          ** the clause word, .args its arguments: `ghost(1)` an EX_CALL too) */
+  int n_clauses;
+} GridInfo;
+
+const char *grid_bound_name(GridBound b);         /* "periodic", "clamp", "ghost" */
+/* An index argument of a field access in a grid map: `j`, `j + 2`, `j - 1` (sema checked).
+** Returns the axis of the map index it names (0..gndim-1), and its constant offset in *off;
+** -1 when it is no such expression. */
+int grid_index_axis(const Stmt *map, const Expr *e, int64_t *off);
+/* `coord(i)` in a grid map (EX_CALL, builtin BI_NONE, checked by sema): its axis, else -1. */
+int grid_coord_axis(const Stmt *map, const Expr *e);
+
 /* ======================================================================== AST: declarations */
 
 typedef enum DeclKind {
@@ -367,6 +412,7 @@ typedef enum DeclKind {
   DECL_STEP,              /* step [NAME] on STREAM [after E, ...] { stmts }          */
                           /* also: a top-level exchange/migrate is a step with       */
                           /* .stream.name == NULL (a host step: synchronizes first)  */
+  DECL_GRID,              /* grid NAME = [EXTENTS] [boundary(..)] [length(..)];  (.grid) */
   DECL__COUNT
 } DeclKind;
 
@@ -401,6 +447,15 @@ struct Decl {
 
   const char *path;       /* IMPORT: as written; KERNEL: the .cu file (as written) */
   const char *host_path;  /* KERNEL: host fallback .c file, NULL if none */
+
+  /* DECL_GRID: its axes (GridInfo, "grids" section above). DECL_FIELD of a grid
+  ** (`f64[G]`, `f64[c, G]`): .grid_of the grid, .shape the STORAGE shape (components, then
+  ** per axis its extent, or `extent + 2W` for a ghost(W) axis), .written the shape as
+  ** written (for --print / --dump-ast), .grid_ncomp the number of leading component extents. */
+  GridInfo *grid;
+  Decl *grid_of;
+  int grid_ncomp;
+  Shape written;
 
   /* DECL_STEP */
   Ref stream;             /* .decl = the stream; .name NULL for a host step */
@@ -621,6 +676,8 @@ void ast_plan(Cnp *cc, Token kw, Token name, Token func, Token key, Expr *n);
 void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host);
 void ast_scalar(Cnp *cc, Token kw, Token name, Token type);
 void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k);
+/* grid NAME = [EXTENTS] CLAUSES;  (`kw` the contextual word, TK_GRID; clauses EX_CALL each) */
+void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses);
 void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
               StmtList body);
 ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */
@@ -628,6 +685,7 @@ void ast_host_step(Cnp *cc, Stmt *s);              /* top-level exchange / migra
 
 /* Statements. */
 Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body);
+Stmt *ast_grid_map(Cnp *cc, Token kw, RefVec index, Token over, StmtList body);   /* map (j, i) in G */
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/wait/offsets/copy */
 Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list); /* compact/sort/migrate */
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);

@@ -75,7 +75,12 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
   indent(o, lvl);
   switch (s->kind) {
   case ST_MAP:
-    fprintf(o, "map %s in %s\n", s->index->name, s->over.name);
+    if (s->gndim) {   /* map (j, i) in G */
+      fputs("map (", o);
+      for (int a = 0; a < s->gndim; a++) fprintf(o, "%s%s", a ? ", " : "", s->gidx[a]->name);
+      fprintf(o, ") in %s\n", s->over.name);
+    } else
+      fprintf(o, "map %s in %s\n", s->index->name, s->over.name);
     stmts(o, s->body, lvl + 1);
     return;
   case ST_COMPACT: fprintf(o, "compact %s ", s->a.name); refs(o, &s->list); break;
@@ -129,6 +134,7 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     break;
   case ST_HISTORY: fprintf(o, "record history %s", s->a.name); break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_HALO: fprintf(o, "halo %s", s->a.name); break;
   case ST_APPEND:
     fprintf(o, "append %s (", s->over.name);
     dump_expr(o, s->value);
@@ -207,9 +213,32 @@ void dump_ast(Cnp *cc, FILE *o) {
         break;
       }
       fprintf(o, "field %s : %s", d->name, dtype_name(d->dtype));
-      shape(o, &d->shape);
+      shape(o, d->grid_of ? &d->written : &d->shape);
       fputc('\n', o);
       break;
+    case DECL_GRID: {
+      const GridInfo *g = d->grid;
+      fprintf(o, "grid %s = ", d->name);
+      shape(o, &d->shape);
+      fputs(" boundary(", o);
+      for (int a = 0; a < g->ndim; a++) {
+        fprintf(o, "%s%s", a ? ", " : "", grid_bound_name(g->axis[a].bound));
+        if (g->axis[a].bound == GB_GHOST) fprintf(o, "(%d)", g->axis[a].ghost);
+      }
+      fputc(')', o);
+      bool any = false;
+      for (int a = 0; a < g->ndim; a++) any = any || g->axis[a].length;
+      if (any) {
+        fputs(" length(", o);
+        for (int a = 0; a < g->ndim; a++) {
+          if (a) fputs(", ", o);
+          dump_expr(o, g->axis[a].length ? g->axis[a].length : g->axis[a].ext);
+        }
+        fputc(')', o);
+      }
+      fputc('\n', o);
+      break;
+    }
     case DECL_STREAM: fprintf(o, "stream %s\n", d->name); break;
     case DECL_EVENT: fprintf(o, "event %s\n", d->name); break;
     case DECL_SNAPSHOT: fprintf(o, "snapshot %s = host_staging(%s, slots = %d)\n", d->name, d->target.name, d->slots); break;

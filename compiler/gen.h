@@ -331,6 +331,28 @@ void red_step_history(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool gr
 void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
 void red_step_append(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
+/* gen_expr.c: one expression; a map's statements (k->map set to it), for gen_grid.c. */
+void gen_ex(KCtx *k, Buf *b, Expr *e);
+void gen_map_body(KCtx *k, Buf *b, Stmt *map);
+
+/* gen_grid.c: grid maps `map (j, i) in G` (docs/codegen.md, Grid maps): never fused, their own
+** host loops and CUDA kernels; the extents and spacings travel in the args (A.g_n0.., A.g_d0..). */
+static inline bool gen_grid_map(const Stmt *s) { return s->kind == ST_MAP && s->gndim > 0; }
+bool gen_any_grid_map(GenUnit *u);
+void grid_lin_index(KCtx *k, Buf *b, Expr *e);   /* F[c, j + 1, i] of the map's grid */
+void grid_call(KCtx *k, Buf *b, Expr *e);        /* coord(i) */
+void grid_args(GenUnit *u, Buf *b, GenOp *op);   /* the args struct's grid members */
+void grid_fill(GenUnit *u, Buf *b, GenOp *op, const char *pfx);   /* ... filled by a launcher */
+const char *grid_points(GenUnit *u, const Stmt *map);  /* A.n: the grid's points, n0 * n1 * n2 */
+/* A reducing grid map runs as a 1D loop over its points (gen_red.c's kernels): the point's
+** indices from cnp_i and the stencil's storage indices (the prologue of group_body). */
+void grid_prologue(KCtx *k, Buf *b, Stmt *map);
+void grid_helpers(GenUnit *u, const GenTarget *t, Buf *b);
+void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+void kernel_grid_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);
+void grid_launch_cuda(GenUnit *u, Buf *b, GenOp *op);
+void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);   /* halo F; */
+
 /* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
 bool gen_cuda_graph_form(StmtKind k);
 

@@ -184,6 +184,7 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
   if (use->step) buf_line(b, "  int64_t cnp_step;             /* step counter: stats.steps before this step */");
   if (op->stmt->kind == ST_APPEND)
     buf_line(b, "  int64_t first;                /* append: the first new row */");
+  if (gen_grid_map(op->stmt)) grid_args(u, b, op);
   for (int i = 0; i < use->n_reds; i++)
     buf_line(b, "  %s *rp_%s;  /* partial results of the reduction into %s */",
              gen_ctype(use->reds[i]->dtype), use->reds[i]->name, use->reds[i]->name);

@@ -45,7 +45,11 @@ static void stmt_label(Buf *b, const Stmt *s) {
 /* Label of one op: "kernel k0: map i in N (+1 fused)", "compact alive", ... */
 static void op_label(GenUnit *u, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
-  if (s->kind == ST_MAP) {
+  if (s->kind == ST_MAP && s->gndim) {   /* map (j, i) in G */
+    buf_printf(b, "kernel k%d: map (", op->kernel);
+    for (int a = 0; a < s->gndim; a++) buf_printf(b, "%s%s", a ? ", " : "", s->gidx[a]->name);
+    buf_printf(b, ") in %s", s->over.name);
+  } else if (s->kind == ST_MAP) {
     buf_printf(b, "kernel k%d: map %s in %s", op->kernel, s->index->name, s->over.name);
     if (op->n_maps > 1) buf_printf(b, " (+%d fused)", op->n_maps - 1);
   } else {

@@ -241,12 +241,21 @@ static bool is_map_index(Expr *e) {
 /* Linear element offset of F[a0, ..., a(r-1)] in a C-order field of capacity extents. */
 static void lin_index(KCtx *k, Buf *b, Expr *e) {
   Decl *f = e->ref.decl;
+  if (f->grid_of && k->map && k->map->gndim && f->grid_of == k->map->over.decl) {
+    grid_lin_index(k, b, e);   /* a grid map's point and its stencil (gen_grid.c) */
+    return;
+  }
   Buf acc = {0};
   for (int i = 0; i < e->nargs; i++) {
     Buf t = {0};
     Expr *a = e->args[i];
-    if (is_map_index(a) || (a->flags & EXF_CONST)) {
+    int ghost = f->grid_of && i >= f->grid_ncomp ? f->grid_of->grid->axis[i - f->grid_ncomp].ghost : 0;
+    if (ghost) {   /* a grid field's ghost axis: interior index j is stored at j + W */
+      buf_puts(&t, "CNP_G_IDX(");
       ex(k, &t, a);
+      buf_printf(&t, " + %d, A.f_%s_e%d, bad)", ghost, f->name, i);
+    } else if ((is_map_index(a) && !(f->grid_of && k->map && k->map->gndim)) || (a->flags & EXF_CONST)) {
+      ex(k, &t, a);   /* (a grid field indexed by another grid's map indices: checked) */
     } else {
       buf_puts(&t, "CNP_G_IDX(");
       ex(k, &t, a);
@@ -771,7 +780,10 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, ")");
     return;
   case EX_BINARY: ex_binary(k, b, e); return;
-  case EX_CALL: ex_call(k, b, e); return;
+  case EX_CALL:
+    if (e->builtin == BI_NONE) grid_call(k, b, e);   /* coord(i) (gen_grid.c) */
+    else ex_call(k, b, e);
+    return;
   case EX_CAST: ex_cast(k, b, e); return;
   }
   cnp_ice("expression kind %d", (int)e->kind);
@@ -920,6 +932,14 @@ static bool rows_read_index(KCtx *k, Stmt *s, Local *l) {
   return false;
 }
 
+void gen_ex(KCtx *k, Buf *b, Expr *e) { ex(k, b, e); }
+
+void gen_map_body(KCtx *k, Buf *b, Stmt *map) {
+  k->map = map;
+  map_stmts(k, b, map->body, map->body);
+  line_back(k->u, b);
+}
+
 /* The per-element code of a fused group: each map in its own block. */
 void group_body(KCtx *k, Buf *b, GenOp *op) {
   for (int m = 0; m < op->n_maps; m++) {
@@ -932,10 +952,13 @@ void group_body(KCtx *k, Buf *b, GenOp *op) {
       buf_line(b, "const int64_t l_%s = A.first + cnp_i;", map->index->name);
       if (map->let) buf_line(b, "const int64_t l_%s = cnp_i;", map->let->name);
       if (map->let && !stmts_read_local(map->body, map->let)) buf_line(b, "(void)l_%s;", map->let->name);
+    } else if (map->gndim) {   /* a reducing grid map: its point from cnp_i (gen_grid.c) */
+      grid_prologue(k, b, map);
     } else {
       buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
     }
-    if (!stmts_read_local(map->body, map->index) || (k->rows && !rows_read_index(k, map->body, map->index)))
+    if (map->gndim) {
+    } else if (!stmts_read_local(map->body, map->index) || (k->rows && !rows_read_index(k, map->body, map->index)))
       buf_line(b, "(void)l_%s;", map->index->name);
     map_stmts(k, b, map->body, map->body);
     line_back(k->u, b);

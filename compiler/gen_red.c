@@ -206,6 +206,7 @@ static void alloc_line(GenUnit *u, Buf *b, const char *arr, const char *dt, cons
 /* Rows a map runs over at most: a dim's capacity, a setup param, a constant. */
 static const char *map_rows(GenUnit *u, Stmt *map) {
   Decl *over = map->over.decl;
+  if (map->gndim) return grid_points(u, map);   /* a grid map: its points */
   if (over->kind == DECL_DIM) return arena_printf(&u->cc->arena, "p->cap_%s", over->name);
   if (over->kind == DECL_PARAM) return arena_printf(&u->cc->arena, "(int64_t)p->P_%s", over->name);
   return gen_int(u, over->ival);

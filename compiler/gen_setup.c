@@ -17,7 +17,7 @@ static void check_extent(GenUnit *u, Buf *b, Decl *d, Expr *e, const char *v) {
   EMIT_SNIPPET(b, TM, "check_extent", {"computed", extent_computed(e) ? "1" : ""}, {"v", v},
                {"file", base_name(d->loc.file->path)}, {"line", line_of(u, d->loc)},
                {"what", arena_printf(&u->cc->arena, "%s %s: %s '%s'", decl_kind_name(d->kind), d->name,
-                                     d->kind == DECL_FIELD ? "extent" : "segment count", expr_src(u, e))});
+                                     d->kind == DECL_PLAN ? "segment count" : "extent", expr_src(u, e))});
 }
 
 /* `every K [offset J]` with a setup param in K or J: checked at setup, before any step can
@@ -49,10 +49,10 @@ void gen_setup_checks(GenUnit *u, Buf *b) {
       check_cadence(u, b, d->loc, d->every, d->every_offset, "step every");
       check_cadences(u, b, d->body);
     }
-    if (d->kind != DECL_FIELD && d->kind != DECL_PLAN) continue;
-    int n = d->kind == DECL_FIELD ? d->shape.rank : 1;
-    for (int k = 0; k < n; k++) {
-      Expr *e = d->kind == DECL_FIELD ? d->shape.ext[k] : d->value;
+    if (d->kind != DECL_FIELD && d->kind != DECL_PLAN && d->kind != DECL_GRID) continue;
+    int n = d->kind == DECL_PLAN ? 1 : d->kind == DECL_GRID ? d->grid->ndim : d->shape.rank;
+    for (int k = 0; k < n; k++) {   /* (a grid's extents: also of grid maps over no field) */
+      Expr *e = d->kind == DECL_PLAN ? d->value : d->shape.ext[k];
       if (e->kind == EX_INT) continue;
       const char *v = setup_str(u, e, "cfg->");
       if (extent_computed(e)) {

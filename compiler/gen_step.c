@@ -266,6 +266,7 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_HISTORY] = step_history,   [ST_SCAN] = step_scan,
     [ST_REPEAT] = step_repeat,     [ST_REPEAT_END] = step_repeat_end, [ST_SWAP] = step_swap,
     [ST_APPEND] = red_step_append, [ST_EVERY] = step_every,     [ST_EVERY_END] = step_every_end,
+    [ST_HALO] = grid_step_halo,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

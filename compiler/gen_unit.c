@@ -24,8 +24,11 @@ static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUs
   Buf fill = {.indent = 2}, dev = {.indent = 2};
   kernel_fill(&fill, use, "A.");
   if (op->stmt->kind == ST_APPEND) buf_line(&fill, "A.first = p->apf_k%d;", op->kernel);
-  if (t->launch) t->launch(u, &dev, op);
-  const char *n = op->stmt->kind == ST_APPEND ? arena_printf(&u->cc->arena, "p->apn_k%d", op->kernel)
+  if (gen_grid_map(op->stmt)) grid_fill(u, &fill, op, "A.");
+  if (t->launch && gen_grid_map(op->stmt) && !red_group(op)) grid_launch_cuda(u, &dev, op);
+  else if (t->launch) t->launch(u, &dev, op);
+  const char *n = gen_grid_map(op->stmt) ? grid_points(u, op->stmt)
+                  : op->stmt->kind == ST_APPEND ? arena_printf(&u->cc->arena, "p->apn_k%d", op->kernel)
                   : over->kind == DECL_DIM     ? arena_printf(&u->cc->arena, "p->n_%s", over->name)
                   : over->kind == DECL_PARAM ? arena_printf(&u->cc->arena, "(int64_t)p->P_%s", over->name)
                                              : gen_int(u, over->ival);
@@ -36,6 +39,7 @@ static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUs
 }
 
 static void gen_kernels(GenUnit *u, const GenTarget *t, Buf *b) {
+  grid_helpers(u, t, b);
   for (int s = 0; s < u->n_steps; s++)
     for (int o = 0; o < u->steps[s].n_ops; o++) {
       GenOp *op = &u->steps[s].ops[o];
@@ -44,6 +48,12 @@ static void gen_kernels(GenUnit *u, const GenTarget *t, Buf *b) {
       group_use(u, op, &use);
       buf_puts(b, "\n");
       kernel_args(u, b, op, &use, t);
+      if (gen_grid_map(op->stmt) && !use.n_reds) {   /* gen_grid.c (a reducing one: below) */
+        kernel_grid_host(u, t, b, op, &use);
+        if (t->kernel) kernel_grid_cuda(u, b, op, &use);
+        kernel_launch(u, t, b, op, &use);
+        continue;
+      }
       if (op->fused_sort) kernel_host_fused(u, t, b, op, &use);
       else if (use.n_reds) red_kernel_host(u, t, b, op, &use);
       else kernel_host(u, t, b, op, &use);

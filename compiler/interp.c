@@ -949,6 +949,10 @@ static void exec_compact(Interp *I, Stmt *s) {
 static void exec_step_stmt(Interp *I, Stmt *s) {
   switch (s->kind) {
   case ST_MAP: {
+    if (s->gndim) {   /* map (j, i) in G */
+      fail(I, s->loc, "unsupported construct: %s", "a map over a grid");
+      return;
+    }
     int64_t n;
     Decl *over = s->over.decl;
     if (over->kind == DECL_DIM) n = I->dim_live[over->index];
@@ -993,7 +997,7 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
       for (Stmt *b = s->body; b && !I->failed; b = b->next) exec_step_stmt(I, b);
     return;
   }
-  case ST_SCAN: case ST_HISTORY: case ST_APPEND:
+  case ST_SCAN: case ST_HISTORY: case ST_APPEND: case ST_HALO:
     fail(I, s->loc, "unsupported construct: %s", stmt_of(s->kind)->name);
     return;
   default:

@@ -111,6 +111,18 @@ static void lower_stmts(GenUnit *u, GenStep *gs, Stmt *first, int n) {
       op->stmt = end;
       continue;
     }
+    if (s->kind == ST_MAP && s->gndim) {   /* a grid map: its own kernel (gen_grid.c), never fused */
+      GenOp *op = &gs->ops[gs->n_ops++];
+      op->kind = GOP_MAP;
+      op->stmt = s;
+      op->maps = arena_alloc(a, sizeof(Stmt *));
+      op->maps[op->n_maps++] = s;
+      op->kernel = u->n_kernels++;
+      if (cur) explain(u, s->loc, "map over grid %s: not fused: grid maps are never fused", s->over.name);
+      explain(u, s->loc, "map over grid %s: kernel %s", s->over.name, arena_printf(a, "k%d", op->kernel));
+      cur = NULL;
+      continue;
+    }
     if (s->kind == ST_MAP) {
       if (cur) {
         const char *why = fuse_check(u, cur->maps, cur->n_maps, s);

@@ -189,6 +189,32 @@ typedef struct Brace {
 } Brace;
 
 /*
+** Contextual words (no reserved words: programs use them as names): an identifier `grid`
+** starting a top-level declaration (after ';', '}' or at the start of a file) is TK_GRID.
+*/
+static int contextual_top(const Cnp *cc, Token t) {
+  bool start = cc->prev_code == 0 || cc->prev_code == TK_SEMI || cc->prev_code == TK_RBRACE;
+  if (start && t.n == 4 && !memcmp(t.z, "grid", 4)) return TK_GRID;
+  return TK_IDENT;
+}
+
+/* ... and in a step, `halo` starting a statement and followed by an identifier (`halo F;`)
+** is TK_HALO: `halo(x);` stays a kernel call, `halo = segments(..)` a plan. */
+static int contextual_step(Cnp *cc, const Lexer *lx, Token t) {
+  bool start = cc->prev_code == TK_LBRACE || cc->prev_code == TK_SEMI || cc->prev_code == TK_RBRACE;
+  if (!start || t.n != 4 || memcmp(t.z, "halo", 4)) return TK_IDENT;
+  Lexer peek = *lx;   /* one token ahead, silently (the real scan reports a bad token) */
+  Token next;
+  bool muted = cc->muted;
+  int errors = cc->n_errors;
+  cc->muted = true;
+  int code = lex_next(&peek, &next);
+  cc->muted = muted;
+  cc->n_errors = errors;
+  return code == TK_IDENT ? TK_HALO : TK_IDENT;
+}
+
+/*
 ** The brace tracking of one file. A '}' whose column lines up with the enclosing block's
 ** indentation rather than its own block's marks that own block as the likely unclosed one
 ** (`suspect`): an unclosed block is then reported with a note at its '{', not at the
@@ -346,6 +372,8 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
       if (br.maps_open > 0) close_map_before(cc, parser, &br, f, lx.line_start, t);
       if (code == TK_MAP) br.pending_map = true;
     }
+    if (code == TK_IDENT && br.depth == 0) code = contextual_top(cc, t);
+    else if (code == TK_IDENT && br.maps_open == 0) code = contextual_step(cc, &lx, t);
     cc->in_map = br.maps_open > 0;
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     bool was_recovering = cc->in_recovery;

@@ -26,7 +26,8 @@ static Stmt *parse_recovered(void *parser);
 %token PIPELINE IMPORT PARAM SETUP CONST DIM FIELD STREAM EVENT SNAPSHOT MPI MIRROR PLAN
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
-       TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND.
+       TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND
+       GRID HALO.
 
 %left OROR.
 %left ANDAND.
@@ -57,6 +58,7 @@ static Stmt *parse_recovered(void *parser);
 %type migrate_stmt {Stmt *}
 %type setup_opt {int}
 %type aware {Token}
+%type gclauses {ExprList}
 
 program ::= items.
 items ::= .
@@ -72,6 +74,10 @@ item ::= CONST(K) IDENT(N) ASSIGN expr(E) SEMI.             { ast_const(cc, K, N
 item ::= CONST(K) IDENT(N) COLON TYPE(T) ASSIGN expr(E) SEMI. { ast_const(cc, K, N, &T, E); }
 item ::= DIM(K) IDENT(N) SEMI.                              { ast_dim(cc, K, N); }
 item ::= FIELD(K) IDENT(N) COLON TYPE(T) LB exprs(L) RB SEMI. { ast_field(cc, K, N, T, L); }
+/* grid: a contextual word (parse.c makes an identifier `grid` starting a declaration TK_GRID) */
+item ::= GRID(K) IDENT(N) ASSIGN LB exprs(L) RB gclauses(C) SEMI. { ast_grid(cc, K, N, L, C); }
+gclauses(A) ::= .                                           { A = ast_exprs(cc, (ExprList){0}, NULL); }
+gclauses(A) ::= gclauses(L) IDENT(W) LP exprs(E) RP(R).    { A = ast_exprs(cc, L, ast_call(cc, W, E, R)); }
 item ::= STREAM(K) names(L) SEMI.                           { ast_streams(cc, K, L); }
 item ::= EVENT(K) names(L) SEMI.                            { ast_events(cc, K, L); }
 item ::= SNAPSHOT(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) RP SEMI.
@@ -111,6 +117,8 @@ names(A) ::= names(L) COMMA IDENT(T).                       { A = ast_refs(cc, L
 stmts(A) ::= .                                              { A = ast_stmts(cc, (StmtList){0}, NULL); }
 stmts(A) ::= stmts(L) stmt(S).                              { A = ast_stmts(cc, L, S); }
 stmt(A) ::= MAP(K) IDENT(I) IN IDENT(N) LBRACE mstmts(B) RBRACE. { A = ast_map(cc, K, I, N, B); }
+stmt(A) ::= MAP(K) LP names(I) RP IN IDENT(N) LBRACE mstmts(B) RBRACE. { A = ast_grid_map(cc, K, I, N, B); }
+stmt(A) ::= HALO(K) IDENT(F) SEMI.                          { A = ast_named2(cc, ST_HALO, K, F, NULL); }
 stmt(A) ::= COMPACT(K) IDENT(M) LP names(L) RP SEMI.        { A = ast_listop(cc, ST_COMPACT, K, M, L); }
 stmt(A) ::= SORT(K) IDENT(M) LP names(L) RP SEMI.           { A = ast_listop(cc, ST_SORT, K, M, L); }
 stmt(A) ::= OFFSETS(K) IDENT(X) ARROW IDENT(Y) SEMI.        { A = ast_named2(cc, ST_OFFSETS, K, X, &Y); }

@@ -100,7 +100,12 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
   pindent(o, lvl);
   switch (s->kind) {
   case ST_MAP:
-    fprintf(o, "map %s in %s {\n", s->index->name, s->over.name);
+    if (s->gndim) {   /* map (j, i) in G */
+      fputs("map (", o);
+      for (int a = 0; a < s->gndim; a++) fprintf(o, "%s%s", a ? ", " : "", s->gidx[a]->name);
+      fprintf(o, ") in %s {\n", s->over.name);
+    } else
+      fprintf(o, "map %s in %s {\n", s->index->name, s->over.name);
     pstmts(o, s->body, lvl + 1);
     pindent(o, lvl);
     fputs("}\n", o);
@@ -162,6 +167,7 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
+  case ST_HALO: fprintf(o, "halo %s", s->a.name); break;
   case ST_APPEND:
     fprintf(o, "append %s (", s->over.name);
     pexpr(o, s->value);
@@ -229,9 +235,32 @@ void print_program(Cnp *cc, FILE *o) {
         break;
       }
       fprintf(o, "field %s : %s", d->name, dtype_name(d->dtype));
-      pshape(o, &d->shape);
+      pshape(o, d->grid_of ? &d->written : &d->shape);
       fputs(";\n", o);
       break;
+    case DECL_GRID: {
+      const GridInfo *g = d->grid;
+      fprintf(o, "grid %s = ", d->name);
+      pshape(o, &d->shape);
+      fputs(" boundary(", o);
+      for (int a = 0; a < g->ndim; a++) {
+        fprintf(o, "%s%s", a ? ", " : "", grid_bound_name(g->axis[a].bound));
+        if (g->axis[a].bound == GB_GHOST) fprintf(o, "(%d)", g->axis[a].ghost);
+      }
+      fputc(')', o);
+      bool any = false;
+      for (int a = 0; a < g->ndim; a++) any = any || g->axis[a].length;
+      if (any) {
+        fputs(" length(", o);
+        for (int a = 0; a < g->ndim; a++) {
+          if (a) fputs(", ", o);
+          pexpr(o, g->axis[a].length ? g->axis[a].length : g->axis[a].ext);
+        }
+        fputc(')', o);
+      }
+      fputs(";\n", o);
+      break;
+    }
     case DECL_STREAM: fprintf(o, "stream %s;\n", d->name); break;
     case DECL_EVENT: fprintf(o, "event %s;\n", d->name); break;
     case DECL_SNAPSHOT: fprintf(o, "snapshot %s = host_staging(%s, slots = %d);\n", d->name, d->target.name, d->slots); break;

@@ -62,6 +62,7 @@ static const char *kind_list(unsigned mask) {
   if (mask == K(DECL_PLAN)) return "plan";
   if (mask == K(DECL_KERNEL)) return "kernel";
   if (mask == K(DECL_DIM)) return "dim";
+  if (mask == K(DECL_GRID)) return "grid";
   return "name";
 }
 
@@ -404,7 +405,10 @@ static void check_decl(Sema *S, Decl *d) {
         check_const_positive(S, d->shape.ext[0], "the length of a history");
       break;
     }
-    check_shape(S, &d->shape);
+    if (!grid_field_shape(S, d)) check_shape(S, &d->shape);
+    break;
+  case DECL_GRID:
+    check_grid(S, d);
     break;
   case DECL_MPI:
     check_shape(S, &d->shape);

@@ -232,6 +232,7 @@ DType check_index(Sema *S, Expr *e, int write) {
                f->name, S->cc->pipeline ? S->cc->pipeline->name : "NAME");
     return DT_VOID;
   }
+  if (S->map && S->map->gndim) return grid_check_index(S, e, f, write);   /* sema_grid.c */
   if (e->nargs != f->shape.rank) {
     diag_error(S->cc, e->loc, "field '%s' has %d dimension%s but is indexed with %d",
                f->name, f->shape.rank, f->shape.rank == 1 ? "" : "s", e->nargs);
@@ -340,6 +341,7 @@ static DType check_name(Sema *S, Expr *e) {
 
 static DType check_call(Sema *S, Expr *e) {
   for (int i = 0; i < e->nargs; i++) check_expr(S, e->args[i]);
+  if (e->builtin == BI_NONE && grid_check_call(S, e)) return e->type;   /* coord() (sema_grid.c) */
   if (e->builtin == BI_NONE) {
     static const unsigned none = 0;
     int cap = (int)strlen(e->ref.name) / 3 + 1;

@@ -106,6 +106,23 @@ void check_shape(Sema *S, Shape *sh);
 /* ======================================================================== sema_stmt.c */
 
 void check_step(Sema *S, Decl *d);
+void check_map_body(Sema *S, Stmt *body);     /* a map's statements (the scope is set) */
+
+/* ======================================================================== sema_grid.c */
+
+/* grid NAME = [..] boundary(..) length(..); fills d->grid (cnpc.h GridInfo). */
+void check_grid(Sema *S, Decl *d);
+/* A field whose last written extent names a grid: checks it and sets its storage shape,
+** .grid_of, .grid_ncomp, .written; false (nothing done) for any other field. */
+bool grid_field_shape(Sema *S, Decl *f);
+/* map (j, i) in G { ... } (check_map hands it over). */
+void check_grid_map(Sema *S, Stmt *s);
+/* F[...] inside a grid map, after check_index resolved F (same contract as check_index). */
+DType grid_check_index(Sema *S, Expr *e, Decl *f, int write);
+/* coord(i): true when e is a call of a grid function (checked here), else false. */
+bool grid_check_call(Sema *S, Expr *e);
+/* halo F; */
+void check_halo(Sema *S, Stmt *s);
 
 /* ======================================================================== sema_hazard.c */
 

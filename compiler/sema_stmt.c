@@ -187,7 +187,13 @@ static void over_expr(Sema *S, Stmt *s) {
   s->over_expr = x;
 }
 
+void check_map_body(Sema *S, Stmt *body) { check_mstmts(S, body); }
+
 static void check_map(Sema *S, Stmt *s) {
+  if (s->gndim) {   /* map (j, i) in G (sema_grid.c) */
+    check_grid_map(S, s);
+    return;
+  }
   /* any declared name (a map-specific message below); an unknown one suggests values */
   Decl *d = resolve(S, &s->over, s->over.name && sym_find(S, s->over.name) ? ~0u : K_VALUE);
   if (d && d->kind != DECL_FIELD && !(K(d->kind) & K_VALUE)) {   /* a stream, an event, a plan, ... */
@@ -619,6 +625,7 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_SCAN: check_scan(S, s); break;
   case ST_REPEAT: check_repeat(S, s); break;
   case ST_SWAP: check_swap(S, s); break;
+  case ST_HALO: check_halo(S, s); break;   /* sema_grid.c */
   case ST_APPEND: check_append(S, s); break;
   case ST_EVERY: check_every_block(S, s); break;
   case ST_SUM:

@@ -60,6 +60,9 @@ const StmtInfo stmt_info[] = {
     /* append N (COUNT) map i { ... }: a kernel over the new rows; reads N's extent on the host */
     [ST_APPEND] =   {"append",    true, RW,     0,      0,           0,  .host_extents = true,
                      .launches = 1, .label = "append $a"},
+    /* halo F: the ghost planes of F's ghost(W) axes from the periodic image (one rank) */
+    [ST_HALO] =     {"halo",      true, RW,     0,      0,           0,  .launches = 1,
+                     .label = "halo $a"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},

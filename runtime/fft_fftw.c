@@ -11,6 +11,8 @@
 ** execute functions (thread-safe); an array whose fftw_alignment_of differs from the
 ** buffers' goes through the buffers by memcpy. The inverse copies its input into the
 ** complex buffer first (FFTW's c2r overwrites its input) unless CNP_FFT_DESTROY_INPUT.
+** The mutex is shared with the distributed FFT of libcnp_mpi (mpi_fft.c) through
+** cnp__fftw_planner_enter / _leave (grid_internal.h).
 */
 #include "grid_internal.h"
 
@@ -46,6 +48,26 @@ static int n_threads(int64_t points)
   (void)points;
   return 1;
 #endif
+}
+
+cnp_status cnp__fftw_planner_enter(int64_t points, const char *op)
+{
+  pthread_mutex_lock(&planner_lock);
+  if (!threads_ready) {
+    if (fftw_init_threads() == 0 || fftwf_init_threads() == 0) {
+      pthread_mutex_unlock(&planner_lock);
+      return cnp__fail(CNP_EBACKEND, op, "fftw_init_threads failed");
+    }
+    threads_ready = 1;
+  }
+  fftw_plan_with_nthreads(n_threads(points));
+  fftwf_plan_with_nthreads(n_threads(points));
+  return CNP_OK;
+}
+
+void cnp__fftw_planner_leave(void)
+{
+  pthread_mutex_unlock(&planner_lock);
 }
 
 static cnp_status h_destroy(cnp_fft_plan *p)
@@ -95,29 +117,23 @@ static cnp_status h_create(cnp_fft_plan *p)
   int howmany = (int)p->howmany;
   int idist = (int)p->n_real, odist = (int)p->n_complex;
   unsigned fl = (p->flags & CNP_FFT_MEASURE) ? FFTW_MEASURE : FFTW_ESTIMATE;
-  pthread_mutex_lock(&planner_lock);
-  if (!threads_ready) {
-    if (fftw_init_threads() == 0 || fftwf_init_threads() == 0) {
-      pthread_mutex_unlock(&planner_lock);
-      h_destroy(p);
-      return cnp__fail(CNP_EBACKEND, op, "fftw_init_threads failed");
-    }
-    threads_ready = 1;
+  cnp_status st = cnp__fftw_planner_enter(p->n_real * p->howmany, op);
+  if (st != CNP_OK) {
+    h_destroy(p);
+    return st;
   }
   if (im->f32) {
-    fftwf_plan_with_nthreads(n_threads(p->n_real * p->howmany));
     im->fwdf = fftwf_plan_many_dft_r2c(p->ndim, n, howmany, im->rbuf, NULL, 1, idist,
                                        im->cbuf, NULL, 1, odist, fl);
     im->invf = fftwf_plan_many_dft_c2r(p->ndim, n, howmany, im->cbuf, NULL, 1, odist,
                                        im->rbuf, NULL, 1, idist, fl);
   } else {
-    fftw_plan_with_nthreads(n_threads(p->n_real * p->howmany));
     im->fwd = fftw_plan_many_dft_r2c(p->ndim, n, howmany, im->rbuf, NULL, 1, idist,
                                      im->cbuf, NULL, 1, odist, fl);
     im->inv = fftw_plan_many_dft_c2r(p->ndim, n, howmany, im->cbuf, NULL, 1, odist,
                                      im->rbuf, NULL, 1, idist, fl);
   }
-  pthread_mutex_unlock(&planner_lock);
+  cnp__fftw_planner_leave();
   if (im->f32 ? (im->fwdf == NULL || im->invf == NULL) : (im->fwd == NULL || im->inv == NULL)) {
     h_destroy(p);
     return cnp__fail(CNP_EBACKEND, op, "FFTW could not make a plan");

@@ -53,6 +53,13 @@ typedef struct cnp__fft_backend {
 } cnp__fft_backend;
 
 extern const cnp__fft_backend cnp__fft_host;
+
+/* FFTW builds (fft_fftw.c): the process-wide FFTW planner mutex, shared with libcnp_mpi's
+** distributed FFT (mpi_fft.c). enter locks it, initializes FFTW's threads once and sets
+** fftw(f)_plan_with_nthreads for a plan of `points` real points (the serial plans' rule);
+** on failure (CNP_EBACKEND) the mutex is not held. leave unlocks. */
+cnp_status cnp__fftw_planner_enter(int64_t points, const char *op);
+void       cnp__fftw_planner_leave(void);
 extern const cnp__fft_backend cnp__fft_cuda;
 
 struct cnp_pgrid {

@@ -152,3 +152,47 @@ cnp_status cnp_halo_accumulate(cnp_halo *h, cnp_array *a, cnp_stream *s)
 {
   return CNP__NOMPI("cnp_halo_accumulate");
 }
+cnp_status cnp_slab_range(int64_t n, int size, int rank, int64_t *offset, int64_t *count)
+{
+  return CNP__NOMPI("cnp_slab_range");
+}
+cnp_status cnp_slab_owner(int64_t n, int size, int64_t plane, int *rank)
+{
+  return CNP__NOMPI("cnp_slab_owner");
+}
+cnp_status cnp_slab_dest(int64_t n, int size, const cnp_array *x, int64_t count,
+                         cnp_array *dest)
+{
+  return CNP__NOMPI("cnp_slab_dest");
+}
+cnp_status cnp_fft_dist_plan_create(cnp_fft_dist_plan **out, cnp_comm *comm, int ndim,
+                                    const int64_t *global_dims, cnp_dtype dtype,
+                                    unsigned flags)
+{
+  if (out) *out = NULL;
+  return CNP__NOMPI("cnp_fft_dist_plan_create");
+}
+cnp_status cnp_fft_dist_plan_destroy(cnp_fft_dist_plan *p)
+{
+  return p ? CNP__NOMPI("cnp_fft_dist_plan_destroy") : CNP_OK;
+}
+cnp_status cnp_fft_dist_forward(cnp_fft_dist_plan *p, const cnp_array *real_in,
+                                cnp_array *complex_out, cnp_stream *s)
+{
+  return CNP__NOMPI("cnp_fft_dist_forward");
+}
+cnp_status cnp_fft_dist_inverse(cnp_fft_dist_plan *p, const cnp_array *complex_in,
+                                cnp_array *real_out, cnp_stream *s)
+{
+  return CNP__NOMPI("cnp_fft_dist_inverse");
+}
+cnp_status cnp_fft_dist_local(const cnp_fft_dist_plan *p, cnp_fft_dist_layout *out)
+{
+  return CNP__NOMPI("cnp_fft_dist_local");
+}
+double cnp_fft_dist_norm(const cnp_fft_dist_plan *p) { return 0.0; }
+cnp_status cnp_fft_dist_wavenumbers(const cnp_fft_dist_plan *p, int axis, double length,
+                                    cnp_array *k)
+{
+  return CNP__NOMPI("cnp_fft_dist_wavenumbers");
+}

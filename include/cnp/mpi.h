@@ -248,6 +248,93 @@ cnp_status cnp_halo_destroy(cnp_halo *h);                 /* NULL is a no-op */
 cnp_status cnp_halo_exchange(cnp_halo *h, cnp_array *a, cnp_stream *s);
 cnp_status cnp_halo_accumulate(cnp_halo *h, cnp_array *a, cnp_stream *s);
 
+/* ---------------------------------------------------------------------------------------
+** Slab decomposition (docs/mpi.md): n planes along axis 0 split over `size` ranks in rank
+** order, rank r holding the contiguous block [offset_r, offset_r + count_r) with
+** count_r = n / size + (r < n % size), so the first n % size ranks hold one plane more
+** (uneven splits; a rank may hold none when n < size). The distributed FFT below uses
+** this split (cnp_halo takes any split with n0_r >= g). Local: no communication, no
+** allocation.
+**   cnp_slab_range  offset and count of rank `rank` (either output may be NULL).
+**   cnp_slab_owner  the rank holding global plane `plane` in [0, n) (CNP_ERANGE outside).
+**   cnp_slab_dest   the DEST field of cnp_migrate for a slab-decomposed grid: dest[i] = the
+**                   owner of plane floor(x[i]) mod n for i < count, x the particles' axis-0
+**                   positions in cell units (grid point j at x = j, periodic with period n:
+**                   a position outside [0, n) wraps). x: float32/float64 (N,), dest: int32
+**                   or int64 (N,), both contiguous host arrays, count <= N. A non-finite
+**                   position is CNP_ERANGE (dest unchanged).
+** Errors: n < 1, size < 1, a rank outside [0, size), NULL outputs: CNP_EINVAL; wrong
+** dtypes/shapes as named; no output changes on any error. */
+cnp_status cnp_slab_range(int64_t n, int size, int rank, int64_t *offset, int64_t *count);
+cnp_status cnp_slab_owner(int64_t n, int size, int64_t plane, int *rank);
+cnp_status cnp_slab_dest(int64_t n, int size, const cnp_array *x, int64_t count,
+                         cnp_array *dest);
+
+/* ---------------------------------------------------------------------------------------
+** Distributed real-to-complex FFT of a 2D or 3D grid split in slabs along axis 0 over the
+** ranks of comm (cnp_slab_range split of dims[0]). Built from FFTW's serial plans and
+** MPI_Alltoallv transposes (docs/mpi.md, "Distributed FFT"); host arrays only (a CUDA
+** array is CNP_EUNSUPPORTED), float32 or float64, a build without FFTW answers
+** CNP_EUNSUPPORTED at create.
+**   real slab     rank r: (n0_r, N1) or (n0_r, N1, N2) float, C-contiguous: global planes
+**                 [off_r, off_r + n0_r) of the (N0, N1[, N2]) grid.
+**   spectral      distributed along axis 1, axis order kept: rank r holds the C-contiguous
+**   block         complex block (N0, m1_r) in 2D, (N0, m1_r, N2/2+1) in 3D, i.e. global
+**                 indices [moff_r, moff_r + m1_r) along axis 1 of the r2c array (whose
+**                 axis 1 has N1/2+1 entries in 2D, N1 in 3D), with (moff_r, m1_r) the
+**                 cnp_slab_range split of that extent. All of axis 0 is local, so the
+**                 forward transform ends after one transpose (as FFTW-MPI's
+**                 FFTW_MPI_TRANSPOSED_OUT, but without permuting the axes).
+** Values are those of the serial cnp_fft_forward of the whole grid (unnormalized; inverse
+** of forward is N0*N1[*N2] times the input; cnp_fft_dist_norm gives the 1/N).
+**   flags: CNP_FFT_MEASURE (FFTW_MEASURE planning at create), CNP_FFT_DESTROY_INPUT
+**          (the inverse may overwrite its spectral input).
+** create is collective (it checks that every rank passed the same dims, dtype and flags)
+** and allocates everything: FFTW plans and three staging buffers (two of n0_r * L1 * L2
+** complex entries, one of the spectral block; L1, L2 the r2c extents of axes 1, 2).
+** forward / inverse are collective; each is one local FFT pass, a pack or unpack through
+** the staging buffers, one MPI_Alltoallv and a second local FFT pass; they allocate
+** nothing. Their arguments are checked on every rank and the result agreed on with one
+** MPI_Allreduce before any data moves: a bad argument on any rank fails the call on every
+** rank (the failing rank's status and message; the others name that rank), with no array
+** changed. s: NULL or a host stream. */
+typedef struct cnp_fft_dist_plan cnp_fft_dist_plan;
+
+typedef struct cnp_fft_dist_layout {
+  int     ndim;                        /* 2 or 3 */
+  int     rank, size;                  /* this rank, ranks in the plan */
+  int64_t global_real[3];              /* N0, N1[, N2] */
+  int64_t global_complex[3];           /* N0, N1/2+1 (2D) | N0, N1, N2/2+1 (3D) */
+  int64_t real_shape[3];               /* local real slab: n0_r, N1[, N2] */
+  int64_t real_offset;                 /* its first global plane along axis 0 */
+  int64_t complex_shape[3];            /* local spectral block: N0, m1_r[, N2/2+1] */
+  int64_t complex_offset;              /* its first global index along axis 1 */
+  int     complex_axis;                /* the split axis of the spectral block: 1 */
+} cnp_fft_dist_layout;
+
+cnp_status cnp_fft_dist_plan_create(cnp_fft_dist_plan **out, cnp_comm *comm, int ndim,
+                                    const int64_t *global_dims, cnp_dtype dtype,
+                                    unsigned flags);
+cnp_status cnp_fft_dist_plan_destroy(cnp_fft_dist_plan *p);      /* NULL is a no-op */
+/* real_in (local real slab) -> complex_out (local spectral block); real_in unchanged. */
+cnp_status cnp_fft_dist_forward(cnp_fft_dist_plan *p, const cnp_array *real_in,
+                                cnp_array *complex_out, cnp_stream *s);
+/* complex_in (local spectral block) -> real_out (local real slab). */
+cnp_status cnp_fft_dist_inverse(cnp_fft_dist_plan *p, const cnp_array *complex_in,
+                                cnp_array *real_out, cnp_stream *s);
+/* The local parts of this rank (out not NULL). */
+cnp_status cnp_fft_dist_local(const cnp_fft_dist_plan *p, cnp_fft_dist_layout *out);
+/* 1/N for the whole grid (0 for an invalid plan). */
+double     cnp_fft_dist_norm(const cnp_fft_dist_plan *p);
+/* Angular wave numbers of the local spectral block along `axis` (0..ndim-1) of a box of
+** the given physical length (cnp_fft_wavenumber values): k, a contiguous host float64 or
+** float32 array of complex_shape[axis] entries, gets the values of global indices
+** [0, N0) on axis 0, [complex_offset, complex_offset + m1_r) on axis 1, [0, N2/2+1) on
+** axis 2 of 3D (the halved last axis: axis 1 of 2D and axis 2 of 3D use rfftfreq values,
+** the others fftfreq). Local; allocates nothing. */
+cnp_status cnp_fft_dist_wavenumbers(const cnp_fft_dist_plan *p, int axis, double length,
+                                    cnp_array *k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -73,6 +73,22 @@ int main(void)
   CHECK(cnp_halo_destroy(NULL) == CNP_OK);
   EXPECT_UNSUPPORTED(cnp_halo_exchange(NULL, NULL, NULL));
   EXPECT_UNSUPPORTED(cnp_halo_accumulate(NULL, NULL, NULL));
+  int64_t off = -1, cnt = -1;
+  EXPECT_UNSUPPORTED(cnp_slab_range(4, 2, 0, &off, &cnt));
+  CHECK(off == -1 && cnt == -1);
+  EXPECT_UNSUPPORTED(cnp_slab_owner(4, 2, 0, &r));
+  EXPECT_UNSUPPORTED(cnp_slab_dest(4, 2, &a, 0, &a));
+  cnp_fft_dist_plan *fp = (cnp_fft_dist_plan *)&fp;
+  int64_t dims[2] = {4, 4};
+  EXPECT_UNSUPPORTED(cnp_fft_dist_plan_create(&fp, NULL, 2, dims, CNP_FLOAT64, 0));
+  CHECK(fp == NULL);
+  CHECK(cnp_fft_dist_plan_destroy(NULL) == CNP_OK);
+  EXPECT_UNSUPPORTED(cnp_fft_dist_forward(NULL, &a, &a, NULL));
+  EXPECT_UNSUPPORTED(cnp_fft_dist_inverse(NULL, &a, &a, NULL));
+  cnp_fft_dist_layout lay;
+  EXPECT_UNSUPPORTED(cnp_fft_dist_local(NULL, &lay));
+  EXPECT_UNSUPPORTED(cnp_fft_dist_wavenumbers(NULL, 0, 1.0, &a));
+  CHECK(cnp_fft_dist_norm(NULL) == 0.0);
   printf("test_mpi_nompi: %d checks passed\n", checks);
   return 0;
 }
