@@ -103,6 +103,11 @@ typedef struct GenOp {
   Stmt *fused_sum;
   int mpi_id;             /* GOP_STMT exchange/migrate: number among those, program order */
   int scan_id;            /* GOP_STMT scan: number among the scans, program order (p->sp_N) */
+  /* Host scan fusion (lower.c, find_scan_fusion): GOP_MAP: the scan right after it whose
+  ** chunk totals (pass 1) its host loop computes as it writes the scanned field; GOP_STMT
+  ** scan: the kernel that did so (the host then runs passes 2 and 3 only), or NULL. */
+  struct GenOp *scan_fused;
+  struct GenOp *scan_by;
   /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
   ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
@@ -137,6 +142,11 @@ typedef struct GenStep {
   int launches;           /* p->stats.launches of one run (-1: data-dependent) */
   int syncs;              /* host synchronizations of one run on CUDA, direct */
   int graph_launches;     /* ... when replayed as a graph (one graph launch + its tail) */
+  bool graph_multi;       /* its graph holds a repeat (unrolled) or the unit swaps: one graph
+                          ** per buffer state, kernel nodes kept in lists (gen_cuda.c) */
+  bool graph_append;      /* its graph appends rows: the count clamped on the device */
+  int graph_blocks;       /* `every` blocks in its graph (at most 3): one graph per pattern
+                          ** of the blocks due, 1 << graph_blocks per buffer state */
 } GenStep;
 
 
@@ -160,6 +170,8 @@ typedef struct GenUnit {
   bool any_graph;         /* some step is replayed as a CUDA graph */
   bool graph_pulls;       /* some graph compacts a dim: its live extent then lives on the device */
   bool ws_shared;         /* steps on two or more streams use the workspace */
+  int graph_states;       /* buffer states a graphed step is captured in at most (swap: 4, else 1) */
+  bool graph_append;      /* some graph appends: the device's overflow flag, read by sync */
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -245,6 +257,8 @@ typedef struct GenTarget {
   void (*graphs)(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown);
   /* a step: the replay of its graph and the extents the host reads back (NULL: none) */
   void (*step_graph)(GenUnit *u, Buf *b, int i);
+  /* helpers the graphs' struct members need, before the pipeline object (NULL: none) */
+  void (*graph_helpers)(GenUnit *u, Buf *b);
   void (*step_pull)(GenUnit *u, Buf *b, GenStep *gs);
   /* the qualifier of the unit's helpers that run on host and device ("__host__ __device__ ") */
   const char *both;

@@ -185,6 +185,14 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
   if (op->stmt->kind == ST_APPEND)
     buf_line(b, "  int64_t first;                /* append: the first new row */");
   if (gen_grid_map(op->stmt)) grid_args(u, b, op);
+  if (op->stmt->kind == ST_APPEND && t->device) {   /* CUDA graph: decided on the device */
+    buf_line(b, "  int64_t want;                 /* CUDA graph: the rows asked for */");
+    buf_line(b, "  int64_t *apw;                 /* CUDA graph: device copy of want, for the commit */");
+    buf_line(b, "  int *ovf;                     /* CUDA graph: overflow flag, read by sync */");
+  }
+  if (op->scan_fused)
+    buf_line(b, "  %s *sp;  /* host: chunk totals of the scan at line %d (its pass 1, done here) */",
+             gen_ctype(op->scan_fused->stmt->a.decl->dtype), op->scan_fused->stmt->loc.line);
   for (int i = 0; i < use->n_reds; i++)
     buf_line(b, "  %s *rp_%s;  /* partial results of the reduction into %s */",
              gen_ctype(use->reds[i]->dtype), use->reds[i]->name, use->reds[i]->name);

@@ -43,6 +43,11 @@ static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   kernel_locals(&body, use);
   group_body(&k, &body, op);
   b->indent = 0;
+  if (op->stmt->kind == ST_APPEND) {   /* new rows; in a graph decided on the device */
+    EMIT_SNIPPET(b, TM, "kernel_append", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+                 {"body", buf_take(u, &body)});
+    return;
+  }
   EMIT_SNIPPET(b, TM, "kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
                {"M", op->mask_of ? op->mask_of->a.decl->name : ""}, {"body", buf_take(u, &body)});
 }
@@ -55,12 +60,24 @@ static void cuda_launch(GenUnit *u, Buf *b, GenOp *op) {
 
 /* ======================================================================== CUDA graphs */
 
-/* Kernel K inside a graph: its argument fill, capture and per-replay argument update. */
-static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
+/* Does kernel op take per-step values (params, the step counter, an append's count)? A
+** multi graph updates only the nodes of those (the others keep their captured arguments). */
+static bool kernel_step_values(GenUnit *u, GenOp *op) {
+  KUse use;
+  group_use(u, op, &use);
+  for (int i = 0; i < use.n_params; i++)
+    if (!use.params[i]->setup) return true;
+  return use.step || op->stmt->kind == ST_APPEND;
+}
+
+/* Kernel K inside a graph: its argument fill, capture and per-replay argument update (of a
+** multi graph, gs->graph_multi: each node's captured arguments with this step's values). */
+static void graph_kernel(GenUnit *u, Buf *b, GenOp *op, bool multi) {
   KUse use;
   group_use(u, op, &use);
   Decl *over = op->stmt->over.decl;
-  Buf fill = {.indent = 2};
+  bool app = op->stmt->kind == ST_APPEND;
+  Buf fill = {.indent = 2}, refresh = {.indent = 4};
   if (over->kind == DECL_DIM) {
     buf_line(&fill, "ap->n = p->cap_%s;", over->name);
     buf_line(&fill, "ap->d_n = (const int64_t *)p->dn_%s.data;", over->name);
@@ -71,9 +88,20 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op) {
   }
   buf_line(&fill, "ap->bad = (int *)p->bad.data;");
   kernel_fill(&fill, &use, "ap->");
+  if (app) {   /* the count from this step's params; the rows that fit decided on the device */
+    buf_line(&fill, "ap->want = (int64_t)(%s);", setup_str(u, op->stmt->value, "p->"));
+    buf_line(&fill, "ap->apw = (int64_t *)p->apd_k%d.data;", op->kernel);
+    buf_line(&fill, "ap->ovf = (int *)p->ovf.data;");
+  }
+  for (int i = 0; i < use.n_params; i++)   /* the per-step values of a node's arguments */
+    if (!use.params[i]->setup)
+      buf_line(&refresh, "A.P_%s = p->P_%s;", use.params[i]->name, use.params[i]->name);
+  if (use.step) buf_line(&refresh, "A.cnp_step = (int64_t)p->stats.steps;");
+  if (app) buf_line(&refresh, "A.want = (int64_t)(%s);", setup_str(u, op->stmt->value, "p->"));
   b->indent = 0;
   EMIT_SNIPPET(b, TM, "graph_kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
-               {"fill", buf_take(u, &fill)}, {"red", use.n_reds ? "1" : ""});
+               {"fill", buf_take(u, &fill)}, {"red", use.n_reds ? "1" : ""}, {"multi", multi ? "1" : ""},
+               {"mupd", multi && kernel_step_values(u, op) ? "1" : ""}, {"app", app ? "1" : ""}, {"refresh", buf_take(u, &refresh)});
 }
 
 /* ---- the CUDA-graph form of each statement (StmtInfo.graph): enqueued while its step is
@@ -150,12 +178,46 @@ bool gen_cuda_graph_form(StmtKind k) { return graph_forms[k] != NULL; }
 static void graph_enqueue(GenUnit *u, Buf *b, int i) {
   GenStep *gs = &u->steps[i];
   Buf ops = {.indent = 2};
+  int block = 0;
   for (int o = 0; o < gs->graph_end; o++) {
     GenOp *op = &gs->ops[o];
     Stmt *s = op->stmt;
     comment_loc(u, &ops, s->loc);
+    if (s->kind == ST_EVERY) {   /* captured in the graphs of the patterns where it is due */
+      buf_line(&ops, "if (p->gpat & %d) {  /* every %s: in this graph when bit %d is set */", 1 << block,
+               expr_src(u, s->value), block);
+      block++;
+      ops.indent += 2;
+      continue;
+    }
+    if (s->kind == ST_EVERY_END) {
+      ops.indent -= 2;
+      buf_line(&ops, "}");
+      continue;
+    }
     if (op->kind == GOP_MAP) {
       buf_line(&ops, "if ((st = %s_k%d_capture(p, S)) != CNP_OK) return st;", u->name, op->kernel);
+      continue;
+    }
+    if (s->kind == ST_REPEAT) {   /* K is known at setup: the block enqueued K times (unrolled) */
+      const char *r = arena_printf(&u->cc->arena, "cnp_rep_%d_%d", s->loc.line, s->loc.col);
+      buf_line(&ops, "for (int64_t %s = 0; %s < (int64_t)(%s); %s++) {  /* repeat %s: unrolled */", r, r,
+               setup_str(u, s->value, "p->"), r, expr_src(u, s->value));
+      ops.indent += 2;
+      continue;
+    }
+    if (s->kind == ST_REPEAT_END) {
+      ops.indent -= 2;
+      buf_line(&ops, "}");
+      continue;
+    }
+    if (s->kind == ST_SWAP) {   /* the views swapped on the host: later ops capture the others */
+      buf_line(&ops, "{  /* swap %s, %s: what follows is captured with the buffers exchanged */",
+               s->a.name, s->b.name);
+      buf_line(&ops, "  const cnp_array t = p->f_%s;", s->a.decl->name);
+      buf_line(&ops, "  p->f_%s = p->f_%s;", s->a.decl->name, s->b.decl->name);
+      buf_line(&ops, "  p->f_%s = t;", s->b.decl->name);
+      buf_line(&ops, "}");
       continue;
     }
     Decl *dim = graph_stmt_dim(s);
@@ -173,27 +235,107 @@ static void graph_enqueue(GenUnit *u, Buf *b, int i) {
 static void graph_funcs(GenUnit *u, Buf *b, int i) {
   GenStep *gs = &u->steps[i];
   const GDims *g = &gs->gdims;
-  const char *I = gen_int(u, i);
+  const char *I = gen_int(u, i), *swap = u->graph_states > 1 ? "1" : "";
+  bool multi = gs->graph_multi;
   for (int o = 0; o < gs->graph_end; o++)
-    if (gs->ops[o].kind == GOP_MAP) graph_kernel(u, b, &gs->ops[o]);
+    if (gs->ops[o].kind == GOP_MAP) graph_kernel(u, b, &gs->ops[o], multi);
   graph_enqueue(u, b, i);
-  EMIT_SNIPPET(b, TM, "graph_capture", {"N", u->name}, {"i", I});
+  /* the pattern of every blocks due on this call: bit b for block b, as step_every() tests */
+  Buf pat = {0};
+  int block = 0;
+  for (int o = 0; o < gs->graph_end; o++) {
+    Stmt *s = gs->ops[o].stmt;
+    if (s->kind != ST_EVERY) continue;
+    buf_printf(&pat, "%s((uint64_t)p->stats.steps %% (uint64_t)(%s) == (uint64_t)(%s) ? %d : 0)", block ? " | " : "",
+               setup_str(u, s->value, "p->"), s->value2 ? setup_str(u, s->value2, "p->") : "0", 1 << block);
+    block++;
+  }
+  const char *P = gs->graph_blocks ? gen_int(u, 1 << gs->graph_blocks) : "", *PAT = buf_take(u, &pat);
+  if (multi)
+    EMIT_SNIPPET(b, TM, "graph_capture_multi", {"N", u->name}, {"i", I}, {"swap", swap}, {"P", P}, {"pat", PAT});
+  else EMIT_SNIPPET(b, TM, "graph_capture", {"N", u->name}, {"i", I});
   Buf up = {.indent = 2}, upd = {.indent = 2}, dev = {.indent = 2};
   for (int k = 0; k < g->n; k++) EMIT_SNIPPET(&up, TM, "replay_upload", {"d", g->d[k]->name});
   for (int o = 0; o < gs->graph_end; o++)
-    if (gs->ops[o].kind == GOP_MAP)
-      EMIT_SNIPPET(&upd, TM, "replay_update", {"N", u->name}, {"K", gen_int(u, gs->ops[o].kernel)},
-                   {"i", I});
+    if (gs->ops[o].kind == GOP_MAP && (!multi || kernel_step_values(u, &gs->ops[o])))
+      EMIT_SNIPPET(&upd, TM, multi ? "replay_update_multi" : "replay_update", {"N", u->name},
+                   {"K", gen_int(u, gs->ops[o].kernel)}, {"i", I});
   for (int k = 0; k < g->n; k++)
     if (g->compacted[k]) EMIT_SNIPPET(&dev, TM, "replay_device_only", {"d", g->d[k]->name});
-  EMIT_SNIPPET(b, TM, "graph_replay", {"N", u->name}, {"i", I}, {"uploads", buf_take(u, &up)},
-               {"updates", buf_take(u, &upd)}, {"device_only", buf_take(u, &dev)});
+  if (multi)
+    EMIT_SNIPPET(b, TM, "graph_replay_multi", {"N", u->name}, {"i", I}, {"uploads", buf_take(u, &up)},
+                 {"updates", buf_take(u, &upd)}, {"device_only", buf_take(u, &dev)}, {"swap", swap});
+  else
+    EMIT_SNIPPET(b, TM, "graph_replay", {"N", u->name}, {"i", I}, {"uploads", buf_take(u, &up)},
+                 {"updates", buf_take(u, &upd)}, {"device_only", buf_take(u, &dev)});
+}
+
+/* Fields that some swap exchanges, each once (the buffer states of a multi graph). */
+static int swapped_fields(GenUnit *u, Decl **out, int max) {
+  int n = 0;
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      Stmt *s = u->steps[i].ops[o].stmt;
+      if (s->kind != ST_SWAP) continue;
+      Decl *ab[2] = {s->a.decl, s->b.decl};
+      for (int k = 0; k < 2; k++) {
+        int j = 0;
+        while (j < n && out[j] != ab[k]) j++;
+        if (j == n && n < max) out[n++] = ab[k];
+      }
+    }
+  return n;
+}
+
+/* The buffer-state helpers of a unit with swaps and graphs (templates/cuda.tmpl, states). */
+static void graph_states(GenUnit *u, Buf *b, Decl **sw, int m) {
+  Buf save = {.indent = 2}, load = {.indent = 2}, same = {.indent = 4}, names = {0};
+  for (int j = 0; j < m; j++) {
+    EMIT_SNIPPET(&save, TM, "gst_save", {"j", gen_int(u, j)}, {"f", sw[j]->name});
+    EMIT_SNIPPET(&load, TM, "gst_load", {"j", gen_int(u, j)}, {"f", sw[j]->name});
+    buf_printf(&names, "%s%s", j ? ", " : "", sw[j]->name);
+  }
+  buf_printf(&same, "    if (");
+  for (int j = 0; j < m; j++)
+    buf_printf(&same, "%sp->f_%s.data == v[%d].data", j ? " && " : "", sw[j]->name, j);
+  buf_printf(&same, ")\n");
+  EMIT_SNIPPET(b, TM, "states", {"N", u->name}, {"G", gen_int(u, u->graph_states)}, {"save", buf_take(u, &save)},
+               {"load", buf_take(u, &load)}, {"same", buf_take(u, &same)}, {"fields", buf_take(u, &names)});
+}
+
+/* Does some graph have a repeat or buffer states (kernel node lists)? */
+static bool any_multi_graph(GenUnit *u) {
+  for (int i = 0; i < u->n_steps; i++)
+    if (u->steps[i].graph && u->steps[i].graph_multi) return true;
+  return false;
+}
+
+static void cuda_graph_helpers(GenUnit *u, Buf *b) {
+  if (any_multi_graph(u)) emit_snippet(b, TM, "gnodes", NULL, 0);
 }
 
 /* Struct members, functions, setup and teardown lines of the CUDA graphs. */
 static void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown) {
   const GDims *g = &u->gdims;
-  Buf pulls = {0}, dims = {0}, caps = {0}, tsteps = {0}, tdims = {0};
+  Buf pulls = {0}, dims = {0}, caps = {0}, tsteps = {0}, tdims = {0}, mcaps = {0}, ovf = {0};
+  Decl *sw[64];
+  int m = swapped_fields(u, sw, 64);
+  const char *G = gen_int(u, u->graph_states), *M = gen_int(u, m ? m : 1), *swap = m ? "1" : "";
+  bool any_multi = false, any_pat = false;
+  for (int i = 0; i < u->n_steps; i++) {
+    any_multi = any_multi || (u->steps[i].graph && u->steps[i].graph_multi);
+    any_pat = any_pat || (u->steps[i].graph && u->steps[i].graph_blocks);
+  }
+  if (any_multi) {
+    EMIT_SNIPPET(fields, TM, "fields_multi", {"G", G}, {"M", M}, {"swap", m && u->graph_states > 1 ? "1" : ""},
+                 {"pat", any_pat ? "1" : ""});
+    if (m) graph_states(u, funcs, sw, m);
+  }
+  if (u->graph_append) {
+    emit_snippet(fields, TM, "fields_ovf", NULL, 0);
+    EMIT_SNIPPET(&dims, TM, "setup_ovf", {"N", u->name});
+    EMIT_SNIPPET(&tdims, TM, "teardown_array", {"a", "ovf"});
+  }
   for (int k = 0; k < g->n; k++) {
     const char *d = g->d[k]->name;
     EMIT_SNIPPET(fields, TM, "fields_dim", {"d", d});
@@ -205,13 +347,53 @@ static void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *tea
     GenStep *gs = &u->steps[i];
     if (!gs->graph) continue;
     const char *I = gen_int(u, i);
-    EMIT_SNIPPET(fields, TM, "fields_step", {"i", I});
-    for (int o = 0; o < gs->graph_end; o++)
-      if (gs->ops[o].kind == GOP_MAP) EMIT_SNIPPET(fields, TM, "fields_kernel", {"K", gen_int(u, gs->ops[o].kernel)});
+    bool multi = gs->graph_multi;
+    /* graphs of a multi step: per buffer state, and per pattern of its every blocks */
+    const char *GS = gen_int(u, u->graph_states << gs->graph_blocks), *P = gen_int(u, 1 << gs->graph_blocks);
+    if (multi) EMIT_SNIPPET(fields, TM, "fields_step_multi", {"i", I}, {"G", GS}, {"M", M}, {"swap", swap});
+    else EMIT_SNIPPET(fields, TM, "fields_step", {"i", I});
+    for (int o = 0; o < gs->graph_end; o++) {
+      GenOp *op = &gs->ops[o];
+      if (op->kind != GOP_MAP) continue;
+      const char *K = gen_int(u, op->kernel);
+      if (multi) {
+        EMIT_SNIPPET(fields, TM, "fields_kernel_multi", {"K", K}, {"G", GS});
+        EMIT_SNIPPET(&tsteps, TM, "teardown_kernel_multi", {"K", K}, {"G", GS});
+      } else {
+        EMIT_SNIPPET(fields, TM, "fields_kernel", {"K", K});
+      }
+      if (op->stmt->kind == ST_APPEND) {
+        Stmt *s = op->stmt;
+        EMIT_SNIPPET(fields, TM, "fields_append", {"K", K});
+        EMIT_SNIPPET(&dims, TM, "setup_append", {"N", u->name}, {"K", K});
+        EMIT_SNIPPET(&tdims, TM, "teardown_array", {"a", arena_printf(&u->cc->arena, "apd_k%s", K)});
+        const char *msg = arena_printf(&u->cc->arena, "%s:%d: append %s: more rows than its capacity (the "
+                                       "rows that fit were added; CUDA graph, reported by %s_sync)",
+                                       base_name(s->loc.file->path), s->loc.line, s->over.decl->name, u->name);
+        EMIT_SNIPPET(&ovf, TM, "ovf_case", {"K", K}, {"N", u->name}, {"msg", cstr(u, msg)});
+      }
+    }
     graph_funcs(u, funcs, i);
-    EMIT_SNIPPET(&caps, TM, "setup_capture", {"N", u->name}, {"i", I}, {"S", gs->decl->stream.decl->name});
-    EMIT_SNIPPET(&tsteps, TM, "teardown_step", {"i", I});
+    if (multi && gs->graph_blocks)
+      EMIT_SNIPPET(&mcaps, TM, "setup_capture_pat", {"N", u->name}, {"i", I}, {"S", gs->decl->stream.decl->name},
+                   {"swap", swap}, {"P", P});
+    else if (multi)
+      EMIT_SNIPPET(&mcaps, TM, "setup_capture_multi", {"N", u->name}, {"i", I}, {"S", gs->decl->stream.decl->name},
+                   {"swap", swap});
+    else
+      EMIT_SNIPPET(&caps, TM, "setup_capture", {"N", u->name}, {"i", I}, {"S", gs->decl->stream.decl->name});
+    if (multi) EMIT_SNIPPET(&tsteps, TM, "teardown_step_multi", {"i", I}, {"G", GS});
+    else EMIT_SNIPPET(&tsteps, TM, "teardown_step", {"i", I});
   }
+  if (mcaps.n) {
+    Buf mc = {.indent = caps.indent};
+    EMIT_SNIPPET(&mc, TM, "setup_multi", {"N", u->name}, {"swap", swap}, {"captures", buf_take(u, &mcaps)});
+    buf_puts(&caps, buf_str(&mc));
+    buf_free(&mc);
+  }
+  ovf.indent = 2;
+  if (u->graph_append) EMIT_SNIPPET(funcs, TM, "ovf_check", {"N", u->name}, {"cases", buf_take(u, &ovf)});
+  buf_free(&ovf);
   /* live extents back to the host (a synchronization) before the host reads them */
   EMIT_SNIPPET(funcs, TM, "pull", {"N", u->name}, {"dims", buf_take(u, &pulls)});
   if (g->n || u->any_graph)
@@ -283,7 +465,10 @@ static void cuda_call_close(GenUnit *u, Buf *b, Stmt *s) {
 static void cuda_step_graph(GenUnit *u, Buf *b, int i) {
   Buf replay = {.indent = b->indent + 2};
   try_call(u, &replay, u->steps[i].decl->kw_loc, "%s_g%d_replay(p, S)", u->name, i);
-  EMIT_SNIPPET(b, TM, "step_graph", {"i", gen_int(u, i)}, {"replay", buf_take(u, &replay)});
+  if (u->steps[i].graph_multi)
+    EMIT_SNIPPET(b, TM, "step_graph_multi", {"N", u->name}, {"i", gen_int(u, i)}, {"replay", buf_take(u, &replay)});
+  else
+    EMIT_SNIPPET(b, TM, "step_graph", {"i", gen_int(u, i)}, {"replay", buf_take(u, &replay)});
   b->indent += 2;
 }
 
@@ -312,6 +497,7 @@ const GenTarget gen_target_cuda = {
     .graphs = gen_graphs,
     .step_graph = cuda_step_graph,
     .step_pull = cuda_step_pull,
+    .graph_helpers = cuda_graph_helpers,
     .both = "__host__ __device__ ",
     .unit_part = "unit_cuda",
 };

@@ -949,7 +949,8 @@ void group_body(KCtx *k, Buf *b, GenOp *op) {
              src_line(k->u, map->loc));
     b->indent += 2;
     if (map->kind == ST_APPEND) {   /* the new rows: global row, and row within them */
-      buf_line(b, "const int64_t l_%s = A.first + cnp_i;", map->index->name);
+      buf_line(b, "const int64_t l_%s = %s + cnp_i;", map->index->name,
+               k->run->device ? "cnp_first" : "A.first");   /* CUDA: first read on the device */
       if (map->let) buf_line(b, "const int64_t l_%s = cnp_i;", map->let->name);
       if (map->let && !stmts_read_local(map->body, map->let)) buf_line(b, "(void)l_%s;", map->let->name);
     } else if (map->gndim) {   /* a reducing grid map: its point from cnp_i (gen_grid.c) */

@@ -26,6 +26,23 @@ void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
   kernel_locals(&locals, use);
   group_body(&k, &body, op);
   b->indent = 0;
+  if (op->scan_fused) {   /* chunks of SCAN_CHUNK rows, each followed by its scan totals */
+    Decl *x = op->scan_fused->stmt->a.decl;
+    Buf body6 = {.indent = 6};
+    const char *nc = "1", *ut = x->dtype == DT_I32 ? "uint32_t" : x->dtype == DT_I64 ? "uint64_t" : gen_ctype(x->dtype);
+    for (int d = 0; d + 1 < x->shape.rank; d++)
+      nc = d ? arena_printf(&u->cc->arena, "%s * A.f_%s_e%d", nc, x->name, d)
+             : arena_printf(&u->cc->arena, "A.f_%s_e%d", x->name, d);
+    group_body(&k, &body6, op);
+    buf_free(&body);
+    EMIT_SNIPPET(b, TM, "kernel_scan", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+                 {"n_maps", arena_printf(&u->cc->arena, "%s fused", n_maps(u, op))},
+                 {"locals", buf_take(u, &locals)}, {"body", buf_take(u, &body6)}, {"x", x->name},
+                 {"line", gen_int(u, op->scan_fused->stmt->loc.line)}, {"CH", gen_int(u, SCAN_CHUNK)},
+                 {"CH1", gen_int(u, SCAN_CHUNK - 1)}, {"ax", gen_int(u, x->shape.rank - 1)}, {"nc", nc},
+                 {"T", gen_ctype(x->dtype)}, {"UT", ut});
+    return;
+  }
   EMIT_SNIPPET(b, TM, "kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
                {"n_maps", arena_printf(&u->cc->arena, "%s fused", n_maps(u, op))},
                {"locals", buf_take(u, &locals)}, {"body", buf_take(u, &body)});

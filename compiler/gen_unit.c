@@ -25,6 +25,9 @@ static void kernel_launch(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUs
   kernel_fill(&fill, use, "A.");
   if (op->stmt->kind == ST_APPEND) buf_line(&fill, "A.first = p->apf_k%d;", op->kernel);
   if (gen_grid_map(op->stmt)) grid_fill(u, &fill, op, "A.");
+  if (op->scan_fused)
+    buf_line(&fill, "A.sp = (%s *)p->sp_%d.data;", gen_ctype(op->scan_fused->stmt->a.decl->dtype),
+             op->scan_fused->scan_id);
   if (t->launch && gen_grid_map(op->stmt) && !red_group(op)) grid_launch_cuda(u, &dev, op);
   else if (t->launch) t->launch(u, &dev, op);
   const char *n = gen_grid_map(op->stmt) ? grid_points(u, op->stmt)
@@ -374,6 +377,7 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   }
   if (computed) emit_template(b, "extent", NULL, 0);
   red_helpers(u, tg, b);
+  if (tg->graph_helpers) tg->graph_helpers(u, b);
 }
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
@@ -391,6 +395,12 @@ void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {
   gen_teardown_body(u, &teardown);
   gen_lookups(u, &flook, &elook, &eset, &slook, &sync);
   red_lookup(u, &flook);
+  if (t->device && u->graph_append) {   /* an append in a CUDA graph overflowed: reported here */
+    buf_line(&sync, "{");
+    buf_line(&sync, "  int st = %s_ovf_check(p);", u->name);
+    buf_line(&sync, "  if (st != CNP_OK) return st;");
+    buf_line(&sync, "}");
+  }
   /* a pipeline without streams or dims (only MPI staging, say) leaves these unused */
   if (!sync.n) buf_line(&sync, "(void)p;");
   if (!eset.n) buf_line(&eset, "(void)n;");

@@ -361,6 +361,72 @@ static void find_graph_hints(GenUnit *u, GenStep *gs) {
   }
 }
 
+/*
+** Host scan fusion: a kernel that writes X, right before `scan X -> Y`, adds up each chunk of
+** SCAN_CHUNK rows of X after computing those rows (the scan's pass 1, while they are in
+** cache); the scan then runs passes 2 and 3 only. The sums are the same, in the same order, so
+** the results are bit for bit those of the unfused scan. Legal when every access to X in the
+** kernel is X[c..., i] (no row reads or writes another row's X, no scatter-add into X) and the
+** kernel runs over X's last extent, which is then the scan's live extent.
+*/
+static bool scan_access_ok(const Expr *e, const Decl *x) {
+  if (!e) return true;
+  if (e->kind == EX_INDEX && e->ref.decl == x) {
+    const Expr *last = e->args[e->nargs - 1];
+    if (!(last->kind == EX_NAME && last->ref.local && last->ref.local->is_index)) return false;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    if (!scan_access_ok(e->args[i], x)) return false;
+  return true;
+}
+
+static bool scan_stmts_ok(const Stmt *s, const Decl *x) {
+  for (; s; s = s->next) {
+    if (!scan_access_ok(s->value, x) || !scan_access_ok(s->target, x)) return false;
+    if (s->scatter && s->target && s->target->ref.decl == x) return false;
+    if (!scan_stmts_ok(s->body, x) || !scan_stmts_ok(s->else_body, x)) return false;
+  }
+  return true;
+}
+
+static const char *scan_fuse_blocker(GenUnit *u, GenOp *op, Stmt *scan) {
+  Decl *x = scan->a.decl, *over = op->stmt->over.decl;
+  Expr *last = x->shape.ext[x->shape.rank - 1];
+  bool writes = false;
+  if (op->stmt->kind == ST_APPEND) return "the kernel appends rows";
+  if (op->fused_sort || op->mask_of || red_group(op)) return "the kernel ends in a compaction or reduces";
+  for (int m = 0; m < op->n_maps; m++) {
+    bool w = false;
+    gen_stmts_touch(op->maps[m]->body, x, &w, NULL);
+    writes = writes || w;
+  }
+  if (!writes) return arena_printf(&u->cc->arena, "the kernel does not write '%s'", x->name);
+  if (x->dtype != DT_I32 && x->dtype != DT_I64 && x->dtype != DT_U64 && x->dtype != DT_F32 && x->dtype != DT_F64)
+    return "its dtype";
+  if (!over || last->kind != EX_NAME || last->ref.decl != over)
+    return arena_printf(&u->cc->arena, "the kernel does not run over the extent of '%s'", x->name);
+  for (int m = 0; m < op->n_maps; m++)
+    if (!scan_stmts_ok(op->maps[m]->body, x))
+      return arena_printf(&u->cc->arena, "'%s' is accessed at another row or scatter-added", x->name);
+  return NULL;
+}
+
+static void find_scan_fusion(GenUnit *u, GenStep *gs) {
+  for (int o = 0; o + 1 < gs->n_ops; o++) {
+    GenOp *op = &gs->ops[o], *sc = &gs->ops[o + 1];
+    if (op->kind != GOP_MAP || sc->kind != GOP_STMT || sc->stmt->kind != ST_SCAN) continue;
+    const char *why = scan_fuse_blocker(u, op, sc->stmt);
+    if (why) {
+      explain(u, sc->stmt->loc, "scan %s: not fused with kernel k%d: %s", sc->stmt->a.decl->name, op->kernel, why);
+      continue;
+    }
+    op->scan_fused = sc;
+    sc->scan_by = op;
+    explain(u, sc->stmt->loc, "scan %s: chunk totals (pass 1) computed by kernel k%d on the host as it writes them",
+            sc->stmt->a.decl->name, op->kernel);
+  }
+}
+
 int lower_unit(GenUnit *u) {
   Cnp *cc = u->cc;
   bool ok = check_decls(u);
@@ -379,6 +445,7 @@ int lower_unit(GenUnit *u) {
       lower_step(u, gs);
       find_fast_path(u, gs);
       find_graph_hints(u, gs);
+      find_scan_fusion(u, gs);
       for (int o = 0; o < gs->n_ops; o++) {
         StmtKind k = gs->ops[o].stmt->kind;
         if (k == ST_SCAN) gs->ops[o].scan_id = n_scan++;
@@ -440,10 +507,11 @@ static bool graph_kernel_ok(GenUnit *u, GenOp *op) {
   Decl *over = op->stmt->over.decl;
   KUse use;
   if (!over) return false;
-  if (op->stmt->kind == ST_APPEND) return false;   /* its row count is decided on the host */
   if (over->kind == DECL_PARAM && !over->setup) return false;
   if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
   group_use(u, op, &use);
+  /* an append in a graph: its rows and the new extent decided on the device (gen_cuda.c) */
+  if (op->stmt->kind == ST_APPEND && (over->kind != DECL_DIM || use.n_reds)) return false;
   return use.n_dims == 0;
 }
 
@@ -483,11 +551,9 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
 ** exists: `.c` units have no graphs. */
 static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (!gs->decl->stream.decl) return false;
-  for (int i = 0; i < u->n_steps; i++)   /* swap moves buffers a graph would hold (gen_step.c) */
-    for (int o = 0; o < u->steps[i].n_ops; o++)
-      if (u->steps[i].ops[o].stmt->kind == ST_SWAP) return false;
-  for (int o = 0; o < gs->n_ops; o++)   /* repeat, every: a host loop / test around their ops */
-    if (gs->ops[o].stmt->kind == ST_REPEAT || gs->ops[o].stmt->kind == ST_EVERY) return false;
+  int blocks = 0;   /* every blocks: one graph per pattern of those due (gen_cuda.c), at most 8 */
+  for (int o = 0; o < gs->n_ops; o++) blocks += gs->ops[o].stmt->kind == ST_EVERY;
+  if (blocks > 3) return false;
   int n_dims = 0;   /* GDims holds 32: a program with more dims runs its steps without graphs */
   for (Decl *d = u->cc->decls; d; d = d->next) n_dims += d->kind == DECL_DIM;
   if (n_dims > 32) return false;
@@ -497,6 +563,12 @@ static bool graph_step(GenUnit *u, GenStep *gs, int *end) {
   if (e == 0) return false;
   for (int o = 0; o < e; o++) {
     GenOp *op = &gs->ops[o];
+    StmtKind k = op->stmt->kind;
+    /* repeat (K setup-time: unrolled into the graph at capture) and swap (the host swaps the
+    ** views while capturing: one graph per buffer state) have no graph form of their own */
+    if (op->kind == GOP_STMT && (k == ST_REPEAT || k == ST_REPEAT_END || k == ST_SWAP || k == ST_EVERY ||
+                                 k == ST_EVERY_END))
+      continue;   /* every: its ops in the graphs of the calls it is due */
     if (op->kind == GOP_MAP ? !graph_kernel_ok(u, op) : !graph_stmt_ok(u, gs, o, e)) return false;
   }
   *end = e;
@@ -518,8 +590,8 @@ static void graph_dims(GenStep *gs, int end, GDims *g) {
   for (int o = 0; o < end; o++) {
     GenOp *op = &gs->ops[o];
     Decl *dim = NULL;
-    if (op->kind == GOP_MAP && op->stmt->over.decl->kind == DECL_DIM)
-      gdims_add(g, op->stmt->over.decl, false);
+    if (op->kind == GOP_MAP && op->stmt->over.decl->kind == DECL_DIM)   /* append: grows it there */
+      gdims_add(g, op->stmt->over.decl, op->stmt->kind == ST_APPEND);
     else if (op->kind == GOP_STMT && (dim = graph_stmt_dim(op->stmt)) != NULL)
       gdims_add(g, dim, stmt_of(op->stmt->kind)->graph == SG_COMPACT);
   }
@@ -564,7 +636,12 @@ static void op_counts(GenOp *op) {
 
 void lower_decide(GenUnit *u) {
   Decl *ws_stream = NULL;
+  bool swaps = false;
   memset(&u->gdims, 0, sizeof u->gdims);
+  for (int i = 0; i < u->n_steps; i++)   /* swap: graphs hold the pointers they were captured with */
+    for (int o = 0; o < u->steps[i].n_ops; o++) swaps = swaps || u->steps[i].ops[o].stmt->kind == ST_SWAP;
+  u->graph_states = swaps ? 4 : 1;
+  u->graph_append = false;
   for (int i = 0; i < u->n_steps; i++) {
     GenStep *gs = &u->steps[i];
     Decl *st = gs->decl->stream.decl;
@@ -592,6 +669,15 @@ void lower_decide(GenUnit *u) {
     graph_dims(gs, gs->graph_end, &u->gdims);
     gs->graph_launches = 1;
     for (int o = gs->graph_end; o < gs->n_ops; o++) gs->graph_launches += gs->ops[o].launches;
+    gs->graph_multi = swaps;
+    gs->graph_append = false;
+    gs->graph_blocks = 0;
+    for (int o = 0; o < gs->graph_end; o++) {
+      gs->graph_blocks += gs->ops[o].stmt->kind == ST_EVERY;
+      gs->graph_multi = gs->graph_multi || gs->ops[o].stmt->kind == ST_REPEAT || gs->ops[o].stmt->kind == ST_EVERY;
+      gs->graph_append = gs->graph_append || gs->ops[o].stmt->kind == ST_APPEND;
+    }
+    u->graph_append = u->graph_append || gs->graph_append;
   }
   for (int k = 0; k < u->gdims.n; k++) u->graph_pulls = u->graph_pulls || u->gdims.compacted[k];
   for (int i = 0; i < u->n_steps; i++)

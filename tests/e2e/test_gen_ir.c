@@ -219,10 +219,49 @@ Test(ir, cadence_repeat_swap_and_append)
   cr_assert_eq(b->ops[0].stmt->kind, ST_REPEAT);
   cr_assert_eq(b->ops[1].n_maps, 2, "maps fuse inside the block");
   cr_assert_eq(b->ops[2].stmt->kind, ST_REPEAT_END);
-  cr_assert_not(b->graph, "a repeat runs as direct launches");
+  cr_assert(b->graph, "a repeat is unrolled into the step's graph");
+  cr_assert(b->graph_multi, "its kernel nodes are kept per pass");
+  cr_assert_eq(b->graph_end, 3);
+  cr_assert_eq(b->graph_launches, 1, "one graph launch per call");
+  cr_assert_eq(b->syncs, 0);
+  cr_assert_eq(l->u.graph_states, 1, "no swap: one graph per step");
   cr_assert_eq(c->ops[0].kind, GOP_MAP);
   cr_assert_eq(c->ops[0].stmt->kind, ST_APPEND);
-  cr_assert_not(c->graph, "the count of an append is decided on the host");
+  cr_assert(c->graph && c->graph_append, "an append's rows are clamped on the device, in the graph");
+  cr_assert_not(c->graph_multi);
+  cr_assert_eq(c->graph_launches, 1);
+  cr_assert(l->u.graph_append, "sync reads the overflow flag");
+  bool grown = false;   /* the append's dim: its extent is then on the device only */
+  for (int k = 0; k < c->gdims.n; k++)
+    grown = grown || (c->gdims.compacted[k] && strcmp(c->gdims.d[k]->name, "M") == 0);
+  cr_assert(grown);
+  cr_assert(l->u.graph_pulls);
+  done(l);
+}
+
+Test(ir, a_swap_ping_pong_in_a_repeat_is_one_graph_launch_per_buffer_state)
+{
+  Lowered *l = lower("pipeline t; param n_sweeps : i64 setup; param dt : f64; param m : i64 setup;\n"
+                     "dim N; field u : f64[m]; field w : f64[m]; field x : f64[N]; field c : f64[m];\n"
+                     "scalar res : f64; stream s, io;\n"
+                     "step relax on s {\n"
+                     "  repeat n_sweeps { map i in m { w[i] = 0.5 * u[i] + dt; } swap u, w; }\n"
+                     "  map i in m { res max= abs(u[i] - w[i]); }\n"
+                     "  scan inclusive u -> c;\n"
+                     "}\n"
+                     "step other on io { map i in N { x[i] = x[i] * dt; } }\n"
+                     "step grow on io { append N (3) map i, k { x[i] = f64(k); } }\n");
+  GenStep *gs = &l->u.steps[0], *o = &l->u.steps[1], *g = &l->u.steps[2];
+  cr_assert_eq(gs->n_ops, 6, "repeat, kernel, swap, end, reducing kernel, scan");
+  cr_assert_eq(gs->ops[2].stmt->kind, ST_SWAP);
+  cr_assert(gs->graph, "swap inside the graph: the views swap while capturing");
+  cr_assert_eq(gs->graph_end, 6);
+  cr_assert_eq(gs->graph_launches, 1, "one graph launch per call, whatever the parity");
+  cr_assert_eq(gs->syncs, 0);
+  cr_assert(gs->graph_multi);
+  cr_assert_eq(l->u.graph_states, 4, "at most 4 instantiated graphs per graphed step (buffer states)");
+  cr_assert(o->graph && o->graph_multi, "a unit with swaps captures every graph per buffer state");
+  cr_assert(g->graph && g->graph_append && g->graph_launches == 1);
   done(l);
 }
 
@@ -238,5 +277,47 @@ Test(ir, a_reducing_kernel_writes_the_mask_and_the_step_stays_a_graph)
   cr_assert_null(gs->ops[0].fused_sort, "no host fast path for a reducing kernel");
   cr_assert(gs->graph, "compaction after a reducing kernel, a scan over a setup extent: one graph");
   cr_assert_eq(gs->graph_launches, 1);
+  done(l);
+}
+
+Test(ir, a_scan_right_after_the_map_that_writes_it_is_fused_on_the_host)
+{
+  Lowered *l = lower("pipeline t; param a : f64; dim N;\n"
+                     "field x : f64[2, N]; field cx : f64[2, N]; field y : f64[N]; field cy : f64[N];\n"
+                     "stream s;\n"
+                     "step on s { map i in N { x[0, i] = x[0, i] * a; x[1, i] = a; }\n"
+                     "  scan inclusive x -> cx;\n"
+                     "  map i in N { y[i] = cx[1, i] + a; }\n"
+                     "  scan exclusive cx -> cx;\n"
+                     "  scan exclusive y -> cy; }\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert_eq(gs->n_ops, 5);
+  cr_assert_eq(gs->ops[0].scan_fused, &gs->ops[1], "the kernel does the scan's pass 1");
+  cr_assert_eq(gs->ops[1].scan_by, &gs->ops[0]);
+  cr_assert_null(gs->ops[2].scan_fused, "the kernel before does not write cx");
+  cr_assert_null(gs->ops[3].scan_by);
+  cr_assert_null(gs->ops[4].scan_by, "no kernel right before");
+  cr_assert(gs->graph && gs->graph_launches == 1, "on CUDA the same graph as without fusion");
+  cr_assert_eq(gs->launches, 5, "launch counts unchanged");
+  done(l);
+}
+
+Test(ir, every_blocks_inside_a_step_are_one_graph_per_pattern_of_those_due)
+{
+  Lowered *l = lower_steps("step a on s { map i in N { x[i] = x[i] * dt; }\n"
+                           "  every 4 offset 2 { map i in N { v[i] = x[i]; } }\n"
+                           "  every 3 { map i in N { x[i] = v[i] + 1.0; } } }\n"
+                           "step b on io { every 2 { map i in M { y[i] = 0.5; } } every 2 { map i in M { y[i] = 1.0; } }\n"
+                           "  every 2 { map i in M { y[i] = 2.0; } } every 2 { map i in M { y[i] = 3.0; } } }\n");
+  GenStep *a = &l->u.steps[0], *b = &l->u.steps[1];
+  cr_assert_eq(a->n_ops, 7, "kernel, every, kernel, end, every, kernel, end");
+  cr_assert(a->graph, "the blocks' ops are in the graphs of the calls they are due");
+  cr_assert(a->graph_multi);
+  cr_assert_eq(a->graph_blocks, 2, "4 patterns: 4 instantiated graphs");
+  cr_assert_eq(a->graph_end, 7);
+  cr_assert_eq(a->graph_launches, 1, "one graph launch per call, whichever blocks are due");
+  cr_assert_eq(a->syncs, 0);
+  cr_assert_eq(l->u.graph_states, 1);
+  cr_assert_not(b->graph, "more than 3 blocks: direct launches");
   done(l);
 }
