@@ -432,6 +432,23 @@ void ast_field(Cnp *cc, Token kw, Token name, Token type, ExprList ext) {
   d->shape.rank = ext.n;
 }
 
+void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close) {
+  Decl *d = new_decl(cc, DECL_GRID, kw, &name);
+  d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
+  if (!tok_is(func, "rfft"))
+    diag_error(cc, loc_of(cc, func), "a grid is '[extents]' or 'rfft(G)', not '%.*s(..)'", func.n, func.z);
+  d->target = ref_of(cc, of);
+  ExprList args = ast_exprs(cc, (ExprList){0}, ast_name(cc, of));
+  if (measure) {
+    d->fft_measure = true;
+    if (!tok_is(*measure, "measure"))
+      diag_error(cc, loc_of(cc, *measure), "expected 'measure' (FFTW_MEASURE planning) or ')', not '%.*s'",
+                 measure->n, measure->z);
+    args = ast_exprs(cc, args, ast_name(cc, *measure));
+  }
+  d->value = ast_call(cc, func, args, close);
+}
+
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses) {
   Decl *d = new_decl(cc, DECL_GRID, kw, &name);
   d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
@@ -710,6 +727,66 @@ Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst) {
   return s;
 }
 
+Stmt *ast_fft(Cnp *cc, Token word, Token src, Token dst) {
+  bool inv = tok_is(word, "ifft");   /* the token is TK_FFT or TK_IFFT (parse.c) */
+  Stmt *s = new_stmt(cc, inv ? ST_IFFT : ST_FFT, loc_of(cc, word));
+  s->a = ref_of(cc, src);
+  s->b = ref_of(cc, dst);
+  return s;
+}
+
+const char *const pshape_names[3] = {"ngp", "cic", "tsc"};
+
+/* deposit W at (POS...) -> GRID with SHAPE [atomic]; / gather GRID at (POS...) -> OUT with
+** SHAPE;  `deposit`, `gather`, `at`, the shape and `atomic` are not reserved words (programs
+** use them as names): the grammar takes identifiers and they are checked here. */
+Stmt *ast_pgrid(Cnp *cc, Token kw, Token w, int w_literal, Token at, RefVec pos, Token out,
+                Token shape, Token *mode) {
+  bool dep = tok_is(kw, "deposit"), gat = tok_is(kw, "gather");
+  Stmt *s = new_stmt(cc, gat ? ST_GATHER : ST_DEPOSIT, loc_of(cc, kw));
+  if (!dep && !gat) {
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", kw.n > 60 ? 60 : kw.n, kw.z);
+    const char *near = diag_edit_distance(word, "deposit", 2) <= 2 ? "deposit"
+                       : diag_edit_distance(word, "gather", 2) <= 2 ? "gather" : NULL;
+    if (near)
+      diag_error(cc, loc_of(cc, kw), "unknown statement '%s'; did you mean '%s'?", word, near);
+    else
+      diag_error(cc, loc_of(cc, kw), "unknown statement '%s': a particle-grid statement is "
+                 "'deposit W at (POS...) -> GRID with SHAPE;' or 'gather GRID at (POS...) -> OUT with SHAPE;'",
+                 word);
+  }
+  if (w_literal) {
+    s->value = w_literal == 2 ? ast_float(cc, w) : ast_int(cc, w);
+    if (gat) diag_error(cc, loc_of(cc, w), "gather reads a grid field, not a number");
+  } else {
+    s->a = ref_of(cc, w);
+  }
+  if (!tok_is(at, "at"))
+    diag_error(cc, loc_of(cc, at), "expected 'at' before the positions, not '%.*s'", at.n, at.z);
+  s->list = ast_reflist(pos);
+  s->b = ref_of(cc, out);
+  s->pshape_loc = loc_of(cc, shape);
+  s->pshape = -1;
+  for (int k = 0; k < 3; k++)
+    if (tok_is(shape, pshape_names[k])) s->pshape = k;
+  if (s->pshape < 0) {
+    diag_error(cc, loc_of(cc, shape), "unknown particle shape '%.*s': the shapes are 'ngp', 'cic' and 'tsc'",
+               shape.n, shape.z);
+    s->pshape = PSHAPE_CIC;
+  }
+  if (mode) {
+    if (!tok_is(*mode, "atomic"))
+      diag_error(cc, loc_of(cc, *mode), "expected 'atomic' or ';' after the shape, not '%.*s'",
+                 mode->n, mode->z);
+    else if (gat)
+      diag_error(cc, loc_of(cc, *mode), "'atomic' is a mode of deposit: a gather is deterministic and "
+                 "has no atomic form");
+    else s->atomic = true;
+  }
+  return s;
+}
+
 Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value) {
   Stmt *s = new_stmt(cc, ST_REDUCE, loc_of(cc, name));
   s->target = ast_name(cc, name);
@@ -818,6 +895,7 @@ const char *ast_step_statement(int code) {
   case TK_WAIT: return "wait";         case TK_COPY: return "copy";
   case TK_REFRESH: return "refresh";   case TK_EXCHANGE: return "exchange";
   case TK_MIGRATE: return "migrate";
+  case TK_FFT: return "fft";           case TK_IFFT: return "ifft";
   default: return NULL;
   }
 }
@@ -829,6 +907,14 @@ static const char *logic_word(const Token *w) {
   if (tok_is(*w, "or")) return " (logical or is '||')";
   if (tok_is(*w, "not")) return " (logical not is '!')";
   return NULL;
+}
+
+void ast_step_word_in_map(Cnp *cc, Token word) {
+  Loc loc = loc_of(cc, word);
+  cc->in_recovery = true;
+  cc->last_syntax = loc;
+  diag_error(cc, loc, "'%.*s' is a step statement and cannot be inside a map: put it after the map's '}'",
+             word.n, word.z);
 }
 
 void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n) {

@@ -242,7 +242,14 @@ typedef enum StmtKind {
   ST_EVERY_END,           /* (lower.c) the end of an every block in the step IR     */
   ST_APPEND,              /* append DIM (COUNT) map I[, J] { body }: new rows; .over = DIM,
                           ** .index = I (the global row), .let = J (0.. in the new rows) */
+  ST_DEPOSIT,             /* deposit W at (POS...) -> GRIDF with SHAPE [atomic];  .a = W (a field;
+                          ** .a.name NULL and .value the literal 1 for unit weights), .list the
+                          ** positions (outermost axis first), .b the grid field, .pshape, .atomic */
+  ST_GATHER,              /* gather GRIDF at (POS...) -> OUT with SHAPE;  .a the grid field,
+                          ** .list the positions, .b the particle field, .pshape */
   ST_HALO,                /* halo F;   F's ghost planes from the periodic image (.a = F) */
+  ST_FFT,                 /* fft REAL -> COMPLEX;   r2c over the real field's grid axes (.a, .b) */
+  ST_IFFT,                /* ifft COMPLEX -> REAL;  c2r, normalized by 1/N (.a, .b)          */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -280,6 +287,9 @@ struct Stmt {
   bool scatter;           /* sema, ST_ADD: target indexed by something other than the index */
   int red;                /* ST_REDUCE: RED_SUM, RED_MIN, RED_MAX */
   bool inclusive;         /* ST_SCAN: inclusive (else exclusive) */
+  int pshape;             /* ST_DEPOSIT/ST_GATHER: PSHAPE_NGP, _CIC, _TSC (cnp_shape's values) */
+  bool atomic;            /* ST_DEPOSIT: CNP_DEPOSIT_ATOMIC (else SORTED, deterministic) */
+  Loc pshape_loc;         /* ST_DEPOSIT/ST_GATHER: the shape word */
 
   /* ST_MAP over a grid, `map (j, i) in G { body }` (sema_grid.c): .gidx the index of each
   ** axis, outermost first, .gndim their number (0: a map over a dim or extent); .over is
@@ -288,6 +298,10 @@ struct Stmt {
   int gndim;
   bool grid_reads_offset; /* sema: some field is read at a nonzero offset (a stencil) */
 };
+
+/* Particle shapes of deposit/gather (the values of the runtime's cnp_shape). */
+enum { PSHAPE_NGP, PSHAPE_CIC, PSHAPE_TSC };
+extern const char *const pshape_names[3];   /* "ngp", "cic", "tsc" (ast.c) */
 
 /* Reductions of a map into a scalar (ST_REDUCE). */
 enum { RED_SUM, RED_MIN, RED_MAX };
@@ -343,7 +357,8 @@ typedef struct StmtInfo {
   bool host_extents;      /* run directly, it reads live extents on the host */
   StmtGraph graph;
   signed char launches;   /* p->stats.launches of one direct run; -1: one per component of the
-                          ** listed arrays, -2: one per listed array */
+                          ** listed arrays, -2: one per listed array, -3: one per component of
+                          ** operand a */
   bool call_form;         /* written like a kernel call, `zero(x, v);` (parsed as ST_CALL, made
                           ** this kind by sema unless a kernel has the name) */
   const char *label;      /* its DOT node label: $a, $b the operands' names, $d the direction,
@@ -436,7 +451,9 @@ struct Decl {
   int64_t ival;           /* sema: CONST value when integer */
   double fval;            /* sema: CONST value when floating (also set for integers) */
 
-  Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field */
+  Ref target;             /* SNAPSHOT/MIRROR: the field; PLAN: the key field; GRID: G of
+                          ** `grid K = rfft(G);` (.name NULL for a grid of extents) */
+  bool fft_measure;       /* GRID `rfft(G, measure)`: its FFT plans planned with FFTW_MEASURE */
   int slots;              /* SNAPSHOT: number of host slots (default 2) */
   CudaAware cuda_aware;   /* MPI */
   bool scalar;            /* FIELD: declared `scalar NAME : TYPE;` (shape [1], read as NAME) */
@@ -678,6 +695,9 @@ void ast_scalar(Cnp *cc, Token kw, Token name, Token type);
 void ast_history(Cnp *cc, Token kw, Token name, Token scalar, Expr *k);
 /* grid NAME = [EXTENTS] CLAUSES;  (`kw` the contextual word, TK_GRID; clauses EX_CALL each) */
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses);
+/* grid NAME = rfft(G [, measure]);  the spectral grid of G (.target = G, .value the call as
+** written, .fft_measure; sema_fft.c fills .grid) */
+void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close);
 void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
               StmtList body);
 ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */
@@ -700,6 +720,15 @@ Stmt *ast_repeat(Cnp *cc, Token kw, Expr *count, StmtList body);
 Stmt *ast_every_block(Cnp *cc, Token kw, Expr *k, Token *offset_kw, Expr *j, StmtList body);
 Stmt *ast_append(Cnp *cc, Token kw, Token dim, Expr *count, Token index, Token *local, StmtList body);
 Stmt *ast_scan(Cnp *cc, Token kw, Token mode, Token src, Token dst);
+/* `fft X -> Y;` / `ifft X -> Y;` (`word` the contextual word: parse.c makes it TK_FFT/TK_IFFT) */
+Stmt *ast_fft(Cnp *cc, Token word, Token src, Token dst);
+/* deposit W at (POS...) -> GRID with SHAPE [atomic]; / gather GRID at (POS...) -> OUT with
+** SHAPE;  kw, at, shape and mode are identifiers checked here (contextual words); w_literal:
+** 0 W is a name, 1 an integer literal, 2 a floating one. */
+/* A syntax error at `deposit W` / `gather G` inside a map's body (contextual words). */
+void ast_step_word_in_map(Cnp *cc, Token word);
+Stmt *ast_pgrid(Cnp *cc, Token kw, Token w, int w_literal, Token at, RefVec pos, Token out,
+                Token shape, Token *mode);
 Stmt *ast_reduce(Cnp *cc, int red, Token name, Expr *value);
 Stmt *ast_let(Cnp *cc, Token kw, Token name, Token *type, Expr *value);
 Stmt *ast_assign(Cnp *cc, StmtKind k, Expr *target, Expr *value);

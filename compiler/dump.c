@@ -160,6 +160,17 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
   case ST_SCAN:
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
+  case ST_FFT: case ST_IFFT:
+    fprintf(o, "%s %s -> %s", stmt_of(s->kind)->name, s->a.name, s->b.name);
+    break;
+  case ST_DEPOSIT: case ST_GATHER:
+    fprintf(o, "%s ", stmt_of(s->kind)->name);
+    if (s->a.name) fputs(s->a.name, o);
+    else dump_expr(o, s->value);
+    fputs(" at ", o);
+    refs(o, &s->list);
+    fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
+    break;
   case ST_IF:
     fputs("if ", o);
     dump_expr(o, s->value);
@@ -218,6 +229,10 @@ void dump_ast(Cnp *cc, FILE *o) {
       break;
     case DECL_GRID: {
       const GridInfo *g = d->grid;
+      if (d->target.name) {   /* grid K = rfft(G); */
+        fprintf(o, "grid %s = rfft(%s%s)%s", d->name, d->target.name, d->fft_measure ? ", measure" : "", "\n");
+        break;
+      }
       fprintf(o, "grid %s = ", d->name);
       shape(o, &d->shape);
       fputs(" boundary(", o);

@@ -152,9 +152,11 @@ static bool const_int(const Expr *e, int64_t *v) {
 }
 
 /* Number of components of f (product of its leading extents) if they are constants. */
-bool fuse_const_ncomp(Decl *f, int64_t *n) {
+bool fuse_const_ncomp(Decl *f, int64_t *n) { return fuse_const_lead(f, f->shape.rank - 1, n); }
+
+bool fuse_const_lead(Decl *f, int n_lead, int64_t *n) {
   *n = 1;
-  for (int d = 0; d + 1 < f->shape.rank; d++) {
+  for (int d = 0; d < n_lead; d++) {
     int64_t e;
     if (!const_int(f->shape.ext[d], &e)) return false;
     *n *= e;

@@ -108,6 +108,8 @@ typedef struct GenOp {
   ** scan: the kernel that did so (the host then runs passes 2 and 3 only), or NULL. */
   struct GenOp *scan_fused;
   struct GenOp *scan_by;
+  int fft_id;             /* GOP_STMT fft/ifft: its plan p->fft_N (GenUnit.fft) */
+  int pg_id;              /* GOP_STMT deposit/gather: its particle-grid plan (p->pg_N, gen_pgrid.c) */
   /* CUDA graph hints (lower.c, find_graph_hints). GOP_STMT sort: the plan whose
   ** segments(KEY, RANGE) bounds the key (the radix sort covers RANGE's bits), or NULL.
   ** GOP_STMT segments(...): right after a sort by its key (the plan needs no sort). */
@@ -172,6 +174,13 @@ typedef struct GenUnit {
   bool ws_shared;         /* steps on two or more streams use the workspace */
   int graph_states;       /* buffer states a graphed step is captured in at most (swap: 4, else 1) */
   bool graph_append;      /* some graph appends: the device's overflow flag, read by sync */
+  /* gen_fft.c: the FFT plans, one per (spectral grid, real dtype, components) the fft/ifft
+  ** statements transform; real: the first real field seen (its storage shape gives the
+  ** plan's), first its statement (named by a setup failure), inverse: some ifft uses it. */
+  struct GenFft { Decl *grid, *real; DType dtype; bool inverse; Stmt *first; } fft[32];
+  int n_fft;
+  GenOp **pg_ops;         /* particle-grid plans: the first deposit/gather of each (gen_pgrid.c) */
+  int n_pg;
 } GenUnit;
 
 /* Source text of a hand-written kernel (NULL if unknown). */
@@ -200,6 +209,8 @@ const char *fuse_row_values(GenUnit *u, GenOp *op, RowVals *rv);
 bool fuse_row_comp(const Expr *e, int64_t *comp);
 /* Components of f (the product of its leading extents) when those are constants. */
 bool fuse_const_ncomp(Decl *f, int64_t *n);
+/* The product of the first n_lead extents of f when those are constants. */
+bool fuse_const_lead(Decl *f, int n_lead, int64_t *n);
 /* Graph eligibility, workspace order, launch and sync counts of every step and op, stored
 ** in the IR (called by lower_unit; the emitters only print them). */
 void lower_decide(GenUnit *u);
@@ -322,6 +333,15 @@ void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *
 GenOp *fused_owner(GenUnit *u, Stmt *s);
 void inline_sum(GenUnit *u, Buf *b, Stmt *s);
 
+/* gen_pgrid.c: deposit and gather (docs/codegen.md, Deposit and gather): plan numbering
+** (called by lower_unit), the pipeline struct's plans, their setup and teardown, the steps. */
+void pgrid_lower(GenUnit *u);
+void pgrid_struct(GenUnit *u, Buf *b);
+void pgrid_setup(GenUnit *u, Buf *b);
+void pgrid_teardown(GenUnit *u, Buf *b);
+void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+
 /* gen_red.c: reductions into scalars, histories and scans (docs/codegen.md, Reductions). */
 #define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */
 #define RED_CHUNK 4096    /* host: rows per chunk of a reducing loop */
@@ -366,6 +386,16 @@ void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *u
 void kernel_grid_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);
 void grid_launch_cuda(GenUnit *u, Buf *b, GenOp *op);
 void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);   /* halo F; */
+
+/* gen_fft.c: FFT plans (setup, teardown, struct members), ifft's 1/N pass, the statements. */
+int  fft_plan_of(GenUnit *u, Stmt *s);           /* its plan number (adds one when new) */
+void fft_struct(GenUnit *u, Buf *b);
+void fft_setup(GenUnit *u, Buf *b);
+void fft_teardown(GenUnit *u, Buf *b);
+void fft_helpers(GenUnit *u, const GenTarget *t, Buf *b);
+void fft_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
+void fft_wave_helper(GenUnit *u, const GenTarget *t, Buf *b);   /* cnp_g_wave() when used */
+bool fft_wave(KCtx *k, Buf *b, Expr *e);         /* wave(i) in a grid map; false: another call */
 
 /* gen_cuda.c: whether a statement kind has its CUDA-graph form (tests/unit). */
 bool gen_cuda_graph_form(StmtKind k);

@@ -161,6 +161,11 @@ static void graph_scan(GenUnit *u, Buf *b, GenOp *op, const char *D) {
   red_step_scan(u, &gen_target_cuda, b, op, true);
 }
 
+static void graph_fft(GenUnit *u, Buf *b, GenOp *op, const char *D) {
+  (void)D;
+  fft_step(u, &gen_target_cuda, b, op, true);
+}
+
 typedef void GraphForm(GenUnit *u, Buf *b, GenOp *op, const char *D);
 static GraphForm *const graph_forms[ST__COUNT] = {
     [ST_COMPACT] = graph_compact,
@@ -170,6 +175,8 @@ static GraphForm *const graph_forms[ST__COUNT] = {
     [ST_ZERO] = graph_zero,
     [ST_HISTORY] = graph_history,
     [ST_SCAN] = graph_scan,
+    [ST_FFT] = graph_fft,
+    [ST_IFFT] = graph_fft,
 };
 
 bool gen_cuda_graph_form(StmtKind k) { return graph_forms[k] != NULL; }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* StmtInfo.label of s: $a, $b the operands' names, $d the mirror's direction, $m a scan's
-** mode, $l the list;
+** mode, $l the list, $w a deposit's weight (a field or 1), $s the particle shape, $x ' atomic';
 ** [...] printed only when operand b is given. */
 static void stmt_label(Buf *b, const Stmt *s) {
   const char *l = stmt_of(s->kind)->label;
@@ -34,6 +34,9 @@ static void stmt_label(Buf *b, const Stmt *s) {
     case 'b': buf_puts(b, s->b.name); break;
     case 'd': buf_puts(b, s->to_device ? "to_device" : "to_host"); break;
     case 'm': buf_puts(b, s->inclusive ? "inclusive" : "exclusive"); break;
+    case 'w': buf_puts(b, s->a.name ? s->a.name : "1"); break;   /* a deposit's weight */
+    case 's': buf_puts(b, pshape_names[s->pshape]); break;
+    case 'x': buf_puts(b, s->atomic ? " atomic" : ""); break;
     case 'l':
       for (int i = 0; i < s->list.n; i++) buf_printf(b, "%s%s", i ? ", " : "", s->list.v[i].name);
       break;

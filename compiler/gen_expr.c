@@ -781,8 +781,8 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
     return;
   case EX_BINARY: ex_binary(k, b, e); return;
   case EX_CALL:
-    if (e->builtin == BI_NONE) grid_call(k, b, e);   /* coord(i) (gen_grid.c) */
-    else ex_call(k, b, e);
+    if (e->builtin != BI_NONE) ex_call(k, b, e);
+    else if (!fft_wave(k, b, e)) grid_call(k, b, e);   /* wave(i) (gen_fft.c), coord(i) (gen_grid.c) */
     return;
   case EX_CAST: ex_cast(k, b, e); return;
   }

@@ -50,6 +50,7 @@ void gen_setup_checks(GenUnit *u, Buf *b) {
       check_cadences(u, b, d->body);
     }
     if (d->kind != DECL_FIELD && d->kind != DECL_PLAN && d->kind != DECL_GRID) continue;
+    if (d->kind == DECL_GRID && d->target.name) continue;   /* rfft(G): checked as G's (n/2 + 1 > 0) */
     int n = d->kind == DECL_PLAN ? 1 : d->kind == DECL_GRID ? d->grid->ndim : d->shape.rank;
     for (int k = 0; k < n; k++) {   /* (a grid's extents: also of grid maps over no field) */
       Expr *e = d->kind == DECL_PLAN ? d->value : d->shape.ext[k];
@@ -255,7 +256,9 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
     if (d->kind == DECL_FIELD) setup_field(u, b, d);
   EMIT_SNIPPET(b, TM, "common", {"N", u->name}, {"ws_ev", u->ws_shared ? "1" : ""});
   setup_objects(u, b);
+  fft_setup(u, b);
   red_setup(u, b);
+  pgrid_setup(u, b);
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
   if (u->uses_mpi) gen_setup_mpi(u, b);
   setup_kernels(u, t, b);
@@ -317,7 +320,9 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
       release(b, "", "cnp_catalog_destroy", "cat");
       break;
     }
+  fft_teardown(u, b);
   red_teardown(u, b);
+  pgrid_teardown(u, b);
   release(b, ".data", "cnp_array_free", "bad");
   buf_line(b, "cnp_workspace_destroy(p->ws);");
   if (u->ws_shared) release(b, "", "cnp_event_destroy", "ws_ev");

@@ -209,6 +209,8 @@ static void step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   red_step_scan(u, t, b, op, false);
 }
 
+static void step_fft(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) { fft_step(u, t, b, op, false); }
+
 /* repeat K { ... }: a loop around the block's ops (a step with one runs without a graph). */
 static const char *repeat_var(GenUnit *u, const Stmt *s) {
   return arena_printf(&u->cc->arena, "cnp_rep_%d_%d", s->loc.line, s->loc.col);
@@ -265,8 +267,9 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_CALL] = step_call,         [ST_ZERO] = step_zero,
     [ST_HISTORY] = step_history,   [ST_SCAN] = step_scan,
     [ST_REPEAT] = step_repeat,     [ST_REPEAT_END] = step_repeat_end, [ST_SWAP] = step_swap,
-    [ST_APPEND] = red_step_append, [ST_EVERY] = step_every,     [ST_EVERY_END] = step_every_end,
-    [ST_HALO] = grid_step_halo,
+    [ST_APPEND] = red_step_append, [ST_DEPOSIT] = pgrid_step_deposit, [ST_GATHER] = pgrid_step_gather,
+    [ST_EVERY] = step_every,     [ST_EVERY_END] = step_every_end, [ST_HALO] = grid_step_halo,
+    [ST_FFT] = step_fft,           [ST_IFFT] = step_fft,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

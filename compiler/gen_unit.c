@@ -251,7 +251,9 @@ static void gen_struct(GenUnit *u, Buf *b) {
     }
   bool any_kernel = false;
   for (Decl *d = u->cc->decls; d; d = d->next) any_kernel = any_kernel || d->kind == DECL_KERNEL;
+  fft_struct(u, b);
   red_struct(u, b);
+  pgrid_struct(u, b);
   EMIT_SNIPPET(b, TM, "struct_tail", {"kernels", any_kernel ? "1" : ""},
                {"join", u->cc->stream_join ? "1" : ""}, {"ws_ev", u->ws_shared ? "1" : ""});
   b->indent = 0;
@@ -334,6 +336,15 @@ static void type_stmts(TypeUse *t, Stmt *s) {
 }
 
 /* Which of the prelude's f16 / complex helpers the pipeline needs (none: no change). */
+/* An extent computed with a division (cnp_g_div_i64, templates/int.tmpl). */
+static bool extent_divides(const Expr *e) {
+  if (!e) return false;
+  if (e->kind == EX_BINARY && e->op == OP_DIV) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (extent_divides(e->args[i])) return true;
+  return false;
+}
+
 static TypeUse type_use(GenUnit *u) {
   TypeUse t = {false, false, false, false, false};
   for (Decl *d = u->cc->decls; d; d = d->next) {
@@ -341,6 +352,8 @@ static TypeUse type_use(GenUnit *u) {
       type_note(&t, d->dtype);
     if (d->kind == DECL_PARAM && dtype_is_complex(d->dtype)) t.complex_param = true;
     if (d->kind == DECL_STEP) type_stmts(&t, d->body);
+    for (int k = 0; d->kind == DECL_FIELD && k < d->shape.rank; k++)
+      t.ints = t.ints || extent_divides(d->shape.ext[k]);   /* rfft(G)'s n / 2 + 1 */
   }
   return t;
 }
@@ -378,6 +391,11 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   if (computed) emit_template(b, "extent", NULL, 0);
   red_helpers(u, tg, b);
   if (tg->graph_helpers) tg->graph_helpers(u, b);
+  fft_helpers(u, tg, b);
+  bool gather = false;   /* templates/pgrid.tmpl: component views of grid fields */
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) gather = gather || u->steps[i].ops[o].stmt->kind == ST_GATHER;
+  if (gather) emit_snippet(b, "pgrid", "helpers", NULL, 0);
 }
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {

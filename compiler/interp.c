@@ -997,7 +997,7 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
       for (Stmt *b = s->body; b && !I->failed; b = b->next) exec_step_stmt(I, b);
     return;
   }
-  case ST_SCAN: case ST_HISTORY: case ST_APPEND: case ST_HALO:
+  case ST_SCAN: case ST_HISTORY: case ST_APPEND: case ST_FFT: case ST_IFFT: case ST_HALO:
     fail(I, s->loc, "unsupported construct: %s", stmt_of(s->kind)->name);
     return;
   default:

@@ -394,6 +394,7 @@ static const char *scan_fuse_blocker(GenUnit *u, GenOp *op, Stmt *scan) {
   Expr *last = x->shape.ext[x->shape.rank - 1];
   bool writes = false;
   if (op->stmt->kind == ST_APPEND) return "the kernel appends rows";
+  if (gen_grid_map(op->stmt)) return "grid maps keep their own loop nest";
   if (op->fused_sort || op->mask_of || red_group(op)) return "the kernel ends in a compaction or reduces";
   for (int m = 0; m < op->n_maps; m++) {
     bool w = false;
@@ -449,6 +450,7 @@ int lower_unit(GenUnit *u) {
       for (int o = 0; o < gs->n_ops; o++) {
         StmtKind k = gs->ops[o].stmt->kind;
         if (k == ST_SCAN) gs->ops[o].scan_id = n_scan++;
+        if (k == ST_FFT || k == ST_IFFT) gs->ops[o].fft_id = fft_plan_of(u, gs->ops[o].stmt);
         if (k == ST_EXCHANGE || k == ST_MIGRATE) {
           gs->ops[o].mpi_id = n_mpi++;
           u->uses_mpi = true;
@@ -457,6 +459,7 @@ int lower_unit(GenUnit *u) {
     }
   for (Decl *d = cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) u->uses_mpi = true;
+  pgrid_lower(u);
   lower_decide(u);
   return 0;
 }
@@ -623,6 +626,11 @@ static void op_counts(GenOp *op) {
   Stmt *s = op->stmt;
   op->launches = si->launches;
   if (si->launches == -2) op->launches = s->list.n;
+  if (si->launches == -3) {   /* the components of a grid field (its leading extents) */
+    int64_t nc = 1;
+    Decl *f = s->a.decl;
+    op->launches = fuse_const_lead(f, f->shape.rank - f->grid_of->grid->ndim, &nc) ? (int)nc : -1;
+  }
   for (int i = 0; si->launches == -1 && i < s->list.n; i++) {
     int64_t nc = 1;
     if (!fuse_const_ncomp(s->list.v[i].decl, &nc)) {

@@ -215,6 +215,20 @@ static int contextual_step(Cnp *cc, const Lexer *lx, Token t) {
 }
 
 /*
+** In a block, an identifier `fft` or `ifft` starting a statement (after ';', '{' or '}') and
+** followed by an identifier (`fft rho -> rho_hat;`, not a kernel call `fft(..)`) is TK_FFT /
+** TK_IFFT. `next` is the source right after the token.
+*/
+static int contextual_stmt(const Cnp *cc, Token t, const char *next) {
+  bool start = cc->prev_code == TK_SEMI || cc->prev_code == TK_LBRACE || cc->prev_code == TK_RBRACE;
+  if (!start || !((t.n == 3 && !memcmp(t.z, "fft", 3)) || (t.n == 4 && !memcmp(t.z, "ifft", 4))))
+    return TK_IDENT;
+  while (*next == ' ' || *next == '\t') next++;
+  if (!(*next == '_' || ((unsigned)*next | 0x20u) - 'a' < 26u)) return TK_IDENT;
+  return t.n == 3 ? TK_FFT : TK_IFFT;
+}
+
+/*
 ** The brace tracking of one file. A '}' whose column lines up with the enclosing block's
 ** indentation rather than its own block's marks that own block as the likely unclosed one
 ** (`suspect`): an unclosed block is then reported with a note at its '{', not at the
@@ -373,7 +387,10 @@ void lex_parse_file(Cnp *cc, CnpFile *f) {
       if (code == TK_MAP) br.pending_map = true;
     }
     if (code == TK_IDENT && br.depth == 0) code = contextual_top(cc, t);
-    else if (code == TK_IDENT && br.maps_open == 0) code = contextual_step(cc, &lx, t);
+    else if (code == TK_IDENT) {
+      code = br.maps_open == 0 ? contextual_step(cc, &lx, t) : TK_IDENT;
+      if (code == TK_IDENT) code = contextual_stmt(cc, t, t.z + t.n);   /* fft, ifft */
+    }
     cc->in_map = br.maps_open > 0;
     cc->tok_loc = (Loc){f, t.line, t.col, t.n ? t.n : 1};
     bool was_recovering = cc->in_recovery;

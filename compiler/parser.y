@@ -27,7 +27,7 @@ static Stmt *parse_recovered(void *parser);
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
        TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND
-       GRID HALO.
+       GRID HALO FFT IFFT.
 
 %left OROR.
 %left ANDAND.
@@ -59,6 +59,7 @@ static Stmt *parse_recovered(void *parser);
 %type setup_opt {int}
 %type aware {Token}
 %type gclauses {ExprList}
+%type pgmode {Token}
 
 program ::= items.
 items ::= .
@@ -76,6 +77,10 @@ item ::= DIM(K) IDENT(N) SEMI.                              { ast_dim(cc, K, N);
 item ::= FIELD(K) IDENT(N) COLON TYPE(T) LB exprs(L) RB SEMI. { ast_field(cc, K, N, T, L); }
 /* grid: a contextual word (parse.c makes an identifier `grid` starting a declaration TK_GRID) */
 item ::= GRID(K) IDENT(N) ASSIGN LB exprs(L) RB gclauses(C) SEMI. { ast_grid(cc, K, N, L, C); }
+/* grid K = rfft(G);  the spectral grid of G (ast_grid_rfft checks the word) */
+item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) RP(R) SEMI. { ast_grid_rfft(cc, K, N, F, G, NULL, R); }
+item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) COMMA IDENT(M) RP(R) SEMI.
+                                                            { ast_grid_rfft(cc, K, N, F, G, &M, R); }
 gclauses(A) ::= .                                           { A = ast_exprs(cc, (ExprList){0}, NULL); }
 gclauses(A) ::= gclauses(L) IDENT(W) LP exprs(E) RP(R).    { A = ast_exprs(cc, L, ast_call(cc, W, E, R)); }
 item ::= STREAM(K) names(L) SEMI.                           { ast_streams(cc, K, L); }
@@ -138,8 +143,18 @@ stmt(A) ::= EVERY(K) expr(N) IDENT(O) expr(J) LBRACE stmts(B) RBRACE.
                                                             { A = ast_every_block(cc, K, N, &O, J, B); }
 stmt(A) ::= REPEAT(K) expr(N) LBRACE stmts(B) RBRACE.       { A = ast_repeat(cc, K, N, B); }
 stmt(A) ::= SWAP(K) IDENT(X) COMMA IDENT(Y) SEMI.           { A = ast_named2(cc, ST_SWAP, K, X, &Y); }
+stmt(A) ::= IDENT(K) IDENT(W) IDENT(T) LP names(L) RP ARROW IDENT(O) WITH IDENT(H) pgmode(M) SEMI.
+                                                            { A = ast_pgrid(cc, K, W, 0, T, L, O, H, M.z ? &M : NULL); }
+stmt(A) ::= IDENT(K) INT(W) IDENT(T) LP names(L) RP ARROW IDENT(O) WITH IDENT(H) pgmode(M) SEMI.
+                                                            { A = ast_pgrid(cc, K, W, 1, T, L, O, H, M.z ? &M : NULL); }
+stmt(A) ::= IDENT(K) FLOAT(W) IDENT(T) LP names(L) RP ARROW IDENT(O) WITH IDENT(H) pgmode(M) SEMI.
+                                                            { A = ast_pgrid(cc, K, W, 2, T, L, O, H, M.z ? &M : NULL); }
+pgmode(A) ::= .                                             { A = (Token){0}; }
+pgmode(A) ::= IDENT(T).                                     { A = T; }
 stmt(A) ::= exchange_stmt(S).                               { A = S; }
 stmt(A) ::= migrate_stmt(S).                                { A = S; }
+stmt(A) ::= FFT(W) IDENT(X) ARROW IDENT(Y) SEMI.             { A = ast_fft(cc, W, X, Y); }
+stmt(A) ::= IFFT(W) IDENT(X) ARROW IDENT(Y) SEMI.            { A = ast_fft(cc, W, X, Y); }
 stmt(A) ::= IDENT(N) LP args(L) RP SEMI.                    { A = ast_kcall(cc, N, L, NULL); }
 stmt(A) ::= IDENT(N) LP args(L) RP OVER expr(E) SEMI.       { A = ast_kcall(cc, N, L, E); }
 stmt(A) ::= error SEMI.                                     { A = parse_recovered(yypParser); }
@@ -225,11 +240,34 @@ static Stmt *parse_recovered(void *parser) {
 ** there are few of them (or ';' when it is one of them), otherwise "unexpected X"; a '='
 ** where '==' could stand is passed as expecting just '=='.
 */
+static bool word_is(Token t, const char *w) { return t.n == (int)strlen(w) && !memcmp(t.z, w, (size_t)t.n); }
+
 static void parse_syntax_error(void *parser, int major, Token tok, Cnp *cc) {
   yyParser *p = parser;
   int ok[YYNTOKEN], n = 0, semi = 0;
+  /* A statement that starts with an identifier: `deposit W ...` / `gather G ...` (contextual
+  ** words) take a second identifier or number, which the other statements never do. After
+  ** `mapp i` (not such a word), report the error at `i` as before those statements existed
+  ** ("expected '=' or '(' before 'i'"); after the first identifier, list only '=' and '('. */
+  yyStackEntry *top = p->yytos;
+  if (cc->in_map && cc->prev_code == TK_IDENT && (major == TK_IDENT || major == TK_INT || major == TK_FLOAT) &&
+      (word_is(cc->prev_tok, "deposit") || word_is(cc->prev_tok, "gather"))) {
+    ast_step_word_in_map(cc, cc->prev_tok);   /* `deposit w ...` inside a map's body */
+    return;
+  }
+  bool lead = top - p->yystack >= 1 && top->major == TK_IDENT && top[-1].major >= YYNTOKEN;
+  if (top - p->yystack >= 2 && (top->major == TK_IDENT || top->major == TK_INT || top->major == TK_FLOAT) &&
+      top[-1].major == TK_IDENT && top[-2].major >= YYNTOKEN && !word_is(top[-1].minor.yy0, "deposit") &&
+      !word_is(top[-1].minor.yy0, "gather")) {
+    int exp[2] = {TK_ASSIGN < TK_LP ? TK_ASSIGN : TK_LP, TK_ASSIGN < TK_LP ? TK_LP : TK_ASSIGN};
+    cc->prev_tok = top[-1].minor.yy0;
+    cc->prev_code = TK_IDENT;
+    ast_syntax_error(cc, top->minor.yy0, top->major, exp, 2);
+    return;
+  }
   for (int t = 1; t < YYNTOKEN; t++) {
     YYACTIONTYPE act = yy_find_shift_action((YYCODETYPE)t, p->yytos->stateno);
+    if (lead && (t == TK_IDENT || t == TK_INT || t == TK_FLOAT)) continue;
     if (act != YY_ERROR_ACTION && act != YY_NO_ACTION) {
       ok[n++] = t;
       if (t == TK_SEMI) semi = 1;

@@ -166,6 +166,17 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
   case ST_SCAN:
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
+  case ST_FFT: case ST_IFFT:
+    fprintf(o, "%s %s -> %s", stmt_of(s->kind)->name, s->a.name, s->b.name);
+    break;
+  case ST_DEPOSIT: case ST_GATHER:
+    fprintf(o, "%s ", s->kind == ST_DEPOSIT ? "deposit" : "gather");
+    if (s->a.name) fputs(s->a.name, o);
+    else pexpr(o, s->value);
+    fputs(" at ", o);
+    prefs(o, &s->list);
+    fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
+    break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
   case ST_HALO: fprintf(o, "halo %s", s->a.name); break;
   case ST_APPEND:
@@ -240,6 +251,10 @@ void print_program(Cnp *cc, FILE *o) {
       break;
     case DECL_GRID: {
       const GridInfo *g = d->grid;
+      if (d->target.name) {   /* grid K = rfft(G); */
+        fprintf(o, "grid %s = rfft(%s%s)%s", d->name, d->target.name, d->fft_measure ? ", measure" : "", ";\n");
+        break;
+      }
       fprintf(o, "grid %s = ", d->name);
       pshape(o, &d->shape);
       fputs(" boundary(", o);

@@ -408,7 +408,8 @@ static void check_decl(Sema *S, Decl *d) {
     if (!grid_field_shape(S, d)) check_shape(S, &d->shape);
     break;
   case DECL_GRID:
-    check_grid(S, d);
+    if (d->target.name) check_rfft_grid(S, d);   /* grid K = rfft(G); (sema_fft.c) */
+    else check_grid(S, d);
     break;
   case DECL_MPI:
     check_shape(S, &d->shape);

@@ -342,6 +342,7 @@ static DType check_name(Sema *S, Expr *e) {
 static DType check_call(Sema *S, Expr *e) {
   for (int i = 0; i < e->nargs; i++) check_expr(S, e->args[i]);
   if (e->builtin == BI_NONE && grid_check_call(S, e)) return e->type;   /* coord() (sema_grid.c) */
+  if (e->builtin == BI_NONE && fft_check_wave(S, e)) return e->type;    /* wave() (sema_fft.c) */
   if (e->builtin == BI_NONE) {
     static const unsigned none = 0;
     int cap = (int)strlen(e->ref.name) / 3 + 1;

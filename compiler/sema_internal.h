@@ -124,6 +124,15 @@ bool grid_check_call(Sema *S, Expr *e);
 /* halo F; */
 void check_halo(Sema *S, Stmt *s);
 
+/* ======================================================================== sema_fft.c */
+
+/* grid K = rfft(G); fills d->grid from G's (periodic axes; the last extent n/2 + 1). */
+void check_rfft_grid(Sema *S, Decl *d);
+/* fft REAL -> COMPLEX; / ifft COMPLEX -> REAL;  names, grids, dtypes, components, hazards. */
+void check_fft(Sema *S, Stmt *s);
+/* wave(idx) in a map over a spectral grid (f64); false for a call of another name. */
+bool fft_check_wave(Sema *S, Expr *e);
+
 /* ======================================================================== sema_hazard.c */
 
 void check_graph(Sema *S);

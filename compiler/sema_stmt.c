@@ -417,6 +417,157 @@ static void check_scan(Sema *S, Stmt *s) {
   hz_op(S, HZ_WRITE, y, &s->b.loc);
 }
 
+/* ---- deposit / gather (docs/language.md, "Particles and grids") */
+
+static Decl *grid_of_field(const Decl *f) { return f ? f->grid_of : NULL; }
+static int grid_ndim(const Decl *g) { return g->grid->ndim; }
+static bool grid_axis_periodic(const Decl *g, int a) { return g->grid->axis[a].bound == GB_PERIODIC; }
+static const char *grid_axis_boundary_text(Sema *S, const Decl *g, int a) {
+  const GridAxis *ax = &g->grid->axis[a];
+  if (ax->bound == GB_GHOST) return arena_printf(&S->cc->arena, "ghost(%d)", ax->ghost);
+  return grid_bound_name(ax->bound);
+}
+/* Components of a grid field (product of its leading extents), -1 when not constants. */
+static int64_t grid_field_ncomp(Sema *S, const Decl *f) {
+  int64_t n = 1, v;
+  bool fl;
+  double fv;
+  for (int d = 0; d < f->grid_ncomp; d++) {
+    Expr *e = f->shape.ext[d];
+    if (!(e->flags & EXF_CONST) || !fold(S, e, &fl, &v, &fv) || fl) return -1;
+    n *= v;
+  }
+  return n;
+}
+
+/* A particle field of a deposit/gather (a position, weight or gathered output): a field over
+** a dim, f32 or f64 like the grid; `ncomp` leading components (0: a plain [N] field). */
+static bool pg_particle(Sema *S, Stmt *s, Ref *r, Decl *f, const char *role, int ncomp, Decl *g,
+                        Decl **dim) {
+  const char *w = stmt_of(s->kind)->name;
+  if (!f) return false;
+  Decl *d = dim_of(f);
+  int64_t nc = 1;
+  bool comps_ok = f->shape.rank == (ncomp ? 2 : 1);
+  if (comps_ok && ncomp) {
+    bool fl;
+    double fv;
+    comps_ok = (f->shape.ext[0]->flags & EXF_CONST) && fold(S, f->shape.ext[0], &fl, &nc, &fv) && !fl &&
+               nc == ncomp;
+  }
+  if (!d || f->scalar || f->history_of.name || grid_of_field(f)) {
+    diag_error(S->cc, r->loc, "%s '%s' of %s must be a particle field over a dim (%s[N]), not %s", role,
+               f->name, w, g ? dtype_name(g->dtype) : "f64", sema_type_text(S->cc, f));
+    diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+    return false;
+  }
+  if (!comps_ok) {
+    if (ncomp > 1)
+      diag_error(S->cc, r->loc, "gather from '%s' (%d components) needs an output with %d components "
+                 "(%s[%d, %s]), not '%s' (%s)", g->name, ncomp, ncomp, dtype_name(g->dtype), ncomp, d->name,
+                 f->name, sema_type_text(S->cc, f));
+    else
+      diag_error(S->cc, r->loc, "%s '%s' of %s must be a particle field with one component (%s[%s]), not %s",
+                 role, f->name, w, g ? dtype_name(g->dtype) : dtype_name(f->dtype), d->name,
+                 sema_type_text(S->cc, f));
+    diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+    return false;
+  }
+  if (g && f->dtype != g->dtype) {
+    diag_error(S->cc, r->loc, "%s '%s' is %s but grid field '%s' is %s: positions, weights and the grid of "
+               "%s must all be f32 or all f64", role, f->name, dtype_name(f->dtype), g->name,
+               dtype_name(g->dtype), w);
+    return false;
+  }
+  if (*dim && d != *dim) {
+    diag_error(S->cc, r->loc, "%s '%s' is over dim '%s' but the positions are over '%s': one %s reads "
+               "the particles of one dim", role, f->name, d->name, (*dim)->name, w);
+    return false;
+  }
+  *dim = d;
+  return true;
+}
+
+/* deposit W at (POS...) -> G with SHAPE [atomic]; / gather G at (POS...) -> OUT with SHAPE;
+** G a field over a grid whose axes are all periodic; one position per grid axis, outermost
+** first, all over one dim N; positions, weights, grid and output all f32 or all f64. */
+static void check_pgrid(Sema *S, Stmt *s) {
+  bool dep = s->kind == ST_DEPOSIT;
+  const char *w = dep ? "deposit" : "gather";
+  Ref *gr = dep ? &s->b : &s->a;
+  Decl *g = field_ref(S, gr), *grid = g ? grid_of_field(g) : NULL, *dim = NULL;
+  int ncomp = g && grid ? (int)grid_field_ncomp(S, g) : 0;
+  if (g && !grid) {
+    diag_error(S->cc, gr->loc, "%s with a particle shape needs a grid field, but '%s' is %s (a field "
+               "over a grid is declared 'field %s : %s[G];' after 'grid G = [...];')", w, g->name,
+               sema_type_text(S->cc, g), g->name, dtype_name(g->dtype));
+    diag_note(S->cc, g->loc, "'%s' is declared here", g->name);
+    g = NULL;
+  } else if (g && g->dtype != DT_F32 && g->dtype != DT_F64) {
+    diag_error(S->cc, gr->loc, "%s needs an f32 or f64 grid field, not '%s' (%s)", w, g->name,
+               sema_type_text(S->cc, g));
+    g = NULL;
+  } else if (g && ncomp < 1) {
+    diag_error(S->cc, gr->loc, "%s needs the components of grid field '%s' (%s) to be constants", w, g->name,
+               sema_type_text(S->cc, g));
+    g = NULL;
+  } else if (g && dep && ncomp != 1) {
+    diag_error(S->cc, gr->loc, "deposit writes a grid field of one component, but '%s' is %s", g->name,
+               sema_type_text(S->cc, g));
+    g = NULL;
+  }
+  if (g) {
+    for (int a = 0; a < grid_ndim(grid); a++)
+      if (!grid_axis_periodic(grid, a)) {
+        diag_error(S->cc, gr->loc, "%s %s grid field '%s': axis %d of grid '%s' is %s, but particle "
+                   "shapes wrap periodically: every axis of the grid must be periodic", w, dep ? "onto" : "from", g->name, a,
+                   grid->name, grid_axis_boundary_text(S, grid, a));
+        diag_note(S->cc, grid->loc, "grid '%s' is declared here", grid->name);
+        g = NULL;
+        break;
+      }
+  }
+  if (g && s->list.n != grid_ndim(grid)) {
+    diag_error(S->cc, s->list.n ? s->list.v[0].loc : s->loc, "%s %s grid field '%s' needs %d position%s, "
+               "one per axis of grid '%s' (outermost first), not %d", w, dep ? "onto" : "from", g->name,
+               grid_ndim(grid), grid_ndim(grid) == 1 ? "" : "s", grid->name, s->list.n);
+  }
+  bool pos_ok = true;
+  for (int i = 0; i < s->list.n; i++) {
+    Decl *f = field_ref(S, &s->list.v[i]);
+    pos_ok = pg_particle(S, s, &s->list.v[i], f, "position", 0, g, &dim) && pos_ok;
+    hz_op(S, HZ_READ, f, &s->list.v[i].loc);
+  }
+  if (dep && s->a.name) {
+    Decl *f = field_ref(S, &s->a);
+    if (pos_ok) pg_particle(S, s, &s->a, f, "weight", 0, g, &dim);
+    hz_op(S, HZ_READ, f, &s->a.loc);
+  } else if (dep) {
+    check_expr(S, s->value);
+    bool one = (s->value->kind == EX_INT && s->value->ival == 1) ||
+               (s->value->kind == EX_FLOAT && s->value->fval == 1.0);
+    if (!one)
+      diag_error(S->cc, s->value->loc, "a deposit's weight is a particle field or the number 1 (unit "
+                 "weights): deposit a field of weights for other values");
+  }
+  if (!dep) {
+    Decl *f = field_ref(S, &s->b);
+    bool alias = false;
+    for (int i = 0; f && i < s->list.n && !alias; i++)
+      if (s->list.v[i].decl == f) {
+        diag_error(S->cc, s->b.loc, "gather into '%s', one of its positions: the output must be another field",
+                   f->name);
+        alias = true;
+      }
+    if (pos_ok && g && !alias) pg_particle(S, s, &s->b, f, "output", ncomp > 1 ? ncomp : 0, g, &dim);
+    hz_op(S, HZ_WRITE, f, &s->b.loc);
+    hz_op(S, HZ_READ, g ? g : s->a.decl, &s->a.loc);
+  } else {
+    hz_op(S, HZ_WRITE, g ? g : s->b.decl, &s->b.loc);
+  }
+  hz_op(S, HZ_READ, dim, &s->loc);
+}
+
 /* zero(FIELDS): every element of each field set to 0 (written like a kernel call: its
 ** arguments become the statement's list). */
 static void check_zero(Sema *S, Stmt *s) {
@@ -623,6 +774,8 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_OFFSETS: check_offsets(S, s); break;
   case ST_SEGMENTS: check_segments(S, s); break;
   case ST_SCAN: check_scan(S, s); break;
+  case ST_FFT: case ST_IFFT: check_fft(S, s); break;
+  case ST_DEPOSIT: case ST_GATHER: check_pgrid(S, s); break;
   case ST_REPEAT: check_repeat(S, s); break;
   case ST_SWAP: check_swap(S, s); break;
   case ST_HALO: check_halo(S, s); break;   /* sema_grid.c */

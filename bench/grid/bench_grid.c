@@ -1,9 +1,12 @@
 /*
 ** bench_grid.c — particle deposition and the FFT Poisson solve of cnp/grid.h, in one run:
 **   memcpy bandwidth (the machine's reference),
-**   2D CIC deposition, particles per second: cnp_deposit SORTED and ATOMIC, a hand-written
-**   serial C loop, NumPy np.add.at and np.bincount (grid_numpy.py, run from here);
-**   the FFT Poisson solve (forward, k-space map, inverse): cnp FFT (FFTW) vs numpy.fft.
+**   2D CIC deposition, particles per second: cnp_deposit SORTED and ATOMIC, the generated
+**   `.cnp` step `deposit w at (y, x) -> rho with cic [atomic];` (depo_sorted.cnp,
+**   depo_atomic.cnp: setup outside the timing), a hand-written serial C loop, NumPy np.add.at and np.bincount (grid_numpy.py, run from here);
+**   the FFT Poisson solve (forward, k-space map, inverse): the runtime's calls (cnp FFT,
+**   FFTW), the generated pipeline of poisson_gen.cnp (fft, a map with wave(), ifft with its
+**   1/N pass), numpy.fft.
 ** usage: bench_grid [NY NX NPART REPS]   (default 512 512 4000000 5)
 ** Ratios are printed against the hand-written loop and against NumPy.
 */
@@ -19,6 +22,11 @@
 #endif
 
 #include "cnp/cnp.h"
+#include "pgen.h"
+#ifdef CNP_GRID_GENERATED
+#include "depo_atomic.h"
+#include "depo_sorted.h"
+#endif
 
 static const double PI_ = 3.14159265358979323846;
 
@@ -46,6 +54,43 @@ static double urand(void)
   z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
   return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
 }
+
+#ifdef CNP_GRID_GENERATED
+/* The generated step `deposit w at (y, x) -> rho with cic [atomic];` (depo_*.cnp): best of
+** reps of step + sync, its result compared with the hand loop's. */
+#define GEN_DEPOSIT(NAME, CFG_INIT)                                                            \
+  static double gen_##NAME(int64_t ny, int64_t nx, int64_t np, const double *y,                 \
+                           const double *x, const double *w, const double *ref, int reps) {     \
+    NAME *p;                                                                                    \
+    char err[256];                                                                              \
+    NAME##_config cfg = CFG_INIT;                                                               \
+    cfg.ny = ny, cfg.nx = nx, cfg.N = np;                                                       \
+    if (NAME##_setup(&p, &cfg, err, sizeof err) != CNP_OK) {                                    \
+      fprintf(stderr, "bench_grid: %s\n", err);                                                 \
+      exit(1);                                                                                  \
+    }                                                                                           \
+    memcpy(NAME##_field(p, "y").data, y, (size_t)np * sizeof *y);                               \
+    memcpy(NAME##_field(p, "x").data, x, (size_t)np * sizeof *x);                               \
+    memcpy(NAME##_field(p, "w").data, w, (size_t)np * sizeof *w);                               \
+    double t = 1e30;                                                                            \
+    for (int r = 0; r < reps; r++) {                                                            \
+      double t0 = now();                                                                        \
+      if (NAME##_step(p) != CNP_OK || NAME##_sync(p) != CNP_OK) {                               \
+        fprintf(stderr, "bench_grid: %s\n", NAME##_error(p));                                   \
+        exit(1);                                                                                \
+      }                                                                                         \
+      t = fmin(t, now() - t0);                                                                  \
+    }                                                                                           \
+    const double *g = NAME##_field(p, "rho").data;                                              \
+    double e = 0;                                                                               \
+    for (int64_t c = 0; c < ny * nx; c++) e = fmax(e, fabs(g[c] - ref[c]));                     \
+    if (e > 1e-9) printf("# warning: %s differs from the hand loop by %.3g\n", #NAME, e);       \
+    NAME##_teardown(p);                                                                         \
+    return t;                                                                                   \
+  }
+GEN_DEPOSIT(depo_sorted, DEPO_SORTED_CONFIG_INIT)
+GEN_DEPOSIT(depo_atomic, DEPO_ATOMIC_CONFIG_INIT)
+#endif
 
 /* The loop a user writes by hand: serial CIC scatter, periodic. */
 static void hand_cic(const double *y, const double *x, const double *w, int64_t n, int64_t ny,
@@ -129,6 +174,11 @@ int main(int argc, char **argv)
     if (err > 1e-9) printf("# warning: mode %d differs from the hand loop by %.3g\n", mode, err);
   }
   cnp_pgrid_destroy(pg);
+  double tgen[2] = {NAN, NAN};   /* the generated .cnp deposit, sorted and atomic */
+#ifdef CNP_GRID_GENERATED
+  tgen[0] = gen_depo_sorted(ny, nx, np, yv, xv, wv, ref, reps);
+  tgen[1] = gen_depo_atomic(ny, nx, np, yv, xv, wv, ref, reps);
+#endif
 
   /* FFT Poisson: forward, k-space map (multiply by the precomputed 1/(N k^2)), inverse */
   cnp_fft_plan *fft;
@@ -171,6 +221,34 @@ int main(int argc, char **argv)
     perr = fmax(perr, fabs(((double *)phi.data)[c] - gv[c] / kk));
   cnp_fft_plan_destroy(fft);
 
+  /* the same solve generated from poisson_gen.cnp */
+  double tg = NAN, gerr = NAN, tgplan = NAN;
+  {
+    pgen *pg2;
+    char err[256];
+    pgen_config cfg = PGEN_CONFIG_INIT;
+    cfg.ny = ny;
+    cfg.nx = nx;
+    double t0 = now();
+    if (pgen_setup(&pg2, &cfg, err, sizeof err) != 0) {
+      printf("# generated solve: setup: %s\n", err);
+    } else {
+      tgplan = now() - t0;
+      memcpy(pgen_field(pg2, "rho").data, gv, (size_t)(ny * nx) * sizeof *gv);
+      tg = 1e30;
+      for (int r = 0; r < reps; r++) {
+        t0 = now();
+        CHECK(pgen_step(pg2));
+        CHECK(pgen_sync(pg2));
+        tg = fmin(tg, now() - t0);
+      }
+      const double *ph = pgen_field(pg2, "phi").data;
+      gerr = 0;
+      for (int64_t c = 0; c < ny * nx; c++) gerr = fmax(gerr, fabs(ph[c] - gv[c] / kk));
+      pgen_teardown(pg2);
+    }
+  }
+
   /* NumPy peer */
   double t_addat = NAN, t_bin = NAN, t_npfft = NAN;
   char numpy_ver[64] = "?";
@@ -194,17 +272,21 @@ int main(int argc, char **argv)
   double mp = (double)np / 1e6;
   printf("%-20s %10s %12s %10s %10s %10s\n", "2D CIC deposition", "ms", "Mpart/s", "vs hand",
          "vs add.at", "vs bincnt");
-  const char *names[4] = {"cnp SORTED", "cnp ATOMIC", "hand-written C", "numpy add.at"};
-  double ts[5] = {tmode[0], tmode[1], th, t_addat, t_bin};
-  for (int k = 0; k < 5; k++) {
-    const char *nm = k < 4 ? names[k] : "numpy bincount";
+  const char *names[7] = {"cnp SORTED", "cnp ATOMIC", ".cnp deposit", ".cnp deposit atomic",
+                          "hand-written C", "numpy add.at", "numpy bincount"};
+  double ts[7] = {tmode[0], tmode[1], tgen[0], tgen[1], th, t_addat, t_bin};
+  for (int k = 0; k < 7; k++) {
+    const char *nm = names[k];
     printf("%-20s %10.2f %12.2f %10.2f %10.2f %10.2f\n", nm, ts[k] * 1e3, mp / ts[k], th / ts[k],
            t_addat / ts[k], t_bin / ts[k]);
   }
   printf("%-20s %10s %10s (plan with FFTW_MEASURE: %.1f ms; max error vs analytic %.2g)\n",
          "FFT Poisson solve", "ms", "vs numpy", tplan * 1e3, perr);
-  printf("%-20s %10.3f %10.2f\n", "cnp (FFTW)", tf * 1e3, t_npfft / tf);
-  printf("%-20s %10.3f %10.2f\n", "numpy.fft", t_npfft * 1e3, 1.0);
+  printf("%-20s %10s %10s %10s\n", "", "", "", "vs runtime");
+  printf("%-20s %10.3f %10.2f %10.2f\n", "cnp (FFTW)", tf * 1e3, t_npfft / tf, 1.0);
+  printf("%-20s %10.3f %10.2f %10.2f   (generated; setup %.1f ms; max error %.2g)\n", "cnp .cnp solve",
+         tg * 1e3, t_npfft / tg, tf / tg, tgplan * 1e3, gerr);
+  printf("%-20s %10.3f %10.2f %10.2f\n", "numpy.fft", t_npfft * 1e3, 1.0, tf / t_npfft);
   printf("# deposition bytes per particle read: 24 (y, x, w); at memcpy speed %.1f Mpart/s\n",
          bw * 1e9 / 2 / 24 / 1e6);
   printf("# numpy %s\n", numpy_ver);

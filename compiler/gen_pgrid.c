@@ -1,0 +1,179 @@
+/*
+** gen_pgrid.c -- particle-grid statements (docs/language.md, "Particles and grids";
+** docs/codegen.md, "Deposit and gather"): `deposit W at (POS) -> G with SHAPE [atomic];` and
+** `gather G at (POS) -> OUT with SHAPE;` call the runtime's cnp_deposit / cnp_gather
+** (include/cnp/grid.h) through particle-grid plans made at setup (cnp_pgrid_create) and
+** destroyed at teardown. Statements with the same grid, shape, dtype and particle dim share
+** one plan (p->pg_N, N in program order of their first use). Text: templates/pgrid.tmpl.
+*/
+#include "gen.h"
+
+#include <string.h>
+
+#define TM "pgrid"
+
+static const char *const shape_enum[3] = {"CNP_SHAPE_NGP", "CNP_SHAPE_CIC", "CNP_SHAPE_TSC"};
+
+/* The grid field of a deposit (its output) or a gather (its input). */
+static Decl *pg_field(const Stmt *s) { return s->kind == ST_DEPOSIT ? s->b.decl : s->a.decl; }
+
+static Decl *pg_dim(const Stmt *s) {
+  Decl *dim = NULL;
+  gen_decl_is_dim_extent(s->list.v[0].decl, &dim);
+  return dim;
+}
+
+static bool same_plan(const Stmt *x, const Stmt *y) {
+  Decl *fx = pg_field(x), *fy = pg_field(y);
+  return fx->grid_of == fy->grid_of && fx->dtype == fy->dtype && x->pshape == y->pshape &&
+         pg_dim(x) == pg_dim(y);
+}
+
+void pgrid_lower(GenUnit *u) {
+  int cap = 0;
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      StmtKind k = u->steps[i].ops[o].stmt->kind;
+      cap += k == ST_DEPOSIT || k == ST_GATHER;
+    }
+  u->n_pg = 0;
+  u->pg_ops = arena_alloc(&u->cc->arena, sizeof *u->pg_ops * (size_t)(cap ? cap : 1));
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      if (op->stmt->kind != ST_DEPOSIT && op->stmt->kind != ST_GATHER) continue;
+      op->pg_id = -1;
+      for (int p = 0; p < u->n_pg && op->pg_id < 0; p++)
+        if (same_plan(u->pg_ops[p]->stmt, op->stmt)) op->pg_id = p;
+      if (op->pg_id < 0) {
+        op->pg_id = u->n_pg;
+        u->pg_ops[u->n_pg++] = op;
+      }
+    }
+}
+
+static const char *plan_what(GenUnit *u, const Stmt *s) {
+  Decl *f = pg_field(s);
+  return arena_printf(&u->cc->arena, "grid %s, %s, %s, particles of %s (line %d)", f->grid_of->name,
+                      pshape_names[s->pshape], dtype_name(f->dtype), pg_dim(s)->name, s->loc.line);
+}
+
+void pgrid_struct(GenUnit *u, Buf *b) {
+  for (int p = 0; p < u->n_pg; p++)
+    EMIT_SNIPPET(b, TM, "struct", {"id", gen_int(u, p)}, {"what", plan_what(u, u->pg_ops[p]->stmt)});
+}
+
+/* A grid length (an f64 setup expression: literals, consts, setup params, + - * / and casts)
+** as C, in double. */
+static void length_expr(GenUnit *u, Buf *b, Expr *e) {
+  switch (e->kind) {
+  case EX_INT: fmt_float(b, (double)e->ival, DT_F64); return;
+  case EX_FLOAT: fmt_float(b, e->fval, DT_F64); return;
+  case EX_NAME: {
+    Decl *d = e->ref.decl;
+    if (d && d->kind == DECL_CONST) fmt_float(b, d->fval, DT_F64);
+    else if (d && d->kind == DECL_PARAM) buf_printf(b, "(double)p->P_%s", d->name);
+    else if (d && d->kind == DECL_DIM) buf_printf(b, "(double)p->cap_%s", d->name);
+    else cnp_ice("grid length: name '%s'", e->ref.name);
+    return;
+  }
+  case EX_UNARY:
+    buf_puts(b, "(-");
+    length_expr(u, b, e->args[0]);
+    buf_puts(b, ")");
+    return;
+  case EX_BINARY: {
+    static const char ops[] = {[OP_ADD] = '+', [OP_SUB] = '-', [OP_MUL] = '*', [OP_DIV] = '/'};
+    if (e->op > OP_DIV || !ops[e->op]) break;
+    buf_puts(b, "(");
+    length_expr(u, b, e->args[0]);
+    buf_printf(b, " %c ", ops[e->op]);
+    length_expr(u, b, e->args[1]);
+    buf_puts(b, ")");
+    return;
+  }
+  case EX_CAST: length_expr(u, b, e->args[0]); return;
+  default: break;
+  }
+  cnp_ice("grid length: expression kind %d", (int)e->kind);
+}
+
+/* The plan: grid extents from the field's array (axes after its components), scale n / L
+** per axis when the grid declares lengths (else NULL: positions in cell units). */
+void pgrid_setup(GenUnit *u, Buf *b) {
+  Arena *a = &u->cc->arena;
+  for (int p = 0; p < u->n_pg; p++) {
+    Stmt *s = u->pg_ops[p]->stmt;
+    Decl *f = pg_field(s), *g = f->grid_of;
+    int nd = g->grid->ndim, lead = f->shape.rank - nd;
+    bool lengths = false;
+    Buf dims = {0}, scale = {0};
+    for (int k = 0; k < nd; k++) {
+      Expr *len = g->grid->axis[k].length;
+      lengths = lengths || len;
+      buf_printf(&dims, "%sp->f_%s.shape[%d]", k ? ", " : "", f->name, lead + k);
+      buf_printf(&scale, "%s(double)dims[%d] / ", k ? ", " : "", k);
+      if (len) length_expr(u, &scale, len);
+      else buf_printf(&scale, "(double)dims[%d]", k);
+    }
+    Buf call = {.indent = b->indent + 2};
+    EMIT_SNIPPET(&call, "setup", "try",
+                 {"call", arena_printf(a, "cnp_pgrid_create(&p->pg_%d, B, p->device, %d, dims, %s, %s, p->cap_%s, %s)",
+                                       p, nd, shape_enum[s->pshape], gen_cnp_dtype(f->dtype), pg_dim(s)->name,
+                                       lengths ? "scale" : "NULL")},
+                 {"where", arena_printf(a, "%s:%d: %s", base_name(s->loc.file->path), s->loc.line,
+                                        stmt_of(s->kind)->name)});
+    EMIT_SNIPPET(b, TM, "setup", {"id", gen_int(u, p)}, {"what", plan_what(u, s)}, {"nd", gen_int(u, nd)},
+                 {"dims", arena_printf(a, "{%s}", buf_str(&dims))},
+                 {"scale", lengths ? arena_printf(a, "{%s}", buf_str(&scale)) : ""},
+                 {"call", buf_take(u, &call)});
+    buf_free(&dims);
+    buf_free(&scale);
+  }
+}
+
+void pgrid_teardown(GenUnit *u, Buf *b) {
+  for (int p = 0; p < u->n_pg; p++) EMIT_SNIPPET(b, TM, "teardown", {"id", gen_int(u, p)});
+}
+
+/* The positions' live rows: {cnp_g_live(&p->f_y, p->n_N), ...}. */
+static const char *positions(GenUnit *u, const Stmt *s) {
+  Buf v = {0};
+  for (int i = 0; i < s->list.n; i++)
+    buf_printf(&v, "%scnp_g_live(&p->f_%s, %s)", i ? ", " : "", s->list.v[i].decl->name,
+               live_extent(u, s->list.v[i].decl));
+  const char *r = arena_printf(&u->cc->arena, "{%s}", buf_str(&v));
+  buf_free(&v);
+  return r;
+}
+
+static const char *call_text(GenUnit *u, Buf *b, int extra, Loc loc, const char *text) {
+  Buf call = {.indent = b->indent + 2 + extra};
+  try_call(u, &call, loc, "%s", text);
+  return buf_take(u, &call);
+}
+
+void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  Arena *a = &u->cc->arena;
+  (void)t;
+  const char *w = s->a.decl ? s->a.decl->name : "";
+  EMIT_SNIPPET(b, TM, "deposit", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s)}, {"w", w},
+               {"live", s->a.decl ? live_extent(u, s->a.decl) : ""},
+               {"call", call_text(u, b, 0, s->loc,
+                                  arena_printf(a, "cnp_deposit(p->pg_%d, pos, %s, &p->f_%s, %s, S)", op->pg_id,
+                                               *w ? "&w" : "NULL", s->b.decl->name,
+                                               s->atomic ? "CNP_DEPOSIT_ATOMIC" : "CNP_DEPOSIT_SORTED"))});
+}
+
+/* One cnp_gather per component c: the grid's component c (a view of its last ndim axes)
+** into row c of the output. */
+void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  Arena *a = &u->cc->arena;
+  Decl *g = s->a.decl, *out = s->b.decl;
+  (void)t;
+  EMIT_SNIPPET(b, TM, "gather", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s)}, {"g", g->name},
+               {"out", out->name}, {"live", live_extent(u, out)},
+               {"call", call_text(u, b, 2, s->loc, arena_printf(a, "cnp_gather(p->pg_%d, pos, &grid, &row, S)", op->pg_id))});
+}
