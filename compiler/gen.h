@@ -234,6 +234,11 @@ typedef struct KUse {
   Decl *reds[64];         /* scalars the group reduces into (ST_REDUCE), and how (RED_*) */
   int red_op[64];
   int n_reds;
+  Decl *privs[64];        /* host: f32/f64 fields the group scatter-adds into, each block of
+                          ** rows into its own zeroed copy (gen_red.c); none in a fast-path
+                          ** kernel or an append */
+  int n_privs;
+  int kernel;             /* the group's kernel number */
   Arena *arena;
 } KUse;
 
@@ -289,6 +294,7 @@ typedef struct KCtx {
   DType lit;              /* float type untyped literals here adapt to (0.1f, 2.0), or DT_VOID */
   const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
   bool lanes;             /* host reduction: accumulators r_S[cnp_l], 8 lanes (gen_red.c) */
+  const KUse *priv;       /* host: scatter-adds into use->privs go to the block's copy pv_F */
 } KCtx;
 
 /* gen_expr.c (types, literals, expressions, map bodies) and gen_common.c (locations,
@@ -318,6 +324,7 @@ const char *row_name(GenUnit *u, Decl *f, int64_t comp);
 bool signed_int(DType t);
 void group_body(KCtx *k, Buf *b, GenOp *op);
 void group_use(GenUnit *u, GenOp *op, KUse *use);
+bool kuse_priv(const KUse *use, const Decl *f);   /* a privatized scatter-add target */
 void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t);
 void kernel_locals(Buf *b, KUse *use);
 const char *cstr(GenUnit *u, const char *s);
@@ -346,6 +353,7 @@ void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 #define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */
 #define RED_CHUNK 4096    /* host: rows per chunk of a reducing loop */
 #define RED_LANES 8       /* host: accumulators per chunk (row i into lane i % RED_LANES) */
+#define PRIV_ROWS 16      /* host: rows per element of the scatter-add targets in a block, at least */
 #define SCAN_CHUNK 1024   /* both: rows per chunk of a scan */
 bool red_stmts(const Stmt *s);                  /* a map body reduces into a scalar */
 bool red_group(const GenOp *op);                /* ... some map of a fused group does */

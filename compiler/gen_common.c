@@ -196,6 +196,9 @@ void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t) {
   for (int i = 0; i < use->n_reds; i++)
     buf_line(b, "  %s *rp_%s;  /* partial results of the reduction into %s */",
              gen_ctype(use->reds[i]->dtype), use->reds[i]->name, use->reds[i]->name);
+  for (int i = 0; i < use->n_privs; i++)
+    buf_line(b, "  %s *pv_%s;  /* host: each block's copy of %s, scatter-added into */",
+             gen_ctype(use->privs[i]->dtype), use->privs[i]->name, use->privs[i]->name);
   buf_line(b, "} %s_k%d_args;", u->name, op->kernel);
   buf_puts(b, "\n");
 }
@@ -276,6 +279,9 @@ void kernel_fill(Buf *b, KUse *use, const char *pfx) {
   for (int i = 0; i < use->n_reds; i++)
     buf_line(b, "%srp_%s = (%s *)p->rp_%s.data;", pfx, use->reds[i]->name,
              gen_ctype(use->reds[i]->dtype), use->reds[i]->name);
+  for (int i = 0; i < use->n_privs; i++)
+    buf_line(b, "%spv_%s = (%s *)p->pv_k%d_%s.data;", pfx, use->privs[i]->name,
+             gen_ctype(use->privs[i]->dtype), use->kernel, use->privs[i]->name);
 }
 
 /* The text a block of emitted lines holds, in the arena (the buffer is freed). */

@@ -857,6 +857,12 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
         buf_line(b, "cnp_g_cadd%s(&%s, %s);", tt == DT_C64 ? "64" : "128", T, V);
       else
         buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
+    } else if (add && s->scatter && !k->run->device && kuse_priv(k->priv, tg->ref.decl)) {
+      Buf pv = {0};                               /* the block's own copy (gen_red.c) */
+      buf_printf(&pv, "pv_%s[", tg->ref.decl->name);
+      lin_index(k, &pv, tg);
+      buf_line(b, "%s] += (%s)%s;", buf_str(&pv), ct, V);
+      buf_free(&pv);
     } else if (add && s->scatter) {
       k->run->atomic_add(b, T, ct, V);
     } else if (add && signed_int(tt)) {           /* wraps like + (templates/int.tmpl) */
@@ -968,8 +974,39 @@ void group_body(KCtx *k, Buf *b, GenOp *op) {
   }
 }
 
+/* The f32/f64 fields scatter-added into (F[K[i]] += v), each once: on the host each block of
+** rows adds into its own zeroed copy, so the sums do not depend on the threads. Integer
+** additions are exact in any order (they stay atomic), f16 rounds at each addition and
+** complex adds stay atomic too. */
+static void priv_stmts(KUse *k, Stmt *s) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_ADD && s->scatter && s->target->kind == EX_INDEX &&
+        (s->target->ref.decl->dtype == DT_F32 || s->target->ref.decl->dtype == DT_F64)) {
+      Decl *f = s->target->ref.decl;
+      int i = 0;
+      while (i < k->n_privs && k->privs[i] != f) i++;
+      if (i == k->n_privs) {
+        if (k->n_privs == 64) cnp_ice("more than 64 fields scatter-added in one kernel");
+        k->privs[k->n_privs++] = f;
+      }
+    }
+    priv_stmts(k, s->body);
+    priv_stmts(k, s->else_body);
+  }
+}
+
+/* Is f one of the group's privatized scatter-add targets? */
+bool kuse_priv(const KUse *use, const Decl *f) {
+  for (int i = 0; use && i < use->n_privs; i++)
+    if (use->privs[i] == f) return true;
+  return false;
+}
+
 void group_use(GenUnit *u, GenOp *op, KUse *use) {
   memset(use, 0, sizeof *use);
   use->arena = &u->cc->arena;
+  use->kernel = op->kernel;
   for (int m = 0; m < op->n_maps; m++) kuse_stmts(use, op->maps[m]->body);
+  if (op->kind == GOP_MAP && !op->fused_sort && op->stmt->kind != ST_APPEND)
+    for (int m = 0; m < op->n_maps; m++) priv_stmts(use, op->maps[m]->body);
 }

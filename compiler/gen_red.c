@@ -67,21 +67,54 @@ static const char *red_name(int op) { return op == RED_SUM ? "+=" : op == RED_MI
 
 /* ======================================================================== host loop */
 
+/* Elements of field f (every component): C text at setup (`kern` false, from p->f_F) or in
+** a kernel (from its arguments A.f_F_eD). */
+static const char *priv_elems(GenUnit *u, Decl *f, bool kern) {
+  const char *t = "";
+  for (int d = 0; d < f->shape.rank; d++)
+    t = arena_printf(&u->cc->arena, kern ? "%s%sA.f_%s_e%d" : "%s%sp->f_%s.shape[%d]", t, d ? " * " : "",
+                     f->name, d);
+  return f->shape.rank > 1 ? arena_printf(&u->cc->arena, "(%s)", t) : t;
+}
+
+/* Chunks per block of a kernel that scatter-adds into privatized fields: at least
+** PRIV_ROWS rows per element of the copies, so zeroing and combining them stays small. */
+static const char *priv_chunks(GenUnit *u, const KUse *use, bool kern) {
+  const char *t = "";
+  for (int i = 0; i < use->n_privs; i++)
+    t = arena_printf(&u->cc->arena, "%s%s%s", t, i ? " + " : "", priv_elems(u, use->privs[i], kern));
+  return arena_printf(&u->cc->arena, "((%d * (%s) + %d) / %d)", PRIV_ROWS, t, RED_CHUNK - 1, RED_CHUNK);
+}
+
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use};
   Arena *a = &u->cc->arena;
   const char *L = gen_int(u, RED_LANES);
-  Buf locals = {.indent = 2}, lanes = {.indent = 4}, body8 = {.indent = 8}, body6 = {.indent = 6};
-  Buf lanes_end = {.indent = 4}, partials = {.indent = 2};
+  bool pv = use->n_privs > 0;
+  int in = pv ? 2 : 0;    /* the chunk loop sits in the block loop */
+  Buf locals = {.indent = 2}, lanes = {.indent = 4 + in}, body8 = {.indent = 8 + in}, body6 = {.indent = 6 + in};
+  Buf lanes_end = {.indent = 4 + in}, partials = {.indent = 2}, pvinit = {.indent = 4}, pvsum = {.indent = 2};
   kernel_locals(&locals, use);
+  for (int i = 0; i < use->n_privs; i++) {
+    Decl *f = use->privs[i];
+    const char *ct = gen_ctype(f->dtype);
+    EMIT_SNIPPET(&pvinit, TM, "priv_init", {"T", ct}, {"f", f->name}, {"S", priv_elems(u, f, true)});
+    EMIT_SNIPPET(&pvsum, TM, "priv_sum", {"T", ct}, {"f", f->name}, {"S", priv_elems(u, f, true)});
+  }
   for (int i = 0; i < use->n_reds; i++) {
     const char *id = red_ident(use->reds[i]->dtype, use->red_op[i]), *init = "{";
     for (int l = 0; l < RED_LANES; l++) init = arena_printf(a, "%s%s%s", init, l ? ", " : "", id);
     EMIT_SNIPPET(&lanes, TM, "lane_init", {"T", gen_ctype(use->reds[i]->dtype)}, {"f", use->reds[i]->name},
                  {"L", L}, {"init", arena_printf(a, "%s}", init)});
   }
-  group_body(&k, &body8, op);
-  group_body(&k, &body6, op);
+  Buf body1 = {.indent = 6 + in};
+  if (use->n_reds) {
+    group_body(&k, &body8, op);
+    group_body(&k, &body6, op);
+  } else {
+    k.lanes = false;
+    group_body(&k, &body1, op);
+  }
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
     EMIT_SNIPPET(&lanes_end, TM, "lane_end", {"L", L}, {"f", f->name},
@@ -95,11 +128,17 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
                  {"combine", red_block(u, 6, f->dtype, use->red_op[i], arena_printf(a, "r_%s", f->name),
                                        arena_printf(a, "A.rp_%s[cnp_c]", f->name))});
   }
+  Buf chunk = {.indent = 4 + in};
+  EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", buf_take(u, &lanes)},
+               {"body8", buf_take(u, &body8)}, {"body6", buf_take(u, &body6)},
+               {"body", buf_take(u, &body1)}, {"red", use->n_reds ? "1" : ""}, {"lanes_end", buf_take(u, &lanes_end)});
   EMIT_SNIPPET(b, TM, "kernel_host", {"k", gen_int(u, op->kernel)}, {"nm", gen_int(u, op->n_maps)},
                {"s", op->n_maps > 1 ? "s" : ""}, {"CH", gen_int(u, RED_CHUNK)}, {"CH1", gen_int(u, RED_CHUNK - 1)},
-               {"L", L}, {"n", u->name}, {"locals", buf_take(u, &locals)}, {"lanes", buf_take(u, &lanes)},
-               {"body8", buf_take(u, &body8)}, {"body6", buf_take(u, &body6)},
-               {"lanes_end", buf_take(u, &lanes_end)}, {"partials", buf_take(u, &partials)});
+               {"L", L}, {"n", u->name}, {"locals", buf_take(u, &locals)}, {"chunk", buf_take(u, &chunk)},
+               {"partials", buf_take(u, &partials)},
+               {"priv", pv ? "1" : ""}, {"pc", pv ? priv_chunks(u, use, true) : ""},
+               {"pvinit", buf_take(u, &pvinit)}, {"pvsum", buf_take(u, &pvsum)},
+               {"red", use->n_reds ? "1" : ""});
 }
 
 /* ======================================================================== CUDA */
@@ -176,6 +215,15 @@ void red_struct(GenUnit *u, Buf *b) {
   for (int id = 0; scan_op(u, id); id++)
     EMIT_SNIPPET(b, TM, "struct_sp", {"id", gen_int(u, id)}, {"line", gen_int(u, scan_op(u, id)->stmt->loc.line)});
   for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      GenOp *op = &u->steps[i].ops[o];
+      KUse use;
+      if (op->kind != GOP_MAP) continue;
+      group_use(u, op, &use);
+      for (int f = 0; f < use.n_privs; f++)
+        EMIT_SNIPPET(b, TM, "struct_pv", {"k", gen_int(u, op->kernel)}, {"f", use.privs[f]->name});
+    }
+  for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++)
       if (u->steps[i].ops[o].stmt->kind == ST_APPEND)
         EMIT_SNIPPET(b, TM, "struct_ap", {"k", gen_int(u, u->steps[i].ops[o].kernel)},
@@ -239,6 +287,21 @@ void red_setup(GenUnit *u, Buf *b) {
     if (d->kind == DECL_FIELD && d->history_of.name)
       alloc_line(u, b, arena_printf(a, "hc_%s", d->name), "CNP_UINT64", "1",
                  arena_printf(a, "counter of history %s", d->name));
+  for (int s = 0; s < u->n_steps; s++)
+    for (int o = 0; o < u->steps[s].n_ops; o++) {
+      GenOp *op = &u->steps[s].ops[o];
+      KUse use;
+      if (op->kind != GOP_MAP) continue;
+      group_use(u, op, &use);
+      const char *pc = priv_chunks(u, &use, false);
+      for (int f = 0; f < use.n_privs; f++) {
+        Decl *d = use.privs[f];
+        alloc_line(u, b, arena_printf(a, "pv_k%d_%s", op->kernel, d->name), gen_cnp_dtype(d->dtype),
+                   arena_printf(a, "((%s + %d) / %d + %s - 1) / %s * %s", map_rows(u, op->stmt), RED_CHUNK - 1,
+                                RED_CHUNK, pc, pc, priv_elems(u, d, false)),
+                   arena_printf(a, "the blocks' copies of %s (kernel %d)", d->name, op->kernel));
+      }
+    }
   for (int id = 0; scan_op(u, id); id++) {
     Decl *x = scan_op(u, id)->stmt->a.decl;
     alloc_line(u, b, arena_printf(a, "sp_%d", id), gen_cnp_dtype(x->dtype),
@@ -256,6 +319,15 @@ void red_teardown(GenUnit *u, Buf *b) {
     if (d->kind == DECL_FIELD && d->history_of.name)
       EMIT_SNIPPET(b, TM, "free", {"arr", arena_printf(&u->cc->arena, "hc_%s", d->name)});
   for (int id = 0; scan_op(u, id); id++) EMIT_SNIPPET(b, TM, "free", {"arr", arena_printf(&u->cc->arena, "sp_%d", id)});
+  for (int s = 0; s < u->n_steps; s++)
+    for (int o = 0; o < u->steps[s].n_ops; o++) {
+      GenOp *op = &u->steps[s].ops[o];
+      KUse use;
+      if (op->kind != GOP_MAP) continue;
+      group_use(u, op, &use);
+      for (int f = 0; f < use.n_privs; f++)
+        EMIT_SNIPPET(b, TM, "free", {"arr", arena_printf(&u->cc->arena, "pv_k%d_%s", op->kernel, use.privs[f]->name)});
+    }
 }
 
 void red_lookup(GenUnit *u, Buf *b) {

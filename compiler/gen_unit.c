@@ -58,7 +58,7 @@ static void gen_kernels(GenUnit *u, const GenTarget *t, Buf *b) {
         continue;
       }
       if (op->fused_sort) kernel_host_fused(u, t, b, op, &use);
-      else if (use.n_reds) red_kernel_host(u, t, b, op, &use);
+      else if (use.n_reds || use.n_privs) red_kernel_host(u, t, b, op, &use);
       else kernel_host(u, t, b, op, &use);
       if (t->kernel) t->kernel(u, b, op, &use);
       kernel_launch(u, t, b, op, &use);

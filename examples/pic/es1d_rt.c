@@ -4,8 +4,9 @@
 ** runtime without cnpc would write. Element-wise work is plain OpenMP loops; the sort by node,
 ** the segment sums of the deposit, the Gauss-law scan and the reductions are one runtime call
 ** each (cnp_sort_by_key, cnp_segment_plan_build/_sum, cnp_scan, cnp_reduce), on the host
-** backend. The order of operations and the arithmetic are es1d.cnp's (docs/physics.md, "The
-** generated step"), so every history is deterministic for any thread count.
+** backend. The arithmetic of every particle is es1d.cnp's (docs/physics.md, "The generated
+** step"); the deposit goes through the sort and segment sums (es1d.cnp's earlier form, before
+** its scatter-adds were privatized), so every history is deterministic for any thread count.
 */
 #include "es1d_impl.h"
 

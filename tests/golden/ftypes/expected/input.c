@@ -355,7 +355,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
   cnp_g_c128 *CNP_G_RESTRICT f_zs = A.f_zs;
   const float P_gain = A.P_gain;
   const cnp_g_c128 P_w = A.P_w;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
     { /* input.cnp:15: map i in N */
       const int64_t l_i = cnp_i;

@@ -235,7 +235,7 @@ static int graph_k0_host(const graph_k0_args *ap)
   double *CNP_G_RESTRICT f_v = A.f_v;
   uint8_t *CNP_G_RESTRICT f_live = A.f_live;
   const double P_dt = A.P_dt;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
     { /* input.cnp:12: map i in N */
       const int64_t l_i = cnp_i;
@@ -329,7 +329,7 @@ static int graph_k1_host(const graph_k1_args *ap)
   const graph_k1_args A = *ap;
   int bad = 0;
   double *CNP_G_RESTRICT f_v = A.f_v;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
     { /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
       const int64_t l_i = cnp_i;
@@ -413,7 +413,7 @@ static int graph_k2_host(const graph_k2_args *ap)
   int bad = 0;
   double *CNP_G_RESTRICT f_y = A.f_y;
   double *CNP_G_RESTRICT f_x = A.f_x;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
     { /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
       const int64_t l_i = cnp_i;

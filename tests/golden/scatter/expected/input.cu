@@ -194,12 +194,14 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). */
-CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { return x != x ? 0 : x >= 2147483648.0f ? INT32_MAX : x < -2147483648.0f ? INT32_MIN : (int32_t)x; }
-CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { return x != x ? 0 : x >= 9223372036854775808.0f ? INT64_MAX : x < -9223372036854775808.0f ? INT64_MIN : (int64_t)x; }
+** range the nearest end, others truncated toward zero (the comparisons are exact). The
+** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
+** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
-CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { return x != x ? 0 : x >= 2147483648.0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
-CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { return x != x ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x < -9223372036854775808.0 ? INT64_MIN : (int64_t)x; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct scatter_h scatter_h;
 
@@ -219,6 +221,7 @@ struct scatter_h {
   cnp_array f_force;  /* field force : f64[2, N] (input.cnp:6) */
   cnp_array f_hits;  /* field hits : i64[n_cells] (input.cnp:7) */
   cnp_stream *s_s;
+  cnp_array pv_k0_rho;  /* kernel 0: each block's copy of rho (its scatter-adds) */
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
@@ -276,9 +279,12 @@ typedef struct scatter_k0_args {
   int64_t *f_hits;
   int64_t f_hits_e0;
   int64_t P_n_cells;
+  double *pv_rho;  /* host: each block's copy of rho, scatter-added into */
 } scatter_k0_args;
 
-/* Kernel 0 on the host: 1 map fused into one loop. */
+/* Kernel 0 on the host: 1 map fused into one loop over blocks of chunks of 4096 rows; each
+** block scatter-adds into its own zeroed copy of each target, the copies are added to the targets
+** in block order (independent of the threads). */
 static int scatter_k0_host(const scatter_k0_args *ap)
 {
   const scatter_k0_args A = *ap;
@@ -291,34 +297,54 @@ static int scatter_k0_host(const scatter_k0_args *ap)
   double *CNP_G_RESTRICT f_rho = A.f_rho;
   int64_t *CNP_G_RESTRICT f_hits = A.f_hits;
   const int64_t P_n_cells = A.P_n_cells;
-  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad)")
-  for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
-    { /* input.cnp:10: map i in N */
-      const int64_t l_i = cnp_i;
+  const int64_t cnp_nc = (A.n + 4095) / 4096;
+  const int64_t cnp_pc = ((16 * (A.f_rho_e0) + 4095) / 4096);  /* chunks per block */
+  const int64_t cnp_nb = (cnp_nc + cnp_pc - 1) / cnp_pc;
+  CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(cnp_nb > 1)")
+  for (int64_t cnp_q = 0; cnp_q < cnp_nb; cnp_q++) {
+    double *CNP_G_RESTRICT const pv_rho = A.pv_rho + cnp_q * A.f_rho_e0;  /* this block's copy of rho */
+    memset(pv_rho, 0, sizeof(double) * (size_t)(A.f_rho_e0));
+    const int64_t cnp_ce = cnp_q * cnp_pc + cnp_pc < cnp_nc ? cnp_q * cnp_pc + cnp_pc : cnp_nc;
+    for (int64_t cnp_c = cnp_q * cnp_pc; cnp_c < cnp_ce; cnp_c++) {
+      const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
+      for (int64_t cnp_i = cnp_c * 4096; cnp_i < cnp_e; cnp_i++) {
+        { /* input.cnp:10: map i in N */
+          const int64_t l_i = cnp_i;
 #line 11 "input.cnp"
-      int64_t l_c = (int64_t)cnp_g_min_i64(cnp_g_max_i64(cnp_g_f64_i64(floor((f_pos[l_i] * ((double)P_n_cells)))), 0), cnp_g_sub_i64(P_n_cells, 1));
+          int64_t l_c = (int64_t)cnp_g_min_i64(cnp_g_max_i64(cnp_g_f64_i64(floor((f_pos[l_i] * ((double)P_n_cells)))), 0), cnp_g_sub_i64(P_n_cells, 1));
 #line 12 "input.cnp"
-      f_cell[l_i] = (int64_t)l_c;
+          f_cell[l_i] = (int64_t)l_c;
 #line 13 "input.cnp"
-      double l_e = (double)f_E[CNP_G_IDX(l_c, A.f_E_e0, bad)];
+          double l_e = (double)f_E[CNP_G_IDX(l_c, A.f_E_e0, bad)];
 #line 14 "input.cnp"
-      f_force[l_i] = (double)((l_e > 0.0) ? sqrt(l_e) : (-sqrt(fabs(l_e))));
+          f_force[l_i] = (double)((l_e > 0.0) ? sqrt(l_e) : (-sqrt(fabs(l_e))));
 #line 15 "input.cnp"
-      if (f_q[l_i] < 0.0) {
+          if (f_q[l_i] < 0.0) {
 #line 16 "input.cnp"
-        f_force[1 * A.f_force_e1 + l_i] = (double)exp((-f_q[l_i]));
-      } else {
+            f_force[1 * A.f_force_e1 + l_i] = (double)exp((-f_q[l_i]));
+          } else {
 #line 18 "input.cnp"
-        f_force[1 * A.f_force_e1 + l_i] = (double)fmod(f_q[l_i], 1.0);
-      }
+            f_force[1 * A.f_force_e1 + l_i] = (double)fmod(f_q[l_i], 1.0);
+          }
 #line 20 "input.cnp"
-      CNP_G_OMP("omp atomic")
-      f_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)] += (double)f_q[l_i];
+          pv_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)] += (double)f_q[l_i];
 #line 21 "input.cnp"
-      CNP_G_OMP("omp atomic")
-      f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 321 "input.cu"
-    } /* map i */
+          CNP_G_OMP("omp atomic")
+          f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
+#line 335 "input.cu"
+        } /* map i */
+      }
+    }
+  }
+  {  /* rho[...] += ...: the blocks' copies added in block order */
+    const int64_t cnp_s = A.f_rho_e0;
+    CNP_G_OMP("omp parallel for schedule(static) if(cnp_s * cnp_nb > 65536)")
+    for (int64_t cnp_k = 0; cnp_k < cnp_s; cnp_k++) {
+      double cnp_a = f_rho[cnp_k];
+      for (int64_t cnp_q = 0; cnp_q < cnp_nb; cnp_q++)
+        cnp_a += A.pv_rho[cnp_q * cnp_s + cnp_k];
+      f_rho[cnp_k] = cnp_a;
+    }
   }
   return bad ? CNP_ERANGE : CNP_OK;
 } /* kernel 0 (host) */
@@ -361,7 +387,7 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
     cnp_g_atomic_add(&f_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)], (double)f_q[l_i]);
 #line 21 "input.cnp"
     cnp_g_atomic_add(&f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)], (int64_t)1);
-#line 365 "input.cu"
+#line 391 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -387,6 +413,7 @@ static int scatter_k0(scatter_h *p, cnp_stream *S)
   A.f_hits = (int64_t *)p->f_hits.data;
   A.f_hits_e0 = p->f_hits.shape[0];
   A.P_n_cells = p->P_n_cells;
+  A.pv_rho = (double *)p->pv_k0_rho.data;
   p->stats.launches++;
   if (p->backend == CNP_BACKEND_CUDA) {
     if (A.n > 0) {
@@ -442,6 +469,7 @@ static void scatter_k0_fill(scatter_h *p, scatter_k0_args *ap)
   ap->f_hits = (int64_t *)p->f_hits.data;
   ap->f_hits_e0 = p->f_hits.shape[0];
   ap->P_n_cells = p->P_n_cells;
+  ap->pv_rho = (double *)p->pv_k0_rho.data;
 }
 
 /* Kernel 0 launched while its step is captured; remembers its graph node. */
@@ -558,6 +586,7 @@ static void scatter_h_teardown(scatter_h *p)
   if (p->f_force.data) cnp_array_free(&p->f_force);
   if (p->f_hits.data) cnp_array_free(&p->f_hits);
   if (p->s_s) cnp_stream_destroy(p->s_s);
+  if (p->pv_k0_rho.data) cnp_array_free(&p->pv_k0_rho);
   if (p->bad.data) cnp_array_free(&p->bad);
   cnp_workspace_destroy(p->ws);
   if (p->gx_0) cudaGraphExecDestroy(p->gx_0);
@@ -692,6 +721,13 @@ static int scatter_h_setup(scatter_h **pp, const scatter_config *cfg, char *err,
     where = "input.cnp:8: stream s";
     goto fail;
   }
+  {
+    const int64_t n = ((p->cap_N + 4095) / 4096 + ((16 * (p->f_rho.shape[0]) + 4095) / 4096) - 1) / ((16 * (p->f_rho.shape[0]) + 4095) / 4096) * p->f_rho.shape[0];
+    if ((st = cnp_array_alloc_on(&p->pv_k0_rho, B, p->device, CNP_FLOAT64, 1, &n, CNP_ORDER_C, 0)) != CNP_OK) {
+      where = "scatter_setup: the blocks' copies of rho (kernel 0)";
+      goto fail;
+    }
+  }
   p->nthreads = CNP_G_MAXT();
   if (B == CNP_BACKEND_CUDA) {  /* CUDA graphs: steps without host decisions */
     {
@@ -742,7 +778,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
     CNP_G_TRY(scatter_k0(p, S),
               "input.cnp:10: map i in N");
-#line 746 "input.cu"
+#line 782 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
