@@ -7,7 +7,8 @@
 ** strides, data offset, backend and device (the alloc_id is kept, so the runtime can and
 ** must catch any view that reaches outside its storage), slices, copies, fills, compaction,
 ** sort by key, cell offsets, segment boundaries, segment plans, the device-count forms of
-** compaction, sort and plan builds, scans and reductions, snapshots, mirrors, streams and events (including use
+** compaction, sort and plan builds, scans and reductions, particle-grid plans with deposits and
+** gathers, snapshots, mirrors, streams and events (including use
 ** after destroy), workspaces with fuzzed sizes, and armed allocation failures
 ** (cnp__fail_alloc_after).
 **
@@ -325,6 +326,47 @@ static void op_scan_reduce(st *S, rd *r)
   if (*(const int64_t *)out.data != want) fail("reduction differs from a loop", "");
 }
 
+/* Particle-grid plans (op 15): cnp_pgrid_create with fuzzed ndim, extents, shape, dtype,
+** capacity and scale, then deposits and gathers with fuzzed views. Every status is a known
+** code, and a call that fails leaves its output array as it was (the house rule). */
+static void op_pgrid(st *S, rd *r)
+{
+  int ndim = (int)(u8(r) % 5);                 /* 0 and 4 are invalid */
+  int64_t dims[3];
+  for (int a = 0; a < 3; a++) dims[a] = u8(r) % 8 == 0 ? num(r) : (int64_t)(u8(r) % 9);
+  double scale[3] = {1.0, 0.5, 3.0}, *sc = u8(r) & 1 ? scale : NULL;
+  if (sc && u8(r) % 4 == 0) scale[u8(r) % 3] = u8(r) & 1 ? -1.0 : 0.0;
+  cnp_shape shape = (cnp_shape)(u8(r) % 4);
+  cnp_dtype dt = u8(r) & 1 ? CNP_FLOAT32 : u8(r) % 8 == 0 ? CNP_INT64 : CNP_FLOAT64;
+  int64_t cap = u8(r) % 8 == 0 ? num(r) : smallnum(r);
+  if (cap > 4096 && cap < ((int64_t)1 << 60)) return;
+  int64_t cells = 1;
+  for (int a = 0; a < ndim && a < 3; a++) cells = dims[a] > 0 && dims[a] < 4096 ? cells * dims[a] : 0;
+  if (cells > 4096) return;                    /* plans hold tables of the grid's size */
+  cnp_pgrid *pg = NULL;
+  cnp_status s = cnp_pgrid_create(&pg, (cnp_backend)(u8(r) % 8 == 0), 0, ndim, dims, shape, dt, cap, sc);
+  check_status(s);
+  if (s != CNP_OK) return;
+  for (int k = 0, nk = (int)(u8(r) % 4); k < nk; k++) {
+    cnp_array pos[3] = {view(S, r), view(S, r), view(S, r)}, w = view(S, r), g = view(S, r);
+    int use_w = u8(r) & 1;
+    static unsigned char before[1 << 16];
+    size_t nb = cnp_array_validate(&g, "grid") == CNP_OK && g.ndim >= 1 && cnp_array_nbytes(&g) <= sizeof before &&
+                (size_t)g.strides[g.ndim - 1] == cnp_dtype_size(g.dtype) ? cnp_array_nbytes(&g) : 0;
+    int contiguous = nb > 0;
+    for (int a = g.ndim - 2; a >= 0 && contiguous; a--)
+      contiguous = g.strides[a] == g.strides[a + 1] * g.shape[a + 1];
+    if (!contiguous) nb = 0;
+    cnp_clear_error();
+    if (nb) memcpy(before, g.data, nb);
+    if (u8(r) & 1) s = cnp_deposit(pg, pos, use_w ? &w : NULL, &g, (cnp_deposit_mode)(u8(r) % 3), NULL);
+    else s = cnp_gather(pg, pos, &w, &g, NULL);
+    check_status(s);
+    if (s != CNP_OK && nb && memcmp(before, g.data, nb) != 0) fail("a failed deposit/gather changed its output", cnp_last_error());
+  }
+  check_status(cnp_pgrid_destroy(pg));
+}
+
 static void op_workspace(st *S, rd *r)
 {
   int64_t cap = num(r), lim = num(r);
@@ -426,9 +468,9 @@ static void op_handles(st *S, rd *r)
 
 static void one_op(st *S, rd *r)
 {
-  /* ops 12, 13 and 14 came later: high bytes, so that older corpus inputs keep their
-  ** meaning (14 took byte 253, which no committed input reads as an op byte) */
-  unsigned b = u8(r), op = b < 252 ? b % 12 : b == 253 ? 14 : b < 255 ? 12 : 13;
+  /* ops 12 to 15 came later: high bytes, so that older corpus inputs mostly keep their
+  ** meaning (14 took byte 253, 15 byte 252, which op 12 had shared with 254) */
+  unsigned b = u8(r), op = b < 252 ? b % 12 : b == 252 ? 15 : b == 253 ? 14 : b < 255 ? 12 : 13;
   cnp_status s;
   switch (op) {
   case 0: {
@@ -470,6 +512,7 @@ static void one_op(st *S, rd *r)
   case 12: op_handles(S, r); break;
   case 13: op_device_count(S, r); break;
   case 14: op_scan_reduce(S, r); break;
+  case 15: op_pgrid(S, r); break;
   }
 }
 
