@@ -438,7 +438,10 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
     k->lit = DT_VOID;                         /* an integer seed literal stays an integer */
     ex_as(k, b, e->args[0], DT_U64);
-    buf_printf(b, ", cnp_step, cnp_i, %" PRId64 "u)", e->ival);
+    /* the row: the map index (in an append, the global row l_I = first + cnp_i, not k) */
+    if (k->map && k->map->kind == ST_APPEND) buf_printf(b, ", cnp_step, l_%s", k->map->index->name);
+    else buf_puts(b, ", cnp_step, cnp_i");
+    buf_printf(b, ", %" PRId64 "u)", e->ival);
     return;
   }
   if (bi == BI_ISNAN || bi == BI_ISFINITE) {  /* of an integer: constant (as numpy) */
