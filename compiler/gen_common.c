@@ -76,7 +76,8 @@ void line_back(GenUnit *u, Buf *b) {
 }
 /* ======================================================================== setup-time expressions */
 
-/* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *. `pfx` is
+/* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *, and (an
+** append's count) per-step params, min max abs and integer casts. `pfx` is
 ** "p->" or "cfg->" (then dims and params are the config's members). */
 void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   bool cfg = strcmp(pfx, "cfg->") == 0;
@@ -120,6 +121,21 @@ void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
     buf_puts(b, ")");
     return;
   }
+  case EX_CALL:   /* min, max, abs of integers (an append's count): templates/int.tmpl */
+    if (e->builtin != BI_MIN && e->builtin != BI_MAX && e->builtin != BI_ABS) break;
+    buf_printf(b, "cnp_g_%s_i64(", builtin_name(e->builtin));
+    for (int k = 0; k < e->nargs; k++) {
+      if (k) buf_puts(b, ", ");
+      setup_expr(u, b, e->args[k], pfx);
+    }
+    buf_puts(b, ")");
+    return;
+  case EX_CAST:   /* between integer types: i32 truncates, i64 and u64 keep the 64 bits */
+    if (!dtype_is_int(e->cast_to) || !dtype_is_int(e->args[0]->type)) break;
+    buf_puts(b, e->cast_to == DT_I32 ? "((int64_t)(int32_t)" : "(");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_puts(b, ")");
+    return;
   default: break;
   }
   cnp_ice("setup expression of kind %d not handled", (int)e->kind);

@@ -615,13 +615,23 @@ static bool int_const_as(const Expr *x, DType t, double *out) {
 ** passes (i32's limits, or the value is a cast of a narrower type): the constant operand's
 ** index (0 or 1), which is written cnp_g_i64(C) (templates/int.tmpl), so that gcc sees no
 ** comparison with a constant at a type's limit (-Wtype-limits); else -1. */
+/* A constant, or min/max/abs of constants (sema does not flag those calls constant, and
+** max(C, C) is written as C: found, minmax_const_compare). */
+static bool const_like(const Expr *e) {
+  if (e->flags & EXF_CONST) return true;
+  if (e->kind != EX_CALL || (e->builtin != BI_MIN && e->builtin != BI_MAX && e->builtin != BI_ABS)) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (!const_like(e->args[i])) return false;
+  return true;
+}
+
 int gen_hidden_const(const Expr *e) {
   if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE) return -1;
   DType ot = operand_type(e);
   if (!dtype_is_int(ot) || ot == DT_U64) return -1;
   int c = -1;
   for (int i = 0; i < 2; i++)
-    if ((e->args[i]->flags & EXF_CONST) && !(e->args[1 - i]->flags & EXF_CONST)) c = i;
+    if (const_like(e->args[i]) && !const_like(e->args[1 - i])) c = i;
   if (c < 0) return -1;
   const Expr *ce = e->args[c], *o = e->args[1 - c];
   int64_t v = 0;
