@@ -645,7 +645,7 @@ static Value draw(Interp *I, Expr *e, uint64_t seed) {
   return r;
 }
 
-/* Every draw call of the program, in source order (file, line, column of the call). */
+/* The draw calls of a step's statements (then sorted by line and column: source order). */
 static void collect_expr_draws(Interp *I, Expr *e, int cap) {
   if (!e) return;
   if (e->kind == EX_CALL && builtin_is_draw(e->builtin) && I->ndraws < cap) I->draws[I->ndraws++] = e;
@@ -662,7 +662,6 @@ static void collect_draws(Interp *I, Stmt *s, int cap) {
 }
 static int loc_cmp(const void *a, const void *b) {
   const Expr *x = *(Expr *const *)a, *y = *(Expr *const *)b;
-  if (x->loc.file != y->loc.file) return x->loc.file < y->loc.file ? -1 : 1;
   if (x->loc.line != y->loc.line) return x->loc.line < y->loc.line ? -1 : 1;
   return (x->loc.col > y->loc.col) - (x->loc.col < y->loc.col);
 }
@@ -1300,9 +1299,12 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   for (int k = 0; k < cc->n_decl[DECL_SNAPSHOT]; k++) I->snap_n[k] = -1;
   I->failed_step = -1;
   I->draws = ia(4096 * sizeof *I->draws);
-  for (Decl *d = cc->decls; d; d = d->next)
-    if (d->kind == DECL_STEP) collect_draws(I, d->body, 4096);
-  qsort(I->draws, (size_t)I->ndraws, sizeof *I->draws, loc_cmp);
+  for (Decl *d = cc->decls; d; d = d->next)      /* steps in program order, each in source order */
+    if (d->kind == DECL_STEP) {
+      int first = I->ndraws;
+      collect_draws(I, d->body, 4096);
+      qsort(I->draws + first, (size_t)(I->ndraws - first), sizeof *I->draws, loc_cmp);
+    }
   int k = 0;
   bool ok = true;
   unsigned char slot[16];
