@@ -302,6 +302,17 @@ static const char *complex_fn(KCtx *k, Builtin bi, DType t) {
   return t == DT_C64 ? arena_printf(&u->cc->arena, "%sf", n) : n;
 }
 
+/* Made of constants and literals only, through any operation or call but the draws and
+** step_index() (which sema does not flag constant: EXF_CONST is set on leaves and operators). */
+static bool const_tree(const Expr *e) {
+  if (e->flags & EXF_CONST) return true;
+  if (e->kind == EX_CALL && (builtin_reads_step(e->builtin) || e->builtin == BI_NONE)) return false;
+  if (e->kind != EX_CALL && e->kind != EX_UNARY && e->kind != EX_BINARY && e->kind != EX_CAST) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (!const_tree(e->args[i])) return false;
+  return true;
+}
+
 /* Types whose operands the generator converts explicitly (f16: rounding of what is not f16
 ** yet; complex: the CUDA structs have no mixed-type operators). */
 static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
@@ -514,10 +525,16 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     /* float functions get float arguments (CUDA has no device overloads for integers:
     ** sqrt(k), fmin(k, x)); u64 min/max get u64 ones */
     Expr *x = e->args[i];
+    /* a constant argument of a complex library function is opaque in the host unit, so
+    ** gcc -O2 does not fold the call (templates/complex.c.tmpl; found, complex_const_fold) */
+    bool opaque = dtype_is_complex(t) && !k->t->complex_prefix && bi != BI_CONJ && bi != BI_REAL &&
+                  bi != BI_IMAG && const_tree(x);
+    if (opaque) buf_printf(b, "cnp_g_opaque%s(", t == DT_C64 ? "64" : "128");
     if (converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))
       ex_as(k, b, x, t);
     else
       ex(k, b, x);
+    if (opaque) buf_puts(b, ")");
   }
   buf_puts(b, ")");
 }
