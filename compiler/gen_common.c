@@ -112,6 +112,14 @@ void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   case EX_BINARY: {
     /* exchange ranks: / % by 0 and shifts defined as in maps (templates/int.tmpl) */
     bool helper = e->op == OP_DIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR;
+    if (helper && e->type == DT_U64) {   /* u64 (an append's count): the u64 operation */
+      buf_printf(b, "(int64_t)cnp_g_%s_u64((uint64_t)", int_op_name(e->op));
+      setup_expr(u, b, e->args[0], pfx);
+      buf_puts(b, ", (uint64_t)");
+      setup_expr(u, b, e->args[1], pfx);
+      buf_puts(b, ")");
+      return;
+    }
     if (helper) buf_printf(b, "cnp_g_%s_i64(", int_op_name(e->op));
     else buf_puts(b, "(");
     setup_expr(u, b, e->args[0], pfx);

@@ -649,8 +649,10 @@ class Gen:
                 lines.append("  record %s;" % self.pick(self.histories))
             elif k == 17:                                 # append rows (past the capacity: CNP_EOVERFLOW)
                 qi = self.params["i64"][0]
-                count = self.pick(["0", "1", "2", "3", "NT", "min(max(%s, 0), 3)" % qi,
-                                   "%s %% 4" % qi, qi, "%s - %s" % (d, d)])
+                counts = ["0", "1", "2", "3", "NT", "min(max(%s, 0), 3)" % qi, "%s %% 4" % qi, qi,
+                          "%s - %s" % (d, d)]
+                counts += ["%s %% 5" % u for u in self.params.get("u64", []) + self.consts.get("u64", [])]
+                count = self.pick(counts)            # (u64 counts were int64: append_count_u64)
                 ctx = self.new_ctx(d, "i")
                 ctx["ro"] = [("k", "i64")]
                 body = []
