@@ -87,6 +87,7 @@ typedef struct Interp {
   bool failed;
   int64_t step;           /* the step counter: NAME_step() calls before this one */
   int64_t row;            /* the row of the map being run (the draws' counter) */
+  int64_t lane_row;       /* its place among the map's rows (an append's k): the lane */
   bool dims_as_cap;       /* evaluating an append's COUNT: a dim's name is its capacity */
   Decl *append_dim;       /* running an append's body: its rows up to append_end are valid */
   int64_t append_end;
@@ -963,7 +964,7 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
     return;
   case ST_REDUCE: {                                 /* into the row's lane */
     RedRT *r = red_of(I, s->target->ref.decl);
-    Value *lane = &r->lane[I->row % RED_LANES];
+    Value *lane = &r->lane[I->lane_row % RED_LANES];
     Value v = eval_as(I, s->value, r->scalar->dtype);
     if (!I->failed) *lane = red_combine(I, r->op, *lane, v);
     return;
@@ -1114,11 +1115,10 @@ static void exec_compact(Interp *I, Stmt *s) {
 /* The call stops at an error of the interpreter or a failed statement (NAME_step() returns). */
 static bool halted(const Interp *I) { return I->failed || I->status; }
 
-/* map i in N { body }: the body for i = 0, 1, ... in order; its reductions in the fixed order
-** (RedRT), each scalar set to its reduction over the rows after the map. */
-static void exec_map(Interp *I, Stmt *s) {
-  Decl *over = s->over.decl;
-  int64_t n = over->kind == DECL_DIM ? I->dim_live[over->index] : setup_int(I, s->over_expr);
+/* The body of a map (or an append) for its n rows first, first + 1, ... in order (the index
+** the row, an append's k its place r); its reductions in the fixed order (RedRT), by r, each
+** scalar set to its reduction over the rows after them. */
+static void exec_rows(Interp *I, Stmt *s, int64_t first, int64_t n) {
   RedRT reds[64];
   I->reds = reds, I->nreds = 0;
   collect_reds(I, s->body, reds, 64);
@@ -1127,8 +1127,9 @@ static void exec_map(Interp *I, Stmt *s) {
     if (i % RED_CHUNK == 0)                         /* a new chunk: fresh lanes */
       for (int k = 0; k < I->nreds; k++)
         for (int l = 0; l < RED_LANES; l++) reds[k].lane[l] = red_identity(reds[k].scalar->dtype, reds[k].op);
-    I->row = i;
-    I->locals[s->index->id] = vint(DT_I64, i);
+    I->row = first + i, I->lane_row = i;
+    I->locals[s->index->id] = vint(DT_I64, first + i);
+    if (s->kind == ST_APPEND && s->let) I->locals[s->let->id] = vint(DT_I64, i);
     exec_map_stmts(I, s->body);
     if (i % RED_CHUNK == RED_CHUNK - 1 || i == n - 1)   /* the chunk's end: lanes, then total */
       for (int k = 0; k < I->nreds; k++) {
@@ -1139,6 +1140,12 @@ static void exec_map(Interp *I, Stmt *s) {
   }
   for (int k = 0; k < I->nreds && !I->failed; k++) store(field_of(I, reds[k].scalar), 0, reds[k].total);
   I->reds = NULL, I->nreds = 0;
+}
+
+/* map i in N { body }: the rows of N's live extent (or of a setup extent) from 0. */
+static void exec_map(Interp *I, Stmt *s) {
+  Decl *over = s->over.decl;
+  exec_rows(I, s, 0, over->kind == DECL_DIM ? I->dim_live[over->index] : setup_int(I, s->over_expr));
 }
 
 /* scan inclusive|exclusive X -> Y, each component row along the element axis (over a dim its
@@ -1187,7 +1194,8 @@ static void exec_history(Interp *I, Stmt *s) {
 /* append N (COUNT) map i, k { body }: COUNT new rows after the live ones (a dim's name in
 ** COUNT is its capacity), the body run for each, i the row, k 0.. within the new rows. When
 ** fewer than COUNT rows are free the ones that fit are added, and NAME_step() fails with
-** CNP_EOVERFLOW after the statement (the rest of the call does not run). */
+** CNP_EOVERFLOW after the statement (the rest of the call does not run). A reduction in the
+** block is over the new rows, its lanes and chunks counted by k (as the map's own rows). */
 static void exec_append(Interp *I, Stmt *s) {
   Decl *dim = s->over.decl;
   I->dims_as_cap = true;
@@ -1196,12 +1204,7 @@ static void exec_append(Interp *I, Stmt *s) {
   int64_t live = I->dim_live[dim->index], room = I->dim_cap[dim->index] - live;
   int64_t add = want < 0 ? 0 : want > room ? room : want;
   I->append_dim = dim, I->append_end = live + add;
-  for (int64_t k = 0; k < add && !I->failed; k++) {
-    I->row = live + k;
-    I->locals[s->index->id] = vint(DT_I64, live + k);
-    if (s->let) I->locals[s->let->id] = vint(DT_I64, k);
-    exec_map_stmts(I, s->body);
-  }
+  exec_rows(I, s, live, add);                     /* a reduction's lanes and chunks by k */
   I->append_dim = NULL;
   I->dim_live[dim->index] = live + add;
   if (want > room && !I->status) I->status = -18, I->failed_step = I->step;   /* CNP_EOVERFLOW */

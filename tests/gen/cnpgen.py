@@ -655,6 +655,9 @@ class Gen:
                 count = self.pick(counts)            # (u64 counts were int64: append_count_u64)
                 ctx = self.new_ctx(d, "i")
                 ctx["ro"] = [("k", "i64")]
+                for name, t in self.scalars:             # a reduction over the new rows
+                    if self.chance(0.2):
+                        ctx["reds"][name] = self.pick(["+=", "min=", "max="])
                 body = []
                 self.map_body(ctx, self.r.randint(1, 2 + self.size), 0, body, 2)
                 lines.append("  append %s (%s) map i, k {" % (d, count))
