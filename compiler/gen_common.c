@@ -79,7 +79,20 @@ void line_back(GenUnit *u, Buf *b) {
 /* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *, and (an
 ** append's count) per-step params, min max abs and integer casts. `pfx` is
 ** "p->" or "cfg->" (then dims and params are the config's members). */
+static void setup_node(GenUnit *u, Buf *b, Expr *e, const char *pfx);
+
 void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
+  if ((e->kind == EX_BINARY || e->kind == EX_UNARY) && e->type == DT_I32) {
+    /* an i32 operation (an append's count of i32 params) wraps in i32, as in maps */
+    buf_puts(b, "((int64_t)(int32_t)");
+    setup_node(u, b, e, pfx);
+    buf_puts(b, ")");
+    return;
+  }
+  setup_node(u, b, e, pfx);
+}
+
+static void setup_node(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   bool cfg = strcmp(pfx, "cfg->") == 0;
   switch (e->kind) {
   case EX_INT: fmt_int(b, e->ival, DT_I64); return;

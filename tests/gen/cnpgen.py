@@ -652,7 +652,9 @@ class Gen:
                 counts = ["0", "1", "2", "3", "NT", "min(max(%s, 0), 3)" % qi, "%s %% 4" % qi, qi,
                           "%s - %s" % (d, d)]
                 counts += ["%s %% 5" % u for u in self.params.get("u64", []) + self.consts.get("u64", [])]
-                count = self.pick(counts)            # (u64 counts were int64: append_count_u64)
+                counts += ["%s * 65536 * 65536 + 1" % q for q in self.params.get("i32", [])]
+                count = self.pick(counts)            # (u64 and i32 counts were int64:
+                                                     # append_count_u64, append_count_i32)
                 ctx = self.new_ctx(d, "i")
                 ctx["ro"] = [("k", "i64")]
                 for name, t in self.scalars:             # a reduction over the new rows
