@@ -660,7 +660,14 @@ class Gen:
                 for name, t in self.scalars:             # a reduction over the new rows
                     if self.chance(0.2):
                         ctx["reds"][name] = self.pick(["+=", "min=", "max="])
+                # every field over d first: a compaction leaves its rows past the count
+                # unspecified (cnp_compact_by_mask), and the append makes them live
                 body = []
+                for f in self.row_fields(d):
+                    for c in range(f.comps):
+                        comp = "%d, " % c if f.comps > 1 else ""
+                        v = "(k % 2 == 0)" if f.t == "bool" else "%s(k)" % f.t
+                        body.append("    %s[%si] = %s;" % (f.name, comp, v))
                 self.map_body(ctx, self.r.randint(1, 2 + self.size), 0, body, 2)
                 lines.append("  append %s (%s) map i, k {" % (d, count))
                 lines.extend(body)
