@@ -642,6 +642,17 @@ static bool const_like(const Expr *e) {
   return true;
 }
 
+/* A u64 comparison of a constant expression (not a 0 literal, which the caller writes as
+** always true or false) with a value: the constant's index, written cnp_g_u64(C), so that
+** gcc sees neither a constant at the type's limit nor one that folds to 0 (`x >= C - C`:
+** -Wtype-limits; found, u64_const_compare); else -1. */
+int gen_hidden_u64(const Expr *e) {
+  if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE || operand_type(e) != DT_U64) return -1;
+  for (int i = 0; i < 2; i++)
+    if (const_tree(e->args[i]) && !const_tree(e->args[1 - i]) && !is_zero_literal(e->args[i])) return i;
+  return -1;
+}
+
 int gen_hidden_const(const Expr *e) {
   if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE) return -1;
   DType ot = operand_type(e);
@@ -659,6 +670,25 @@ int gen_hidden_const(const Expr *e) {
   else if (ce->kind == EX_NAME && ce->ref.decl && ce->ref.decl->kind == DECL_CONST) v = ce->ref.decl->ival;
   else known = false;
   return !known || o->kind == EX_CAST || v <= INT32_MIN || v >= INT32_MAX ? c : -1;
+}
+
+/* a and b written alike, up to the order of the operands of commutative integer operators:
+** gcc's -Wtautological-compare takes `x * y < y * x` for a self-comparison (found,
+** commuted_self_compare). */
+static bool same_text_comm(KCtx *k, Expr *a, Expr *b) {
+  Buf l = {0}, r = {0};
+  ex(k, &l, a);
+  ex(k, &r, b);
+  bool same = !strcmp(buf_str(&l), buf_str(&r));
+  buf_free(&l);
+  buf_free(&r);
+  if (same) return true;
+  Op op = a->op;
+  if (a->kind != EX_BINARY || b->kind != EX_BINARY || b->op != op || a->type != b->type ||
+      !dtype_is_int(a->type) || !(op == OP_ADD || op == OP_MUL || op == OP_BAND || op == OP_BOR || op == OP_BXOR))
+    return false;
+  return (same_text_comm(k, a->args[0], b->args[0]) && same_text_comm(k, a->args[1], b->args[1])) ||
+         (same_text_comm(k, a->args[0], b->args[1]) && same_text_comm(k, a->args[1], b->args[0]));
 }
 
 static void ex_binary(KCtx *k, Buf *b, Expr *e) {
@@ -698,13 +728,11 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
       !dtype_is_complex(operand_type(e))) {
     /* x < x, k == k: constant for integers and bools; C compilers warn about the
     ** self-comparison (-Wtautological-compare), so write the constant */
-    Buf l = {0}, r = {0};
+    Buf l = {0};
     ex(k, &l, e->args[0]);
-    ex(k, &r, e->args[1]);
-    bool same = !strcmp(buf_str(&l), buf_str(&r));
+    bool same = same_text_comm(k, e->args[0], e->args[1]);
     if (same) buf_printf(b, "((void)%s, %d)", buf_str(&l), e->op == OP_EQ || e->op == OP_LE || e->op == OP_GE);
     buf_free(&l);
-    buf_free(&r);
     if (same) return;
   }
   if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
@@ -719,11 +747,12 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
       buf_printf(b, ", %d)", always);
       return;
     }
-    buf_puts(b, "(");
+    int h = gen_hidden_u64(e);
+    buf_puts(b, h == 0 ? "(cnp_g_u64(" : "(");
     ex_as(k, b, a, DT_U64);
-    buf_printf(b, " %s ", op_text(e->op));
+    buf_printf(b, "%s %s %s", h == 0 ? ")" : "", op_text(e->op), h == 1 ? "cnp_g_u64(" : "");
     ex_as(k, b, c, DT_U64);
-    buf_puts(b, ")");
+    buf_puts(b, h == 1 ? "))" : ")");
     return;
   }
   int c = gen_hidden_const(e);

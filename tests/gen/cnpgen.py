@@ -279,11 +279,9 @@ class Gen:
             a, b = self.expr(u, ctx, d), self.expr(u, ctx, d)
             # (a widening cast compared with a constant outside the narrower type's range,
             # `i64(b[i]) <= 0x7fffffff`, was a gcc -Wtype-limits error: fixed for i32/i64,
-            # cast_compare_limits; known still for u64)
-            if u != "bool" and self.chance(0.3) and (self.known or u != "u64" or not re.match(r"(i32|i64|u64|bool)\(", a)):
+            # cast_compare_limits, and for u64, u64_const_compare)
+            if u != "bool" and self.chance(0.3):
                 b = self.lit(u)
-            if not self.known and u == "u64" and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
-                b = self.atom(u, ctx, d) if not self.constant(self.atom(u, ctx, d)) else "(%s)" % a
             return "(%s %s %s)" % (a, self.pick(ops), b)
         k = r.randrange(15)
         if k >= 13 and t in ("f32", "f64"):              # a random draw (its seed any integer)
