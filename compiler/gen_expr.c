@@ -660,6 +660,10 @@ int gen_hidden_const(const Expr *e) {
   int c = -1;
   for (int i = 0; i < 2; i++)
     if (const_like(e->args[i]) && !const_like(e->args[1 - i])) c = i;
+  /* both constant, one through a call sema does not fold (min(C, -1) >= C): hide the other */
+  if (c < 0 && const_like(e->args[0]) && const_like(e->args[1]) &&
+      !(e->args[0]->flags & e->args[1]->flags & EXF_CONST))
+    c = (e->args[1]->flags & EXF_CONST) ? 1 : 0;
   if (c < 0) return -1;
   const Expr *ce = e->args[c], *o = e->args[1 - c];
   int64_t v = 0;
@@ -675,11 +679,29 @@ int gen_hidden_const(const Expr *e) {
 /* a and b written alike, up to the order of the operands of commutative integer operators:
 ** gcc's -Wtautological-compare takes `x * y < y * x` for a self-comparison (found,
 ** commuted_self_compare). */
+/* s without the pairs of parentheses around all of it: its length, from *s advanced */
+static size_t unparen(const char **s) {
+  size_t n = strlen(*s);
+  while (n >= 2 && (*s)[0] == '(' && (*s)[n - 1] == ')') {
+    int depth = 0;
+    size_t i = 0;
+    for (; i + 1 < n; i++) {
+      depth += (*s)[i] == '(' ? 1 : (*s)[i] == ')' ? -1 : 0;
+      if (depth == 0) break;                      /* (a) < (b): not one pair */
+    }
+    if (i + 1 < n) break;
+    (*s)++, n -= 2;
+  }
+  return n;
+}
+
 static bool same_text_comm(KCtx *k, Expr *a, Expr *b) {
   Buf l = {0}, r = {0};
   ex(k, &l, a);
   ex(k, &r, b);
-  bool same = !strcmp(buf_str(&l), buf_str(&r));
+  const char *x = buf_str(&l), *y = buf_str(&r);   /* `x >= (x)` (abs of a u64) is one too */
+  size_t nx = unparen(&x), ny = unparen(&y);
+  bool same = nx == ny && !strncmp(x, y, nx);
   buf_free(&l);
   buf_free(&r);
   if (same) return true;

@@ -404,7 +404,7 @@ class Gen:
             e = self.expr(t, ctx, d)
             if self.chance(0.5) and not self.constant(e):
                 e = self.pick(["complex(2.5, %s)" % self.pick(self.consts.get("f32", []) + ["1.5"]),
-                               "complex(C_F, 0.5)" if "C_F" in sum(self.consts.values(), []) else "complex(0.5, -1.0)",
+                               "complex(C_F, 0.5)" if t == "c128" and "C_F" in sum(self.consts.values(), []) else "complex(0.5, -1.0)",
                                "1.0i"])
             return e
         if k == 1:
