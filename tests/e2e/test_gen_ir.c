@@ -391,3 +391,25 @@ Test(ir, halo_and_a_compaction_before_a_deposit_stay_in_the_graph)
   cr_assert(gs->gdims.compacted[0]);
   done(l);
 }
+
+/* The 2D PIC example itself (examples/pic2d/es2d.cnp): its step is one graph launch, no host
+** synchronization, the particles' extent read on the device. */
+Test(ir, the_es2d_step_is_one_graph_launch)
+{
+  FILE *f = fopen(CNP_ES2D_CNP, "rb");
+  cr_assert(f, "cannot open %s", CNP_ES2D_CNP);
+  static char src[65536];
+  size_t n = fread(src, 1, sizeof src - 1, f);
+  fclose(f);
+  cr_assert(n > 0 && n < sizeof src - 1);
+  src[n] = 0;
+  Lowered *l = lower(src);
+  cr_assert_eq(l->u.n_steps, 1);
+  GenStep *gs = &l->u.steps[0];
+  cr_assert(gs->graph, "deposit, grid maps, fft, ifft, gather and the push are captured");
+  cr_assert_eq(gs->graph_end, gs->n_ops);
+  cr_assert_eq(gs->graph_launches, 1, "one graph launch per call");
+  cr_assert_eq(gs->syncs, 0, "no host synchronization");
+  cr_assert_not(l->u.graph_pulls);
+  done(l);
+}
