@@ -349,6 +349,9 @@ void pgrid_setup(GenUnit *u, Buf *b);
 void pgrid_teardown(GenUnit *u, Buf *b);
 void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+/* ... their forms in a CUDA graph: over dim D's capacity, the _device_count runtime calls */
+void pgrid_graph_deposit(GenUnit *u, Buf *b, GenOp *op, const char *D);
+void pgrid_graph_gather(GenUnit *u, Buf *b, GenOp *op, const char *D);
 
 /* gen_red.c: reductions into scalars, histories and scans (docs/codegen.md, Reductions). */
 #define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */
@@ -394,7 +397,9 @@ void grid_helpers(GenUnit *u, const GenTarget *t, Buf *b);
 void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 void kernel_grid_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);
 void grid_launch_cuda(GenUnit *u, Buf *b, GenOp *op);
+const char *grid_graph_dims(GenUnit *u, GenOp *op);   /* its <<<grid, block>>> in a CUDA graph */
 void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);   /* halo F; */
+void grid_graph_halo(GenUnit *u, Buf *b, GenOp *op);   /* ... its form in a CUDA graph */
 
 /* gen_fft.c: FFT plans (setup, teardown, struct members), ifft's 1/N pass, the statements. */
 int  fft_plan_of(GenUnit *u, Stmt *s);           /* its plan number (adds one when new) */

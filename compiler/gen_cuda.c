@@ -78,7 +78,11 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op, bool multi) {
   Decl *over = op->stmt->over.decl;
   bool app = op->stmt->kind == ST_APPEND;
   Buf fill = {.indent = 2}, refresh = {.indent = 4};
-  if (over->kind == DECL_DIM) {
+  bool grid = gen_grid_map(op->stmt);
+  if (grid) {   /* a grid map: its points; its extents and spacings (gen_grid.c) */
+    buf_line(&fill, "ap->n = %s;", grid_points(u, op->stmt));
+    grid_fill(u, &fill, op, "ap->");
+  } else if (over->kind == DECL_DIM) {
     buf_line(&fill, "ap->n = p->cap_%s;", over->name);
     buf_line(&fill, "ap->d_n = (const int64_t *)p->dn_%s.data;", over->name);
   } else if (over->kind == DECL_PARAM) {
@@ -101,7 +105,8 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op, bool multi) {
   b->indent = 0;
   EMIT_SNIPPET(b, TM, "graph_kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
                {"fill", buf_take(u, &fill)}, {"red", use.n_reds ? "1" : ""}, {"multi", multi ? "1" : ""},
-               {"mupd", multi && kernel_step_values(u, op) ? "1" : ""}, {"app", app ? "1" : ""}, {"refresh", buf_take(u, &refresh)});
+               {"mupd", multi && kernel_step_values(u, op) ? "1" : ""}, {"app", app ? "1" : ""}, {"refresh", buf_take(u, &refresh)},
+               {"dims", grid && !use.n_reds ? grid_graph_dims(u, op) : ""});
 }
 
 /* ---- the CUDA-graph form of each statement (StmtInfo.graph): enqueued while its step is
@@ -161,6 +166,11 @@ static void graph_scan(GenUnit *u, Buf *b, GenOp *op, const char *D) {
   red_step_scan(u, &gen_target_cuda, b, op, true);
 }
 
+static void graph_halo(GenUnit *u, Buf *b, GenOp *op, const char *D) {
+  (void)D;
+  grid_graph_halo(u, b, op);
+}
+
 static void graph_fft(GenUnit *u, Buf *b, GenOp *op, const char *D) {
   (void)D;
   fft_step(u, &gen_target_cuda, b, op, true);
@@ -177,6 +187,9 @@ static GraphForm *const graph_forms[ST__COUNT] = {
     [ST_SCAN] = graph_scan,
     [ST_FFT] = graph_fft,
     [ST_IFFT] = graph_fft,
+    [ST_HALO] = graph_halo,
+    [ST_DEPOSIT] = pgrid_graph_deposit,
+    [ST_GATHER] = pgrid_graph_gather,
 };
 
 bool gen_cuda_graph_form(StmtKind k) { return graph_forms[k] != NULL; }

@@ -183,8 +183,10 @@ void grid_helpers(GenUnit *u, const GenTarget *t, Buf *b) {
 }
 
 /* halo F; -- per ghost axis (outermost first, so the corners of later axes are filled from
-** planes already filled), the periodic image copied into the ghost planes. */
-void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+** planes already filled), the periodic image copied into the ghost planes. Direct: the
+** target's branch per backend, CNP_G_TRY calls and the launch count; graph (captured on
+** CUDA): the device copies only, `return st` on a failure. */
+static void halo_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph) {
   Stmt *s = op->stmt;
   Decl *f = s->a.decl;
   const GridInfo *gi = f->grid_of->grid;
@@ -203,6 +205,12 @@ void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
     for (int i = d + 1; i < r; i++) buf_printf(&inner, " * cnp_sh[%d]", i);
     const char *args = arena_printf(&u->cc->arena, "(char *)p->f_%s.data, %s, cnp_sh[%d], %s, cnp_sh[%d] - %d, %d",
                                     f->name, buf_str(&outer), d, buf_str(&inner), d, 2 * W, W);
+    if (graph) {
+      buf_line(b, "if ((st = cnp_g_halo_axis_cuda(%s, S)) != CNP_OK) return st;", args);
+      buf_free(&outer);
+      buf_free(&inner);
+      continue;
+    }
     if (t->device) {
       buf_line(b, "if (p->backend == CNP_BACKEND_CUDA)");
       b->indent += 2;
@@ -216,10 +224,14 @@ void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
     buf_free(&outer);
     buf_free(&inner);
   }
-  buf_line(b, "p->stats.launches++;");
+  if (!graph) buf_line(b, "p->stats.launches++;");
   b->indent -= 2;
   buf_line(b, "}");
 }
+
+void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) { halo_step(u, t, b, op, false); }
+
+void grid_graph_halo(GenUnit *u, Buf *b, GenOp *op) { halo_step(u, &gen_target_cuda, b, op, true); }
 
 /* The extents, strides and spacings every grid kernel starts with. */
 static void extents(GenUnit *u, Buf *b, const Stmt *m) {
@@ -403,4 +415,19 @@ void grid_launch_cuda(GenUnit *u, Buf *b, GenOp *op) {
   EMIT_SNIPPET(b, TM, "launch", {"N", u->name}, {"K", gen_int(u, op->kernel)}, {"bx", gen_int(u, blk[nd - 1][0])},
                {"by", gen_int(u, blk[nd - 1][1])}, {"bz", gen_int(u, blk[nd - 1][2])}, {"gx", g[0]}, {"gy", g[1]},
                {"gz", g[2]});
+}
+
+/* The launch configuration of non-reducing grid map op in a CUDA graph's capture (A: its
+** filled arguments): "dim3(grid), dim3(block)", as grid_launch_cuda launches it. */
+const char *grid_graph_dims(GenUnit *u, GenOp *op) {
+  int nd = op->stmt->gndim;
+  Buf t = {0};
+  buf_puts(&t, "dim3(");
+  for (int c = 0; c < 3; c++) {
+    int a = nd - 1 - c;   /* x: the last axis */
+    if (a < 0) buf_printf(&t, "%s1", c ? ", " : "");
+    else buf_printf(&t, "%s(unsigned)((A.g_n%d + %d) / %d)", c ? ", " : "", a, blk[nd - 1][c] - 1, blk[nd - 1][c]);
+  }
+  buf_printf(&t, "), dim3(%d, %d, %d)", blk[nd - 1][0], blk[nd - 1][1], blk[nd - 1][2]);
+  return buf_take(u, &t);
 }

@@ -136,12 +136,13 @@ void pgrid_teardown(GenUnit *u, Buf *b) {
   for (int p = 0; p < u->n_pg; p++) EMIT_SNIPPET(b, TM, "teardown", {"id", gen_int(u, p)});
 }
 
-/* The positions' live rows: {cnp_g_live(&p->f_y, p->n_N), ...}. */
-static const char *positions(GenUnit *u, const Stmt *s) {
+/* The positions' live rows: {cnp_g_live(&p->f_y, p->n_N), ...}; in a CUDA graph (rows
+** "p->cap_N") the capacity's. */
+static const char *positions(GenUnit *u, const Stmt *s, const char *rows) {
   Buf v = {0};
   for (int i = 0; i < s->list.n; i++)
     buf_printf(&v, "%scnp_g_live(&p->f_%s, %s)", i ? ", " : "", s->list.v[i].decl->name,
-               live_extent(u, s->list.v[i].decl));
+               rows ? rows : live_extent(u, s->list.v[i].decl));
   const char *r = arena_printf(&u->cc->arena, "{%s}", buf_str(&v));
   buf_free(&v);
   return r;
@@ -153,27 +154,58 @@ static const char *call_text(GenUnit *u, Buf *b, int extra, Loc loc, const char 
   return buf_take(u, &call);
 }
 
-void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+/* In a CUDA graph (graph_step() in lower.c: every particle operand over dim D): the views
+** over D's capacity, the live count dn_D read on the device (the _device_count forms), a
+** failure returned. */
+static const char *graph_call(GenUnit *u, Buf *b, int extra, const char *text) {
+  Buf call = {.indent = b->indent + 2 + extra};
+  buf_line(&call, "if ((st = %s) != CNP_OK) return st;", text);
+  return buf_take(u, &call);
+}
+
+static void deposit_step(GenUnit *u, Buf *b, GenOp *op, const char *D) {
   Stmt *s = op->stmt;
   Arena *a = &u->cc->arena;
-  (void)t;
-  const char *w = s->a.decl ? s->a.decl->name : "";
-  EMIT_SNIPPET(b, TM, "deposit", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s)}, {"w", w},
-               {"live", s->a.decl ? live_extent(u, s->a.decl) : ""},
-               {"call", call_text(u, b, 0, s->loc,
-                                  arena_printf(a, "cnp_deposit(p->pg_%d, pos, %s, &p->f_%s, %s, S)", op->pg_id,
-                                               *w ? "&w" : "NULL", s->b.decl->name,
-                                               s->atomic ? "CNP_DEPOSIT_ATOMIC" : "CNP_DEPOSIT_SORTED"))});
+  const char *w = s->a.decl ? s->a.decl->name : "", *cap = D ? arena_printf(a, "p->cap_%s", D) : NULL;
+  const char *mode = s->atomic ? "CNP_DEPOSIT_ATOMIC" : "CNP_DEPOSIT_SORTED";
+  const char *call =
+      D ? graph_call(u, b, 0,
+                     arena_printf(a, "cnp_deposit_device_count(p->pg_%d, pos, %s, &p->dn_%s, &p->f_%s, %s, S)",
+                                  op->pg_id, *w ? "&w" : "NULL", D, s->b.decl->name, mode))
+        : call_text(u, b, 0, s->loc,
+                    arena_printf(a, "cnp_deposit(p->pg_%d, pos, %s, &p->f_%s, %s, S)", op->pg_id,
+                                 *w ? "&w" : "NULL", s->b.decl->name, mode));
+  EMIT_SNIPPET(b, TM, "deposit", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s, cap)}, {"w", w},
+               {"live", s->a.decl ? (cap ? cap : live_extent(u, s->a.decl)) : ""}, {"call", call},
+               {"direct", D ? "" : "1"});
 }
+
+void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  (void)t;
+  deposit_step(u, b, op, NULL);
+}
+
+void pgrid_graph_deposit(GenUnit *u, Buf *b, GenOp *op, const char *D) { deposit_step(u, b, op, D); }
 
 /* One cnp_gather per component c: the grid's component c (a view of its last ndim axes)
 ** into row c of the output. */
-void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+static void gather_step(GenUnit *u, Buf *b, GenOp *op, const char *D) {
   Stmt *s = op->stmt;
   Arena *a = &u->cc->arena;
   Decl *g = s->a.decl, *out = s->b.decl;
-  (void)t;
-  EMIT_SNIPPET(b, TM, "gather", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s)}, {"g", g->name},
-               {"out", out->name}, {"live", live_extent(u, out)},
-               {"call", call_text(u, b, 2, s->loc, arena_printf(a, "cnp_gather(p->pg_%d, pos, &grid, &row, S)", op->pg_id))});
+  const char *cap = D ? arena_printf(a, "p->cap_%s", D) : NULL;
+  const char *call =
+      D ? graph_call(u, b, 2, arena_printf(a, "cnp_gather_device_count(p->pg_%d, pos, &grid, &p->dn_%s, &row, S)",
+                                          op->pg_id, D))
+        : call_text(u, b, 2, s->loc, arena_printf(a, "cnp_gather(p->pg_%d, pos, &grid, &row, S)", op->pg_id));
+  EMIT_SNIPPET(b, TM, "gather", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s, cap)}, {"g", g->name},
+               {"out", out->name}, {"live", cap ? cap : live_extent(u, out)}, {"call", call},
+               {"direct", D ? "" : "1"});
 }
+
+void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  (void)t;
+  gather_step(u, b, op, NULL);
+}
+
+void pgrid_graph_gather(GenUnit *u, Buf *b, GenOp *op, const char *D) { gather_step(u, b, op, D); }

@@ -510,6 +510,10 @@ static bool graph_kernel_ok(GenUnit *u, GenOp *op) {
   Decl *over = op->stmt->over.decl;
   KUse use;
   if (!over) return false;
+  if (gen_grid_map(op->stmt)) {   /* a grid map: its points a setup-time product (gen_grid.c) */
+    group_use(u, op, &use);
+    return use.n_dims == 0;
+  }
   if (over->kind == DECL_PARAM && !over->setup) return false;
   if (over->kind != DECL_DIM && over->kind != DECL_PARAM && over->kind != DECL_CONST) return false;
   group_use(u, op, &use);
@@ -530,6 +534,9 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
                              gs->ops[o - 1].stmt->over.decl != dim))
     return false;
   if (!list_over(&s->list, dim)) return false;
+  Decl *fd = NULL, *rows = s->kind == ST_DEPOSIT ? s->a.decl : s->kind == ST_GATHER ? s->b.decl : NULL;
+  if (rows && (!gen_decl_is_dim_extent(rows, &fd) || fd != dim))   /* weights, output: over dim too */
+    return false;
   if ((plan = plan_use(s, SU_WRITE)) != NULL && !plan_reads_inside(u, plan, gs, o, e)) return false;
   if ((plan = plan_use(s, SU_READ)) != NULL) {   /* built before, in this graph, over dim */
     bool built = false;
@@ -546,8 +553,9 @@ static bool graph_stmt_ok(GenUnit *u, GenStep *gs, int o, int e) {
 ** decision: ops [0, *end) are fused kernels (no hand-written ones, none reading a dim's
 ** extent as a value, extents that are dims or setup params) and statements with a graph
 ** form (StmtInfo.graph: compactions whose mask the kernel just before writes, sorts, segment
-** plan builds and sums over a dim's live extent, whose row counts stay on the device: the
-** *_device_count runtime calls); the ops from *end on may only be SG_TAIL ones (`record`s),
+** plan builds, sums, deposits and gathers over a dim's live extent, whose row counts stay on
+** the device: the *_device_count runtime calls; grid maps, halos and FFTs read no live
+** extent); the ops from *end on may only be SG_TAIL ones (`record`s),
 ** run directly after the graph launch. A plan built in a graph must be read only by
 ** statements after it in the same graph. Anything else (offsets, copy, refresh, wait, call,
 ** exchange, migrate, host steps) runs as direct launches. On the host backend none of this

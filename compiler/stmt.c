@@ -61,16 +61,18 @@ const StmtInfo stmt_info[] = {
     [ST_APPEND] =   {"append",    true, RW,     0,      0,           0,  .host_extents = true,
                      .launches = 1, .label = "append $a"},
     /* deposit W at (POS) -> G with SHAPE [atomic]: cnp_deposit through the statement's
-    ** particle-grid plan (p->pg_N, made at setup); reads N's live extent on the host; not
-    ** captured (the runtime call takes the particle count from its views): direct launches,
-    ** no host synchronization (SORTED sorts with device counts) */
+    ** particle-grid plan (p->pg_N, made at setup); run directly it reads N's live extent on
+    ** the host (no host synchronization: SORTED sorts with device counts); in a graph
+    ** cnp_deposit_device_count over N's capacity, the live count read on the device */
     [ST_DEPOSIT] =  {"deposit",   true, R | SU_ROWS, W, R | SU_ROWS, 0, .host_extents = true,
-                     .launches = 1, .label = "deposit $w at ($l) -> $b with $s$x"},
-    /* gather G at (POS) -> OUT with SHAPE: one cnp_gather per component of G */
+                     .graph = SG_DIM_LIST, .launches = 1, .label = "deposit $w at ($l) -> $b with $s$x"},
+    /* gather G at (POS) -> OUT with SHAPE: one cnp_gather per component of G (in a graph:
+    ** cnp_gather_device_count, as deposit) */
     [ST_GATHER] =   {"gather",    true, R,      W,      R | SU_ROWS, 0,  .host_extents = true,
-                     .launches = -3, .label = "gather $a at ($l) -> $b with $s"},
-    /* halo F: the ghost planes of F's ghost(W) axes from the periodic image (one rank) */
-    [ST_HALO] =     {"halo",      true, RW,     0,      0,           0,  .launches = 1,
+                     .graph = SG_DIM_LIST, .launches = -3, .label = "gather $a at ($l) -> $b with $s"},
+    /* halo F: the ghost planes of F's ghost(W) axes from the periodic image (one rank); in a
+    ** graph: its strided device copies (memcpy nodes) */
+    [ST_HALO] =     {"halo",      true, RW,     0,      0,           0,  .graph = SG_PLAIN, .launches = 1,
                      .label = "halo $a"},
     /* fft REAL -> COMPLEX: one cnp_fft_forward over every grid axis (components: a batch);
     ** ifft COMPLEX -> REAL: cnp_fft_inverse, then the 1/N pass over the real output */

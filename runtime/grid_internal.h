@@ -95,6 +95,14 @@ typedef struct cnp__pgrid_backend {
                                int64_t n, cnp_array *grid, cnp_stream *s);
   cnp_status (*gather)(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
                        int64_t n, cnp_array *out, cnp_stream *s);
+  /* The _device_count forms (CUDA; NULL on the host backend, where pgrid.c reads the count
+  ** itself): n the views' rows, d_n the live count on the device (clamped to [0, n]). */
+  cnp_status (*deposit_sorted_dc)(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
+                                  int64_t n, const int64_t *d_n, cnp_array *grid, cnp_stream *s);
+  cnp_status (*deposit_atomic_dc)(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
+                                  int64_t n, const int64_t *d_n, cnp_array *grid, cnp_stream *s);
+  cnp_status (*gather_dc)(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
+                          int64_t n, const int64_t *d_n, cnp_array *out, cnp_stream *s);
 } cnp__pgrid_backend;
 
 extern const cnp__pgrid_backend cnp__pgrid_host;

@@ -168,34 +168,80 @@ static cnp_status check_grid(cnp_pgrid *pg, const cnp_array *grid, const char *o
                       "grid");
 }
 
-cnp_status cnp_deposit(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
-                       cnp_array *grid, cnp_deposit_mode mode, cnp_stream *s)
+/* The _device_count forms' count: int64[1] on the plan's backend and device, not
+** overlapping `out`. On the host backend (host memory) it is read here: *n becomes it,
+** which must lie in [0, *n] (CNP_ERANGE); on CUDA *n stays the views' rows and *d_n is the
+** device pointer the kernels read. */
+static cnp_status check_count(cnp_pgrid *pg, const cnp_array *count, const cnp_array *out,
+                              int64_t *n, const int64_t **d_n, const char *op)
 {
-  static const char op[] = "cnp_deposit";
+  static const int64_t one = 1;
+  cnp_status st = cnp__g_array(count, pg->backend, pg->device, CNP_INT64, 1, &one, op, "count");
+  if (st != CNP_OK) return st;
+  if (cnp__g_overlap(out, count)) return cnp__fail(CNP_EALIAS, op, "count overlaps the output");
+  if (pg->backend != CNP_BACKEND_HOST) {
+    *d_n = (const int64_t *)count->data;
+    return CNP_OK;
+  }
+  int64_t c = *(const int64_t *)count->data;
+  if (c < 0 || c > *n)
+    return cnp__fail(CNP_ERANGE, op, "count %lld outside [0, %lld] (the views' rows)",
+                     (long long)c, (long long)*n);
+  *n = c;
+  return CNP_OK;
+}
+
+static cnp_status deposit(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
+                          const cnp_array *count, cnp_array *grid, cnp_deposit_mode mode,
+                          cnp_stream *s, const char *op)
+{
   cnp_status st = check_pg(pg, op);
   if (st != CNP_OK) return st;
   if (mode != CNP_DEPOSIT_SORTED && mode != CNP_DEPOSIT_ATOMIC)
     return cnp__fail(CNP_EINVAL, op, "unknown mode %d", (int)mode);
   int64_t n;
+  const int64_t *d_n = NULL;
   if ((st = check_particles(pg, pos, w, &n, op)) != CNP_OK) return st;
   if ((st = check_grid(pg, grid, op)) != CNP_OK) return st;
   for (int a = 0; a < pg->ndim; a++)
     if (cnp__g_overlap(grid, &pos[a]))
       return cnp__fail(CNP_EALIAS, op, "grid overlaps pos[%d]", a);
   if (w && cnp__g_overlap(grid, w)) return cnp__fail(CNP_EALIAS, op, "grid overlaps w");
+  if (count && (st = check_count(pg, count, grid, &n, &d_n, op)) != CNP_OK) return st;
   if ((st = cnp__g_stream(s, pg->backend, pg->device, op)) != CNP_OK) return st;
   const cnp__pgrid_backend *b = pg_of(pg->backend);
+  if (d_n) {
+    if (!b->deposit_sorted_dc || !b->deposit_atomic_dc)
+      return cnp__fail(CNP_EUNSUPPORTED, op, "no device-count form on backend %s", b->name);
+    return mode == CNP_DEPOSIT_SORTED ? b->deposit_sorted_dc(pg, pos, w, n, d_n, grid, s)
+                                      : b->deposit_atomic_dc(pg, pos, w, n, d_n, grid, s);
+  }
   return mode == CNP_DEPOSIT_SORTED ? b->deposit_sorted(pg, pos, w, n, grid, s)
                                     : b->deposit_atomic(pg, pos, w, n, grid, s);
 }
 
-cnp_status cnp_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
-                      cnp_array *out, cnp_stream *s)
+cnp_status cnp_deposit(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
+                       cnp_array *grid, cnp_deposit_mode mode, cnp_stream *s)
 {
-  static const char op[] = "cnp_gather";
+  return deposit(pg, pos, w, NULL, grid, mode, s, "cnp_deposit");
+}
+
+cnp_status cnp_deposit_device_count(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
+                                    const cnp_array *count, cnp_array *grid,
+                                    cnp_deposit_mode mode, cnp_stream *s)
+{
+  static const char op[] = "cnp_deposit_device_count";
+  if (count == NULL) return cnp__fail(CNP_EINVAL, op, "count is NULL");
+  return deposit(pg, pos, w, count, grid, mode, s, op);
+}
+
+static cnp_status gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
+                         const cnp_array *count, cnp_array *out, cnp_stream *s, const char *op)
+{
   cnp_status st = check_pg(pg, op);
   if (st != CNP_OK) return st;
   int64_t n;
+  const int64_t *d_n = NULL;
   if ((st = check_particles(pg, pos, NULL, &n, op)) != CNP_OK) return st;
   if ((st = check_grid(pg, grid, op)) != CNP_OK) return st;
   st = cnp__g_array(out, pg->backend, pg->device, pg->dtype, 1, &n, op, "out");
@@ -204,6 +250,27 @@ cnp_status cnp_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid
     if (cnp__g_overlap(out, &pos[a]))
       return cnp__fail(CNP_EALIAS, op, "out overlaps pos[%d]", a);
   if (cnp__g_overlap(out, grid)) return cnp__fail(CNP_EALIAS, op, "out overlaps grid");
+  if (count && (st = check_count(pg, count, out, &n, &d_n, op)) != CNP_OK) return st;
   if ((st = cnp__g_stream(s, pg->backend, pg->device, op)) != CNP_OK) return st;
-  return pg_of(pg->backend)->gather(pg, pos, grid, n, out, s);
+  const cnp__pgrid_backend *b = pg_of(pg->backend);
+  if (d_n) {
+    if (!b->gather_dc)
+      return cnp__fail(CNP_EUNSUPPORTED, op, "no device-count form on backend %s", b->name);
+    return b->gather_dc(pg, pos, grid, n, d_n, out, s);
+  }
+  return b->gather(pg, pos, grid, n, out, s);
+}
+
+cnp_status cnp_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
+                      cnp_array *out, cnp_stream *s)
+{
+  return gather(pg, pos, grid, NULL, out, s, "cnp_gather");
+}
+
+cnp_status cnp_gather_device_count(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
+                                   const cnp_array *count, cnp_array *out, cnp_stream *s)
+{
+  static const char op[] = "cnp_gather_device_count";
+  if (count == NULL) return cnp__fail(CNP_EINVAL, op, "count is NULL");
+  return gather(pg, pos, grid, count, out, s, op);
 }

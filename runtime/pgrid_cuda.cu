@@ -6,7 +6,9 @@
 ** permutation), the contributions kernel in sorted order,
 ** cnp_segment_plan_build_sorted_device_count + cnp_segment_plan_sum (algo_cuda.cu), then
 ** the fold kernel: nothing allocates, nothing synchronizes (capture-safe). ATOMIC mode:
-** cudaMemsetAsync and atomicAdd (float and double; sm_60+).
+** cudaMemsetAsync and atomicAdd (float and double; sm_60+). The _device_count forms
+** (cnp_deposit_device_count, cnp_gather_device_count) run the same kernels sized by the
+** views' rows, each bounded by the live count it reads on the device.
 */
 #include "grid_internal.h"
 #include "cuda_common.cuh"
@@ -57,6 +59,15 @@ __device__ __forceinline__ void upos(const KP &k, const Pos &pos, int64_t i, dou
     u[a] = a < k.ndim ? (double)static_cast<const T *>(pos.p[a])[i] * k.scale[a] : 0.0;
 }
 
+/* The rows a kernel works on: n (the views' rows), or the device count *dn clamped to
+** [0, n] (the _device_count forms; dn NULL otherwise). */
+__device__ __forceinline__ int64_t rows_of(const int64_t *dn, int64_t n)
+{
+  if (!dn) return n;
+  int64_t c = *dn;
+  return c < 0 ? 0 : c > n ? n : c;
+}
+
 __device__ __forceinline__ int64_t wrap(int64_t j, int64_t n)
 {
   if (j >= n) j -= n;
@@ -65,8 +76,9 @@ __device__ __forceinline__ int64_t wrap(int64_t j, int64_t n)
 }
 
 template <typename T>
-__global__ void keys_kernel(KP k, Pos pos, int64_t n, int64_t *keys)
+__global__ void keys_kernel(KP k, Pos pos, int64_t n, const int64_t *dn, int64_t *keys)
 {
+  n = rows_of(dn, n);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double u[3];
@@ -80,9 +92,10 @@ __global__ void keys_kernel(KP k, Pos pos, int64_t n, int64_t *keys)
 
 /* Row i: the contributions of particle order[i] (the sorted order). */
 template <typename T>
-__global__ void contrib_kernel(KP k, Pos pos, const T *w, int64_t n, const int64_t *order,
-                               T *rows)
+__global__ void contrib_kernel(KP k, Pos pos, const T *w, int64_t n, const int64_t *dn,
+                               const int64_t *order, T *rows)
 {
+  n = rows_of(dn, n);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t p = order[i];
@@ -127,8 +140,9 @@ __global__ void fold_kernel(KP k, const T *partial, T *grid)
 }
 
 template <typename T>
-__global__ void scatter_kernel(KP k, Pos pos, const T *w, int64_t n, T *grid)
+__global__ void scatter_kernel(KP k, Pos pos, const T *w, int64_t n, const int64_t *dn, T *grid)
 {
+  n = rows_of(dn, n);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double u[3];
@@ -149,8 +163,9 @@ __global__ void scatter_kernel(KP k, Pos pos, const T *w, int64_t n, T *grid)
 }
 
 template <typename T>
-__global__ void gather_kernel(KP k, Pos pos, const T *grid, int64_t n, T *out)
+__global__ void gather_kernel(KP k, Pos pos, const T *grid, int64_t n, const int64_t *dn, T *out)
 {
+  n = rows_of(dn, n);
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     double u[3], acc = 0.0;
@@ -171,9 +186,9 @@ __global__ void gather_kernel(KP k, Pos pos, const T *grid, int64_t n, T *out)
   }
 }
 
-__global__ void set_count_kernel(int64_t *count, int64_t n)
+__global__ void set_count_kernel(int64_t *count, int64_t n, const int64_t *dn)
 {
-  *count = n;
+  *count = rows_of(dn, n);
 }
 
 Pos pos_of(const cnp_pgrid *pg, const cnp_array *pos)
@@ -185,16 +200,16 @@ Pos pos_of(const cnp_pgrid *pg, const cnp_array *pos)
 
 template <typename T>
 cnp_status sorted_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
-                    cnp_array *grid, cnp_stream *s)
+                    const int64_t *dn, cnp_array *grid, cnp_stream *s)
 {
   static const char op[] = "cnp_deposit";
   cudaStream_t st = (cudaStream_t)cnp__native(s);
   KP k = kp_of(pg);
   if (n > 0) {
     Pos p = pos_of(pg, pos);
-    keys_kernel<T><<<blocks_for(n), kThreads, 0, st>>>(k, p, n,
+    keys_kernel<T><<<blocks_for(n), kThreads, 0, st>>>(k, p, n, dn,
                                                        static_cast<int64_t *>(pg->keys.data));
-    set_count_kernel<<<1, 1, 0, st>>>(static_cast<int64_t *>(pg->count.data), n);
+    set_count_kernel<<<1, 1, 0, st>>>(static_cast<int64_t *>(pg->count.data), n, dn);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_fail(e, op, "key kernels");
     cnp_array keys, order, rows;
@@ -207,7 +222,7 @@ cnp_status sorted_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int
     if (cs != CNP_OK) return cs;
     contrib_kernel<T><<<blocks_for(n), kThreads, 0, st>>>(
         k, p, w ? static_cast<const T *>(w->data) : nullptr, n,
-        static_cast<const int64_t *>(pg->order.data), static_cast<T *>(pg->contrib.data));
+        static_cast<const int64_t *>(pg->count.data), static_cast<const int64_t *>(pg->order.data), static_cast<T *>(pg->contrib.data));
     e = cudaGetLastError();
     if (e != cudaSuccess) return cuda_fail(e, op, "contribution kernel");
     cs = cnp_segment_plan_build_sorted_device_count(pg->seg, &keys, &pg->count, s);
@@ -226,7 +241,7 @@ cnp_status sorted_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int
 
 template <typename T>
 cnp_status atomic_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
-                    cnp_array *grid, cnp_stream *s)
+                    const int64_t *dn, cnp_array *grid, cnp_stream *s)
 {
   static const char op[] = "cnp_deposit";
   cudaStream_t st = (cudaStream_t)cnp__native(s);
@@ -234,7 +249,7 @@ cnp_status atomic_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int
   if (e != cudaSuccess) return cuda_fail(e, op, "cudaMemsetAsync");
   if (n > 0)
     scatter_kernel<T><<<blocks_for(n), kThreads, 0, st>>>(
-        kp_of(pg), pos_of(pg, pos), w ? static_cast<const T *>(w->data) : nullptr, n,
+        kp_of(pg), pos_of(pg, pos), w ? static_cast<const T *>(w->data) : nullptr, n, dn,
         static_cast<T *>(grid->data));
   e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, op, "scatter kernel");
@@ -243,12 +258,12 @@ cnp_status atomic_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int
 
 template <typename T>
 cnp_status gather_t(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid, int64_t n,
-                    cnp_array *out, cnp_stream *s)
+                    const int64_t *dn, cnp_array *out, cnp_stream *s)
 {
   cudaStream_t st = (cudaStream_t)cnp__native(s);
   if (n > 0)
     gather_kernel<T><<<blocks_for(n), kThreads, 0, st>>>(
-        kp_of(pg), pos_of(pg, pos), static_cast<const T *>(grid->data), n,
+        kp_of(pg), pos_of(pg, pos), static_cast<const T *>(grid->data), n, dn,
         static_cast<T *>(out->data));
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail(e, "cnp_gather", "gather kernel");
@@ -268,23 +283,49 @@ cnp_status on_device(const char *op, cnp_pgrid *pg, cnp_status (*f32)(cnp_pgrid 
 cnp_status c_sorted(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
                     cnp_array *grid, cnp_stream *s)
 {
-  return on_device("cnp_deposit", pg, sorted_t<float>, sorted_t<double>, pos, w, n, grid, s);
+  return on_device("cnp_deposit", pg, sorted_t<float>, sorted_t<double>, pos, w, n,
+                   (const int64_t *)nullptr, grid, s);
 }
 
 cnp_status c_atomic(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
                     cnp_array *grid, cnp_stream *s)
 {
-  return on_device("cnp_deposit", pg, atomic_t<float>, atomic_t<double>, pos, w, n, grid, s);
+  return on_device("cnp_deposit", pg, atomic_t<float>, atomic_t<double>, pos, w, n,
+                   (const int64_t *)nullptr, grid, s);
 }
 
 cnp_status c_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid, int64_t n,
                     cnp_array *out, cnp_stream *s)
 {
-  return on_device("cnp_gather", pg, gather_t<float>, gather_t<double>, pos, grid, n, out, s);
+  return on_device("cnp_gather", pg, gather_t<float>, gather_t<double>, pos, grid, n,
+                   (const int64_t *)nullptr, out, s);
+}
+
+/* The _device_count forms: n the views' rows (the capacity), dn the live count on the
+** device; the kernels are sized by n and each reads *dn (capture-safe). */
+cnp_status c_sorted_dc(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
+                       const int64_t *dn, cnp_array *grid, cnp_stream *s)
+{
+  return on_device("cnp_deposit_device_count", pg, sorted_t<float>, sorted_t<double>, pos, w, n,
+                   dn, grid, s);
+}
+
+cnp_status c_atomic_dc(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w, int64_t n,
+                       const int64_t *dn, cnp_array *grid, cnp_stream *s)
+{
+  return on_device("cnp_deposit_device_count", pg, atomic_t<float>, atomic_t<double>, pos, w, n,
+                   dn, grid, s);
+}
+
+cnp_status c_gather_dc(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid, int64_t n,
+                       const int64_t *dn, cnp_array *out, cnp_stream *s)
+{
+  return on_device("cnp_gather_device_count", pg, gather_t<float>, gather_t<double>, pos, grid,
+                   n, dn, out, s);
 }
 
 }  // namespace
 
 extern "C" const cnp__pgrid_backend cnp__pgrid_cuda = {
-  "cuda", c_sorted, c_atomic, c_gather,
+  "cuda", c_sorted, c_atomic, c_gather, c_sorted_dc, c_atomic_dc, c_gather_dc,
 };

@@ -188,6 +188,23 @@ cnp_status cnp_deposit(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
                        cnp_array *grid, cnp_deposit_mode mode, cnp_stream *s);
 cnp_status cnp_gather(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
                       cnp_array *out, cnp_stream *s);
+/* The device-count forms (CUDA graphs: no host synchronization, nothing allocated). As
+** cnp_deposit / cnp_gather over the leading n rows of the views, n held in `count`, an
+** int64[1] array on the plan's backend and device (typically the live count a
+** device-count compaction wrote). The views have N >= n rows (N <= capacity; typically the
+** capacity); gather's out has N rows, and rows [n, N) of it are left as they were. On CUDA
+** the work is sized by N and n is read only by kernels, so the calls may be captured into
+** a CUDA graph; a count outside [0, N] is clamped there. On the host backend the calls are
+** synchronous, n is read from host memory and must lie in [0, N] (CNP_ERANGE otherwise).
+** `count` must not overlap the output (CNP_EALIAS); NULL is CNP_EINVAL.
+**
+**   cnp_deposit_device_count(pg, pos, &q, &d_count, &rho, CNP_DEPOSIT_SORTED, s);
+*/
+cnp_status cnp_deposit_device_count(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *w,
+                                    const cnp_array *count, cnp_array *grid,
+                                    cnp_deposit_mode mode, cnp_stream *s);
+cnp_status cnp_gather_device_count(cnp_pgrid *pg, const cnp_array *pos, const cnp_array *grid,
+                                   const cnp_array *count, cnp_array *out, cnp_stream *s);
 /* Points per axis of a shape (1, 2, 3; 0 for an unknown shape). */
 int        cnp_shape_points(cnp_shape shape);
 

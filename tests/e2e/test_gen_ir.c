@@ -321,3 +321,95 @@ Test(ir, every_blocks_inside_a_step_are_one_graph_per_pattern_of_those_due)
   cr_assert_not(b->graph, "more than 3 blocks: direct launches");
   done(l);
 }
+
+/* ---- grids in CUDA graphs: grid maps (reducing ones too), fft / ifft, halo, and deposit /
+** gather over a dim's live extent read on the device (cnp_*_device_count). */
+
+static const char *GRID_HEAD =
+    "pipeline t; param nx : i64 setup; param ny : i64 setup; param dt : f64; dim N;\n"
+    "grid G = [ny, nx] length(1.0, 2.0); grid K = rfft(G);\n"
+    "grid H = [ny, nx] boundary(ghost(1), periodic);\n"
+    "field x : f64[N]; field y : f64[N]; field q : f64[N]; field live : bool[N];\n"
+    "field Ep : f64[2, N];\n"
+    "field rho : f64[G]; field phi : f64[G]; field E : f64[2, G]; field rho_hat : c128[K];\n"
+    "field h : f64[H]; field g : f64[H];\n"
+    "scalar fe : f64; stream s;\n";
+
+static Lowered *lower_grid(const char *steps)
+{
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s", GRID_HEAD, steps);
+  return lower(src);
+}
+
+Test(ir, a_pic_step_with_grids_is_one_graph_launch)
+{
+  Lowered *l = lower_grid("step on s {\n"
+                          "  deposit q at (y, x) -> rho with cic;\n"
+                          "  map (j, i) in G { rho[j, i] = 1.0 - rho[j, i]; }\n"
+                          "  fft rho -> rho_hat;\n"
+                          "  map (j, i) in K {\n"
+                          "    let k2 = wave(j) * wave(j) + wave(i) * wave(i);\n"
+                          "    rho_hat[j, i] = select(k2 > 0.0, rho_hat[j, i] / k2, complex(0.0, 0.0));\n"
+                          "  }\n"
+                          "  ifft rho_hat -> phi;\n"
+                          "  map (j, i) in G {\n"
+                          "    E[0, j, i] = phi[j, i - 1] - phi[j, i + 1];\n"
+                          "    E[1, j, i] = phi[j - 1, i] - phi[j + 1, i];\n"
+                          "    fe += phi[j, i] * phi[j, i];\n"
+                          "  }\n"
+                          "  gather E at (y, x) -> Ep with cic;\n"
+                          "  map p in N { x[p] = x[p] + dt * Ep[0, p]; y[p] = y[p] + dt * Ep[1, p]; }\n"
+                          "}\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert(gs->graph, "grid maps, fft, ifft, deposit and gather are captured");
+  cr_assert_eq(gs->graph_end, gs->n_ops, "nothing runs after the graph launch");
+  cr_assert_eq(gs->graph_launches, 1, "one graph launch per call");
+  cr_assert_eq(gs->syncs, 0, "no host synchronization");
+  cr_assert_not(l->u.graph_pulls, "no extent comes back to the host");
+  cr_assert_eq(gs->gdims.n, 1, "the particles' dim: its live extent read on the device");
+  cr_assert_not(gs->gdims.compacted[0]);
+  done(l);
+}
+
+Test(ir, halo_and_a_compaction_before_a_deposit_stay_in_the_graph)
+{
+  Lowered *l = lower_grid("step on s {\n"
+                          "  halo h;\n"
+                          "  map (j, i) in H { g[j, i] = h[j - 1, i] + h[j + 1, i] - 2.0 * h[j, i]; }\n"
+                          "  map p in N { x[p] = x[p] + dt; live[p] = x[p] < 1.0; }\n"
+                          "  compact live (x, y, q, Ep);\n"
+                          "  deposit q at (y, x) -> rho with cic atomic;\n"
+                          "  gather E at (y, x) -> Ep with cic;\n"
+                          "}\n");
+  GenStep *gs = &l->u.steps[0];
+  cr_assert(gs->graph, "halo, a grid map, compact, deposit and gather are captured");
+  cr_assert_eq(gs->graph_end, gs->n_ops);
+  cr_assert_eq(gs->graph_launches, 1);
+  cr_assert(l->u.graph_pulls, "the compaction's extent stays on the device");
+  cr_assert_eq(gs->gdims.n, 1);
+  cr_assert(gs->gdims.compacted[0]);
+  done(l);
+}
+
+/* The 2D PIC example itself (examples/pic2d/es2d.cnp): its step is one graph launch, no host
+** synchronization, the particles' extent read on the device. */
+Test(ir, the_es2d_step_is_one_graph_launch)
+{
+  FILE *f = fopen(CNP_ES2D_CNP, "rb");
+  cr_assert(f, "cannot open %s", CNP_ES2D_CNP);
+  static char src[65536];
+  size_t n = fread(src, 1, sizeof src - 1, f);
+  fclose(f);
+  cr_assert(n > 0 && n < sizeof src - 1);
+  src[n] = 0;
+  Lowered *l = lower(src);
+  cr_assert_eq(l->u.n_steps, 1);
+  GenStep *gs = &l->u.steps[0];
+  cr_assert(gs->graph, "deposit, grid maps, fft, ifft, gather and the push are captured");
+  cr_assert_eq(gs->graph_end, gs->n_ops);
+  cr_assert_eq(gs->graph_launches, 1, "one graph launch per call");
+  cr_assert_eq(gs->syncs, 0, "no host synchronization");
+  cr_assert_not(l->u.graph_pulls);
+  done(l);
+}

@@ -406,3 +406,67 @@ Test(grid_deposit, allocation_failures)
   }
   cr_expect(done, "create never succeeded");
 }
+
+/* The device-count forms on the host: the count read from host memory (its checks), and
+** the result over the leading rows equal to the plain call over views of those rows
+** (rows past the count of gather's out left as they were). */
+Test(grid_deposit, device_count_forms)
+{
+  int64_t dims[2] = {4, 6}, n = 10, one = 1, two = 2, live = 7;
+  cnp_pgrid *pg = NULL;
+  cr_assert_eq(cnp_pgrid_create(&pg, CNP_BACKEND_HOST, 0, 2, dims, CNP_SHAPE_CIC, CNP_FLOAT64, n, NULL), CNP_OK);
+  cnp_array x = alloc(CNP_FLOAT64, 1, &n), y = alloc(CNP_FLOAT64, 1, &n), w = alloc(CNP_FLOAT64, 1, &n);
+  for (int64_t i = 0; i < n; i++) {
+    wr(&x, i, 6.0 * urand());
+    wr(&y, i, 4.0 * urand());
+    wr(&w, i, urand());
+  }
+  cnp_array count = alloc(CNP_INT64, 1, &one), c2 = alloc(CNP_INT64, 1, &two), cf = alloc(CNP_FLOAT64, 1, &one);
+  cnp_array grid = alloc(CNP_FLOAT64, 2, dims), ref = alloc(CNP_FLOAT64, 2, dims);
+  cnp_array pos[2] = {y, x};
+  /* argument checks: NULL, shape, dtype, range, alias; the grid unchanged */
+  for (int c = 0; c < 24; c++) wr(&grid, c, 7.0);
+  cr_expect_eq(cnp_deposit_device_count(pg, pos, &w, NULL, &grid, CNP_DEPOSIT_SORTED, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_deposit_device_count(pg, pos, &w, &c2, &grid, CNP_DEPOSIT_SORTED, NULL), CNP_ESHAPE);
+  cr_expect_eq(cnp_deposit_device_count(pg, pos, &w, &cf, &grid, CNP_DEPOSIT_SORTED, NULL), CNP_EDTYPE);
+  ((int64_t *)count.data)[0] = n + 1;
+  cr_expect_eq(cnp_deposit_device_count(pg, pos, &w, &count, &grid, CNP_DEPOSIT_SORTED, NULL), CNP_ERANGE);
+  ((int64_t *)count.data)[0] = -1;
+  cr_expect_eq(cnp_deposit_device_count(pg, pos, &w, &count, &grid, CNP_DEPOSIT_ATOMIC, NULL), CNP_ERANGE);
+  cnp_array calias;
+  cr_assert_eq(cnp_array_wrap(&calias, grid.data, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &one, NULL), CNP_OK);
+  ((int64_t *)count.data)[0] = live;
+  for (int c = 0; c < 24; c++) cr_expect_eq(rd(&grid, c), 7.0, "failed calls changed the grid");
+  cr_expect_eq(cnp_deposit_device_count(NULL, pos, &w, &count, &grid, CNP_DEPOSIT_SORTED, NULL), CNP_EINVAL);
+  cr_expect_eq(cnp_deposit_device_count(pg, pos, &w, &count, &grid, (cnp_deposit_mode)9, NULL), CNP_EINVAL);
+  /* the leading `live` rows, as the plain call over slices of them */
+  cnp_array xs, ys, ws;
+  cr_assert_eq(cnp_array_slice(&xs, &x, 0, 0, live), CNP_OK);
+  cr_assert_eq(cnp_array_slice(&ys, &y, 0, 0, live), CNP_OK);
+  cr_assert_eq(cnp_array_slice(&ws, &w, 0, 0, live), CNP_OK);
+  cnp_array spos[2] = {ys, xs};
+  for (int m = 0; m < 2; m++) {
+    cnp_deposit_mode mode = m ? CNP_DEPOSIT_ATOMIC : CNP_DEPOSIT_SORTED;
+    set_threads(1);
+    cr_assert_eq(cnp_deposit(pg, spos, &ws, &ref, mode, NULL), CNP_OK, "%s", cnp_last_error());
+    cr_assert_eq(cnp_deposit_device_count(pg, pos, &w, &count, &grid, mode, NULL), CNP_OK, "%s", cnp_last_error());
+    for (int c = 0; c < 24; c++) cr_expect_eq(rd(&grid, c), rd(&ref, c), "mode %d point %d", m, c);
+  }
+  cnp_array out = alloc(CNP_FLOAT64, 1, &n), oref = alloc(CNP_FLOAT64, 1, &live);
+  for (int64_t i = 0; i < n; i++) wr(&out, i, -3.0);
+  cr_expect_eq(cnp_gather_device_count(pg, pos, &grid, NULL, &out, NULL), CNP_EINVAL);
+  cnp_array oalias;
+  cr_assert_eq(cnp_array_wrap(&oalias, out.data, CNP_BACKEND_HOST, 0, CNP_INT64, 1, &one, NULL), CNP_OK);
+  cr_expect_eq(cnp_gather_device_count(pg, pos, &grid, &oalias, &out, NULL), CNP_EALIAS);
+  cr_expect_eq(cnp_deposit_device_count(pg, pos, &w, &calias, &grid, CNP_DEPOSIT_SORTED, NULL), CNP_EALIAS);
+  cr_assert_eq(cnp_gather(pg, spos, &grid, &oref, NULL), CNP_OK, "%s", cnp_last_error());
+  cr_assert_eq(cnp_gather_device_count(pg, pos, &grid, &count, &out, NULL), CNP_OK, "%s", cnp_last_error());
+  for (int64_t i = 0; i < n; i++) cr_expect_eq(rd(&out, i), i < live ? rd(&oref, i) : -3.0, "row %d", (int)i);
+  ((int64_t *)count.data)[0] = 0;   /* no particles: a zero grid */
+  cr_assert_eq(cnp_deposit_device_count(pg, pos, &w, &count, &grid, CNP_DEPOSIT_SORTED, NULL), CNP_OK);
+  for (int c = 0; c < 24; c++) cr_expect_eq(rd(&grid, c), 0.0);
+  cnp_array_free(&x); cnp_array_free(&y); cnp_array_free(&w); cnp_array_free(&count);
+  cnp_array_free(&c2); cnp_array_free(&cf); cnp_array_free(&grid); cnp_array_free(&ref);
+  cnp_array_free(&out); cnp_array_free(&oref);
+  cr_expect_eq(cnp_pgrid_destroy(pg), CNP_OK);
+}

@@ -377,6 +377,40 @@ CNP_G_INLINE int64_t cnp_g_xmul(int64_t a, int64_t b)
   return a * b;
 }
 
+/* Kernel nodes of the graphs with a repeat (a node per pass) or per buffer state (swap): each
+** node and the arguments it was captured with, so that a replay updates the per-step values
+** and keeps its buffers. Allocated while capturing, at setup. */
+typedef struct cnp_g_gnodes {
+  cudaGraphNode_t *node;
+  void *args;
+  int n, cap;
+} cnp_g_gnodes;
+
+CNP_G_INLINE int cnp_g_gnodes_add(cnp_g_gnodes *l, cudaGraphNode_t nd, const void *a, size_t size)
+{
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 8;
+    cudaGraphNode_t *node = (cudaGraphNode_t *)realloc(l->node, (size_t)cap * sizeof *node);
+    if (!node) return CNP_ENOMEM;
+    l->node = node;
+    void *args = realloc(l->args, (size_t)cap * size);
+    if (!args) return CNP_ENOMEM;
+    l->args = args;
+    l->cap = cap;
+  }
+  l->node[l->n] = nd;
+  memcpy((char *)l->args + (size_t)l->n * size, a, size);
+  l->n++;
+  return CNP_OK;
+}
+
+CNP_G_INLINE void cnp_g_gnodes_free(cnp_g_gnodes *l)
+{
+  free(l->node);
+  free(l->args);
+  memset(l, 0, sizeof *l);
+}
+
 typedef struct gridg_h gridg_h;
 
 struct gridg_h {
@@ -405,6 +439,24 @@ struct gridg_h {
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
+  int gslot;  /* the graph being captured (setup): buffer state x every-block pattern */
+  cnp_array gst[4][2];  /* buffer states: views of the swapped fields */
+  int gst_n;
+  cnp_array dn_N;  /* int64[1]: live extent of dim N for CUDA graphs */
+  int64_t dk_N;  /* the value dn_N holds, as last uploaded */
+  int dev_N;  /* 1: the live extent is only in dn_N (a graph compacted it) */
+  cudaStream_t ds_N;  /* stream of that graph */
+  cudaGraph_t gg_0[4];  /* step 0 captured per buffer state at setup (NULL: not) */
+  cudaGraphExec_t gx_0[4];
+  cnp_array gpost_0[4][2];  /* the views after it */
+  cnp_g_gnodes gn_k0[4];  /* kernel 0's nodes in the graph of each buffer state */
+  cudaKernelNodeParams gkp_k0;
+  cnp_g_gnodes gn_k1[4];  /* kernel 1's nodes in the graph of each buffer state */
+  cudaKernelNodeParams gkp_k1;
+  cnp_g_gnodes gn_k2[4];  /* kernel 2's nodes in the graph of each buffer state */
+  cudaKernelNodeParams gkp_k2;
+  cnp_g_gnodes gn_k3[4];  /* kernel 3's nodes in the graph of each buffer state */
+  cudaKernelNodeParams gkp_k3;
 };
 
 /* Records where a step failed (with the runtime's detail) and returns st. step() clears
@@ -532,7 +584,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 536 "input.cu"
+#line 588 "input.cu"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -548,7 +600,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 552 "input.cu"
+#line 604 "input.cu"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -564,7 +616,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 568 "input.cu"
+#line 620 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -605,7 +657,7 @@ static __global__ void gridg_k0_cuda(const gridg_k0_args A)
   f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
   f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 609 "input.cu"
+#line 661 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -716,7 +768,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 720 "input.cu"
+#line 772 "input.cu"
         } /* map i */
       }
     }
@@ -743,7 +795,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 747 "input.cu"
+#line 799 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -791,7 +843,7 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
       (void)cnp_x1;
 #line 23 "input.cnp"
       r_total += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 795 "input.cu"
+#line 847 "input.cu"
     } /* map i */
   }
   {  /* scalar total: this block's partial */
@@ -937,7 +989,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 941 "input.cu"
+#line 993 "input.cu"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -948,7 +1000,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 952 "input.cu"
+#line 1004 "input.cu"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -959,7 +1011,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 963 "input.cu"
+#line 1015 "input.cu"
       }
     }
   }
@@ -999,7 +1051,7 @@ static __global__ void gridg_k2_cuda(const gridg_k2_args A)
   (void)cnp_i;
 #line 25 "input.cnp"
   f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1003 "input.cu"
+#line 1055 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
 
@@ -1095,7 +1147,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1099 "input.cu"
+#line 1151 "input.cu"
         } /* map p */
       }
     }
@@ -1129,7 +1181,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1133 "input.cu"
+#line 1185 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1180,6 +1232,342 @@ static int gridg_k3(gridg_h *p, cnp_stream *S)
 
 /* ---- CUDA graphs (steps without host decisions) ----------------------------------------- */
 
+/* Buffer states (swap): the views of the swapped fields a, b. A graph holds the
+** pointers it was captured with, so each graphed step is captured once per state that the
+** graphed steps reach from setup's (at most 4); step() replays the graph of the state the
+** views are in and then sets the views as that graph leaves them. */
+static void gridg_gst_save(const gridg_h *p, cnp_array *v)
+{
+  v[0] = p->f_a;
+  v[1] = p->f_b;
+}
+
+static void gridg_gst_load(gridg_h *p, const cnp_array *v)
+{
+  p->f_a = v[0];
+  p->f_b = v[1];
+}
+
+/* The state the views are in (-1: one setup did not reach: direct launches). */
+static int gridg_gst_find(const gridg_h *p)
+{
+  for (int s = 0; s < p->gst_n; s++) {
+    const cnp_array *v = p->gst[s];
+    if (p->f_a.data == v[0].data && p->f_b.data == v[1].data)
+      return s;
+  }
+  return -1;
+}
+
+/* The current views as a state (added when new and there is room; -1 when not). */
+static int gridg_gst_add(gridg_h *p)
+{
+  int s = gridg_gst_find(p);
+  if (s < 0 && p->gst_n < 4) {
+    s = p->gst_n++;
+    gridg_gst_save(p, p->gst[s]);
+  }
+  return s;
+}
+
+/* Arguments of kernel 0 in the CUDA graph: grid sized by the capacity, the live
+** extent read on the device. */
+static void gridg_k0_fill(gridg_h *p, gridg_k0_args *ap)
+{
+  memset(ap, 0, sizeof *ap);
+  ap->n = (int64_t)((int64_t)p->P_ny) * (int64_t)((int64_t)p->P_nx);
+  ap->g_n0 = (int64_t)((int64_t)p->P_ny);
+  ap->g_n1 = (int64_t)((int64_t)p->P_nx);
+  ap->g_d0 = 1.0 / (double)ap->g_n0;
+  ap->g_d1 = 2.0 / (double)ap->g_n1;
+  ap->bad = (int *)p->bad.data;
+  ap->f_b = (double *)p->f_b.data;
+  ap->f_b_e0 = p->f_b.shape[0];
+  ap->f_b_e1 = p->f_b.shape[1];
+  ap->f_a = (double *)p->f_a.data;
+  ap->f_a_e0 = p->f_a.shape[0];
+  ap->f_a_e1 = p->f_a.shape[1];
+  ap->f_e = (double *)p->f_e.data;
+  ap->f_e_e0 = p->f_e.shape[0];
+  ap->f_e_e1 = p->f_e.shape[1];
+  ap->f_e_e2 = p->f_e.shape[2];
+  ap->P_dt = p->P_dt;
+  ap->cnp_step = (int64_t)p->stats.steps;
+}
+
+/* Kernel 0 launched while its step is captured; remembers its graph node. */
+static int gridg_k0_capture(gridg_h *p, cnp_stream *S)
+{
+  gridg_k0_args A;
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  enum cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t *deps = NULL;
+  size_t n_deps = 0;
+  gridg_k0_fill(p, &A);
+  if (A.n <= 0) return CNP_EINVAL;
+  gridg_k0_cuda<<<dim3((unsigned)((A.g_n1 + 31) / 32), (unsigned)((A.g_n0 + 7) / 8), 1), dim3(32, 8, 1), 0, cs>>>(A);  /* a grid map: one thread per point */
+  if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
+      cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
+      cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k0) != cudaSuccess)
+    return CNP_EBACKEND;
+  if (cnp_g_gnodes_add(&p->gn_k0[p->gslot], deps[0], &A, sizeof A) != CNP_OK) return CNP_ENOMEM;
+  return CNP_OK;
+}
+
+/* This step's per-step values into each node of kernel 0 in the graph of state s (a
+** repeat: one node per pass); each keeps the buffers it was captured with (swap). */
+static int gridg_k0_update(gridg_h *p, cudaGraphExec_t x, int s)
+{
+  const cnp_g_gnodes *l = &p->gn_k0[s];
+  cudaKernelNodeParams kp = p->gkp_k0;
+  for (int j = 0; j < l->n; j++) {
+    gridg_k0_args A;
+    void *args[1] = {&A};
+    memcpy(&A, (const char *)l->args + (size_t)j * sizeof A, sizeof A);
+    A.P_dt = p->P_dt;
+    A.cnp_step = (int64_t)p->stats.steps;
+    kp.kernelParams = args;  /* copied by the call */
+    kp.extra = NULL;
+    if (cudaGraphExecKernelNodeSetParams(x, l->node[j], &kp) != cudaSuccess) return CNP_EBACKEND;
+  }
+  (void)p;
+  return CNP_OK;
+}
+
+/* Arguments of kernel 1 in the CUDA graph: grid sized by the capacity, the live
+** extent read on the device. */
+static void gridg_k1_fill(gridg_h *p, gridg_k1_args *ap)
+{
+  memset(ap, 0, sizeof *ap);
+  ap->n = (int64_t)((int64_t)p->P_ny) * (int64_t)((int64_t)p->P_nx);
+  ap->g_n0 = (int64_t)((int64_t)p->P_ny);
+  ap->g_n1 = (int64_t)((int64_t)p->P_nx);
+  ap->g_d0 = 1.0 / (double)ap->g_n0;
+  ap->g_d1 = 2.0 / (double)ap->g_n1;
+  ap->bad = (int *)p->bad.data;
+  ap->f_total = (double *)p->f_total.data;
+  ap->f_total_e0 = p->f_total.shape[0];
+  ap->f_a = (double *)p->f_a.data;
+  ap->f_a_e0 = p->f_a.shape[0];
+  ap->f_a_e1 = p->f_a.shape[1];
+  ap->rp_total = (double *)p->rp_total.data;
+}
+
+/* Kernel 1 launched while its step is captured; remembers its graph node. */
+static int gridg_k1_capture(gridg_h *p, cnp_stream *S)
+{
+  gridg_k1_args A;
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  enum cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t *deps = NULL;
+  size_t n_deps = 0;
+  gridg_k1_fill(p, &A);
+  if (A.n <= 0) return CNP_EINVAL;
+  gridg_k1_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
+  if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
+      cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
+      cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k1) != cudaSuccess)
+    return CNP_EBACKEND;
+  if (cnp_g_gnodes_add(&p->gn_k1[p->gslot], deps[0], &A, sizeof A) != CNP_OK) return CNP_ENOMEM;
+  gridg_k1_comb_cuda<<<1, 256, 0, cs>>>(A, (A.n + 255) / 256);  /* the second pass */
+  if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  return CNP_OK;
+}
+
+
+/* Arguments of kernel 2 in the CUDA graph: grid sized by the capacity, the live
+** extent read on the device. */
+static void gridg_k2_fill(gridg_h *p, gridg_k2_args *ap)
+{
+  memset(ap, 0, sizeof *ap);
+  ap->n = (int64_t)((int64_t)p->P_nz) * (int64_t)((int64_t)p->P_ny) * (int64_t)((int64_t)p->P_nx);
+  ap->g_n0 = (int64_t)((int64_t)p->P_nz);
+  ap->g_n1 = (int64_t)((int64_t)p->P_ny);
+  ap->g_n2 = (int64_t)((int64_t)p->P_nx);
+  ap->g_d0 = 1.0;
+  ap->g_d1 = 1.0;
+  ap->g_d2 = 1.0;
+  ap->bad = (int *)p->bad.data;
+  ap->f_k = (float *)p->f_k.data;
+  ap->f_k_e0 = p->f_k.shape[0];
+  ap->f_k_e1 = p->f_k.shape[1];
+  ap->f_k_e2 = p->f_k.shape[2];
+  ap->f_h = (float *)p->f_h.data;
+  ap->f_h_e0 = p->f_h.shape[0];
+  ap->f_h_e1 = p->f_h.shape[1];
+  ap->f_h_e2 = p->f_h.shape[2];
+}
+
+/* Kernel 2 launched while its step is captured; remembers its graph node. */
+static int gridg_k2_capture(gridg_h *p, cnp_stream *S)
+{
+  gridg_k2_args A;
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  enum cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t *deps = NULL;
+  size_t n_deps = 0;
+  gridg_k2_fill(p, &A);
+  if (A.n <= 0) return CNP_EINVAL;
+  gridg_k2_cuda<<<dim3((unsigned)((A.g_n2 + 31) / 32), (unsigned)((A.g_n1 + 3) / 4), (unsigned)((A.g_n0 + 3) / 4)), dim3(32, 4, 4), 0, cs>>>(A);  /* a grid map: one thread per point */
+  if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
+      cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
+      cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k2) != cudaSuccess)
+    return CNP_EBACKEND;
+  if (cnp_g_gnodes_add(&p->gn_k2[p->gslot], deps[0], &A, sizeof A) != CNP_OK) return CNP_ENOMEM;
+  return CNP_OK;
+}
+
+
+/* Arguments of kernel 3 in the CUDA graph: grid sized by the capacity, the live
+** extent read on the device. */
+static void gridg_k3_fill(gridg_h *p, gridg_k3_args *ap)
+{
+  memset(ap, 0, sizeof *ap);
+  ap->n = p->cap_N;
+  ap->d_n = (const int64_t *)p->dn_N.data;
+  ap->bad = (int *)p->bad.data;
+  ap->f_a = (double *)p->f_a.data;
+  ap->f_a_e0 = p->f_a.shape[0];
+  ap->f_a_e1 = p->f_a.shape[1];
+  ap->f_iy = (int64_t *)p->f_iy.data;
+  ap->f_iy_e0 = p->f_iy.shape[0];
+  ap->f_ix = (int64_t *)p->f_ix.data;
+  ap->f_ix_e0 = p->f_ix.shape[0];
+  ap->f_w = (double *)p->f_w.data;
+  ap->f_w_e0 = p->f_w.shape[0];
+  ap->pv_a = (double *)p->pv_k3_a.data;
+}
+
+/* Kernel 3 launched while its step is captured; remembers its graph node. */
+static int gridg_k3_capture(gridg_h *p, cnp_stream *S)
+{
+  gridg_k3_args A;
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  enum cudaStreamCaptureStatus cst = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t *deps = NULL;
+  size_t n_deps = 0;
+  gridg_k3_fill(p, &A);
+  if (A.n <= 0) return CNP_EINVAL;
+  gridg_k3_cuda<<<(unsigned)((A.n + 255) / 256), 256, 0, cs>>>(A);
+  if (cnp_g_launched() != CNP_OK) return CNP_EBACKEND;
+  /* right after the launch, the capture's only dependency is the kernel's node */
+#if CUDART_VERSION >= 13000
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, NULL, &n_deps) != cudaSuccess ||
+#else
+  if (cudaStreamGetCaptureInfo(cs, &cst, NULL, NULL, &deps, &n_deps) != cudaSuccess ||
+#endif
+      cst != cudaStreamCaptureStatusActive || n_deps != 1 ||
+      cudaGraphKernelNodeGetParams(deps[0], &p->gkp_k3) != cudaSuccess)
+    return CNP_EBACKEND;
+  if (cnp_g_gnodes_add(&p->gn_k3[p->gslot], deps[0], &A, sizeof A) != CNP_OK) return CNP_ENOMEM;
+  return CNP_OK;
+}
+
+
+/* input.cnp:16: step on s -- its work, enqueued while the stream is captured. */
+static int gridg_g0_enqueue(gridg_h *p, cnp_stream *S)
+{
+  int st;
+  /* input.cnp:17: map (j, i) in G */
+  if ((st = gridg_k0_capture(p, S)) != CNP_OK) return st;
+  /* input.cnp:22: swap a, b; */
+  {  /* swap a, b: what follows is captured with the buffers exchanged */
+    const cnp_array t = p->f_a;
+    p->f_a = p->f_b;
+    p->f_b = t;
+  }
+  /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
+  if ((st = gridg_k1_capture(p, S)) != CNP_OK) return st;
+  /* input.cnp:24: halo h; */
+  {  /* halo h: its ghost planes from the periodic image */
+    const int64_t *cnp_sh = p->f_h.shape;
+    (void)cnp_sh;
+    if ((st = cnp_g_halo_axis_cuda((char *)p->f_h.data, (int64_t)1, cnp_sh[0], (int64_t)sizeof(float) * cnp_sh[1] * cnp_sh[2], cnp_sh[0] - 2, 1, S)) != CNP_OK) return st;
+  }
+  /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
+  if ((st = gridg_k2_capture(p, S)) != CNP_OK) return st;
+  /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
+  if ((st = gridg_k3_capture(p, S)) != CNP_OK) return st;
+  return CNP_OK;
+}
+
+/* Captures step 0's work, graph s (a buffer state, and with every blocks their pattern),
+** into p->gg_0[s] / p->gx_0[s] (at setup; nothing runs). A repeat is unrolled: its
+** block's work enqueued K times. */
+static int gridg_g0_capture(gridg_h *p, cnp_stream *S, int s)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  cudaGraph_t g = NULL;
+  int st;
+  p->gslot = s;
+  if (!cs || cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+    return CNP_EBACKEND;
+  st = gridg_g0_enqueue(p, S);
+  if (cudaStreamEndCapture(cs, &g) != cudaSuccess && st == CNP_OK) st = CNP_EBACKEND;
+  if (st == CNP_OK && cudaGraphInstantiate(&p->gx_0[s], g, 0ULL) != cudaSuccess) {
+    p->gx_0[s] = NULL;
+    st = CNP_EBACKEND;
+  }
+  if (st != CNP_OK) {
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+    return st;
+  }
+  p->gg_0[s] = g;
+  gridg_gst_save(p, p->gpost_0[s]);  /* the views as the step leaves them */
+  return CNP_OK;
+}
+
+/* The graph step 0 replays on this call (-1: none captured for it: direct launches). */
+static int gridg_g0_slot(const gridg_h *p)
+{
+  const int st = gridg_gst_find(p);
+  const int s = st;
+  return s >= 0 && p->gx_0[s] ? s : -1;
+}
+
+/* One timestep of step 0: extents the host changed go up, this step's values into the
+** kernel nodes of the state's graph, one graph launch; no host synchronization. */
+static int gridg_g0_replay(gridg_h *p, cnp_stream *S)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  const int s = gridg_g0_slot(p);
+  if (s < 0) return CNP_ESTATE;
+  if (!p->dev_N && p->n_N != p->dk_N) {  /* set on the host since the last upload */
+    if (cudaMemcpyAsync(p->dn_N.data, &p->n_N, sizeof(int64_t), cudaMemcpyHostToDevice, cs) !=
+        cudaSuccess)
+      return CNP_EBACKEND;
+    p->dk_N = p->n_N;
+  }
+  {
+    int st = gridg_k0_update(p, p->gx_0[s], s);
+    if (st != CNP_OK) return st;
+  }
+  if (cudaGraphLaunch(p->gx_0[s], cs) != cudaSuccess) return CNP_EBACKEND;
+  gridg_gst_load(p, p->gpost_0[s]);  /* the names as the step's swaps leave them */
+  p->stats.launches++;
+  p->stats.graph_replays++;
+  return CNP_OK;
+}
+
 /* Live extents that only the device holds (after graph replays) back to the host:
 ** one synchronization each; counted in the last step's host_syncs when in_step. */
 static int gridg_pull(gridg_h *p, int in_step)
@@ -1209,6 +1597,15 @@ static void gridg_h_teardown(gridg_h *p)
   if (p->pv_k3_a.data) cnp_array_free(&p->pv_k3_a);
   if (p->bad.data) cnp_array_free(&p->bad);
   cnp_workspace_destroy(p->ws);
+  for (int s = 0; s < 4; s++) cnp_g_gnodes_free(&p->gn_k0[s]);
+  for (int s = 0; s < 4; s++) cnp_g_gnodes_free(&p->gn_k1[s]);
+  for (int s = 0; s < 4; s++) cnp_g_gnodes_free(&p->gn_k2[s]);
+  for (int s = 0; s < 4; s++) cnp_g_gnodes_free(&p->gn_k3[s]);
+  for (int s = 0; s < 4; s++) {
+    if (p->gx_0[s]) cudaGraphExecDestroy(p->gx_0[s]);
+    if (p->gg_0[s]) cudaGraphDestroy(p->gg_0[s]);
+  }
+  if (p->dn_N.data) cnp_array_free(&p->dn_N);
   free(p->views);
   free(p);
 }
@@ -1384,6 +1781,33 @@ static int gridg_h_setup(gridg_h **pp, const gridg_config *cfg, char *err, size_
     }
   }
   p->nthreads = CNP_G_MAXT();
+  if (B == CNP_BACKEND_CUDA) {  /* CUDA graphs: steps without host decisions */
+    {
+      const int64_t one = 1;
+      if ((st = cnp_array_alloc_on(&p->dn_N, B, p->device, CNP_INT64, 1, &one, CNP_ORDER_C, 0)) != CNP_OK) {
+        where = "gridg_setup: device extent of dim N";
+        goto fail;
+      }
+      p->dk_N = -1;  /* not uploaded yet */
+    }
+#ifndef CNP_DEBUG_BOUNDS  /* index checks read a flag back after each kernel */
+    {  /* steps captured per buffer state: from setup's views, each state the graphs reach */
+      p->gst_n = 0;
+      (void)gridg_gst_add(p);
+      for (int s = 0; s < p->gst_n; s++) {
+        gridg_gst_load(p, p->gst[s]);
+        if (gridg_g0_capture(p, p->s_s, s) != CNP_OK) {  /* else direct launches */
+          if (p->gx_0[s]) cudaGraphExecDestroy(p->gx_0[s]);
+          p->gx_0[s] = NULL;
+        } else {
+          (void)gridg_gst_add(p);  /* the state it leaves, explored in turn */
+        }
+        gridg_gst_load(p, p->gst[s]);  /* back to state s for the next step's capture */
+      }
+      gridg_gst_load(p, p->gst[0]);  /* the views as set up */
+    }
+#endif
+  }
   *pp = p;
   return CNP_OK;
 fail:
@@ -1409,54 +1833,59 @@ static int gridg_h_step(gridg_h *p, double dt)
 
   /* ---- input.cnp:16: step on s ---- */
   S = p->s_s;
+  if (gridg_g0_slot(p) >= 0) {  /* the CUDA graph of the state the buffers are in */
+    CNP_G_TRY(gridg_g0_replay(p, S),
+              "input.cnp:16: step on s");
+  } else {
 
-  /* input.cnp:17: map (j, i) in G */
+    /* input.cnp:17: map (j, i) in G */
 #line 17 "input.cnp"
-  CNP_G_TRY(gridg_k0(p, S),
-            "input.cnp:17: map (j, i) in G");
-#line 1418 "input.cu"
+    CNP_G_TRY(gridg_k0(p, S),
+              "input.cnp:17: map (j, i) in G");
+#line 1846 "input.cu"
 
-  /* input.cnp:22: swap a, b; */
+    /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
-  {  /* swap a, b: the buffers change names, no data moves */
-    const cnp_array t = p->f_a;
-    p->f_a = p->f_b;
-    p->f_b = t;
-  }
-#line 1427 "input.cu"
+    {  /* swap a, b: the buffers change names, no data moves */
+      const cnp_array t = p->f_a;
+      p->f_a = p->f_b;
+      p->f_b = t;
+    }
+#line 1855 "input.cu"
 
-  /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
+    /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
-  CNP_G_TRY(gridg_k1(p, S),
-            "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1433 "input.cu"
+    CNP_G_TRY(gridg_k1(p, S),
+              "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
+#line 1861 "input.cu"
 
-  /* input.cnp:24: halo h; */
+    /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
-  {  /* halo h: its ghost planes from the periodic image */
-    const int64_t *cnp_sh = p->f_h.shape;
-    (void)cnp_sh;
-    if (p->backend == CNP_BACKEND_CUDA)
-      CNP_G_TRY(cnp_g_halo_axis_cuda((char *)p->f_h.data, (int64_t)1, cnp_sh[0], (int64_t)sizeof(float) * cnp_sh[1] * cnp_sh[2], cnp_sh[0] - 2, 1, S),
-                "input.cnp:24: halo h");
-    else
-      CNP_G_TRY(cnp_g_halo_axis((char *)p->f_h.data, (int64_t)1, cnp_sh[0], (int64_t)sizeof(float) * cnp_sh[1] * cnp_sh[2], cnp_sh[0] - 2, 1),
-                "input.cnp:24: halo h");
-    p->stats.launches++;
-  }
-#line 1448 "input.cu"
+    {  /* halo h: its ghost planes from the periodic image */
+      const int64_t *cnp_sh = p->f_h.shape;
+      (void)cnp_sh;
+      if (p->backend == CNP_BACKEND_CUDA)
+        CNP_G_TRY(cnp_g_halo_axis_cuda((char *)p->f_h.data, (int64_t)1, cnp_sh[0], (int64_t)sizeof(float) * cnp_sh[1] * cnp_sh[2], cnp_sh[0] - 2, 1, S),
+                  "input.cnp:24: halo h");
+      else
+        CNP_G_TRY(cnp_g_halo_axis((char *)p->f_h.data, (int64_t)1, cnp_sh[0], (int64_t)sizeof(float) * cnp_sh[1] * cnp_sh[2], cnp_sh[0] - 2, 1),
+                  "input.cnp:24: halo h");
+      p->stats.launches++;
+    }
+#line 1876 "input.cu"
 
-  /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
+    /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
-  CNP_G_TRY(gridg_k2(p, S),
-            "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1454 "input.cu"
+    CNP_G_TRY(gridg_k2(p, S),
+              "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
+#line 1882 "input.cu"
 
-  /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
+    /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
-  CNP_G_TRY(gridg_k3(p, S),
-            "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1460 "input.cu"
+    CNP_G_TRY(gridg_k3(p, S),
+              "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
+#line 1888 "input.cu"
+  }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -195,6 +195,12 @@ struct pgrid_h {
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
   cnp_array bad;                 /* int32[1]: index-check flag of CUDA kernels */
+  cnp_array dn_N;  /* int64[1]: live extent of dim N for CUDA graphs */
+  int64_t dk_N;  /* the value dn_N holds, as last uploaded */
+  int dev_N;  /* 1: the live extent is only in dn_N (a graph compacted it) */
+  cudaStream_t ds_N;  /* stream of that graph */
+  cudaGraph_t gg_0;  /* step 0 captured at setup (NULL: direct launches) */
+  cudaGraphExec_t gx_0;
 };
 
 /* Records where a step failed (with the runtime's detail) and returns st. step() clears
@@ -222,6 +228,73 @@ CNP_G_INLINE int pgrid_failed(pgrid_h *p, int st, const char *where)
 
 /* ---- CUDA graphs (steps without host decisions) ----------------------------------------- */
 
+/* input.cnp:14: step on s -- its work, enqueued while the stream is captured. */
+static int pgrid_g0_enqueue(pgrid_h *p, cnp_stream *S)
+{
+  int st;
+  /* input.cnp:15: deposit q at (y, x) -> rho with cic; */
+  {
+    const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->cap_N), cnp_g_live(&p->f_x, p->cap_N)};
+    const cnp_array w = cnp_g_live(&p->f_q, p->cap_N);
+    if ((st = cnp_deposit_device_count(p->pg_0, pos, &w, &p->dn_N, &p->f_rho, CNP_DEPOSIT_SORTED, S)) != CNP_OK) return st;
+  }
+  /* input.cnp:16: deposit 1 at (y, x) -> n with cic atomic; */
+  {
+    const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->cap_N), cnp_g_live(&p->f_x, p->cap_N)};
+    if ((st = cnp_deposit_device_count(p->pg_0, pos, NULL, &p->dn_N, &p->f_n, CNP_DEPOSIT_ATOMIC, S)) != CNP_OK) return st;
+  }
+  /* input.cnp:17: gather E at (y, x) -> Ep with cic; */
+  {
+    const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->cap_N), cnp_g_live(&p->f_x, p->cap_N)};
+    for (int64_t c = 0; c < cnp_g_grid_ncomp(&p->f_E, 2); c++) {
+      const cnp_array grid = cnp_g_grid_comp(&p->f_E, c, 2);
+      cnp_array row = cnp_g_row(&p->f_Ep, c, p->cap_N);
+      if ((st = cnp_gather_device_count(p->pg_0, pos, &grid, &p->dn_N, &row, S)) != CNP_OK) return st;
+    }
+  }
+  return CNP_OK;
+}
+
+/* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
+static int pgrid_g0_capture(pgrid_h *p, cnp_stream *S)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  cudaGraph_t g = NULL;
+  int st;
+  if (!cs || cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+    return CNP_EBACKEND;
+  st = pgrid_g0_enqueue(p, S);
+  if (cudaStreamEndCapture(cs, &g) != cudaSuccess && st == CNP_OK) st = CNP_EBACKEND;
+  if (st == CNP_OK && cudaGraphInstantiate(&p->gx_0, g, 0ULL) != cudaSuccess) {
+    p->gx_0 = NULL;
+    st = CNP_EBACKEND;
+  }
+  if (st != CNP_OK) {
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+    return st;
+  }
+  p->gg_0 = g;
+  return CNP_OK;
+}
+
+/* One timestep of step 0: extents the host changed go up, this step's arguments into
+** the kernel nodes, one graph launch; no host synchronization. */
+static int pgrid_g0_replay(pgrid_h *p, cnp_stream *S)
+{
+  cudaStream_t cs = (cudaStream_t)cnp_stream_native(S);
+  if (!p->dev_N && p->n_N != p->dk_N) {  /* set on the host since the last upload */
+    if (cudaMemcpyAsync(p->dn_N.data, &p->n_N, sizeof(int64_t), cudaMemcpyHostToDevice, cs) !=
+        cudaSuccess)
+      return CNP_EBACKEND;
+    p->dk_N = p->n_N;
+  }
+  if (cudaGraphLaunch(p->gx_0, cs) != cudaSuccess) return CNP_EBACKEND;
+  p->stats.launches++;
+  p->stats.graph_replays++;
+  return CNP_OK;
+}
+
 /* Live extents that only the device holds (after graph replays) back to the host:
 ** one synchronization each; counted in the last step's host_syncs when in_step. */
 static int pgrid_pull(pgrid_h *p, int in_step)
@@ -248,6 +321,9 @@ static void pgrid_h_teardown(pgrid_h *p)
   cnp_pgrid_destroy(p->pg_0);
   if (p->bad.data) cnp_array_free(&p->bad);
   cnp_workspace_destroy(p->ws);
+  if (p->gx_0) cudaGraphExecDestroy(p->gx_0);
+  if (p->gg_0) cudaGraphDestroy(p->gg_0);
+  if (p->dn_N.data) cnp_array_free(&p->dn_N);
   free(p->views);
   free(p);
 }
@@ -391,6 +467,22 @@ static int pgrid_h_setup(pgrid_h **pp, const pgrid_config *cfg, char *err, size_
     }
   }
   p->nthreads = CNP_G_MAXT();
+  if (B == CNP_BACKEND_CUDA) {  /* CUDA graphs: steps without host decisions */
+    {
+      const int64_t one = 1;
+      if ((st = cnp_array_alloc_on(&p->dn_N, B, p->device, CNP_INT64, 1, &one, CNP_ORDER_C, 0)) != CNP_OK) {
+        where = "pgrid_setup: device extent of dim N";
+        goto fail;
+      }
+      p->dk_N = -1;  /* not uploaded yet */
+    }
+#ifndef CNP_DEBUG_BOUNDS  /* index checks read a flag back after each kernel */
+    if (pgrid_g0_capture(p, p->s_s) != CNP_OK) {  /* else direct launches */
+      if (p->gx_0) cudaGraphExecDestroy(p->gx_0);
+      p->gx_0 = NULL;
+    }
+#endif
+  }
   *pp = p;
   return CNP_OK;
 fail:
@@ -415,41 +507,46 @@ static int pgrid_h_step(pgrid_h *p)
 
   /* ---- input.cnp:14: step on s ---- */
   S = p->s_s;
+  if (p->gx_0) {  /* the CUDA graph captured at setup */
+    CNP_G_TRY(pgrid_g0_replay(p, S),
+              "input.cnp:14: step on s");
+  } else {
 
-  /* input.cnp:15: deposit q at (y, x) -> rho with cic; */
+    /* input.cnp:15: deposit q at (y, x) -> rho with cic; */
 #line 15 "input.cnp"
-  {
-    const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->n_N), cnp_g_live(&p->f_x, p->n_N)};
-    const cnp_array w = cnp_g_live(&p->f_q, p->n_N);
-    CNP_G_TRY(cnp_deposit(p->pg_0, pos, &w, &p->f_rho, CNP_DEPOSIT_SORTED, S),
-              "input.cnp:15: deposit q at (y, x) -> rho with cic");
-    p->stats.launches++;
-  }
-#line 429 "input.cu"
-
-  /* input.cnp:16: deposit 1 at (y, x) -> n with cic atomic; */
-#line 16 "input.cnp"
-  {
-    const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->n_N), cnp_g_live(&p->f_x, p->n_N)};
-    CNP_G_TRY(cnp_deposit(p->pg_0, pos, NULL, &p->f_n, CNP_DEPOSIT_ATOMIC, S),
-              "input.cnp:16: deposit 1 at (y, x) -> n with cic atomic");
-    p->stats.launches++;
-  }
-#line 439 "input.cu"
-
-  /* input.cnp:17: gather E at (y, x) -> Ep with cic; */
-#line 17 "input.cnp"
-  {
-    const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->n_N), cnp_g_live(&p->f_x, p->n_N)};
-    for (int64_t c = 0; c < cnp_g_grid_ncomp(&p->f_E, 2); c++) {
-      const cnp_array grid = cnp_g_grid_comp(&p->f_E, c, 2);
-      cnp_array row = cnp_g_row(&p->f_Ep, c, p->n_N);
-      CNP_G_TRY(cnp_gather(p->pg_0, pos, &grid, &row, S),
-                "input.cnp:17: gather E at (y, x) -> Ep with cic");
+    {
+      const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->n_N), cnp_g_live(&p->f_x, p->n_N)};
+      const cnp_array w = cnp_g_live(&p->f_q, p->n_N);
+      CNP_G_TRY(cnp_deposit(p->pg_0, pos, &w, &p->f_rho, CNP_DEPOSIT_SORTED, S),
+                "input.cnp:15: deposit q at (y, x) -> rho with cic");
       p->stats.launches++;
     }
+#line 525 "input.cu"
+
+    /* input.cnp:16: deposit 1 at (y, x) -> n with cic atomic; */
+#line 16 "input.cnp"
+    {
+      const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->n_N), cnp_g_live(&p->f_x, p->n_N)};
+      CNP_G_TRY(cnp_deposit(p->pg_0, pos, NULL, &p->f_n, CNP_DEPOSIT_ATOMIC, S),
+                "input.cnp:16: deposit 1 at (y, x) -> n with cic atomic");
+      p->stats.launches++;
+    }
+#line 535 "input.cu"
+
+    /* input.cnp:17: gather E at (y, x) -> Ep with cic; */
+#line 17 "input.cnp"
+    {
+      const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->n_N), cnp_g_live(&p->f_x, p->n_N)};
+      for (int64_t c = 0; c < cnp_g_grid_ncomp(&p->f_E, 2); c++) {
+        const cnp_array grid = cnp_g_grid_comp(&p->f_E, c, 2);
+        cnp_array row = cnp_g_row(&p->f_Ep, c, p->n_N);
+        CNP_G_TRY(cnp_gather(p->pg_0, pos, &grid, &row, S),
+                  "input.cnp:17: gather E at (y, x) -> Ep with cic");
+        p->stats.launches++;
+      }
+    }
+#line 549 "input.cu"
   }
-#line 453 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
