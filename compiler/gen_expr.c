@@ -717,6 +717,21 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, ")");
     return;
   }
+  /* complex * real, real * complex and complex / real: component-wise (C99 Annex G's rule,
+  ** exact and cheaper than a complex operation on (r, 0)): templates/complex.*.tmpl */
+  if (dtype_is_complex(e->type) && (e->op == OP_MUL || e->op == OP_DIV)) {
+    int ri = !dtype_is_complex(e->args[1]->type)                      ? 1
+             : e->op == OP_MUL && !dtype_is_complex(e->args[0]->type) ? 0
+                                                                      : -1;
+    if (ri >= 0) {
+      buf_printf(b, "cnp_g_c%sr%s(", e->op == OP_MUL ? "mul" : "div", e->type == DT_C64 ? "64" : "128");
+      ex_as(k, b, e->args[1 - ri], e->type);
+      buf_puts(b, ", ");
+      ex_as(k, b, e->args[ri], e->type == DT_C64 ? DT_F32 : DT_F64);
+      buf_puts(b, ")");
+      return;
+    }
+  }
   /* f16 and complex operations convert both operands to the operation's type */
   DType t = DT_VOID;
   if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
