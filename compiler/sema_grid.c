@@ -341,6 +341,13 @@ bool grid_check_call(Sema *S, Expr *e) {
     diag_error(S->cc, e->ref.loc, "'coord' is the position of a grid map's index: it is only in a map over a grid");
     return true;
   }
+  const Decl *g = S->map->over.decl;
+  if (g && g->target.name) {   /* i * L / n would mix G's length with K's halved extent */
+    diag_error(S->cc, e->ref.loc, "'coord' is a position on a grid of points, but '%s' is a spectral grid: use wave(%s), "
+               "the wave number of the index", g->name, e->nargs == 1 && e->args[0]->kind == EX_NAME && e->args[0]->ref.name
+               ? e->args[0]->ref.name : S->map->index->name);
+    return true;
+  }
   int64_t off;
   if (e->nargs != 1 || grid_index_axis(S->map, e->args[0], &off) < 0 || off) {
     diag_error(S->cc, e->loc, "'coord' takes one index of the map: coord(%s)", S->map->index->name);
