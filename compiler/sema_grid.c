@@ -35,7 +35,7 @@ static bool boundary_word(Sema *S, Expr *e, GridAxis *ax) {
     check_expr(S, e->args[0]);
     if (!(e->args[0]->flags & EXF_CONST) || !fold(S, e->args[0], &f, &v, &fv) || f || v < 1 || v > 16) {
       diag_error(S->cc, e->args[0]->loc, "a ghost width is an integer constant from 1 to 16");
-      return false;
+      v = 16;   /* still a ghost axis (the widest): no follow-on errors at its halo or reads */
     }
     ax->bound = GB_GHOST;
     ax->ghost = (int)v;
