@@ -254,8 +254,8 @@ static void lin_index(KCtx *k, Buf *b, Expr *e) {
       buf_puts(&t, "CNP_G_IDX(");
       ex(k, &t, a);
       buf_printf(&t, " + %d, A.f_%s_e%d, bad)", ghost, f->name, i);
-    } else if ((is_map_index(a) && !(f->grid_of && k->map && k->map->gndim)) || (a->flags & EXF_CONST)) {
-      ex(k, &t, a);   /* (a grid field indexed by another grid's map indices: checked) */
+    } else if ((is_map_index(a) && !(k->map && k->map->gndim)) || (a->flags & EXF_CONST)) {
+      ex(k, &t, a);   /* (a field indexed by a grid map's indices, not of its grid: checked) */
     } else {
       buf_puts(&t, "CNP_G_IDX(");
       ex(k, &t, a);
