@@ -254,8 +254,8 @@ static void lin_index(KCtx *k, Buf *b, Expr *e) {
       buf_puts(&t, "CNP_G_IDX(");
       ex(k, &t, a);
       buf_printf(&t, " + %d, A.f_%s_e%d, bad)", ghost, f->name, i);
-    } else if ((is_map_index(a) && !(f->grid_of && k->map && k->map->gndim)) || (a->flags & EXF_CONST)) {
-      ex(k, &t, a);   /* (a grid field indexed by another grid's map indices: checked) */
+    } else if ((is_map_index(a) && !(k->map && k->map->gndim)) || (a->flags & EXF_CONST)) {
+      ex(k, &t, a);   /* (a field indexed by a grid map's indices, not of its grid: checked) */
     } else {
       buf_puts(&t, "CNP_G_IDX(");
       ex(k, &t, a);
@@ -797,6 +797,21 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
     }
     buf_puts(b, ")");
     return;
+  }
+  /* complex * real, real * complex and complex / real: component-wise (C99 Annex G's rule,
+  ** exact and cheaper than a complex operation on (r, 0)): templates/complex.*.tmpl */
+  if (dtype_is_complex(e->type) && (e->op == OP_MUL || e->op == OP_DIV)) {
+    int ri = !dtype_is_complex(e->args[1]->type)                      ? 1
+             : e->op == OP_MUL && !dtype_is_complex(e->args[0]->type) ? 0
+                                                                      : -1;
+    if (ri >= 0) {
+      buf_printf(b, "cnp_g_c%sr%s(", e->op == OP_MUL ? "mul" : "div", e->type == DT_C64 ? "64" : "128");
+      ex_as(k, b, e->args[1 - ri], e->type);
+      buf_puts(b, ", ");
+      ex_as(k, b, e->args[ri], e->type == DT_C64 ? DT_F32 : DT_F64);
+      buf_puts(b, ")");
+      return;
+    }
   }
   /* f16 and complex operations convert both operands to the operation's type */
   DType t = DT_VOID;

@@ -51,6 +51,16 @@ void gen_setup_checks(GenUnit *u, Buf *b) {
     }
     if (d->kind != DECL_FIELD && d->kind != DECL_PLAN && d->kind != DECL_GRID) continue;
     if (d->kind == DECL_GRID && d->target.name) continue;   /* rfft(G): checked as G's (n/2 + 1 > 0) */
+    for (int k = 0; d->kind == DECL_GRID && k < d->grid->ndim; k++) {
+      int W = d->grid->axis[k].ghost;   /* halo copies the periodic image: n >= W */
+      if (W < 2) continue;               /* (n >= 1 is the extent check) */
+      const char *v = setup_str(u, d->shape.ext[k], "cfg->");
+      buf_line(b, "if (%s > 0 && %s < %d)", v, v, W);
+      buf_line(b, "  return cnp_g_err(err, errlen, CNP_EINVAL, \"%s:%s: grid %s: axis %d has %%lld points, fewer than \"",
+               base_name(d->loc.file->path), line_of(u, d->loc), d->name, k);
+      buf_line(b, "                   \"its ghost width %d (halo copies the periodic image: n >= W)\", (long long)(%s));",
+               W, v);
+    }
     int n = d->kind == DECL_PLAN ? 1 : d->kind == DECL_GRID ? d->grid->ndim : d->shape.rank;
     for (int k = 0; k < n; k++) {   /* (a grid's extents: also of grid maps over no field) */
       Expr *e = d->kind == DECL_PLAN ? d->value : d->shape.ext[k];

@@ -820,6 +820,21 @@ static Value eval(Interp *I, Expr *e) {
       Value a = eval_as(I, e->args[0], t), b = eval_as(I, e->args[1], t);
       return vint(DT_BOOL, cmp_values(a, b, op));
     }
+    int ri = !dtype_is_complex(e->type) || (op != OP_MUL && op != OP_DIV) ? -1
+             : !dtype_is_complex(e->args[1]->type)                     ? 1
+             : op == OP_MUL && !dtype_is_complex(e->args[0]->type)      ? 0
+                                                                        : -1;
+    if (ri >= 0) {   /* complex times / over a real value: component-wise, as gen_expr.c */
+      DType rt = e->type == DT_C64 ? DT_F32 : DT_F64;
+      Value x = eval_as(I, e->args[0], ri == 0 ? rt : e->type), y = eval_as(I, e->args[1], ri == 1 ? rt : e->type);
+      Value z = ri ? x : y, r = ri ? y : x, o = {.t = e->type};
+      bool d = op == OP_DIV;
+      if (e->type == DT_C64)
+        o.c64 = CMPLXF(d ? crealf(z.c64) / r.f : crealf(z.c64) * r.f, d ? cimagf(z.c64) / r.f : cimagf(z.c64) * r.f);
+      else
+        o.c128 = CMPLX(d ? creal(z.c128) / r.d : creal(z.c128) * r.d, d ? cimag(z.c128) / r.d : cimag(z.c128) * r.d);
+      return o;
+    }
     Value a = eval_as(I, e->args[0], e->type), b = eval_as(I, e->args[1], e->type);
     return arith(I, e, op, a, b);
   }

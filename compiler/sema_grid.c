@@ -35,7 +35,7 @@ static bool boundary_word(Sema *S, Expr *e, GridAxis *ax) {
     check_expr(S, e->args[0]);
     if (!(e->args[0]->flags & EXF_CONST) || !fold(S, e->args[0], &f, &v, &fv) || f || v < 1 || v > 16) {
       diag_error(S->cc, e->args[0]->loc, "a ghost width is an integer constant from 1 to 16");
-      return false;
+      v = 16;   /* still a ghost axis (the widest): no follow-on errors at its halo or reads */
     }
     ax->bound = GB_GHOST;
     ax->ghost = (int)v;
@@ -339,6 +339,13 @@ bool grid_check_call(Sema *S, Expr *e) {
   e->type = DT_F64;
   if (!S->map || !S->map->gndim) {
     diag_error(S->cc, e->ref.loc, "'coord' is the position of a grid map's index: it is only in a map over a grid");
+    return true;
+  }
+  const Decl *g = S->map->over.decl;
+  if (g && g->target.name) {   /* i * L / n would mix G's length with K's halved extent */
+    diag_error(S->cc, e->ref.loc, "'coord' is a position on a grid of points, but '%s' is a spectral grid: use wave(%s), "
+               "the wave number of the index", g->name, e->nargs == 1 && e->args[0]->kind == EX_NAME && e->args[0]->ref.name
+               ? e->args[0]->ref.name : S->map->index->name);
     return true;
   }
   int64_t off;

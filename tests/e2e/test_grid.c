@@ -33,7 +33,11 @@ int main(void)
   gm *p;
   char err[256];
   gm_config cfg = GM_CONFIG_INIT;
-  cfg.n1 = N1, cfg.ny = NY, cfg.nx = NX, cfg.nz = NZ, cfg.N = NP;
+  cfg.n1 = 1, cfg.ny = NY, cfg.nx = NX, cfg.nz = NZ, cfg.N = NP;   /* H1 is ghost(2): n1 >= 2 */
+  CHECK(gm_setup(&p, &cfg, err, sizeof err) == CNP_EINVAL &&
+            strstr(err, "grid H1: axis 0 has 1 points, fewer than its ghost width 2"),
+        "setup with n1 < W: %s", err);
+  cfg.n1 = N1;
   CHECK(gm_setup(&p, &cfg, err, sizeof err) == 0, "setup: %s", err);
   cnp_array f;
   f = gm_field(p, "h1");

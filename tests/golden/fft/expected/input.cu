@@ -149,7 +149,9 @@ CNP_G_INLINE int cnp_g_launched(void)
 /* complex (docs/codegen.md, "f16 and complex"): trivial (re, im) structs, the runtime's
 ** interleaved storage, usable on the host and the device (kernel arguments, memset). The
 ** arithmetic operators are written out; division and the math functions go through
-** cuda::std::complex. Operands always have the same type: the generator converts them. The
+** cuda::std::complex. A complex times or over a real value is component-wise
+** (cnp_g_cmulr64 ... cnp_g_cdivr128, as the host unit's C99 Annex G rule); otherwise
+** operands always have the same type: the generator converts them. The
 ** header passes complex params as cnp_complex64 / cnp_complex128 structs {re, im}. */
 #include <cuda/std/complex>
 
@@ -208,6 +210,10 @@ __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_mk128(double re, double im) { 
 CNP_G_COMPLEX_OPS(cnp_g_c64, float)
 CNP_G_COMPLEX_OPS(cnp_g_c128, double)
 #undef CNP_G_COMPLEX_OPS
+__host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cmulr64(cnp_g_c64 a, float r) { return cnp_g_c64(a.re * r, a.im * r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cdivr64(cnp_g_c64 a, float r) { return cnp_g_c64(a.re / r, a.im / r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cmulr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re * r, a.im * r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cdivr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re / r, a.im / r); }
 
 /* Scatter-add into a complex element: one atomic addition per component (device atomics in
 ** kernels, OpenMP atomics in host loops). */
@@ -671,7 +677,7 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_fft_forward(p->fft_0, &p->f_rho, &p->f_rho_hat, S),
               "input.cnp:15: fft rho -> rho_hat");
     p->stats.launches++;
-#line 675 "input.cu"
+#line 681 "input.cu"
 
     /* input.cnp:16: ifft rho_hat -> phi; */
 #line 16 "input.cnp"
@@ -682,14 +688,14 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_g_fft_scale_f64(&p->f_phi, cnp_fft_norm(p->fft_0), S),
               "input.cnp:16: ifft rho_hat -> phi");
     p->stats.launches++;
-#line 686 "input.cu"
+#line 692 "input.cu"
 
     /* input.cnp:17: fft E -> E_hat; */
 #line 17 "input.cnp"
     CNP_G_TRY(cnp_fft_forward(p->fft_1, &p->f_E, &p->f_E_hat, S),
               "input.cnp:17: fft E -> E_hat");
     p->stats.launches++;
-#line 693 "input.cu"
+#line 699 "input.cu"
 
     /* input.cnp:18: ifft E_hat -> E; */
 #line 18 "input.cnp"
@@ -700,7 +706,7 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_g_fft_scale_f32(&p->f_E, cnp_fft_norm(p->fft_1), S),
               "input.cnp:18: ifft E_hat -> E");
     p->stats.launches++;
-#line 704 "input.cu"
+#line 710 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

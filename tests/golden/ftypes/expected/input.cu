@@ -252,7 +252,9 @@ CNP_G_HD CNP_G_INLINE void cnp_g_hadd(uint16_t *a, float v)
 /* complex (docs/codegen.md, "f16 and complex"): trivial (re, im) structs, the runtime's
 ** interleaved storage, usable on the host and the device (kernel arguments, memset). The
 ** arithmetic operators are written out; division and the math functions go through
-** cuda::std::complex. Operands always have the same type: the generator converts them. The
+** cuda::std::complex. A complex times or over a real value is component-wise
+** (cnp_g_cmulr64 ... cnp_g_cdivr128, as the host unit's C99 Annex G rule); otherwise
+** operands always have the same type: the generator converts them. The
 ** header passes complex params as cnp_complex64 / cnp_complex128 structs {re, im}. */
 #include <cuda/std/complex>
 
@@ -311,6 +313,10 @@ __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_mk128(double re, double im) { 
 CNP_G_COMPLEX_OPS(cnp_g_c64, float)
 CNP_G_COMPLEX_OPS(cnp_g_c128, double)
 #undef CNP_G_COMPLEX_OPS
+__host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cmulr64(cnp_g_c64 a, float r) { return cnp_g_c64(a.re * r, a.im * r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cdivr64(cnp_g_c64 a, float r) { return cnp_g_c64(a.re / r, a.im / r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cmulr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re * r, a.im * r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cdivr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re / r, a.im / r); }
 
 /* Scatter-add into a complex element: one atomic addition per component (device atomics in
 ** kernels, OpenMP atomics in host loops). */
@@ -455,7 +461,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 459 "input.cu"
+#line 465 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -495,7 +501,7 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
     cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
     cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 499 "input.cu"
+#line 505 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -892,7 +898,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:15: map i in N");
-#line 896 "input.cu"
+#line 902 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
