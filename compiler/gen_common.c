@@ -76,9 +76,23 @@ void line_back(GenUnit *u, Buf *b) {
 }
 /* ======================================================================== setup-time expressions */
 
-/* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *. `pfx` is
+/* Extents and plan sizes: literals, consts, dims (capacity), setup params, + - *, and (an
+** append's count) per-step params, min max abs and integer casts. `pfx` is
 ** "p->" or "cfg->" (then dims and params are the config's members). */
+static void setup_node(GenUnit *u, Buf *b, Expr *e, const char *pfx);
+
 void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
+  if ((e->kind == EX_BINARY || e->kind == EX_UNARY) && e->type == DT_I32) {
+    /* an i32 operation (an append's count of i32 params) wraps in i32, as in maps */
+    buf_puts(b, "((int64_t)(int32_t)");
+    setup_node(u, b, e, pfx);
+    buf_puts(b, ")");
+    return;
+  }
+  setup_node(u, b, e, pfx);
+}
+
+static void setup_node(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   bool cfg = strcmp(pfx, "cfg->") == 0;
   switch (e->kind) {
   case EX_INT: fmt_int(b, e->ival, DT_I64); return;
@@ -111,6 +125,14 @@ void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   case EX_BINARY: {
     /* exchange ranks: / % by 0 and shifts defined as in maps (templates/int.tmpl) */
     bool helper = e->op == OP_DIV || e->op == OP_MOD || e->op == OP_SHL || e->op == OP_SHR;
+    if (helper && e->type == DT_U64) {   /* u64 (an append's count): the u64 operation */
+      buf_printf(b, "(int64_t)cnp_g_%s_u64((uint64_t)", int_op_name(e->op));
+      setup_expr(u, b, e->args[0], pfx);
+      buf_puts(b, ", (uint64_t)");
+      setup_expr(u, b, e->args[1], pfx);
+      buf_puts(b, ")");
+      return;
+    }
     if (helper) buf_printf(b, "cnp_g_%s_i64(", int_op_name(e->op));
     else buf_puts(b, "(");
     setup_expr(u, b, e->args[0], pfx);
@@ -120,6 +142,21 @@ void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
     buf_puts(b, ")");
     return;
   }
+  case EX_CALL:   /* min, max, abs of integers (an append's count): templates/int.tmpl */
+    if (e->builtin != BI_MIN && e->builtin != BI_MAX && e->builtin != BI_ABS) break;
+    buf_printf(b, "cnp_g_%s_i64(", builtin_name(e->builtin));
+    for (int k = 0; k < e->nargs; k++) {
+      if (k) buf_puts(b, ", ");
+      setup_expr(u, b, e->args[k], pfx);
+    }
+    buf_puts(b, ")");
+    return;
+  case EX_CAST:   /* between integer types: i32 truncates, i64 and u64 keep the 64 bits */
+    if (!dtype_is_int(e->cast_to) || !dtype_is_int(e->args[0]->type)) break;
+    buf_puts(b, e->cast_to == DT_I32 ? "((int64_t)(int32_t)" : "(");
+    setup_expr(u, b, e->args[0], pfx);
+    buf_puts(b, ")");
+    return;
   default: break;
   }
   cnp_ice("setup expression of kind %d not handled", (int)e->kind);

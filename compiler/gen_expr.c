@@ -311,6 +311,17 @@ static const char *complex_fn(KCtx *k, Builtin bi, DType t) {
   return t == DT_C64 ? arena_printf(&u->cc->arena, "%sf", n) : n;
 }
 
+/* Made of constants and literals only, through any operation or call but the draws and
+** step_index() (which sema does not flag constant: EXF_CONST is set on leaves and operators). */
+static bool const_tree(const Expr *e) {
+  if (e->flags & EXF_CONST) return true;
+  if (e->kind == EX_CALL && (builtin_reads_step(e->builtin) || e->builtin == BI_NONE)) return false;
+  if (e->kind != EX_CALL && e->kind != EX_UNARY && e->kind != EX_BINARY && e->kind != EX_CAST) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (!const_tree(e->args[i])) return false;
+  return true;
+}
+
 /* Types whose operands the generator converts explicitly (f16: rounding of what is not f16
 ** yet; complex: the CUDA structs have no mixed-type operators). */
 static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
@@ -447,7 +458,10 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
     k->lit = DT_VOID;                         /* an integer seed literal stays an integer */
     ex_as(k, b, e->args[0], DT_U64);
-    buf_printf(b, ", cnp_step, cnp_i, %" PRId64 "u)", e->ival);
+    /* the row: the map index (in an append, the global row l_I = first + cnp_i, not k) */
+    if (k->map && k->map->kind == ST_APPEND) buf_printf(b, ", cnp_step, l_%s", k->map->index->name);
+    else buf_puts(b, ", cnp_step, cnp_i");
+    buf_printf(b, ", %" PRId64 "u)", e->ival);
     return;
   }
   if (bi == BI_ISNAN || bi == BI_ISFINITE) {  /* of an integer: constant (as numpy) */
@@ -520,10 +534,16 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     /* float functions get float arguments (CUDA has no device overloads for integers:
     ** sqrt(k), fmin(k, x)); u64 min/max get u64 ones */
     Expr *x = e->args[i];
+    /* a constant argument of a complex library function is opaque in the host unit, so
+    ** gcc -O2 does not fold the call (templates/complex.c.tmpl; found, complex_const_fold) */
+    bool opaque = dtype_is_complex(t) && !k->t->complex_prefix && bi != BI_CONJ && bi != BI_REAL &&
+                  bi != BI_IMAG && const_tree(x);
+    if (opaque) buf_printf(b, "cnp_g_opaque%s(", t == DT_C64 ? "64" : "128");
     if (converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))
       ex_as(k, b, x, t);
     else
       ex(k, b, x);
+    if (opaque) buf_puts(b, ")");
   }
   buf_puts(b, ")");
 }
@@ -621,13 +641,38 @@ static bool int_const_as(const Expr *x, DType t, double *out) {
 ** passes (i32's limits, or the value is a cast of a narrower type): the constant operand's
 ** index (0 or 1), which is written cnp_g_i64(C) (templates/int.tmpl), so that gcc sees no
 ** comparison with a constant at a type's limit (-Wtype-limits); else -1. */
+/* A constant, or min/max/abs of constants (sema does not flag those calls constant, and
+** max(C, C) is written as C: found, minmax_const_compare). */
+static bool const_like(const Expr *e) {
+  if (e->flags & EXF_CONST) return true;
+  if (e->kind != EX_CALL || (e->builtin != BI_MIN && e->builtin != BI_MAX && e->builtin != BI_ABS)) return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (!const_like(e->args[i])) return false;
+  return true;
+}
+
+/* A u64 comparison of a constant expression (not a 0 literal, which the caller writes as
+** always true or false) with a value: the constant's index, written cnp_g_u64(C), so that
+** gcc sees neither a constant at the type's limit nor one that folds to 0 (`x >= C - C`:
+** -Wtype-limits; found, u64_const_compare); else -1. */
+int gen_hidden_u64(const Expr *e) {
+  if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE || operand_type(e) != DT_U64) return -1;
+  for (int i = 0; i < 2; i++)
+    if (const_tree(e->args[i]) && !const_tree(e->args[1 - i]) && !is_zero_literal(e->args[i])) return i;
+  return -1;
+}
+
 int gen_hidden_const(const Expr *e) {
   if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE) return -1;
   DType ot = operand_type(e);
   if (!dtype_is_int(ot) || ot == DT_U64) return -1;
   int c = -1;
   for (int i = 0; i < 2; i++)
-    if ((e->args[i]->flags & EXF_CONST) && !(e->args[1 - i]->flags & EXF_CONST)) c = i;
+    if (const_like(e->args[i]) && !const_like(e->args[1 - i])) c = i;
+  /* both constant, one through a call sema does not fold (min(C, -1) >= C): hide the other */
+  if (c < 0 && const_like(e->args[0]) && const_like(e->args[1]) &&
+      !(e->args[0]->flags & e->args[1]->flags & EXF_CONST))
+    c = (e->args[1]->flags & EXF_CONST) ? 1 : 0;
   if (c < 0) return -1;
   const Expr *ce = e->args[c], *o = e->args[1 - c];
   int64_t v = 0;
@@ -638,6 +683,43 @@ int gen_hidden_const(const Expr *e) {
   else if (ce->kind == EX_NAME && ce->ref.decl && ce->ref.decl->kind == DECL_CONST) v = ce->ref.decl->ival;
   else known = false;
   return !known || o->kind == EX_CAST || v <= INT32_MIN || v >= INT32_MAX ? c : -1;
+}
+
+/* a and b written alike, up to the order of the operands of commutative integer operators:
+** gcc's -Wtautological-compare takes `x * y < y * x` for a self-comparison (found,
+** commuted_self_compare). */
+/* s without the pairs of parentheses around all of it: its length, from *s advanced */
+static size_t unparen(const char **s) {
+  size_t n = strlen(*s);
+  while (n >= 2 && (*s)[0] == '(' && (*s)[n - 1] == ')') {
+    int depth = 0;
+    size_t i = 0;
+    for (; i + 1 < n; i++) {
+      depth += (*s)[i] == '(' ? 1 : (*s)[i] == ')' ? -1 : 0;
+      if (depth == 0) break;                      /* (a) < (b): not one pair */
+    }
+    if (i + 1 < n) break;
+    (*s)++, n -= 2;
+  }
+  return n;
+}
+
+static bool same_text_comm(KCtx *k, Expr *a, Expr *b) {
+  Buf l = {0}, r = {0};
+  ex(k, &l, a);
+  ex(k, &r, b);
+  const char *x = buf_str(&l), *y = buf_str(&r);   /* `x >= (x)` (abs of a u64) is one too */
+  size_t nx = unparen(&x), ny = unparen(&y);
+  bool same = nx == ny && !strncmp(x, y, nx);
+  buf_free(&l);
+  buf_free(&r);
+  if (same) return true;
+  Op op = a->op;
+  if (a->kind != EX_BINARY || b->kind != EX_BINARY || b->op != op || a->type != b->type ||
+      !dtype_is_int(a->type) || !(op == OP_ADD || op == OP_MUL || op == OP_BAND || op == OP_BOR || op == OP_BXOR))
+    return false;
+  return (same_text_comm(k, a->args[0], b->args[0]) && same_text_comm(k, a->args[1], b->args[1])) ||
+         (same_text_comm(k, a->args[0], b->args[1]) && same_text_comm(k, a->args[1], b->args[0]));
 }
 
 static void ex_binary(KCtx *k, Buf *b, Expr *e) {
@@ -677,13 +759,11 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
       !dtype_is_complex(operand_type(e))) {
     /* x < x, k == k: constant for integers and bools; C compilers warn about the
     ** self-comparison (-Wtautological-compare), so write the constant */
-    Buf l = {0}, r = {0};
+    Buf l = {0};
     ex(k, &l, e->args[0]);
-    ex(k, &r, e->args[1]);
-    bool same = !strcmp(buf_str(&l), buf_str(&r));
+    bool same = same_text_comm(k, e->args[0], e->args[1]);
     if (same) buf_printf(b, "((void)%s, %d)", buf_str(&l), e->op == OP_EQ || e->op == OP_LE || e->op == OP_GE);
     buf_free(&l);
-    buf_free(&r);
     if (same) return;
   }
   if (e->op != OP_AND && e->op != OP_OR && operand_type(e) == DT_U64) {
@@ -698,11 +778,12 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
       buf_printf(b, ", %d)", always);
       return;
     }
-    buf_puts(b, "(");
+    int h = gen_hidden_u64(e);
+    buf_puts(b, h == 0 ? "(cnp_g_u64(" : "(");
     ex_as(k, b, a, DT_U64);
-    buf_printf(b, " %s ", op_text(e->op));
+    buf_printf(b, "%s %s %s", h == 0 ? ")" : "", op_text(e->op), h == 1 ? "cnp_g_u64(" : "");
     ex_as(k, b, c, DT_U64);
-    buf_puts(b, ")");
+    buf_puts(b, h == 1 ? "))" : ")");
     return;
   }
   int c = gen_hidden_const(e);

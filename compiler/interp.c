@@ -29,8 +29,14 @@
 **   output: "CNPOUT1\0", then per declaration in program order:
 **           dim: int64 extent; field: int64 n, n bytes (the live view in C order), int64 m,
 **           m doubles (0, or one error bound per element: elements that receive scatter-adds
-**           or segment sums of floating values, whose order is open); snapshot: int64 n
-**           (-1 before any copy), n bytes (the latest copy).
+**           or segment sums of floating values, whose order is open); a scalar is a field of
+**           one element, a history the latest min(recorded, K) values, oldest first (as
+**           NAME_history() gives them); snapshot: int64 n (-1 before any copy), n bytes (the
+**           latest copy); then int64 the call whose NAME_step() failed (-1: none; an append
+**           past the capacity: the calls after it do not run) and int64 its cnp_status.
+** Reductions into scalars and scans follow the host order docs/language.md fixes (lanes and
+** chunks: RedRT, exec_scan), so their results are bit-identical; draws are Philox4x32-10
+** with the generator's own log and cos, numbered by their calls' places in the source.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "cnpc.h"
@@ -64,6 +70,7 @@ typedef struct FieldRT {
   double *tol;            /* error bounds (order-open elements), NULL if none */
   double *abssum;         /* sum of |terms| per element (floating scatter-adds) */
   int64_t *nterms;
+  uint64_t recorded;      /* a history: values recorded so far (its ring holds the last K) */
 } FieldRT;
 
 typedef struct Interp {
@@ -79,6 +86,18 @@ typedef struct Interp {
   char err[512];
   bool failed;
   int64_t step;           /* the step counter: NAME_step() calls before this one */
+  int64_t row;            /* the row of the map being run (the draws' counter) */
+  int64_t lane_row;       /* its place among the map's rows (an append's k): the lane */
+  bool dims_as_cap;       /* evaluating an append's COUNT: a dim's name is its capacity */
+  Decl *append_dim;       /* running an append's body: its rows up to append_end are valid */
+  int64_t append_end;
+  struct RedRT *reds;     /* the reductions of the map being run */
+  int nreds;
+  Expr **draws;           /* every draw call, in source order: its index is its draw number */
+  int ndraws;
+  Stmt *gmap;             /* the grid map being run (map (j, i) in G), or NULL */
+  int status;             /* a failed NAME_step(): its cnp_status (0: none failed) */
+  int64_t failed_step;    /* and its call number */
 } Interp;
 
 /* ------------------------------------------------------------------ f16 */
@@ -296,12 +315,15 @@ static FieldRT *field_of(Interp *I, Decl *d) {
 }
 
 /* Linear element offset of F[args] (C order, capacity extents); -1 if out of range. */
+static int64_t grid_offset(Interp *I, Expr *e, FieldRT *f);
 static int64_t elem_offset(Interp *I, Expr *e, FieldRT *f) {
+  if (f->d->grid_of) return grid_offset(I, e, f);
   int64_t off = 0;
   for (int k = 0; k < e->nargs; k++) {
     int64_t x = conv(eval(I, e->args[k]), DT_I64).i;
     int64_t lim = f->cap[k];
-    if (k == f->rank - 1 && f->dim) lim = I->dim_live[f->dim->index];
+    if (k == f->rank - 1 && f->dim)
+      lim = f->dim == I->append_dim ? I->append_end : I->dim_live[f->dim->index];
     if (x < 0 || x >= lim) {
       fail(I, e->loc, "index out of range of field '%s'", f->d->name);
       return -1;
@@ -309,6 +331,67 @@ static int64_t elem_offset(Interp *I, Expr *e, FieldRT *f) {
     off = off * f->cap[k] + x;
   }
   return off;
+}
+
+/* F[c.., j, i] of a grid field (docs/language.md, Grids): components as usual; per axis, in a
+** map over F's grid an index `j + off` of the map is a stencil read (periodic: wrapped mod n,
+** clamp: clamped to [0, n-1], ghost(W): the ghost plane), any other index an explicit
+** interior point in [0, n). The storage index of interior point x is x + W. */
+static int64_t grid_offset(Interp *I, Expr *e, FieldRT *f) {
+  const GridInfo *gi = f->d->grid_of->grid;
+  int nc = f->d->grid_ncomp;
+  bool own = I->gmap && I->gmap->over.decl == f->d->grid_of;
+  int64_t off = 0;
+  for (int k = 0; k < e->nargs; k++) {
+    int64_t x, o = 0;
+    if (k < nc) {
+      x = conv(eval(I, e->args[k]), DT_I64).i;
+      if (x < 0 || x >= f->cap[k]) goto out;
+    } else {
+      const GridAxis *A = &gi->axis[k - nc];
+      int64_t n = f->cap[k] - 2 * (int64_t)A->ghost;
+      int ax = own ? grid_index_axis(I->gmap, e->args[k], &o) : -1;
+      if (ax == k - nc) {
+        x = I->locals[I->gmap->gidx[ax]->id].i + o;
+        if (o && A->bound == GB_PERIODIC) x = ((x % n) + n) % n;
+        else if (o && A->bound == GB_CLAMP) x = x < 0 ? 0 : x >= n ? n - 1 : x;
+      } else {
+        x = conv(eval(I, e->args[k]), DT_I64).i;
+        if (I->failed) return -1;
+        if (x < 0 || x >= n) goto out;
+      }
+      x += A->ghost;
+      if (x < 0 || x >= f->cap[k]) goto out;
+    }
+    off = off * f->cap[k] + x;
+  }
+  return I->failed ? -1 : off;
+out:
+  fail(I, e->loc, "index out of range of field '%s'", f->d->name);
+  return -1;
+}
+
+/* A grid length (a real setup expression: literals, consts, setup params, + - * /) in f64,
+** operation by operation as the generated code computes it. */
+static double len_value(Interp *I, Expr *e) {
+  switch (e->kind) {
+  case EX_INT: return (double)e->ival;
+  case EX_FLOAT: return e->fval;
+  case EX_NAME: {
+    Decl *d = e->ref.decl;
+    if (d->kind == DECL_CONST) return d->dtype == DT_F64 || d->dtype == DT_F32 || d->dtype == DT_F16 ? d->fval : (double)d->ival;
+    if (d->kind == DECL_PARAM) return as_double(I->params[d->index]);
+    if (d->kind == DECL_DIM) return (double)I->dim_cap[d->index];
+    return 0.0;
+  }
+  case EX_UNARY: return -len_value(I, e->args[0]);
+  case EX_CAST: return len_value(I, e->args[0]);
+  case EX_BINARY: {
+    double a = len_value(I, e->args[0]), b = len_value(I, e->args[1]);
+    return e->op == OP_ADD ? a + b : e->op == OP_SUB ? a - b : e->op == OP_MUL ? a * b : a / b;
+  }
+  default: return 0.0;
+  }
 }
 
 /* An untyped literal (possibly negated) as a value of type t, from its exact value. */
@@ -554,15 +637,117 @@ static Value complex_fn(Builtin bi, Value z, Value w) {
   return r;
 }
 
+/* ------------------------------------------------------------------ random draws */
+
+/* Philox4x32-10 (Salmon et al., SC'11; Random123's philox4x32_R, R = 10): ten rounds on the
+** counter, the key bumped by the Weyl constants before each round after the first. */
+static void philox4x32_10(uint32_t c[4], uint32_t k0, uint32_t k1) {
+  for (int r = 0; r < 10; r++) {
+    if (r) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+    uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+    c[1] = (uint32_t)p1, c[3] = (uint32_t)p0, c[0] = n0, c[2] = n2;
+  }
+}
+
+/* log(x) for x in (0, 1] and cos(2 pi u) for u in [0, 1), as docs/language.md defines the
+** generator's own: exact reductions, then series of 2 atanh(s) and of sin/cos by fma
+** (Horner), so that every backend gives the same bits. Written out step by step. */
+static double draw_log01(double x) {
+  int e;
+  double m = frexp(x, &e);                       /* x = m 2^e, m in [1/2, 1) */
+  if (m < 0.7071067811865476) m += m, e -= 1;    /* m in [sqrt(1/2), sqrt(2)) */
+  static const double c[] = {0.08695652173913043, 0.09523809523809523, 0.10526315789473684,
+                             0.11764705882352941, 0.13333333333333333, 0.15384615384615385,
+                             0.18181818181818182, 0.2222222222222222, 0.2857142857142857, 0.4,
+                             0.6666666666666666};   /* 2/(2k+1), k = 11 .. 1 */
+  double s = (m - 1.0) / (m + 1.0), z = s * s, q = c[0];
+  for (int k = 1; k < 11; k++) q = fma(q, z, c[k]);
+  return fma((double)e, 0.6931471805599453, fma(s * z, q, s + s));
+}
+
+static double draw_cos2pi(double u) {
+  double v = u > 0.5 ? 1.0 - u : u;              /* cos(2 pi u) = cos(2 pi v), v in [0, 1/2] */
+  bool neg = v > 0.25;                           /* = -cos(2 pi (1/2 - v)) */
+  if (neg) v = 0.5 - v;
+  bool sn = v > 0.125;                           /* = sin(2 pi (1/4 - v)) */
+  double t = (sn ? 0.25 - v : v) * 6.283185307179586, z = t * t;
+  static const double cs[] = {-8.22063524662433e-18, 2.8114572543455206e-15, -7.647163731819816e-13,
+                              1.6059043836821613e-10, -2.505210838544172e-08, 2.7557319223985893e-06,
+                              -0.0001984126984126984, 0.008333333333333333, -0.16666666666666666};
+  static const double cc[] = {-1.5619206968586225e-16, 4.779477332387385e-14, -1.1470745597729725e-11,
+                              2.08767569878681e-09, -2.755731922398589e-07, 2.48015873015873e-05,
+                              -0.001388888888888889, 0.041666666666666664, -0.5};
+  double qs = cs[0], qc = cc[0];
+  for (int k = 1; k < 9; k++) qs = fma(qs, z, cs[k]), qc = fma(qc, z, cc[k]);
+  double r = sn ? fma(t * z, qs, t) : fma(z, qc, 1.0);
+  return neg ? -r : r;
+}
+
+/* The draw number of a call: its place among the pipeline's draw calls in source order. */
+static uint32_t draw_number(Interp *I, Expr *e) {
+  for (int k = 0; k < I->ndraws; k++)
+    if (I->draws[k] == e) return (uint32_t)k;
+  return 0;
+}
+
+/* uniform / normal / uniform_f32 / normal_f32 (docs/language.md, "Random numbers"): key the
+** seed, counter (row low, row high, step counter low 32 bits, draw number). */
+static Value draw(Interp *I, Expr *e, uint64_t seed) {
+  uint32_t w[4] = {(uint32_t)I->row, (uint32_t)((uint64_t)I->row >> 32), (uint32_t)I->step,
+                   draw_number(I, e)};
+  philox4x32_10(w, (uint32_t)seed, (uint32_t)(seed >> 32));
+  double u53a = (double)((((uint64_t)w[1] << 32) | w[0]) >> 11) * 0x1p-53;   /* w1:w0 */
+  double u53b = (double)((((uint64_t)w[3] << 32) | w[2]) >> 11) * 0x1p-53;   /* w3:w2 */
+  float u24a = (float)(w[0] >> 8) * 0x1p-24f, u24b = (float)(w[1] >> 8) * 0x1p-24f;
+  Value r = {.t = e->type};
+  switch (e->builtin) {
+  case BI_UNIFORM: r.d = u53a; break;
+  case BI_UNIFORM_F32: r.f = u24a; break;
+  case BI_NORMAL: r.d = sqrt(-2.0 * draw_log01(1.0 - u53a)) * draw_cos2pi(u53b); break;
+  default: r.f = (float)(sqrt(-2.0 * draw_log01(1.0 - (double)u24a)) * draw_cos2pi((double)u24b)); break;
+  }
+  return r;
+}
+
+/* The draw calls of a step's statements (then sorted by line and column: source order). */
+static void collect_expr_draws(Interp *I, Expr *e, int cap) {
+  if (!e) return;
+  if (e->kind == EX_CALL && builtin_is_draw(e->builtin) && I->ndraws < cap) I->draws[I->ndraws++] = e;
+  for (int k = 0; k < e->nargs; k++) collect_expr_draws(I, e->args[k], cap);
+}
+static void collect_draws(Interp *I, Stmt *s, int cap) {
+  for (; s; s = s->next) {
+    collect_expr_draws(I, s->target, cap);
+    collect_expr_draws(I, s->value, cap);
+    collect_expr_draws(I, s->value2, cap);
+    collect_draws(I, s->body, cap);
+    collect_draws(I, s->else_body, cap);
+  }
+}
+static int loc_cmp(const void *a, const void *b) {
+  const Expr *x = *(Expr *const *)a, *y = *(Expr *const *)b;
+  if (x->loc.line != y->loc.line) return x->loc.line < y->loc.line ? -1 : 1;
+  return (x->loc.col > y->loc.col) - (x->loc.col < y->loc.col);
+}
+
 static Value eval_call(Interp *I, Expr *e) {
   Builtin bi = e->builtin;
   DType t = e->type;
   Expr **a = e->args;
   switch (bi) {
   case BI_STEP_INDEX: return vint(DT_I64, I->step);    /* no arguments */
+  case BI_NONE: {
+    int ax = grid_coord_axis(I->gmap, e);          /* coord(i): i * (length / n) */
+    if (ax >= 0) {
+      const GridAxis *A = &I->gmap->over.decl->grid->axis[ax];
+      double n = (double)setup_int(I, A->ext), d = A->length ? len_value(I, A->length) / n : 1.0;
+      return conv((Value){.t = DT_F64, .d = (double)I->locals[I->gmap->gidx[ax]->id].i * d}, t);
+    }
+    break;
+  }
   case BI_UNIFORM: case BI_NORMAL: case BI_UNIFORM_F32: case BI_NORMAL_F32:
-    fail(I, e->loc, "unsupported construct: the random draw %s()", builtin_name(bi));
-    return (Value){.t = t};
+    return draw(I, e, eval_as(I, a[0], DT_U64).u);
   case BI_SELECT: {
     bool c = eval(I, a[0]).i != 0;
     return eval_as(I, c ? a[1] : a[2], t);
@@ -665,7 +850,8 @@ static Value eval(Interp *I, Expr *e) {
       return conv(c, e->type);
     }
     if (d->kind == DECL_PARAM) return conv(I->params[d->index], e->type);
-    if (d->kind == DECL_DIM) return conv(vint(DT_I64, I->dim_live[d->index]), e->type);
+    if (d->kind == DECL_DIM)
+      return conv(vint(DT_I64, I->dims_as_cap ? I->dim_cap[d->index] : I->dim_live[d->index]), e->type);
     if (d->kind == DECL_FIELD && d->scalar) return conv(load(field_of(I, d), 0), e->type);
     fail(I, e->loc, "name '%s' in an expression", d->name);
     return v;
@@ -757,6 +943,55 @@ static void note_term(FieldRT *f, int64_t k, Value before, Value term) {
   f->nterms[k]++;
 }
 
+/* ------------------------------------------------------------------ reductions */
+
+/* A reduction of the running map into a scalar, in the host order docs/language.md fixes:
+** rows cut into chunks of 4096; in a chunk, row i into lane i % 8 in row order; the eight
+** lanes combined in lane order; the chunks' results in chunk order. */
+enum { RED_CHUNK = 4096, RED_LANES = 8 };
+typedef struct RedRT { Decl *scalar; int op; Value lane[RED_LANES], total; } RedRT;
+
+/* The reduction's start: 0, or the largest (min=) / smallest (max=) value of the type. */
+static Value red_identity(DType t, int op) {
+  Value v = {.t = t};
+  bool mn = op == RED_MIN;
+  switch (op == RED_SUM ? DT_VOID : t) {
+  case DT_VOID: return conv(vint(DT_I64, 0), t);
+  case DT_I32: v.i = mn ? INT32_MAX : INT32_MIN; break;
+  case DT_I64: v.i = mn ? INT64_MAX : INT64_MIN; break;
+  case DT_U64: v.u = mn ? UINT64_MAX : 0; break;
+  case DT_F32: v.f = mn ? INFINITY : -INFINITY; break;
+  default: v.d = mn ? INFINITY : -INFINITY; break;
+  }
+  return v;
+}
+
+/* acc op v: a sum in the scalar's type (integers wrap), or v if it is smaller (min=) / larger
+** (max=) than acc, else acc (so a NaN v is skipped, and of two equal values acc stays). */
+static Value red_combine(Interp *I, int op, Value acc, Value v) {
+  if (op == RED_SUM) return arith(I, NULL, OP_ADD, acc, v);
+  return cmp_values(v, acc, op == RED_MIN ? OP_LT : OP_GT) ? v : acc;
+}
+
+static void collect_reds(Interp *I, Stmt *s, RedRT *r, int cap) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_REDUCE) {
+      Decl *d = s->target->ref.decl;
+      int k = 0;
+      while (k < I->nreds && r[k].scalar != d) k++;
+      if (k == I->nreds && k < cap) r[I->nreds++] = (RedRT){.scalar = d, .op = s->red};
+    }
+    collect_reds(I, s->body, r, cap);
+    collect_reds(I, s->else_body, r, cap);
+  }
+}
+
+static RedRT *red_of(Interp *I, Decl *d) {
+  for (int k = 0; k < I->nreds; k++)
+    if (I->reds[k].scalar == d) return &I->reds[k];
+  return NULL;
+}
+
 static void exec_map_stmts(Interp *I, Stmt *s);
 
 static void exec_map_stmt(Interp *I, Stmt *s) {
@@ -800,9 +1035,13 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
     if (eval(I, s->value).i) exec_map_stmts(I, s->body);
     else if (s->else_body) exec_map_stmts(I, s->else_body);
     return;
-  case ST_REDUCE:
-    fail(I, s->loc, "unsupported construct: %s", "a reduction into a scalar");
+  case ST_REDUCE: {                                 /* into the row's lane */
+    RedRT *r = red_of(I, s->target->ref.decl);
+    Value *lane = &r->lane[I->lane_row % RED_LANES];
+    Value v = eval_as(I, s->value, r->scalar->dtype);
+    if (!I->failed) *lane = red_combine(I, r->op, *lane, v);
     return;
+  }
   default:
     fail(I, s->loc, "statement %s inside a map", stmt_of(s->kind)->name);
   }
@@ -946,23 +1185,148 @@ static void exec_compact(Interp *I, Stmt *s) {
   I->dim_live[dim->index] = k;
 }
 
-static void exec_step_stmt(Interp *I, Stmt *s) {
-  switch (s->kind) {
-  case ST_MAP: {
-    if (s->gndim) {   /* map (j, i) in G */
-      fail(I, s->loc, "unsupported construct: %s", "a map over a grid");
-      return;
+/* The call stops at an error of the interpreter or a failed statement (NAME_step() returns). */
+static bool halted(const Interp *I) { return I->failed || I->status; }
+
+/* The body of a map (or an append) for its n rows first, first + 1, ... in order (the index
+** the row, an append's k its place r); its reductions in the fixed order (RedRT), by r, each
+** scalar set to its reduction over the rows after them. */
+static void exec_rows(Interp *I, Stmt *s, int64_t first, int64_t n) {
+  RedRT reds[64];
+  I->reds = reds, I->nreds = 0;
+  collect_reds(I, s->body, reds, 64);
+  for (int k = 0; k < I->nreds; k++) reds[k].total = red_identity(reds[k].scalar->dtype, reds[k].op);
+  for (int64_t i = 0; i < n && !I->failed; i++) {
+    if (i % RED_CHUNK == 0)                         /* a new chunk: fresh lanes */
+      for (int k = 0; k < I->nreds; k++)
+        for (int l = 0; l < RED_LANES; l++) reds[k].lane[l] = red_identity(reds[k].scalar->dtype, reds[k].op);
+    I->row = first + i, I->lane_row = i;
+    I->locals[s->index->id] = vint(DT_I64, first + i);
+    if (s->gndim) {                                 /* a grid point: the last axis fastest */
+      int64_t q = first + i;
+      for (int a = s->gndim - 1; a >= 0; a--) {
+        int64_t n = setup_int(I, s->over.decl->grid->axis[a].ext);
+        I->locals[s->gidx[a]->id] = vint(DT_I64, q % n);
+        q /= n;
+      }
     }
-    int64_t n;
-    Decl *over = s->over.decl;
-    if (over->kind == DECL_DIM) n = I->dim_live[over->index];
-    else n = setup_int(I, s->over_expr);
-    for (int64_t i = 0; i < n && !I->failed; i++) {
-      I->locals[s->index->id] = vint(DT_I64, i);
-      exec_map_stmts(I, s->body);
-    }
+    if (s->kind == ST_APPEND && s->let) I->locals[s->let->id] = vint(DT_I64, i);
+    exec_map_stmts(I, s->body);
+    if (i % RED_CHUNK == RED_CHUNK - 1 || i == n - 1)   /* the chunk's end: lanes, then total */
+      for (int k = 0; k < I->nreds; k++) {
+        RedRT *r = &reds[k];
+        for (int l = 1; l < RED_LANES; l++) r->lane[0] = red_combine(I, r->op, r->lane[0], r->lane[l]);
+        r->total = red_combine(I, r->op, r->total, r->lane[0]);
+      }
+  }
+  for (int k = 0; k < I->nreds && !I->failed; k++) store(field_of(I, reds[k].scalar), 0, reds[k].total);
+  I->reds = NULL, I->nreds = 0;
+}
+
+/* map i in N { body }: the rows of N's live extent (or of a setup extent) from 0. */
+static void exec_map(Interp *I, Stmt *s) {
+  if (s->gndim) {   /* map (j, i) in G: its points in C order, numbered so (the draws' counter) */
+    int64_t n = 1;
+    for (int a = 0; a < s->gndim; a++) n *= setup_int(I, s->over.decl->grid->axis[a].ext);
+    I->gmap = s;
+    exec_rows(I, s, 0, n);
+    I->gmap = NULL;
     return;
   }
+  Decl *over = s->over.decl;
+  exec_rows(I, s, 0, over->kind == DECL_DIM ? I->dim_live[over->index] : setup_int(I, s->over_expr));
+}
+
+/* scan inclusive|exclusive X -> Y, each component row along the element axis (over a dim its
+** live extent), in the order docs/language.md fixes: chunks of 1024 rows, each chunk's total
+** summed in row order, the totals' exclusive prefix in chunk order, then each chunk again in
+** row order from its offset. Y may be X: each element is read before it is written. */
+enum { SCAN_CHUNK_ROWS = 1024 };
+static void exec_scan(Interp *I, Stmt *s) {
+  FieldRT *x = field_of(I, s->a.decl), *y = field_of(I, s->b.decl);
+  DType t = x->d->dtype;
+  int64_t cap = x->cap[x->rank - 1], n = x->dim ? I->dim_live[x->dim->index] : cap;
+  int64_t nch = (n + SCAN_CHUNK_ROWS - 1) / SCAN_CHUNK_ROWS;
+  Value *off = ia((size_t)(nch + 1) * sizeof *off);
+  for (int64_t c = 0; c < row_comps(x); c++) {
+    int64_t base = c * cap;
+    for (int64_t k = 0; k < nch; k++) {             /* each chunk's total */
+      off[k] = conv(vint(DT_I64, 0), t);
+      for (int64_t i = k * SCAN_CHUNK_ROWS; i < n && i < (k + 1) * SCAN_CHUNK_ROWS; i++)
+        off[k] = arith(I, NULL, OP_ADD, off[k], load(x, base + i));
+    }
+    Value acc = conv(vint(DT_I64, 0), t);
+    for (int64_t k = 0; k < nch; k++) {             /* the totals' exclusive prefix */
+      Value tot = off[k];
+      off[k] = acc;
+      acc = arith(I, NULL, OP_ADD, acc, tot);
+    }
+    for (int64_t k = 0; k < nch; k++) {             /* each chunk from its offset */
+      Value a = off[k];
+      for (int64_t i = k * SCAN_CHUNK_ROWS; i < n && i < (k + 1) * SCAN_CHUNK_ROWS; i++) {
+        Value v = load(x, base + i);
+        if (s->inclusive) a = arith(I, NULL, OP_ADD, a, v);
+        store(y, base + i, a);
+        if (!s->inclusive) a = arith(I, NULL, OP_ADD, a, v);
+      }
+    }
+  }
+}
+
+/* record H: the scalar's value into the ring of K values, at recorded % K. */
+static void exec_history(Interp *I, Stmt *s) {
+  FieldRT *h = field_of(I, s->a.decl), *sc = field_of(I, s->b.decl);
+  store(h, (int64_t)(h->recorded % (uint64_t)h->cap[0]), load(sc, 0));
+  h->recorded++;
+}
+
+/* append N (COUNT) map i, k { body }: COUNT new rows after the live ones (a dim's name in
+** COUNT is its capacity), the body run for each, i the row, k 0.. within the new rows. When
+** fewer than COUNT rows are free the ones that fit are added, and NAME_step() fails with
+** CNP_EOVERFLOW after the statement (the rest of the call does not run). A reduction in the
+** block is over the new rows, its lanes and chunks counted by k (as the map's own rows). */
+static void exec_append(Interp *I, Stmt *s) {
+  Decl *dim = s->over.decl;
+  I->dims_as_cap = true;
+  int64_t want = conv(eval(I, s->value), DT_I64).i;
+  I->dims_as_cap = false;
+  int64_t live = I->dim_live[dim->index], room = I->dim_cap[dim->index] - live;
+  int64_t add = want < 0 ? 0 : want > room ? room : want;
+  I->append_dim = dim, I->append_end = live + add;
+  exec_rows(I, s, live, add);                     /* a reduction's lanes and chunks by k */
+  I->append_dim = NULL;
+  I->dim_live[dim->index] = live + add;
+  if (want > room && !I->status) I->status = -18, I->failed_step = I->step;   /* CNP_EOVERFLOW */
+}
+
+/* halo F; -- per ghost axis in order, each block of its planes: [0, W) <- [n, n + W) and
+** [n + W, n + 2W) <- [W, 2W) over the whole storage of the other axes (corners included);
+** n < W is the generated step's CNP_ERANGE. */
+static void exec_halo(Interp *I, Stmt *s) {
+  FieldRT *f = field_of(I, s->a.decl);
+  const GridInfo *gi = f->d->grid_of->grid;
+  int nc = f->d->grid_ncomp;
+  for (int a = 0; a < gi->ndim; a++) {
+    int64_t W = gi->axis[a].ghost, d = nc + a;
+    if (!W) continue;
+    int64_t outer = 1, inner = (int64_t)f->esize, ns = f->cap[d], n = ns - 2 * W;
+    for (int r = 0; r < d; r++) outer *= f->cap[r];
+    for (int r = d + 1; r < f->rank; r++) inner *= f->cap[r];
+    if (n < W) {
+      I->status = -11, I->failed_step = I->step;   /* CNP_ERANGE */
+      return;
+    }
+    for (int64_t o = 0; o < outer; o++) {
+      unsigned char *b = f->data + o * ns * inner;
+      memmove(b, b + n * inner, (size_t)(W * inner));
+      memmove(b + (n + W) * inner, b + W * inner, (size_t)(W * inner));
+    }
+  }
+}
+
+static void exec_step_stmt(Interp *I, Stmt *s) {
+  switch (s->kind) {
+  case ST_MAP: exec_map(I, s); return;
   case ST_COMPACT: exec_compact(I, s); return;
   case ST_SORT: exec_sort(I, s); return;
   case ST_OFFSETS: exec_offsets(I, s); return;
@@ -987,17 +1351,21 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
   }
   case ST_REPEAT: {
     int64_t n = setup_int(I, s->value);
-    for (int64_t r = 0; r < n && !I->failed; r++)
-      for (Stmt *b = s->body; b && !I->failed; b = b->next) exec_step_stmt(I, b);
+    for (int64_t r = 0; r < n && !halted(I); r++)
+      for (Stmt *b = s->body; b && !halted(I); b = b->next) exec_step_stmt(I, b);
     return;
   }
   case ST_EVERY: {
     int64_t K = setup_int(I, s->value), J = s->value2 ? setup_int(I, s->value2) : 0;
     if (K >= 1 && I->step % K == J)
-      for (Stmt *b = s->body; b && !I->failed; b = b->next) exec_step_stmt(I, b);
+      for (Stmt *b = s->body; b && !halted(I); b = b->next) exec_step_stmt(I, b);
     return;
   }
-  case ST_SCAN: case ST_HISTORY: case ST_APPEND: case ST_FFT: case ST_IFFT: case ST_HALO:
+  case ST_SCAN: exec_scan(I, s); return;
+  case ST_HISTORY: exec_history(I, s); return;
+  case ST_APPEND: exec_append(I, s); return;
+  case ST_HALO: exec_halo(I, s); return;
+  case ST_FFT: case ST_IFFT: case ST_DEPOSIT: case ST_GATHER:
     fail(I, s->loc, "unsupported construct: %s", stmt_of(s->kind)->name);
     return;
   default:
@@ -1050,6 +1418,14 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   I->locals = ia(((size_t)cc->n_locals + 1) * sizeof(Value));
   plans = ia(((size_t)cc->n_decl[DECL_PLAN] + 1) * sizeof *plans);
   for (int k = 0; k < cc->n_decl[DECL_SNAPSHOT]; k++) I->snap_n[k] = -1;
+  I->failed_step = -1;
+  I->draws = ia(4096 * sizeof *I->draws);
+  for (Decl *d = cc->decls; d; d = d->next)      /* steps in program order, each in source order */
+    if (d->kind == DECL_STEP) {
+      int first = I->ndraws;
+      collect_draws(I, d->body, 4096);
+      qsort(I->draws + first, (size_t)(I->ndraws - first), sizeof *I->draws, loc_cmp);
+    }
   int k = 0;
   bool ok = true;
   unsigned char slot[16];
@@ -1091,20 +1467,20 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
     fclose(in);
     return 1;
   }
-  for (int64_t step = 0; step < K && !I->failed; step++) {
+  for (int64_t step = 0; step < K && !halted(I); step++) {
     for (Decl *d = cc->decls; d; d = d->next)
       if (d->kind == DECL_PARAM && !d->setup) {
         if (!rd(in, slot, 16)) { fprintf(diag, "cnpc: error: '%s': no params for step %lld\n", in_path, (long long)step); fclose(in); return 1; }
         I->params[d->index] = slot_value(slot, d->dtype);
       }
     I->step = step;
-    for (Decl *d = cc->decls; d && !I->failed; d = d->next)
+    for (Decl *d = cc->decls; d && !halted(I); d = d->next)
       if (d->kind == DECL_STEP) {
         if (d->every) {                           /* runs on the calls c % K == J */
           int64_t ek = setup_int(I, d->every), ej = d->every_offset ? setup_int(I, d->every_offset) : 0;
           if (ek < 1 || step % ek != ej) continue;
         }
-        for (Stmt *s = d->body; s && !I->failed; s = s->next) exec_step_stmt(I, s);
+        for (Stmt *s = d->body; s && !halted(I); s = s->next) exec_step_stmt(I, s);
       }
   }
   fclose(in);
@@ -1118,7 +1494,15 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   for (k = 0; k < I->ndecl; k++) {
     Decl *d = I->decls[k];
     if (d->kind == DECL_DIM) fwrite(&I->dim_live[d->index], 8, 1, out);
-    else if (d->kind == DECL_FIELD) {
+    else if (d->kind == DECL_FIELD && d->history_of.name) {   /* the latest values, oldest first */
+      FieldRT *f = &I->fields[k];
+      uint64_t K = (uint64_t)f->cap[0], got = f->recorded < K ? f->recorded : K;
+      int64_t nb = (int64_t)(got * f->esize), m = 0;
+      fwrite(&nb, 8, 1, out);
+      for (uint64_t j = 0; j < got; j++)
+        fwrite(f->data + (size_t)((f->recorded - got + j) % K) * f->esize, f->esize, 1, out);
+      fwrite(&m, 8, 1, out);
+    } else if (d->kind == DECL_FIELD) {
       FieldRT *f = &I->fields[k];
       int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
       int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
@@ -1141,6 +1525,9 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
       if (n > 0) fwrite(I->snap[d->index], 1, (size_t)n, out);
     }
   }
+  int64_t st = I->status;                           /* a failed call: its number and status */
+  fwrite(&I->failed_step, 8, 1, out);
+  fwrite(&st, 8, 1, out);
   int rc = fclose(out) == 0 ? 0 : 1;
   return rc;
 }

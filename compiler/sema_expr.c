@@ -813,3 +813,53 @@ void check_shape(Sema *S, Shape *sh) {
   for (int i = 0; i < sh->rank; i++)
     if (check_extent_expr(S, sh->ext[i], "an extent")) check_const_positive(S, sh->ext[i], "an extent");
 }
+
+/* ---- draw numbers in source order */
+
+/* check_call numbers the draws in the order it checks them: arguments before their call,
+** a statement's value before its target. docs/language.md numbers them in source order (the
+** first call written is 0), so once the program is checked they are renumbered by their
+** places: steps in program order, in a step by line and column (found by the differential
+** tests: uniform(u64(normal(s))), a draw in a scatter-add's index; draw_source_order). */
+typedef struct DrawList { Expr **v; int n, cap; Arena *a; } DrawList;
+
+static void draws_of_expr(DrawList *l, Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_CALL && builtin_is_draw(e->builtin)) {
+    if (l->n == l->cap) {
+      int cap = l->cap ? 2 * l->cap : 16;
+      Expr **v = arena_alloc(l->a, (size_t)cap * sizeof *v);
+      if (l->n) memcpy(v, l->v, (size_t)l->n * sizeof *v);
+      l->v = v, l->cap = cap;
+    }
+    l->v[l->n++] = e;
+  }
+  for (int i = 0; i < e->nargs; i++) draws_of_expr(l, e->args[i]);
+}
+
+static void draws_of_stmts(DrawList *l, Stmt *s) {
+  for (; s; s = s->next) {
+    draws_of_expr(l, s->target);
+    draws_of_expr(l, s->value);
+    draws_of_expr(l, s->value2);
+    draws_of_stmts(l, s->body);
+    draws_of_stmts(l, s->else_body);
+  }
+}
+
+static int draw_loc_cmp(const void *a, const void *b) {
+  const Expr *x = *(Expr *const *)a, *y = *(Expr *const *)b;
+  if (x->loc.line != y->loc.line) return x->loc.line < y->loc.line ? -1 : 1;
+  return (x->loc.col > y->loc.col) - (x->loc.col < y->loc.col);
+}
+
+void sema_number_draws(Cnp *cc) {
+  int64_t next = 0;
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind != DECL_STEP) continue;
+    DrawList l = {.a = &cc->arena};
+    draws_of_stmts(&l, d->body);
+    if (l.n) qsort(l.v, (size_t)l.n, sizeof *l.v, draw_loc_cmp);
+    for (int i = 0; i < l.n; i++) l.v[i]->ival = next++;
+  }
+}

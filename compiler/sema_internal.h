@@ -100,6 +100,7 @@ void extent_text(char *buf, size_t n, const Expr *e);
 const Expr *last_extent(const Decl *f);
 Decl *dim_of(const Decl *f);
 bool check_extent_expr(Sema *S, Expr *e, const char *what);
+void sema_number_draws(Cnp *cc);   /* the draw numbers in source order (after the checks) */
 void check_const_positive(Sema *S, Expr *e, const char *what);
 void check_shape(Sema *S, Shape *sh);
 

@@ -33,6 +33,8 @@ CPLX = ["c64", "c128"]
 NUM = INTS + FLOATS + CPLX
 ALL = ["bool"] + NUM
 RANK = {t: k for k, t in enumerate(ALL)}
+SCALAR_T = ["i32", "i64", "u64", "f32", "f64"]        # the dtypes of scalars and scans
+DRAW_RE = re.compile(r"\b(uniform|normal)(_f32)?\(")
 REAL_OF = {"c64": "f32", "c128": "f64"}
 CPLX_OF = {"f16": "c64", "f32": "c64", "f64": "c128"}
 
@@ -140,6 +142,17 @@ class Gen:
         for t in r.sample(NUM, 3) + ["f64", "i64"]:
             add("acc", t, self.pick(["NC", "NT"]))
         self.off = add("off", "i64", "NC + 1")
+        # scalars (reduced into by maps, read by later ones) and histories of them
+        self.scalars = []
+        for t in SCALAR_T:
+            if self.chance(0.5):
+                o.append("scalar r_%s : %s;" % (t, t))
+                self.scalars.append(("r_%s" % t, t))
+        self.histories = []
+        for n, t in self.scalars:
+            if self.chance(0.5):
+                o.append("history h_%s = %s[%s];" % (t, n, self.pick(["1", "2", "3", "NT"])))
+                self.histories.append("h_%s" % t)
         # plans, streams, events, snapshots
         self.plans = []
         for d in self.dims:
@@ -187,6 +200,12 @@ class Gen:
             for name, lt in ctx["lets"]:
                 if lt == t:
                     out += [name, name, name]            # lets are read more often than not
+            for name, lt in ctx["ro"]:                   # an append's k
+                if lt == t:
+                    out.append(name)
+            for name, st in self.scalars:                # not by the map that reduces into it
+                if st == t and name not in ctx["reds"]:
+                    out.append(name)
             out.append(None)  # a gather slot
         for name in self.params.get(t, []) + self.setup_params.get(t, []) + self.consts.get(t, []):
             out.append(name)
@@ -260,13 +279,14 @@ class Gen:
             a, b = self.expr(u, ctx, d), self.expr(u, ctx, d)
             # (a widening cast compared with a constant outside the narrower type's range,
             # `i64(b[i]) <= 0x7fffffff`, was a gcc -Wtype-limits error: fixed for i32/i64,
-            # cast_compare_limits; known still for u64)
-            if u != "bool" and self.chance(0.3) and (self.known or u != "u64" or not re.match(r"(i32|i64|u64|bool)\(", a)):
+            # cast_compare_limits, and for u64, u64_const_compare)
+            if u != "bool" and self.chance(0.3):
                 b = self.lit(u)
-            if not self.known and u == "u64" and re.match(r"(i32|i64|u64)\(", a) and self.constant(b):
-                b = self.atom(u, ctx, d) if not self.constant(self.atom(u, ctx, d)) else "(%s)" % a
             return "(%s %s %s)" % (a, self.pick(ops), b)
-        k = r.randrange(13)
+        k = r.randrange(15)
+        if k >= 13 and t in ("f32", "f64"):              # a random draw (its seed any integer)
+            f = self.pick(["uniform", "normal"]) + ("_f32" if t == "f32" else "")
+            return "%s(%s)" % (f, self.seed_expr(ctx, d))
         if k == 11 and t in INTS:                        # bit operators
             a = self.expr(t, ctx, d)
             j = r.randrange(5)
@@ -328,6 +348,15 @@ class Gen:
             return self.cast(t, ctx, d)
         return self.atom(t, ctx, depth)
 
+    def seed_expr(self, ctx, d):
+        it = self.pick(INTS)
+        j = self.r.randrange(4)
+        if j == 0:
+            return self.lit(it)
+        if j == 1:
+            return self.atom(it, ctx, d)
+        return self.expr(it, ctx, d + 1)               # may hold a draw (numbered in source order)
+
     def paren(self, e):
         return e if e.startswith("(") and e.endswith(")") else "(%s)" % e
 
@@ -369,14 +398,14 @@ class Gen:
         if k == 0:
             return "complex(%s, %s)" % (self.expr(rt, ctx, d), self.expr(rt if t == "c64" else self.pick(["f64", "i64"]), ctx, d))
         def carg():
-            # (known: a complex function of a constant, `sin(complex(2.5, C_S))`, is folded
-            # by gcc -O2 (correctly rounded) but computed by the C library at -O0 and by the
-            # interpreter: the results differ in the last bits; complex_const_fold)
+            # (a complex function of a constant, `sin(complex(2.5, C_S))`, was folded by gcc
+            # -O2 (correctly rounded) but computed by the C library at -O0 and by the
+            # interpreter: fixed, complex_const_fold; half the time the argument is constant)
             e = self.expr(t, ctx, d)
-            if not self.known and self.constant(e):
-                e = "(%s + %s)" % (e, self.atom(t, ctx, d))
-                if self.constant(e):
-                    e = self.expr(t, ctx, 99)
+            if self.chance(0.5) and not self.constant(e):
+                e = self.pick(["complex(2.5, %s)" % self.pick(self.consts.get("f32", []) + ["1.5"]),
+                               "complex(C_F, 0.5)" if t == "c128" and "C_F" in sum(self.consts.values(), []) else "complex(0.5, -1.0)",
+                               "1.0i"])
             return e
         if k == 1:
             return "%s(%s)" % (self.pick(["sqrt", "exp", "log", "sin", "cos", "conj"]), carg())
@@ -408,8 +437,17 @@ class Gen:
     # ------------------------------------------------------------------ map bodies
     def map_body(self, ctx, n, depth, lines, ind):
         for _ in range(n):
-            k = self.r.randrange(10)
+            k = self.r.randrange(11)
             pad = "  " * ind
+            if ctx["reds"] and self.chance(0.25):
+                k = 10
+            if k == 10 and ctx["reds"]:                  # a reduction into a scalar
+                name = self.pick(sorted(ctx["reds"]))
+                t = dict(self.scalars)[name]
+                lines.append("%s%s %s %s;" % (pad, name, ctx["reds"][name], self.expr(t, ctx)))
+                continue
+            if k == 10:
+                k = 9
             if k <= 1:                                   # let
                 t = self.pick(NUM + ["bool"])
                 name = "l%d" % self.nlet
@@ -494,11 +532,11 @@ class Gen:
 
     def untyped(self, v):
         """Made of literals and untyped constants only: its type adapts like a literal's."""
-        return "step_index()" not in v and all(w in ("true", "false", "NT", "C_F", "C_M", "C_B") for w in self.names_in(v))
+        return "step_index()" not in v and not DRAW_RE.search(v) and all(w in ("true", "false", "NT", "C_F", "C_M", "C_B") for w in self.names_in(v))
 
     def constant(self, v):
         """Made of literals and constants only (cnpc folds it: a zero divisor is an error)."""
-        return "step_index()" not in v and all(w in ("true", "false") or w.startswith("C_") or w == "NT" for w in self.names_in(v))
+        return "step_index()" not in v and not DRAW_RE.search(v) and all(w in ("true", "false") or w.startswith("C_") or w == "NT" for w in self.names_in(v))
 
     def key_value(self, f, ctx):
         if f.t == "u64":
@@ -506,11 +544,15 @@ class Gen:
         return "%s(%s)" % (f.t, self.expr("i64", ctx, 1))
 
     def new_ctx(self, over, idx):
-        return {"over": over, "idx": idx, "lets": [], "written": set(), "gathered": set(), "noread": set()}
+        return {"over": over, "idx": idx, "lets": [], "written": set(), "gathered": set(), "noread": set(),
+                "reds": {}, "ro": []}
 
     def gen_map(self, over, lines):
         idx = self.pick(["i", "j", "r"])
         ctx = self.new_ctx(over, idx)
+        for name, t in self.scalars:                     # the scalars this map reduces into
+            if self.chance(0.35):
+                ctx["reds"][name] = self.pick(["+=", "min=", "max="])
         body = []
         self.map_body(ctx, self.r.randint(1, 2 + self.size), 0, body, 2)
         if not body:
@@ -525,7 +567,7 @@ class Gen:
     def step_body(self, lines):
         n = self.r.randint(1, 2 + self.size)
         for _ in range(n):
-            k = self.r.randrange(15)
+            k = self.r.randrange(18)
             d = self.pick(self.dims)
             if k <= 4:
                 self.gen_map(d, lines)
@@ -592,6 +634,42 @@ class Gen:
                 lines.append("  every %d%s {" % (kk, " offset %d" % j if j or self.chance(0.3) else ""))
                 self.gen_map(d, lines)
                 lines.append("  }")
+            elif k == 15:                                 # scan, in place or not
+                xs = [f for f in self.fields if f.kind in ("row", "tab") and f.t in SCALAR_T]
+                if xs:
+                    x = self.pick(xs)
+                    ys = [f for f in self.fields if f.kind in ("row", "tab") and (f.t, f.ext, f.comps) == (x.t, x.ext, x.comps)]
+                    y = x if self.chance(0.4) else self.pick(ys)
+                    lines.append("  scan %s %s -> %s;" % (self.pick(["inclusive", "exclusive"]), x.name, y.name))
+                else:
+                    self.gen_map(d, lines)
+            elif k == 16 and self.histories:              # record a history
+                lines.append("  record %s;" % self.pick(self.histories))
+            elif k == 17:                                 # append rows (past the capacity: CNP_EOVERFLOW)
+                qi = self.params["i64"][0]
+                counts = ["0", "1", "2", "3", "NT", "min(max(%s, 0), 3)" % qi, "%s %% 4" % qi, qi,
+                          "%s - %s" % (d, d)]
+                counts += ["%s %% 5" % u for u in self.params.get("u64", []) + self.consts.get("u64", [])]
+                counts += ["%s * 65536 * 65536 + 1" % q for q in self.params.get("i32", [])]
+                count = self.pick(counts)            # (u64 and i32 counts were int64:
+                                                     # append_count_u64, append_count_i32)
+                ctx = self.new_ctx(d, "i")
+                ctx["ro"] = [("k", "i64")]
+                for name, t in self.scalars:             # a reduction over the new rows
+                    if self.chance(0.2):
+                        ctx["reds"][name] = self.pick(["+=", "min=", "max="])
+                # every field over d first: a compaction leaves its rows past the count
+                # unspecified (cnp_compact_by_mask), and the append makes them live
+                body = []
+                for f in self.row_fields(d):
+                    for c in range(f.comps):
+                        comp = "%d, " % c if f.comps > 1 else ""
+                        v = "(k % 2 == 0)" if f.t == "bool" else "%s(k)" % f.t
+                        body.append("    %s[%si] = %s;" % (f.name, comp, v))
+                self.map_body(ctx, self.r.randint(1, 2 + self.size), 0, body, 2)
+                lines.append("  append %s (%s) map i, k {" % (d, count))
+                lines.extend(body)
+                lines.append("  }")
             else:
                 self.gen_map(d, lines)
 
@@ -617,6 +695,10 @@ class Gen:
                     head += " after e%d" % (s - 1)
                 else:
                     wait_line = "  wait e%d;" % (s - 1)
+            if self.chance(0.2):                          # the step's own cadence
+                kk = self.r.randint(1, 3)
+                j = self.r.randrange(kk)
+                head += " every %d%s" % (kk, " offset %d" % j if j or self.chance(0.3) else "")
             self.out.append(head + " {")
             if wait_line:
                 self.out.append(wait_line)

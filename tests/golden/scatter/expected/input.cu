@@ -185,6 +185,7 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -331,7 +332,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
           CNP_G_OMP("omp atomic")
           f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 335 "input.cu"
+#line 336 "input.cu"
         } /* map i */
       }
     }
@@ -387,7 +388,7 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
     cnp_g_atomic_add(&f_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)], (double)f_q[l_i]);
 #line 21 "input.cnp"
     cnp_g_atomic_add(&f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)], (int64_t)1);
-#line 391 "input.cu"
+#line 392 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -778,7 +779,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
     CNP_G_TRY(scatter_k0(p, S),
               "input.cnp:10: map i in N");
-#line 782 "input.cu"
+#line 783 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

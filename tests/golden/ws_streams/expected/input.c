@@ -155,6 +155,7 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_mod_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_shl_i32(int32_t a, int32_t s) { return (uint32_t)s < 32 ? (int32_t)((uint32_t)a << s) : 0; }
@@ -249,7 +250,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 253 "input.c"
+#line 254 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -300,7 +301,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 304 "input.c"
+#line 305 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -504,7 +505,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
   CNP_G_TRY(twows_k0(p, S),
             "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 508 "input.c"
+#line 509 "input.c"
 
   /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -521,7 +522,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 525 "input.c"
+#line 526 "input.c"
 
   /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -534,7 +535,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:11: sort ka (a)");
     p->stats.launches++;
   }
-#line 538 "input.c"
+#line 539 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
   p->ws_used = 1;
@@ -549,7 +550,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(twows_k1(p, S),
             "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 553 "input.c"
+#line 554 "input.c"
 
   /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -566,7 +567,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 570 "input.c"
+#line 571 "input.c"
 
   /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -579,7 +580,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:16: sort kb (b)");
     p->stats.launches++;
   }
-#line 583 "input.c"
+#line 584 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
   p->ws_used = 1;
