@@ -1324,6 +1324,125 @@ static void exec_halo(Interp *I, Stmt *s) {
   }
 }
 
+/* deposit / gather (docs/language.md, "Particles and grids"): the runtime's shapes
+** (runtime/pgrid_shape.h): per axis u = pos * (n / length) (1 without a length), the base
+** index and the S weights; a position with !(|u| < 2^52) is skipped. */
+typedef struct PgStencil { int64_t base[3]; double W[3][3]; } PgStencil;
+
+static bool pg_stencil(Interp *I, Stmt *s, const GridInfo *gi, int64_t p, PgStencil *st) {
+  for (int a = 0; a < 3; a++) st->base[a] = 0, st->W[a][0] = 1.0;
+  for (int a = 0; a < gi->ndim; a++) {
+    FieldRT *pf = field_of(I, s->list.v[a].decl);
+    int64_t n = setup_int(I, gi->axis[a].ext);
+    double scale = gi->axis[a].length ? (double)n / len_value(I, gi->axis[a].length) : 1.0;
+    double u = as_double(load(pf, p)) * scale, i;
+    if (!(fabs(u) < 4503599627370496.0)) return false;
+    double *W = st->W[a];
+    if (s->pshape == 0) i = floor(u + 0.5), W[0] = 1.0;
+    else if (s->pshape == 1) {
+      i = floor(u);
+      double f = u - i;
+      W[0] = 1.0 - f, W[1] = f;
+    } else {
+      i = floor(u + 0.5);
+      double d = u - i;
+      W[0] = 0.5 * (0.5 - d) * (0.5 - d), W[1] = 0.75 - d * d, W[2] = 0.5 * (0.5 + d) * (0.5 + d);
+      i -= 1.0;
+    }
+    int64_t b = (int64_t)i % n;
+    st->base[a] = b < 0 ? b + n : b;
+  }
+  return true;
+}
+
+/* deposit: each particle's S^ndim contributions w * W0 * W1 * W2 (C order of the points,
+** rounded to the dtype), summed per base cell in particle order, then per grid point the
+** cells' partials that reach it, offsets in C order (the SORTED mode: exact in f64). f32 and
+** `atomic` are compared within a tolerance (their order or rounding is the runtime's). */
+static void exec_deposit(Interp *I, Stmt *s) {
+  FieldRT *g = field_of(I, s->b.decl), *w = s->a.name ? field_of(I, s->a.decl) : NULL;
+  FieldRT *p0 = field_of(I, s->list.v[0].decl);
+  const GridInfo *gi = g->d->grid_of->grid;
+  int nd = gi->ndim, S = s->pshape + 1;
+  int64_t dims[3] = {1, 1, 1}, np = 1, ncell = 1;
+  for (int a = 0; a < nd; a++) dims[a] = setup_int(I, gi->axis[a].ext), ncell *= dims[a], np *= S;
+  int64_t n = p0->dim ? I->dim_live[p0->dim->index] : p0->cap[p0->rank - 1];
+  bool f32 = g->d->dtype == DT_F32, open = f32 || s->atomic;
+  double *part = calloc((size_t)(ncell * np) + 1, sizeof(double));
+  if (!part) { fail(I, s->loc, "out of memory in %s", "deposit"); return; }
+  for (int64_t c = 0; c < ncell; c++) store(g, c, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype));
+  int S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
+  for (int64_t p = 0; p < n; p++) {
+    PgStencil st;
+    if (!pg_stencil(I, s, gi, p, &st)) continue;
+    double wi = w ? as_double(load(w, p)) : 1.0;
+    int64_t cell = (st.base[0] * dims[1] + st.base[1]) * dims[2] + st.base[2];
+    int k = 0;
+    for (int s0 = 0; s0 < S; s0++)
+      for (int s1 = 0; s1 < S1; s1++)
+        for (int s2 = 0; s2 < S2; s2++, k++) {
+          double c = wi * st.W[0][s0] * st.W[1][s1] * st.W[2][s2];
+          if (f32) c = (double)(float)c;
+          part[cell * np + k] += c;
+          if (open) {
+            int64_t j = ((st.base[0] + s0) % dims[0] * dims[1] + (st.base[1] + s1) % dims[1]) * dims[2] +
+                        (st.base[2] + s2) % dims[2];
+            note_term(g, j, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype), conv((Value){.t = DT_F64, .d = c}, g->d->dtype));
+          }
+        }
+  }
+  for (int64_t j0 = 0; j0 < dims[0]; j0++)
+    for (int64_t j1 = 0; j1 < dims[1]; j1++)
+      for (int64_t j2 = 0; j2 < dims[2]; j2++) {
+        double acc = 0.0;
+        float accf = 0.0f;
+        int k = 0;
+        for (int s0 = 0; s0 < S; s0++)
+          for (int s1 = 0; s1 < S1; s1++)
+            for (int s2 = 0; s2 < S2; s2++, k++) {
+              int64_t b0 = (j0 - s0 + 3 * dims[0]) % dims[0], b1 = (j1 - s1 + 3 * dims[1]) % dims[1];
+              int64_t b2 = (j2 - s2 + 3 * dims[2]) % dims[2];
+              double v = part[((b0 * dims[1] + b1) * dims[2] + b2) * np + k];
+              if (f32) accf += (float)v;
+              else acc += v;
+            }
+        int64_t j = (j0 * dims[1] + j1) * dims[2] + j2;
+        store(g, j, f32 ? (Value){.t = DT_F32, .f = accf} : (Value){.t = DT_F64, .d = acc});
+      }
+  free(part);
+}
+
+/* gather: OUT[c, p] = the sum over the shape's points (C order) of W0 W1 * W2 * grid, in f64
+** from 0, rounded once (a grid field with components: each component into OUT's). */
+static void exec_gather(Interp *I, Stmt *s) {
+  FieldRT *g = field_of(I, s->a.decl), *out = field_of(I, s->b.decl);
+  FieldRT *p0 = field_of(I, s->list.v[0].decl);
+  const GridInfo *gi = g->d->grid_of->grid;
+  int nd = gi->ndim, S = s->pshape + 1, S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
+  int64_t dims[3] = {1, 1, 1}, ncell = 1;
+  for (int a = 0; a < nd; a++) dims[a] = setup_int(I, gi->axis[a].ext), ncell *= dims[a];
+  int64_t n = p0->dim ? I->dim_live[p0->dim->index] : p0->cap[p0->rank - 1];
+  int64_t comps = 1;
+  for (int r = 0; r < g->d->grid_ncomp; r++) comps *= g->cap[r];
+  int64_t ocap = out->cap[out->rank - 1];
+  for (int64_t c = 0; c < comps; c++)
+    for (int64_t p = 0; p < n; p++) {
+      PgStencil st;
+      double acc = 0.0;
+      if (pg_stencil(I, s, gi, p, &st))
+        for (int s0 = 0; s0 < S; s0++) {
+          int64_t c0 = (st.base[0] + s0) % dims[0] * dims[1];
+          for (int s1 = 0; s1 < S1; s1++) {
+            int64_t c1 = (c0 + (st.base[1] + s1) % dims[1]) * dims[2];
+            double w01 = st.W[0][s0] * st.W[1][s1];
+            for (int s2 = 0; s2 < S2; s2++)
+              acc += w01 * st.W[2][s2] * as_double(load(g, c * ncell + c1 + (st.base[2] + s2) % dims[2]));
+          }
+        }
+      store(out, c * ocap + p, conv((Value){.t = DT_F64, .d = acc}, out->d->dtype));
+    }
+}
+
 static void exec_step_stmt(Interp *I, Stmt *s) {
   switch (s->kind) {
   case ST_MAP: exec_map(I, s); return;
@@ -1365,7 +1484,9 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
   case ST_HISTORY: exec_history(I, s); return;
   case ST_APPEND: exec_append(I, s); return;
   case ST_HALO: exec_halo(I, s); return;
-  case ST_FFT: case ST_IFFT: case ST_DEPOSIT: case ST_GATHER:
+  case ST_DEPOSIT: exec_deposit(I, s); return;
+  case ST_GATHER: exec_gather(I, s); return;
+  case ST_FFT: case ST_IFFT:
     fail(I, s->loc, "unsupported construct: %s", stmt_of(s->kind)->name);
     return;
   default:
