@@ -399,11 +399,12 @@ class Gen:
                 ut = self.pick([u for u in NUM if promote(t, u) == t and (t not in INTS or u in INTS)])
             b = self.expr(ut, ctx, d)
             if ut != t and (self.untyped(a) or self.untyped(b) or
-                            (not self.known and ut in INTS and t not in INTS and self.constant(b)
-                             and not re.match(r"(C_\w+|-?\d+)$", b))):
+                            (not self.known and ut in INTS and t not in INTS and
+                             ((self.constant(b) and not re.match(r"(C_\w+|-?\d+)$", b)) or "select(" in b))):
                 # (a large integer constant in a float operation was written as an integer,
                 # clang -Wimplicit-const-int-float-conversion: fixed for a constant or literal
-                # operand, int_const_float; known still for a constant expression)
+                # operand, int_const_float; known still for a constant expression, and for a
+                # select with a constant arm, whatever its condition: found again in seed 8)
                 ut = t                                   # a literal would adapt to the other side
                 b = self.expr(t, ctx, d)
             if op in ("/", "%") and self.constant(b):
