@@ -300,6 +300,7 @@ static int64_t setup_int(Interp *I, Expr *e) {
     if (e->op == OP_ADD) return a + b;
     if (e->op == OP_SUB) return a - b;
     if (e->op == OP_MUL) return a * b;
+    if (e->op == OP_DIV) return b ? a / b : 0;     /* a spectral grid's n / 2 + 1 */
     return 0;
   }
   case EX_UNARY: return -setup_int(I, e->args[0]);
@@ -738,6 +739,15 @@ static Value eval_call(Interp *I, Expr *e) {
   switch (bi) {
   case BI_STEP_INDEX: return vint(DT_I64, I->step);    /* no arguments */
   case BI_NONE: {
+    if (I->gmap && e->ref.name && !strcmp(e->ref.name, "wave")) {   /* 2 pi m / (n * (L / n)), as generated */
+      int64_t off;
+      int wa = grid_index_axis(I->gmap, a[0], &off);
+      const GridAxis *A = &I->gmap->over.decl->grid->axis[wa];
+      int64_t n = setup_int(I, A->ext), j = I->locals[I->gmap->gidx[wa]->id].i;
+      double d = len_value(I, A->length) / (double)n;
+      int64_t m = wa == I->gmap->gndim - 1 || 2 * j < n ? j : j - n;
+      return conv((Value){.t = DT_F64, .d = 6.283185307179586 * (double)m / ((double)n * d)}, t);
+    }
     int ax = grid_coord_axis(I->gmap, e);          /* coord(i): i * (length / n) */
     if (ax >= 0) {
       const GridAxis *A = &I->gmap->over.decl->grid->axis[ax];
@@ -1443,6 +1453,80 @@ static void exec_gather(Interp *I, Stmt *s) {
     }
 }
 
+/* fft X -> Y / ifft Y -> X (docs/language.md, FFTs) by a direct DFT in long double (small
+** grids only): Y[k] = sum_j x[j] e^{-2 pi i k.j/n} over the r2c half (k_last <= n_last / 2);
+** ifft as FFTW's c2r: the complex DFT over the other axes, then the last axis's half with
+** the real part of its first (and, n even, last) mode, times 1/N. Compared within a
+** tolerance (each term noted: the transform's order is FFTW's). */
+static void fft_dims(const FieldRT *r, int64_t n[3], int *nd, int64_t *comps, int64_t *N) {
+  const GridInfo *gi = r->d->grid_of->grid;
+  *nd = gi->ndim, *comps = 1, *N = 1;
+  for (int c = 0; c < r->d->grid_ncomp; c++) *comps *= r->cap[c];
+  for (int a = 0; a < 3; a++) n[a] = a < gi->ndim ? r->cap[r->d->grid_ncomp + a] : 1;
+  for (int a = 0; a < gi->ndim; a++) *N *= n[a];
+}
+
+static long double complex twiddle(int64_t k, int64_t j, int64_t n, int sign) {
+  long double t = 6.283185307179586476925286766559L * (long double)((k * j) % n) / (long double)n;
+  return cosl(t) + sign * sinl(t) * (long double complex)_Complex_I;
+}
+
+static void exec_fft(Interp *I, Stmt *s, bool inverse) {
+  FieldRT *re = field_of(I, inverse ? s->b.decl : s->a.decl), *cx = field_of(I, inverse ? s->a.decl : s->b.decl);
+  int64_t n[3], comps, N;
+  int nd;
+  fft_dims(re, n, &nd, &comps, &N);
+  int la = nd - 1;
+  int64_t nh = n[la] / 2 + 1, k3[3] = {n[0], n[1], n[2]}, NK = N / n[la] * nh;
+  k3[la] = nh;
+  DType ct = cx->d->dtype, rt = re->d->dtype;
+  Value zero = conv((Value){.t = DT_F64, .d = 0.0}, ct);
+  for (int64_t c = 0; c < comps; c++) {
+    if (!inverse) {
+      for (int64_t k = 0; k < NK; k++) {
+        int64_t kk[3] = {k / (k3[1] * k3[2]), k / k3[2] % k3[1], k % k3[2]};
+        long double complex acc = 0;
+        for (int64_t j = 0; j < N; j++) {
+          int64_t jj[3] = {j / (n[1] * n[2]), j / n[2] % n[1], j % n[2]};
+          long double complex e = 1;
+          for (int a = 0; a < nd; a++) e *= twiddle(kk[a], jj[a], n[a], -1);
+          Value x = load(re, c * N + j);
+          long double complex term = (long double)as_double(x) * e;
+          acc += term;
+          note_term(cx, c * NK + k, zero, (Value){.t = DT_C128, .c128 = (double complex)term});
+        }
+        Value v = {.t = DT_C128, .c128 = (double complex)acc};
+        store(cx, c * NK + k, conv(v, ct));
+      }
+    } else {
+      for (int64_t j = 0; j < N; j++) {
+        int64_t jj[3] = {j / (n[1] * n[2]), j / n[2] % n[1], j % n[2]};
+        long double acc = 0;
+        for (int64_t m = 0; m < nh; m++) {
+          long double complex y = 0;   /* the other axes' complex DFT at this last-axis mode */
+          for (int64_t k = 0; k < NK / nh; k++) {
+            int64_t kk[3] = {0, 0, 0};
+            if (nd == 3) kk[0] = k / n[1], kk[1] = k % n[1];
+            else if (nd == 2) kk[0] = k;
+            kk[la] = m;
+            long double complex e = 1;
+            for (int a = 0; a < la; a++) e *= twiddle(kk[a], jj[a], n[a], +1);
+            Value z = conv(load(cx, c * NK + (kk[0] * k3[1] + kk[1]) * k3[2] + kk[2]), DT_C128);
+            y += (long double complex)z.c128 * e;
+          }
+          bool self = m == 0 || (n[la] % 2 == 0 && m == n[la] / 2);
+          long double t = creall(y * twiddle(m, jj[la], n[la], +1));
+          if (self) t = creall(y) * creall(twiddle(m, jj[la], n[la], +1));
+          long double term = (self ? 1.0L : 2.0L) * t / (long double)N;
+          acc += term;
+          note_term(re, c * N + j, conv((Value){.t = DT_F64, .d = 0.0}, rt), (Value){.t = DT_F64, .d = (double)(fabsl(term) * (long double)N)});
+        }
+        store(re, c * N + j, conv((Value){.t = DT_F64, .d = (double)acc}, rt));
+      }
+    }
+  }
+}
+
 static void exec_step_stmt(Interp *I, Stmt *s) {
   switch (s->kind) {
   case ST_MAP: exec_map(I, s); return;
@@ -1486,9 +1570,8 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
   case ST_HALO: exec_halo(I, s); return;
   case ST_DEPOSIT: exec_deposit(I, s); return;
   case ST_GATHER: exec_gather(I, s); return;
-  case ST_FFT: case ST_IFFT:
-    fail(I, s->loc, "unsupported construct: %s", stmt_of(s->kind)->name);
-    return;
+  case ST_FFT: exec_fft(I, s, false); return;
+  case ST_IFFT: exec_fft(I, s, true); return;
   default:
     fail(I, s->loc, "the interpreter does not run %s statements", stmt_of(s->kind)->name);
   }
