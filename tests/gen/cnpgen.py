@@ -182,6 +182,8 @@ class Gen:
             nd = self.r.randint(1, 3)
             ext = [self.pick(["NC", "NT", "3", "4", "5"] if nd < 3 else ["NT", "2", "3", "4"]) for _ in range(nd)]
             bounds = [self.pick(["periodic", "clamp", "ghost(1)", "ghost(2)"]) for _ in range(nd)]
+            if self.chance(0.4):
+                bounds = ["periodic"] * nd                # room for deposit and gather
             text = "grid G%d = [%s]" % (g, ", ".join(ext))
             if len(set(bounds)) == 1 and self.chance(0.5):
                 text += " boundary(%s)" % bounds[0]
@@ -200,6 +202,23 @@ class Gen:
                 f = Field("u%d_%d" % (g, k), t, "grid", gr["name"], comps)
                 o.append("field %s : %s[%s%s];" % (f.name, t, "%d, " % comps if comps > 1 else "", gr["name"]))
                 gr["fields"].append(f)
+            if all(b == "periodic" for b in bounds) and self.chance(0.8):
+                # deposit / gather: positions (one per axis), weights and the gathered values,
+                # rows over N (written by other maps too, by appends first), and a one-component
+                # grid field of the same dtype
+                t = self.pick(["f64", "f64", "f32"])
+                def row(nm, comps=1):
+                    f = Field(nm, t, "row", "N", comps)
+                    self.fields.append(f)
+                    o.append("field %s : %s[%sN];" % (nm, t, "%d, " % comps if comps > 1 else ""))
+                    return f
+                gr["pos"] = [row("px%d_%d" % (g, a)).name for a in range(nd)]
+                gr["w"] = row("pw%d" % g).name
+                f = Field("d%d" % g, t, "grid", gr["name"], 1)
+                o.append("field %s : %s[%s];" % (f.name, t, gr["name"]))
+                gr["fields"].append(f)
+                gr["dep"] = f.name
+                gr["gout"] = row("py%d" % g).name
             self.grids.append(gr)
 
     def grid_read(self, f, ctx):
@@ -237,7 +256,16 @@ class Gen:
 
     def grid_stmt(self, lines):
         gr = self.pick(self.grids)
-        k = self.r.randrange(6)
+        k = self.r.randrange(9)
+        if k >= 6 and "pos" in gr:                   # deposit (a weight field or 1) / gather
+            shape = self.pick(["ngp", "cic", "tsc"])
+            at = ", ".join(gr["pos"])
+            if k != 7:
+                lines.append("  deposit %s at (%s) -> %s with %s%s;" % (
+                    self.pick([gr["w"], gr["w"], "1"]), at, gr["dep"], shape, " atomic" if self.chance(0.3) else ""))
+            else:
+                lines.append("  gather %s at (%s) -> %s with %s;" % (gr["dep"], at, gr["gout"], shape))
+            return
         ghost = [f for f in gr["fields"] if any(b.startswith("ghost") for b in gr["bounds"])]
         if k == 0 and ghost:
             lines.append("  halo %s;" % self.pick(ghost).name)
