@@ -386,7 +386,11 @@ class Gen:
                 e = "(%s %s %s)" % (self.expr(u, ctx, d), self.pick(["==", "!="]), self.expr(u, ctx, d))
                 return e
             if k == 3 and self.chance(0.3):
-                return "bool(%s)" % self.expr(self.pick(INTS + FLOATS), ctx, d)
+                e = self.expr(self.pick(INTS + FLOATS), ctx, d)
+                # (known: bool(C | x) with a nonzero constant C is gcc -Wtautological-compare,
+                # bool_or_const)
+                if self.known or "|" not in e:
+                    return "bool(%s)" % e
             if k == 3 and self.chance(0.3):
                 return "%s(%s)" % (self.pick(["isnan", "isfinite"]), self.expr(self.pick(FLOATS + INTS), ctx, d))
             u = self.pick(INTS + FLOATS + ["bool"])
