@@ -654,11 +654,14 @@ static bool const_like(const Expr *e) {
 /* A u64 comparison of a constant expression (not a 0 literal, which the caller writes as
 ** always true or false) with a value: the constant's index, written cnp_g_u64(C), so that
 ** gcc sees neither a constant at the type's limit nor one that folds to 0 (`x >= C - C`:
-** -Wtype-limits; found, u64_const_compare); else -1. */
+** -Wtype-limits; found, u64_const_compare); 2: both sides are constant expressions, both
+** hidden (`u64(C_S + C_S) >= u64(C_U) * (C_U - C_U)`; found, u64_const_both); else -1. */
 int gen_hidden_u64(const Expr *e) {
   if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE || operand_type(e) != DT_U64) return -1;
   for (int i = 0; i < 2; i++)
     if (const_tree(e->args[i]) && !const_tree(e->args[1 - i]) && !is_zero_literal(e->args[i])) return i;
+  if (const_tree(e->args[0]) && const_tree(e->args[1]) && !is_zero_literal(e->args[0]) && !is_zero_literal(e->args[1]))
+    return 2;
   return -1;
 }
 
@@ -779,11 +782,12 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
       return;
     }
     int h = gen_hidden_u64(e);
-    buf_puts(b, h == 0 ? "(cnp_g_u64(" : "(");
+    bool h0 = h == 0 || h == 2, h1 = h == 1 || h == 2;
+    buf_puts(b, h0 ? "(cnp_g_u64(" : "(");
     ex_as(k, b, a, DT_U64);
-    buf_printf(b, "%s %s %s", h == 0 ? ")" : "", op_text(e->op), h == 1 ? "cnp_g_u64(" : "");
+    buf_printf(b, "%s %s %s", h0 ? ")" : "", op_text(e->op), h1 ? "cnp_g_u64(" : "");
     ex_as(k, b, c, DT_U64);
-    buf_puts(b, h == 1 ? "))" : ")");
+    buf_puts(b, h1 ? "))" : ")");
     return;
   }
   int c = gen_hidden_const(e);

@@ -78,6 +78,11 @@ DECL_LINES = [
     (r"history (\w+) = (\w+)\[(.*)\]$",
      lambda m: {"kind": "field", "name": m.group(1), "of_scalar": m.group(2),
                 "shape": [parse_sexpr(m.group(3))], "history": True}),
+    (r"grid (\w+) = rfft\((\w+)(, measure)?\)$",
+     lambda m: {"kind": "grid", "name": m.group(1), "rfft": m.group(2)}),
+    (r"grid (\w+) = \[(.*?)\]( boundary\((.*?\)?)\))?( length\(.*\))?$",
+     lambda m: {"kind": "grid", "name": m.group(1), "ext": [parse_sexpr(x) for x in split_top(m.group(2))],
+                "bound": split_top(m.group(4)) if m.group(4) else []}),
     (r"snapshot (\w+) = host_staging\((\w+), slots = (\d+)\)$",
      lambda m: {"kind": "snapshot", "name": m.group(1), "of": m.group(2)}),
 ]
@@ -95,6 +100,22 @@ def parse_ast(text):
             if m:
                 decls.append(make(m))
                 break
+    grids = {d["name"]: d for d in decls if d["kind"] == "grid"}
+    for d in grids.values():            # a spectral grid: G's axes, the last n / 2 + 1
+        if "rfft" in d:
+            g = grids[d["rfft"]]
+            d["ext"] = g["ext"][:-1] + [["+", ["/", g["ext"][-1], "2"], "1"]]
+            d["bound"] = []
+    for d in decls:                     # a grid field: its storage shape (ghost planes included)
+        if d["kind"] == "field" and d["shape"] and isinstance(d["shape"][-1], str) and d["shape"][-1] in grids:
+            g = grids[d["shape"][-1]]
+            b = g["bound"] or ["periodic"]
+            b = b * len(g["ext"]) if len(b) == 1 else b
+            ext = []
+            for e, w in zip(g["ext"], b):
+                m = re.match(r"ghost\((\d+)\)$", w.strip())
+                ext.append(["+", e, str(2 * int(m.group(1)))] if m else e)
+            d["shape"] = d["shape"][:-1] + ext
     for d in decls:
         if d.get("history"):
             d["t"] = [x for x in decls if x.get("name") == d["of_scalar"]][0]["t"]
@@ -114,6 +135,8 @@ def eval_ext(e, env):
             return -a[0]
         if op == "*":
             return a[0] * a[1]
+        if op == "/":
+            return a[0] // a[1]
         if op == "cast":
             return a[0]
         raise ValueError("extent operator %s" % op)

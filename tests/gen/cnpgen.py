@@ -165,11 +165,120 @@ class Gen:
         self.nsteps = self.r.randint(1, 2 + self.size // 2)
         if self.nsteps > 1:
             o.append("event %s;" % ", ".join("e%d" % k for k in range(self.nsteps - 1)))
+        self.declare_grids()
         self.snaps = []
         for k in range(self.r.randint(0, 2)):
             f = self.pick([f for f in self.fields if f.kind in ("row", "tab", "key")])
             o.append("snapshot z%d = host_staging(%s, slots = %d);" % (k, f.name, self.r.randint(1, 3)))
             self.snaps.append(("z%d" % k, f))
+
+    def declare_grids(self):
+        """0 to 2 grids (1D, 2D or 3D; every boundary, ghost widths 1 and 2, a length or not)
+        and 2 to 4 fields of each (f32 f64 i32 i64, one or two components): written by grid
+        maps at their own point, read at stencil offsets, their ghost planes filled by halo."""
+        o = self.out
+        self.grids = []
+        for g in range(self.r.choice([0, 1, 1, 2])):
+            nd = self.r.randint(1, 3)
+            ext = [self.pick(["NC", "NT", "3", "4", "5"] if nd < 3 else ["NT", "2", "3", "4"]) for _ in range(nd)]
+            bounds = [self.pick(["periodic", "clamp", "ghost(1)", "ghost(2)"]) for _ in range(nd)]
+            if self.chance(0.4):
+                bounds = ["periodic"] * nd                # room for deposit and gather
+            text = "grid G%d = [%s]" % (g, ", ".join(ext))
+            if len(set(bounds)) == 1 and self.chance(0.5):
+                text += " boundary(%s)" % bounds[0]
+            elif bounds != ["periodic"] * nd or self.chance(0.5):
+                text += " boundary(%s)" % ", ".join(bounds)
+            if self.chance(0.5):
+                text += " length(%s)" % ", ".join(self.pick(["1.0", "2.5", "C_F", "g_f64"]
+                                                         if "C_F" in self.consts.get("f64", []) and
+                                                         "g_f64" in self.setup_params.get("f64", [])
+                                                         else ["1.0", "2.5", "0.75"]) for _ in range(nd))
+            o.append(text + ";")
+            gr = {"name": "G%d" % g, "nd": nd, "bounds": bounds, "fields": []}
+            for k in range(self.r.randint(2, 4)):
+                t = self.pick(["f64", "f32", "i64", "i32", "f64"])
+                comps = self.pick([1, 1, 2])
+                f = Field("u%d_%d" % (g, k), t, "grid", gr["name"], comps)
+                o.append("field %s : %s[%s%s];" % (f.name, t, "%d, " % comps if comps > 1 else "", gr["name"]))
+                gr["fields"].append(f)
+            if all(b == "periodic" for b in bounds) and self.chance(0.8):
+                # deposit / gather: positions (one per axis), weights and the gathered values,
+                # rows over N (written by other maps too, by appends first), and a one-component
+                # grid field of the same dtype
+                t = self.pick(["f64", "f64", "f32"])
+                def row(nm, comps=1):
+                    f = Field(nm, t, "row", "N", comps)
+                    self.fields.append(f)
+                    o.append("field %s : %s[%sN];" % (nm, t, "%d, " % comps if comps > 1 else ""))
+                    return f
+                gr["pos"] = [row("px%d_%d" % (g, a)).name for a in range(nd)]
+                gr["w"] = row("pw%d" % g).name
+                f = Field("d%d" % g, t, "grid", gr["name"], 1)
+                o.append("field %s : %s[%s];" % (f.name, t, gr["name"]))
+                gr["fields"].append(f)
+                gr["dep"] = f.name
+                gr["gout"] = row("py%d" % g).name
+            self.grids.append(gr)
+
+    def grid_read(self, f, ctx):
+        """F[c, j + o, i - o'] of a field of the map's grid: offsets where the map does not
+        write F (a ghost axis up to its width)."""
+        gr = ctx["grid"]
+        comp = "%d, " % self.r.randrange(f.comps) if f.comps > 1 else ""
+        ix = []
+        for a, n in enumerate(ctx["gidx"]):
+            b = gr["bounds"][a]
+            w = int(b[6]) if b.startswith("ghost") else 3
+            off = 0 if f.name in ctx["gw"] or self.chance(0.4) else self.r.randint(-w, w)
+            ix.append(n if off == 0 else "%s %s %d" % (n, "+" if off > 0 else "-", abs(off)))
+        return "%s[%s%s]" % (f.name, comp, ", ".join(ix))
+
+    def gen_grid_map(self, gr, lines):
+        names = ["k", "j", "i"][3 - gr["nd"]:]
+        ctx = self.new_ctx("@" + gr["name"], names[-1])
+        ctx["grid"], ctx["gidx"] = gr, names
+        ctx["gw"] = set(f.name for f in self.r.sample(gr["fields"], self.r.randint(1, 2)))
+        for name, t in self.scalars:
+            if self.chance(0.3):
+                ctx["reds"][name] = self.pick(["+=", "min=", "max="])
+        body = []
+        self.map_body(ctx, self.r.randint(1, 2 + self.size), 0, body, 2)
+        for f in gr["fields"]:                       # every written field at every point
+            if f.name in ctx["gw"]:
+                for c in range(f.comps):
+                    comp = "%d, " % c if f.comps > 1 else ""
+                    op = "+=" if self.chance(0.2) else "="
+                    body.append("    %s[%s%s] %s %s;" % (f.name, comp, ", ".join(names), op, self.expr(f.t, ctx)))
+        lines.append("  map (%s) in %s {" % (", ".join(names), gr["name"]))
+        lines.extend(body)
+        lines.append("  }")
+
+    def grid_stmt(self, lines):
+        gr = self.pick(self.grids)
+        k = self.r.randrange(9)
+        if k >= 6 and "pos" in gr:                   # deposit (a weight field or 1) / gather
+            shape = self.pick(["ngp", "cic", "tsc"])
+            at = ", ".join(gr["pos"])
+            if k != 7:
+                lines.append("  deposit %s at (%s) -> %s with %s%s;" % (
+                    self.pick([gr["w"], gr["w"], "1"]), at, gr["dep"], shape, " atomic" if self.chance(0.3) else ""))
+            else:
+                lines.append("  gather %s at (%s) -> %s with %s;" % (gr["dep"], at, gr["gout"], shape))
+            return
+        ghost = [f for f in gr["fields"] if any(b.startswith("ghost") for b in gr["bounds"])]
+        if k == 0 and ghost:
+            lines.append("  halo %s;" % self.pick(ghost).name)
+        elif k == 1:
+            pairs = [(a, b) for a in gr["fields"] for b in gr["fields"]
+                     if a.name < b.name and (a.t, a.comps) == (b.t, b.comps)]
+            if pairs:
+                a, b = self.pick(pairs)
+                lines.append("  swap %s, %s;" % (a.name, b.name))
+                return
+        if ghost and self.chance(0.5):
+            lines.append("  halo %s;" % self.pick(ghost).name)
+        self.gen_grid_map(gr, lines)
 
     # ------------------------------------------------------------------ expressions
     def lit(self, t):
@@ -197,6 +306,12 @@ class Gen:
                     if f.kind == "tab" and f.name in ctx["gathered"]:
                         pass
                     out.append("%s[%s%s]" % (f.name, "%d, " % self.r.randrange(f.comps) if f.comps > 1 else "", idx))
+            if ctx.get("grid"):                          # a grid map: stencil reads, coord()
+                for f in ctx["grid"]["fields"]:
+                    if f.t == t:
+                        out += [self.grid_read(f, ctx), self.grid_read(f, ctx)]
+                if t == "f64":
+                    out.append("coord(%s)" % self.pick(ctx["gidx"]))
             for name, lt in ctx["lets"]:
                 if lt == t:
                     out += [name, name, name]            # lets are read more often than not
@@ -316,11 +431,12 @@ class Gen:
                 ut = self.pick([u for u in NUM if promote(t, u) == t and (t not in INTS or u in INTS)])
             b = self.expr(ut, ctx, d)
             if ut != t and (self.untyped(a) or self.untyped(b) or
-                            (not self.known and ut in INTS and t not in INTS and self.constant(b)
-                             and not re.match(r"(C_\w+|-?\d+)$", b))):
+                            (not self.known and ut in INTS and t not in INTS and
+                             ((self.constant(b) and not re.match(r"(C_\w+|-?\d+)$", b)) or "select(" in b))):
                 # (a large integer constant in a float operation was written as an integer,
                 # clang -Wimplicit-const-int-float-conversion: fixed for a constant or literal
-                # operand, int_const_float; known still for a constant expression)
+                # operand, int_const_float; known still for a constant expression, and for a
+                # select with a constant arm, whatever its condition: found again in seed 8)
                 ut = t                                   # a literal would adapt to the other side
                 b = self.expr(t, ctx, d)
             if op in ("/", "%") and self.constant(b):
@@ -570,6 +686,9 @@ class Gen:
 
     def step_body(self, lines):
         n = self.r.randint(1, 2 + self.size)
+        if self.grids:
+            for _ in range(self.r.randint(1, 3)):
+                self.grid_stmt(lines)
         for _ in range(n):
             k = self.r.randrange(18)
             d = self.pick(self.dims)

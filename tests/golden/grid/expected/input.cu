@@ -1138,7 +1138,8 @@ static int gridg_k3_host(const gridg_k3_args *ap)
   CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(cnp_nb > 1)")
   for (int64_t cnp_q = 0; cnp_q < cnp_nb; cnp_q++) {
     double *CNP_G_RESTRICT const pv_a = A.pv_a + cnp_q * (A.f_a_e0 * A.f_a_e1);  /* this block's copy of a */
-    memset(pv_a, 0, sizeof(double) * (size_t)((A.f_a_e0 * A.f_a_e1)));
+    for (int64_t cnp_k = 0; cnp_k < (A.f_a_e0 * A.f_a_e1); cnp_k++)  /* -0, the identity: x + -0 is x (-0 too) */
+      pv_a[cnp_k] = (double)-0.0;
     const int64_t cnp_ce = cnp_q * cnp_pc + cnp_pc < cnp_nc ? cnp_q * cnp_pc + cnp_pc : cnp_nc;
     for (int64_t cnp_c = cnp_q * cnp_pc; cnp_c < cnp_ce; cnp_c++) {
       const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
@@ -1147,7 +1148,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1151 "input.cu"
+#line 1152 "input.cu"
         } /* map p */
       }
     }
@@ -1181,7 +1182,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1185 "input.cu"
+#line 1186 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1842,7 +1843,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
     CNP_G_TRY(gridg_k0(p, S),
               "input.cnp:17: map (j, i) in G");
-#line 1846 "input.cu"
+#line 1847 "input.cu"
 
     /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1851,13 +1852,13 @@ static int gridg_h_step(gridg_h *p, double dt)
       p->f_a = p->f_b;
       p->f_b = t;
     }
-#line 1855 "input.cu"
+#line 1856 "input.cu"
 
     /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
     CNP_G_TRY(gridg_k1(p, S),
               "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1861 "input.cu"
+#line 1862 "input.cu"
 
     /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1872,19 +1873,19 @@ static int gridg_h_step(gridg_h *p, double dt)
                   "input.cnp:24: halo h");
       p->stats.launches++;
     }
-#line 1876 "input.cu"
+#line 1877 "input.cu"
 
     /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
     CNP_G_TRY(gridg_k2(p, S),
               "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1882 "input.cu"
+#line 1883 "input.cu"
 
     /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
     CNP_G_TRY(gridg_k3(p, S),
               "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1888 "input.cu"
+#line 1889 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -304,7 +304,8 @@ static int scatter_k0_host(const scatter_k0_args *ap)
   CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(cnp_nb > 1)")
   for (int64_t cnp_q = 0; cnp_q < cnp_nb; cnp_q++) {
     double *CNP_G_RESTRICT const pv_rho = A.pv_rho + cnp_q * A.f_rho_e0;  /* this block's copy of rho */
-    memset(pv_rho, 0, sizeof(double) * (size_t)(A.f_rho_e0));
+    for (int64_t cnp_k = 0; cnp_k < A.f_rho_e0; cnp_k++)  /* -0, the identity: x + -0 is x (-0 too) */
+      pv_rho[cnp_k] = (double)-0.0;
     const int64_t cnp_ce = cnp_q * cnp_pc + cnp_pc < cnp_nc ? cnp_q * cnp_pc + cnp_pc : cnp_nc;
     for (int64_t cnp_c = cnp_q * cnp_pc; cnp_c < cnp_ce; cnp_c++) {
       const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
@@ -332,7 +333,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
           CNP_G_OMP("omp atomic")
           f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 336 "input.cu"
+#line 337 "input.cu"
         } /* map i */
       }
     }
@@ -388,7 +389,7 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
     cnp_g_atomic_add(&f_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)], (double)f_q[l_i]);
 #line 21 "input.cnp"
     cnp_g_atomic_add(&f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)], (int64_t)1);
-#line 392 "input.cu"
+#line 393 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -779,7 +780,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
     CNP_G_TRY(scatter_k0(p, S),
               "input.cnp:10: map i in N");
-#line 783 "input.cu"
+#line 784 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
