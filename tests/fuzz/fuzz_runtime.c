@@ -343,7 +343,10 @@ static void op_pgrid(st *S, rd *r)
   ** past libFuzzer's malloc limit: only small or negative ones reach create */
   if (cap > 4096) return;
   int64_t cells = 1;
-  for (int a = 0; a < ndim && a < 3; a++) cells = dims[a] > 0 && dims[a] < 4096 ? cells * dims[a] : 0;
+  for (int a = 0; a < ndim && a < 3; a++) {
+    if (dims[a] > 4096) return;                /* a real (huge) table, not a bad argument */
+    cells = dims[a] > 0 ? cells * dims[a] : 0;
+  }
   if (cells > 4096) return;                    /* plans hold tables of the grid's size */
   cnp_pgrid *pg = NULL;
   cnp_status s = cnp_pgrid_create(&pg, (cnp_backend)(u8(r) % 8 == 0), 0, ndim, dims, shape, dt, cap, sc);
