@@ -1614,6 +1614,53 @@ static Value slot_value(const unsigned char *b, DType t) {
   return v;
 }
 
+/* The output file: every dim's live extent, field (its live view, with the comparison
+** tolerances the interpreter noted), history, snapshot, then the failed call and status. */
+static int write_outputs(Interp *I, const char *out_path, FILE *diag) {
+  FILE *out = fopen(out_path, "wb");
+  if (!out) { fprintf(diag, "cnpc: error: cannot write '%s'\n", out_path); return 1; }
+  fwrite("CNPOUT1", 1, 8, out);
+  for (int k = 0; k < I->ndecl; k++) {
+    Decl *d = I->decls[k];
+    if (d->kind == DECL_DIM) fwrite(&I->dim_live[d->index], 8, 1, out);
+    else if (d->kind == DECL_FIELD && d->history_of.name) {   /* the latest values, oldest first */
+      FieldRT *f = &I->fields[k];
+      uint64_t K = (uint64_t)f->cap[0], got = f->recorded < K ? f->recorded : K;
+      int64_t nb = (int64_t)(got * f->esize), m = 0;
+      fwrite(&nb, 8, 1, out);
+      for (uint64_t j = 0; j < got; j++)
+        fwrite(f->data + (size_t)((f->recorded - got + j) % K) * f->esize, f->esize, 1, out);
+      fwrite(&m, 8, 1, out);
+    } else if (d->kind == DECL_FIELD) {
+      FieldRT *f = &I->fields[k];
+      int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
+      int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
+      int64_t nb = comps * live * (int64_t)f->esize;
+      fwrite(&nb, 8, 1, out);
+      for (int64_t c = 0; c < comps; c++)
+        fwrite(f->data + (size_t)(c * cap) * f->esize, f->esize, (size_t)live, out);
+      int64_t m = (f->tol || f->abssum) ? comps * live : 0;
+      fwrite(&m, 8, 1, out);
+      for (int64_t c = 0; c < comps && m; c++)
+        for (int64_t i = 0; i < live; i++) {
+          int64_t e = c * cap + i;
+          double t = f->tol ? f->tol[e] : 0;
+          if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(d->dtype) * f->abssum[e];
+          fwrite(&t, 8, 1, out);
+        }
+    } else if (d->kind == DECL_SNAPSHOT) {
+      int64_t n = I->snap_n[d->index];
+      fwrite(&n, 8, 1, out);
+      if (n > 0) fwrite(I->snap[d->index], 1, (size_t)n, out);
+    }
+  }
+  int64_t st = I->status;                           /* a failed call: its number and status */
+  fwrite(&I->failed_step, 8, 1, out);
+  fwrite(&st, 8, 1, out);
+  int rc = fclose(out) == 0 ? 0 : 1;
+  return rc;
+}
+
 int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   Interp I0 = {.cc = cc}, *I = &I0;
   ia_arena = &cc->arena;
@@ -1707,46 +1754,5 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
     fprintf(diag, "cnpc: interpreter: %s\n", I->err);
     return 1;
   }
-  FILE *out = fopen(out_path, "wb");
-  if (!out) { fprintf(diag, "cnpc: error: cannot write '%s'\n", out_path); return 1; }
-  fwrite("CNPOUT1", 1, 8, out);
-  for (k = 0; k < I->ndecl; k++) {
-    Decl *d = I->decls[k];
-    if (d->kind == DECL_DIM) fwrite(&I->dim_live[d->index], 8, 1, out);
-    else if (d->kind == DECL_FIELD && d->history_of.name) {   /* the latest values, oldest first */
-      FieldRT *f = &I->fields[k];
-      uint64_t K = (uint64_t)f->cap[0], got = f->recorded < K ? f->recorded : K;
-      int64_t nb = (int64_t)(got * f->esize), m = 0;
-      fwrite(&nb, 8, 1, out);
-      for (uint64_t j = 0; j < got; j++)
-        fwrite(f->data + (size_t)((f->recorded - got + j) % K) * f->esize, f->esize, 1, out);
-      fwrite(&m, 8, 1, out);
-    } else if (d->kind == DECL_FIELD) {
-      FieldRT *f = &I->fields[k];
-      int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
-      int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
-      int64_t nb = comps * live * (int64_t)f->esize;
-      fwrite(&nb, 8, 1, out);
-      for (int64_t c = 0; c < comps; c++)
-        fwrite(f->data + (size_t)(c * cap) * f->esize, f->esize, (size_t)live, out);
-      int64_t m = (f->tol || f->abssum) ? comps * live : 0;
-      fwrite(&m, 8, 1, out);
-      for (int64_t c = 0; c < comps && m; c++)
-        for (int64_t i = 0; i < live; i++) {
-          int64_t e = c * cap + i;
-          double t = f->tol ? f->tol[e] : 0;
-          if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(d->dtype) * f->abssum[e];
-          fwrite(&t, 8, 1, out);
-        }
-    } else if (d->kind == DECL_SNAPSHOT) {
-      int64_t n = I->snap_n[d->index];
-      fwrite(&n, 8, 1, out);
-      if (n > 0) fwrite(I->snap[d->index], 1, (size_t)n, out);
-    }
-  }
-  int64_t st = I->status;                           /* a failed call: its number and status */
-  fwrite(&I->failed_step, 8, 1, out);
-  fwrite(&st, 8, 1, out);
-  int rc = fclose(out) == 0 ? 0 : 1;
-  return rc;
+  return write_outputs(I, out_path, diag);
 }
