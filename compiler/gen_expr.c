@@ -875,6 +875,14 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       buf_puts(b, ")");
       return;
     }
+    if (e->op == OP_NEG && dtype_is_complex(e->type)) {
+      /* not C's unary -: gcc rewrites x / -y as -x / y and -(x * y) as -x * y, which Annex G's
+      ** division and multiplication do not give bit for bit (signed zeros, infinities) */
+      buf_printf(b, "cnp_g_cneg%s(", e->type == DT_C64 ? "64" : "128");
+      ex(k, b, e->args[0]);
+      buf_puts(b, ")");
+      return;
+    }
     buf_puts(b, e->op == OP_NEG ? "(-" : e->op == OP_BNOT ? "(~" : "(!");
     ex(k, b, e->args[0]);
     buf_puts(b, ")");

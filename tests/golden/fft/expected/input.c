@@ -166,6 +166,12 @@ CNP_G_INLINE cnp_g_c64 cnp_g_cdivr64(cnp_g_c64 z, float r) { return cnp_g_mk64(c
 CNP_G_INLINE cnp_g_c128 cnp_g_cmulr128(cnp_g_c128 z, double r) { return cnp_g_mk128(creal(z) * r, cimag(z) * r); }
 CNP_G_INLINE cnp_g_c128 cnp_g_cdivr128(cnp_g_c128 z, double r) { return cnp_g_mk128(creal(z) / r, cimag(z) / r); }
 
+/* -z, component-wise through the parts: not C's unary - on a complex value, which gcc folds
+** into the operation around it (x / -y as -x / y, -(x * y) as -x * y, -x / -y as x / y), a
+** rewrite that changes Annex G's result in the sign of a zero or an infinity. */
+CNP_G_INLINE cnp_g_c64 cnp_g_cneg64(cnp_g_c64 z) { return cnp_g_mk64(-crealf(z), -cimagf(z)); }
+CNP_G_INLINE cnp_g_c128 cnp_g_cneg128(cnp_g_c128 z) { return cnp_g_mk128(-creal(z), -cimag(z)); }
+
 /* Scatter-add into a complex element: one atomic addition per component. */
 CNP_G_INLINE void cnp_g_cadd64(cnp_g_c64 *a, cnp_g_c64 v)
 {
@@ -524,7 +530,7 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_fft_forward(p->fft_0, &p->f_rho, &p->f_rho_hat, S),
             "input.cnp:15: fft rho -> rho_hat");
   p->stats.launches++;
-#line 528 "input.c"
+#line 534 "input.c"
 
   /* input.cnp:16: ifft rho_hat -> phi; */
 #line 16 "input.cnp"
@@ -535,14 +541,14 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_g_fft_scale_f64(&p->f_phi, cnp_fft_norm(p->fft_0), S),
             "input.cnp:16: ifft rho_hat -> phi");
   p->stats.launches++;
-#line 539 "input.c"
+#line 545 "input.c"
 
   /* input.cnp:17: fft E -> E_hat; */
 #line 17 "input.cnp"
   CNP_G_TRY(cnp_fft_forward(p->fft_1, &p->f_E, &p->f_E_hat, S),
             "input.cnp:17: fft E -> E_hat");
   p->stats.launches++;
-#line 546 "input.c"
+#line 552 "input.c"
 
   /* input.cnp:18: ifft E_hat -> E; */
 #line 18 "input.cnp"
@@ -553,7 +559,7 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_g_fft_scale_f32(&p->f_E, cnp_fft_norm(p->fft_1), S),
             "input.cnp:18: ifft E_hat -> E");
   p->stats.launches++;
-#line 557 "input.c"
+#line 563 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

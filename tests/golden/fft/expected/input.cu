@@ -214,6 +214,8 @@ __host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cmulr64(cnp_g_c64 a, float r) {
 __host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cdivr64(cnp_g_c64 a, float r) { return cnp_g_c64(a.re / r, a.im / r); }
 __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cmulr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re * r, a.im * r); }
 __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cdivr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re / r, a.im / r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cneg64(cnp_g_c64 a) { return cnp_g_c64(-a.re, -a.im); }
+__host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cneg128(cnp_g_c128 a) { return cnp_g_c128(-a.re, -a.im); }
 
 /* Scatter-add into a complex element: one atomic addition per component (device atomics in
 ** kernels, OpenMP atomics in host loops). */
@@ -677,7 +679,7 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_fft_forward(p->fft_0, &p->f_rho, &p->f_rho_hat, S),
               "input.cnp:15: fft rho -> rho_hat");
     p->stats.launches++;
-#line 681 "input.cu"
+#line 683 "input.cu"
 
     /* input.cnp:16: ifft rho_hat -> phi; */
 #line 16 "input.cnp"
@@ -688,14 +690,14 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_g_fft_scale_f64(&p->f_phi, cnp_fft_norm(p->fft_0), S),
               "input.cnp:16: ifft rho_hat -> phi");
     p->stats.launches++;
-#line 692 "input.cu"
+#line 694 "input.cu"
 
     /* input.cnp:17: fft E -> E_hat; */
 #line 17 "input.cnp"
     CNP_G_TRY(cnp_fft_forward(p->fft_1, &p->f_E, &p->f_E_hat, S),
               "input.cnp:17: fft E -> E_hat");
     p->stats.launches++;
-#line 699 "input.cu"
+#line 701 "input.cu"
 
     /* input.cnp:18: ifft E_hat -> E; */
 #line 18 "input.cnp"
@@ -706,7 +708,7 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_g_fft_scale_f32(&p->f_E, cnp_fft_norm(p->fft_1), S),
               "input.cnp:18: ifft E_hat -> E");
     p->stats.launches++;
-#line 710 "input.cu"
+#line 712 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -317,6 +317,8 @@ __host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cmulr64(cnp_g_c64 a, float r) {
 __host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cdivr64(cnp_g_c64 a, float r) { return cnp_g_c64(a.re / r, a.im / r); }
 __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cmulr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re * r, a.im * r); }
 __host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cdivr128(cnp_g_c128 a, double r) { return cnp_g_c128(a.re / r, a.im / r); }
+__host__ __device__ CNP_G_INLINE cnp_g_c64 cnp_g_cneg64(cnp_g_c64 a) { return cnp_g_c64(-a.re, -a.im); }
+__host__ __device__ CNP_G_INLINE cnp_g_c128 cnp_g_cneg128(cnp_g_c128 a) { return cnp_g_c128(-a.re, -a.im); }
 
 /* Scatter-add into a complex element: one atomic addition per component (device atomics in
 ** kernels, OpenMP atomics in host loops). */
@@ -461,7 +463,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 465 "input.cu"
+#line 467 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -501,7 +503,7 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
     cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 22 "input.cnp"
     cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 505 "input.cu"
+#line 507 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -898,7 +900,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 15 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:15: map i in N");
-#line 902 "input.cu"
+#line 904 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
