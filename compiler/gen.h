@@ -303,6 +303,7 @@ const char *gen_ctype(DType t);                 /* element storage: "double", "u
 const char *gen_vtype(DType t);                 /* values (lets, params): "float" for f16 */
 int gen_hidden_const(const Expr *e);             /* gen_expr.c: a comparison's constant written
                                                  ** cnp_g_i64(C) (-Wtype-limits), or -1 */
+bool gen_hidden_bool(const Expr *e);             /* bool(x & y), bool(x | y): x != cnp_g_u64(0) */
 int gen_hidden_u64(const Expr *e);               /* the same for u64: cnp_g_u64(C) (2: both sides), or -1 */
 const char *gen_apitype(DType t);               /* the C API's params: "cnp_complex128", ... */
 const char *gen_cnp_dtype(DType t);             /* "CNP_FLOAT64", ... */

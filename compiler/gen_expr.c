@@ -656,8 +656,30 @@ static bool const_like(const Expr *e) {
 ** gcc sees neither a constant at the type's limit nor one that folds to 0 (`x >= C - C`:
 ** -Wtype-limits; found, u64_const_compare); 2: both sides are constant expressions, both
 ** hidden (`u64(C_S + C_S) >= u64(C_U) * (C_U - C_U)`; found, u64_const_both); else -1. */
+/* An integer & or | (with a constant operand gcc sees through, it can tell that `(C | x) != 0`
+** or `(x & 8) == 4` is always true or false: -Wtautological-compare, "bitwise comparison
+** always evaluates to ..."; found, bool_or_const): compared for equality with a constant,
+** that constant is hidden. */
+static bool bit_op(const Expr *e) {
+  return e->kind == EX_BINARY && (e->op == OP_BAND || e->op == OP_BOR) && dtype_is_int(e->type);
+}
+
+static int hidden_bitop_cmp(const Expr *e, bool (*cst)(const Expr *)) {
+  if (e->op != OP_EQ && e->op != OP_NE) return -1;
+  for (int i = 0; i < 2; i++)
+    if (bit_op(e->args[1 - i]) && cst(e->args[i])) return i;
+  return -1;
+}
+
+/* bool(x) of an integer & or |: written x != cnp_g_u64(0) (cnp_g_i64(0)), for the same reason */
+bool gen_hidden_bool(const Expr *e) {
+  return e->kind == EX_CAST && e->cast_to == DT_BOOL && bit_op(e->args[0]);
+}
+
 int gen_hidden_u64(const Expr *e) {
   if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE || operand_type(e) != DT_U64) return -1;
+  int hb = hidden_bitop_cmp(e, const_tree);
+  if (hb >= 0) return const_tree(e->args[1 - hb]) ? 2 : hb;
   for (int i = 0; i < 2; i++)
     if (const_tree(e->args[i]) && !const_tree(e->args[1 - i]) && !is_zero_literal(e->args[i])) return i;
   if (const_tree(e->args[0]) && const_tree(e->args[1]) && !is_zero_literal(e->args[0]) && !is_zero_literal(e->args[1]))
@@ -669,7 +691,8 @@ int gen_hidden_const(const Expr *e) {
   if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE) return -1;
   DType ot = operand_type(e);
   if (!dtype_is_int(ot) || ot == DT_U64) return -1;
-  int c = -1;
+  int c = hidden_bitop_cmp(e, const_like);
+  if (c >= 0) return c;
   for (int i = 0; i < 2; i++)
     if (const_like(e->args[i]) && !const_like(e->args[1 - i])) c = i;
   /* both constant, one through a call sema does not fold (min(C, -1) >= C): hide the other */
@@ -840,7 +863,7 @@ static void ex_cast(KCtx *k, Buf *b, Expr *e) {
   if (e->cast_to == DT_BOOL) {
     buf_puts(b, "(");
     ex(k, b, e->args[0]);
-    buf_puts(b, " != 0)");
+    buf_puts(b, !gen_hidden_bool(e) ? " != 0)" : e->args[0]->type == DT_U64 ? " != cnp_g_u64(0))" : " != cnp_g_i64(0))");
   } else if (e->cast_to == DT_F16) {
     ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
   } else if (converted_type(e->cast_to)) {

@@ -387,10 +387,9 @@ class Gen:
                 return e
             if k == 3 and self.chance(0.3):
                 e = self.expr(self.pick(INTS + FLOATS), ctx, d)
-                # (known: bool(C | x) with a nonzero constant C is gcc -Wtautological-compare,
+                # (bool(C | x) with a nonzero constant C was gcc -Wtautological-compare: fixed,
                 # bool_or_const)
-                if self.known or "|" not in e:
-                    return "bool(%s)" % e
+                return "bool(%s)" % e
             if k == 3 and self.chance(0.3):
                 return "%s(%s)" % (self.pick(["isnan", "isfinite"]), self.expr(self.pick(FLOATS + INTS), ctx, d))
             u = self.pick(INTS + FLOATS + ["bool"])
