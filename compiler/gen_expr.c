@@ -436,11 +436,14 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, "(");
     ex(k, b, e->args[0]);
     buf_puts(b, " ? ");
+    /* an integer arm of a float select is converted explicitly: a constant one is clang
+    ** -Wimplicit-const-int-float-conversion where it is not exact (found, int_const_float_select) */
     bool cast = conv || e->type == DT_U64;
-    if (cast) ex_as(k, b, e->args[1], e->type);
+    bool flt = e->type == DT_F32 || e->type == DT_F64;
+    if (cast || (flt && dtype_is_int(e->args[1]->type))) ex_as(k, b, e->args[1], e->type);
     else ex(k, b, e->args[1]);
     buf_puts(b, " : ");
-    if (cast) ex_as(k, b, e->args[2], e->type);
+    if (cast || (flt && dtype_is_int(e->args[2]->type))) ex_as(k, b, e->args[2], e->type);
     else ex(k, b, e->args[2]);
     buf_puts(b, ")");
     return;
@@ -748,6 +751,8 @@ static bool same_text_comm(KCtx *k, Expr *a, Expr *b) {
          (same_text_comm(k, a->args[0], b->args[1]) && same_text_comm(k, a->args[1], b->args[0]));
 }
 
+static bool is_select(const Expr *e) { return e->kind == EX_CALL && e->builtin == BI_SELECT; }
+
 static void ex_binary(KCtx *k, Buf *b, Expr *e) {
   bool shift = e->op == OP_SHL || e->op == OP_SHR;
   if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
@@ -850,8 +855,12 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
   for (int i = 0; i < 2; i++) {
     if (i) buf_printf(b, " %s ", op_text(e->op));
     double fv;
+    bool flt = t == DT_F32 || t == DT_F64;
     if (conv) ex_as(k, b, e->args[i], t);
-    else if ((t == DT_F32 || t == DT_F64) && int_const_as(e->args[i], t, &fv)) fmt_float(b, fv, t);
+    else if (flt && int_const_as(e->args[i], t, &fv)) fmt_float(b, fv, t);
+    else if (flt && dtype_is_int(e->args[i]->type) && (const_tree(e->args[i]) || is_select(e->args[i])))
+      ex_as(k, b, e->args[i], t);   /* a constant expression, or a select with a constant arm
+                                    ** (found, int_const_float_select): converted explicitly */
     else ex(k, b, e->args[i]);
   }
   buf_puts(b, ")");
