@@ -915,6 +915,14 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
       buf_puts(b, ")");
       return;
     }
+    if (e->op == OP_BNOT && e->args[0]->kind == EX_CAST && e->args[0]->args[0]->type == DT_BOOL) {
+      /* ~i32(a < b): gcc's -Wbool-operation sees through the cast to the comparison; "+ 0"
+      ** (the same value and type after the promotion) hides it (difftest found/bnot_bool) */
+      buf_puts(b, "(~(");
+      ex(k, b, e->args[0]);
+      buf_puts(b, " + 0))");
+      return;
+    }
     buf_puts(b, e->op == OP_NEG ? "(-" : e->op == OP_BNOT ? "(~" : "(!");
     ex(k, b, e->args[0]);
     buf_puts(b, ")");

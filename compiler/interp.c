@@ -954,6 +954,14 @@ static double magnitude(Value v) {
   }
 }
 
+/* The error bound of element e of f: the bound set by an order-open statement (tol) plus
+** that of the scatter-adds noted for it (write_outputs writes it; a gather propagates it). */
+static double elem_bound(const FieldRT *f, int64_t e) {
+  double t = f->tol ? f->tol[e] : 0;
+  if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
+  return t;
+}
+
 /* Notes an order-open addition (scatter-add of floating values) for the error bound. */
 static void note_term(FieldRT *f, int64_t k, Value before, Value term) {
   if (!f->abssum) {
@@ -1438,7 +1446,23 @@ static void exec_deposit(Interp *I, Stmt *s) {
 }
 
 /* gather: OUT[c, p] = the sum over the shape's points (C order) of W0 W1 * W2 * grid, in f64
-** from 0, rounded once (a grid field with components: each component into OUT's). */
+** from 0, rounded once (a grid field with components: each component into OUT's). A grid
+** point known only within a bound (an f32 or atomic deposit) passes sum |W| * bound on to
+** OUT[c, p], plus one rounding of OUT's dtype: exact inputs keep OUT exact. */
+/* OUT element e was just written by a gather with input bound bnd: its new bound (none when
+** exact), the old scatter-add terms forgotten. */
+static void gather_bound(FieldRT *out, int64_t e, double bnd, double acc) {
+  if (out->abssum) out->nterms[e] = 0;
+  if (bnd == 0.0 && !out->tol) return;
+  if (!out->tol) {
+    int64_t total = 1;
+    for (int r = 0; r < out->rank; r++) total *= out->cap[r];
+    out->tol = ia(((size_t)total) * sizeof(double));
+    if (!out->tol) return;
+  }
+  out->tol[e] = bnd == 0.0 ? 0.0 : bnd * (1.0 + 0x1p-50) + 2.0 * eps_of(out->d->dtype) * fabs(acc);
+}
+
 static void exec_gather(Interp *I, Stmt *s) {
   FieldRT *g = field_of(I, s->a.decl), *out = field_of(I, s->b.decl);
   FieldRT *p0 = field_of(I, s->list.v[0].decl);
@@ -1453,18 +1477,22 @@ static void exec_gather(Interp *I, Stmt *s) {
   for (int64_t c = 0; c < comps; c++)
     for (int64_t p = 0; p < n; p++) {
       PgStencil st;
-      double acc = 0.0;
+      double acc = 0.0, bnd = 0.0;
       if (pg_stencil(I, s, gi, p, &st))
         for (int s0 = 0; s0 < S; s0++) {
           int64_t c0 = (st.base[0] + s0) % dims[0] * dims[1];
           for (int s1 = 0; s1 < S1; s1++) {
             int64_t c1 = (c0 + (st.base[1] + s1) % dims[1]) * dims[2];
             double w01 = st.W[0][s0] * st.W[1][s1];
-            for (int s2 = 0; s2 < S2; s2++)
-              acc += w01 * st.W[2][s2] * as_double(load(g, c * ncell + c1 + (st.base[2] + s2) % dims[2]));
+            for (int s2 = 0; s2 < S2; s2++) {
+              int64_t e = c * ncell + c1 + (st.base[2] + s2) % dims[2];
+              acc += w01 * st.W[2][s2] * as_double(load(g, e));
+              bnd += fabs(w01 * st.W[2][s2]) * elem_bound(g, e);
+            }
           }
         }
       store(out, c * ocap + p, conv((Value){.t = DT_F64, .d = acc}, out->d->dtype));
+      gather_bound(out, c * ocap + p, bnd, acc);
     }
 }
 
@@ -1644,8 +1672,7 @@ static int write_outputs(Interp *I, const char *out_path, FILE *diag) {
       for (int64_t c = 0; c < comps && m; c++)
         for (int64_t i = 0; i < live; i++) {
           int64_t e = c * cap + i;
-          double t = f->tol ? f->tol[e] : 0;
-          if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(d->dtype) * f->abssum[e];
+          double t = elem_bound(f, e);
           fwrite(&t, 8, 1, out);
         }
     } else if (d->kind == DECL_SNAPSHOT) {
