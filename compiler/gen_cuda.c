@@ -26,10 +26,15 @@ static void kernel_cuda_red(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   group_body(&k, &body, op);
   red_kernel_cuda_tail(u, &tail, op, use);
   b->indent = 0;
-  EMIT_SNIPPET(b, TM, "kernel_red", {"N", u->name}, {"K", gen_int(u, op->kernel)},
-               {"M", op->mask_of ? op->mask_of->a.decl->name : ""},
-               {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
-               {"tail", buf_take(u, &tail)});
+  if (op->stmt->kind == ST_APPEND)   /* new rows (launched directly: lower.c) */
+    EMIT_SNIPPET(b, TM, "kernel_red_append", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+                 {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
+                 {"tail", buf_take(u, &tail)});
+  else
+    EMIT_SNIPPET(b, TM, "kernel_red", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+                 {"M", op->mask_of ? op->mask_of->a.decl->name : ""},
+                 {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
+                 {"tail", buf_take(u, &tail)});
   red_combine_cuda(u, b, op, use);
 }
 
@@ -46,6 +51,7 @@ static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   if (op->stmt->kind == ST_APPEND) {   /* new rows; in a graph decided on the device */
     EMIT_SNIPPET(b, TM, "kernel_append", {"N", u->name}, {"K", gen_int(u, op->kernel)},
                  {"body", buf_take(u, &body)});
+    EMIT_SNIPPET(b, TM, "kernel_append_commit", {"N", u->name}, {"K", gen_int(u, op->kernel)});
     return;
   }
   EMIT_SNIPPET(b, TM, "kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
