@@ -968,6 +968,14 @@ static void note_term(FieldRT *f, int64_t k, Value before, Value term) {
   f->nterms[k]++;
 }
 
+/* The error bound of element e as the output file states it: its own (f->tol) plus that of
+** its noted terms. */
+static double elem_tol(const FieldRT *f, int64_t e) {
+  double t = f->tol ? f->tol[e] : 0;
+  if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
+  return t;
+}
+
 /* ------------------------------------------------------------------ reductions */
 
 /* A reduction of the running map into a scalar, in the host order docs/language.md fixes:
@@ -1326,7 +1334,7 @@ static void exec_append(Interp *I, Stmt *s) {
 
 /* halo F; -- per ghost axis in order, each block of its planes: [0, W) <- [n, n + W) and
 ** [n + W, n + 2W) <- [W, 2W) over the whole storage of the other axes (corners included);
-** n < W is the generated step's CNP_ERANGE. */
+** n < W cannot happen here: setup fails first (interp_run), as the generated one. */
 static void exec_halo(Interp *I, Stmt *s) {
   FieldRT *f = field_of(I, s->a.decl);
   const GridInfo *gi = f->d->grid_of->grid;
@@ -1472,7 +1480,10 @@ static void exec_gather(Interp *I, Stmt *s) {
 ** grids only): Y[k] = sum_j x[j] e^{-2 pi i k.j/n} over the r2c half (k_last <= n_last / 2);
 ** ifft as FFTW's c2r: the complex DFT over the other axes, then the last axis's half with
 ** the real part of its first (and, n even, last) mode, times 1/N. Compared within a
-** tolerance (each term noted: the transform's order is FFTW's). */
+** tolerance (each term noted: the transform's order is FFTW's), plus what the input's own
+** tolerance can change in the output (an fft after an fft, a k-space map and an ifft: the
+** spectrum's error is not in the terms): the sum of the input's bounds (for ifft each mode
+** once or twice, as it counts, over N), the same for every output element. */
 static void fft_dims(const FieldRT *r, int64_t n[3], int *nd, int64_t *comps, int64_t *N) {
   const GridInfo *gi = r->d->grid_of->grid;
   *nd = gi->ndim, *comps = 1, *N = 1;
@@ -1496,7 +1507,24 @@ static void exec_fft(Interp *I, Stmt *s, bool inverse) {
   k3[la] = nh;
   DType ct = cx->d->dtype, rt = re->d->dtype;
   Value zero = conv((Value){.t = DT_F64, .d = 0.0}, ct);
+  FieldRT *in = inverse ? cx : re, *out = inverse ? re : cx;
+  bool carried = in->tol || in->abssum;
+  if (carried && !out->tol) out->tol = ia(((size_t)(comps * (inverse ? N : NK))) * sizeof(double));
   for (int64_t c = 0; c < comps; c++) {
+    if (carried && out->tol) {   /* the input's bounds, before the output is written */
+      double t = 0;
+      if (!inverse)
+        for (int64_t j = 0; j < N; j++) t += elem_tol(in, c * N + j);
+      else {
+        for (int64_t k = 0; k < NK; k++) {
+          int64_t m = k % nh;
+          bool self = m == 0 || (n[la] % 2 == 0 && m == n[la] / 2);
+          t += (self ? 1.0 : 2.0) * elem_tol(in, c * NK + k);
+        }
+        t /= (double)N;
+      }
+      for (int64_t e = 0; e < (inverse ? N : NK); e++) out->tol[c * (inverse ? N : NK) + e] = t;
+    }
     if (!inverse) {
       for (int64_t k = 0; k < NK; k++) {
         int64_t kk[3] = {k / (k3[1] * k3[2]), k / k3[2] % k3[1], k % k3[2]};
@@ -1643,9 +1671,7 @@ static int write_outputs(Interp *I, const char *out_path, FILE *diag) {
       fwrite(&m, 8, 1, out);
       for (int64_t c = 0; c < comps && m; c++)
         for (int64_t i = 0; i < live; i++) {
-          int64_t e = c * cap + i;
-          double t = f->tol ? f->tol[e] : 0;
-          if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(d->dtype) * f->abssum[e];
+          double t = elem_tol(f, c * cap + i);
           fwrite(&t, 8, 1, out);
         }
     } else if (d->kind == DECL_SNAPSHOT) {
@@ -1733,6 +1759,17 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
     fclose(in);
     return 1;
   }
+  for (Decl *d = cc->decls; d; d = d->next)       /* setup fails for a ghost(W) axis with n < W */
+    for (int a = 0; d->kind == DECL_GRID && !d->target.name && a < d->grid->ndim; a++) {
+      int64_t n = setup_int(I, d->grid->axis[a].ext), W = d->grid->axis[a].ghost;
+      if (n > 0 && n < W) {
+        fprintf(diag, "cnpc: interpreter: %s:%d: grid %s: axis %d has %lld points, fewer than its ghost width %lld "
+                "(setup fails, docs/language.md)\n", d->loc.file ? d->loc.file->path : "?", d->loc.line, d->name, a,
+                (long long)n, (long long)W);
+        fclose(in);
+        return 1;
+      }
+    }
   for (int64_t step = 0; step < K && !halted(I); step++) {
     for (Decl *d = cc->decls; d; d = d->next)
       if (d->kind == DECL_PARAM && !d->setup) {
