@@ -37,68 +37,16 @@
 ** Reductions into scalars and scans follow the host order docs/language.md fixes (lanes and
 ** chunks: RedRT, exec_scan), so their results are bit-identical; draws are Philox4x32-10
 ** with the generator's own log and cos, numbered by their calls' places in the source.
+** The grids (stencil offsets, coord() and wave(), halo, deposit, gather, fft, ifft) are in
+** interp_grid.c; the types and helpers both files use in interp_internal.h.
 */
 #define _POSIX_C_SOURCE 200809L
-#include "cnpc.h"
+#include "interp_internal.h"   /* Value, FieldRT, Interp; <complex.h> without its I */
 
-#include <complex.h>
-#undef I                  /* complex.h's imaginary unit: I is the interpreter here */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct Value {
-  DType t;
-  union {
-    int64_t i;            /* bool (0/1), i32, i64 */
-    uint64_t u;           /* u64 */
-    float f;              /* f16 (a float, not rounded yet unless it comes from storage), f32 */
-    double d;             /* f64 */
-    float complex c64;
-    double complex c128;
-  };
-} Value;
-
-typedef struct FieldRT {
-  Decl *d;
-  int64_t cap[8];         /* capacity extents */
-  int rank;
-  Decl *dim;              /* the dim of the last extent (its live count), or NULL */
-  size_t esize;
-  unsigned char *data;
-  double *tol;            /* error bounds (order-open elements), NULL if none */
-  double *abssum;         /* sum of |terms| per element (floating scatter-adds) */
-  int64_t *nterms;
-  uint64_t recorded;      /* a history: values recorded so far (its ring holds the last K) */
-} FieldRT;
-
-typedef struct Interp {
-  Cnp *cc;
-  int ndecl;
-  Decl **decls;
-  FieldRT *fields;        /* per decl index in decls[] (only kind FIELD used) */
-  int64_t *dim_cap, *dim_live;
-  Value *params;
-  unsigned char **snap;   /* latest copy per snapshot decl */
-  int64_t *snap_n;
-  Value *locals;          /* by Local id */
-  char err[512];
-  bool failed;
-  int64_t step;           /* the step counter: NAME_step() calls before this one */
-  int64_t row;            /* the row of the map being run (the draws' counter) */
-  int64_t lane_row;       /* its place among the map's rows (an append's k): the lane */
-  bool dims_as_cap;       /* evaluating an append's COUNT: a dim's name is its capacity */
-  Decl *append_dim;       /* running an append's body: its rows up to append_end are valid */
-  int64_t append_end;
-  struct RedRT *reds;     /* the reductions of the map being run */
-  int nreds;
-  Expr **draws;           /* every draw call, in source order: its index is its draw number */
-  int ndraws;
-  Stmt *gmap;             /* the grid map being run (map (j, i) in G), or NULL */
-  int status;             /* a failed NAME_step(): its cnp_status (0: none failed) */
-  int64_t failed_step;    /* and its call number */
-} Interp;
 
 /* ------------------------------------------------------------------ f16 */
 
@@ -155,7 +103,7 @@ static Value vint(DType t, int64_t i) { Value v = {.t = t}; v.i = i; return v; }
 static bool is_sint(DType t) { return t == DT_I32 || t == DT_I64; }
 
 /* Real part as a double (for conversions from real types). */
-static double as_double(Value v) {
+double as_double(Value v) {
   switch (v.t) {
   case DT_BOOL: case DT_I32: case DT_I64: return (double)v.i;
   case DT_U64: return (double)v.u;
@@ -175,7 +123,7 @@ static int64_t sat_i64(double x, double lo, double hi_excl, int64_t ilo, int64_t
 
 /* Conversion of v to type t (casts, promotions, stores): C's conversions between integer
 ** types, integer <-> float as C (float -> integer saturating), f16 rounded once. */
-static Value conv(Value v, DType t) {
+Value conv(Value v, DType t) {
   if (v.t == t) return v;
   Value r = {.t = t};
   bool vfloat = dtype_is_float(v.t);
@@ -232,7 +180,7 @@ static Value conv(Value v, DType t) {
 
 /* ------------------------------------------------------------------ storage */
 
-static Value load(const FieldRT *f, int64_t k) {
+Value load(const FieldRT *f, int64_t k) {
   const unsigned char *p = f->data + (size_t)k * f->esize;
   Value v = {.t = f->d->dtype};
   switch (v.t) {
@@ -251,7 +199,7 @@ static Value load(const FieldRT *f, int64_t k) {
 }
 
 /* Stores v (already of the field's type; f16: any float, rounded here). */
-static void store(FieldRT *f, int64_t k, Value v) {
+void store(FieldRT *f, int64_t k, Value v) {
   unsigned char *p = f->data + (size_t)k * f->esize;
   switch (f->d->dtype) {
   case DT_BOOL: *p = (unsigned char)(v.i != 0); break;
@@ -272,9 +220,9 @@ static void store(FieldRT *f, int64_t k, Value v) {
 /* The interpreter's memory comes from the compilation's arena (freed with it, on every
 ** path out of interp_run): zeroed, never freed one by one. */
 static Arena *ia_arena;
-static void *ia(size_t n) { return arena_alloc(ia_arena, n ? n : 1); }
+void *ia(size_t n) { return arena_alloc(ia_arena, n ? n : 1); }
 
-static void fail(Interp *I, Loc at, const char *fmt, const char *a) {
+void fail(Interp *I, Loc at, const char *fmt, const char *a) {
   if (I->failed) return;
   I->failed = true;
   char m[256];
@@ -282,10 +230,8 @@ static void fail(Interp *I, Loc at, const char *fmt, const char *a) {
   snprintf(I->err, sizeof I->err, "%s:%d:%d: %s", at.file ? at.file->path : "?", at.line, at.col, m);
 }
 
-static Value eval(Interp *I, Expr *e);
-
 /* Value of a setup-time integer expression (extents, segment counts): capacities of dims. */
-static int64_t setup_int(Interp *I, Expr *e) {
+int64_t setup_int(Interp *I, Expr *e) {
   switch (e->kind) {
   case EX_INT: return e->ival;
   case EX_NAME: {
@@ -309,14 +255,13 @@ static int64_t setup_int(Interp *I, Expr *e) {
   }
 }
 
-static FieldRT *field_of(Interp *I, Decl *d) {
+FieldRT *field_of(Interp *I, Decl *d) {
   for (int k = 0; k < I->ndecl; k++)
     if (I->decls[k] == d) return &I->fields[k];
   return NULL;
 }
 
 /* Linear element offset of F[args] (C order, capacity extents); -1 if out of range. */
-static int64_t grid_offset(Interp *I, Expr *e, FieldRT *f);
 static int64_t elem_offset(Interp *I, Expr *e, FieldRT *f) {
   if (f->d->grid_of) return grid_offset(I, e, f);
   int64_t off = 0;
@@ -332,67 +277,6 @@ static int64_t elem_offset(Interp *I, Expr *e, FieldRT *f) {
     off = off * f->cap[k] + x;
   }
   return off;
-}
-
-/* F[c.., j, i] of a grid field (docs/language.md, Grids): components as usual; per axis, in a
-** map over F's grid an index `j + off` of the map is a stencil read (periodic: wrapped mod n,
-** clamp: clamped to [0, n-1], ghost(W): the ghost plane), any other index an explicit
-** interior point in [0, n). The storage index of interior point x is x + W. */
-static int64_t grid_offset(Interp *I, Expr *e, FieldRT *f) {
-  const GridInfo *gi = f->d->grid_of->grid;
-  int nc = f->d->grid_ncomp;
-  bool own = I->gmap && I->gmap->over.decl == f->d->grid_of;
-  int64_t off = 0;
-  for (int k = 0; k < e->nargs; k++) {
-    int64_t x, o = 0;
-    if (k < nc) {
-      x = conv(eval(I, e->args[k]), DT_I64).i;
-      if (x < 0 || x >= f->cap[k]) goto out;
-    } else {
-      const GridAxis *A = &gi->axis[k - nc];
-      int64_t n = f->cap[k] - 2 * (int64_t)A->ghost;
-      int ax = own ? grid_index_axis(I->gmap, e->args[k], &o) : -1;
-      if (ax == k - nc) {
-        x = I->locals[I->gmap->gidx[ax]->id].i + o;
-        if (o && A->bound == GB_PERIODIC) x = ((x % n) + n) % n;
-        else if (o && A->bound == GB_CLAMP) x = x < 0 ? 0 : x >= n ? n - 1 : x;
-      } else {
-        x = conv(eval(I, e->args[k]), DT_I64).i;
-        if (I->failed) return -1;
-        if (x < 0 || x >= n) goto out;
-      }
-      x += A->ghost;
-      if (x < 0 || x >= f->cap[k]) goto out;
-    }
-    off = off * f->cap[k] + x;
-  }
-  return I->failed ? -1 : off;
-out:
-  fail(I, e->loc, "index out of range of field '%s'", f->d->name);
-  return -1;
-}
-
-/* A grid length (a real setup expression: literals, consts, setup params, + - * /) in f64,
-** operation by operation as the generated code computes it. */
-static double len_value(Interp *I, Expr *e) {
-  switch (e->kind) {
-  case EX_INT: return (double)e->ival;
-  case EX_FLOAT: return e->fval;
-  case EX_NAME: {
-    Decl *d = e->ref.decl;
-    if (d->kind == DECL_CONST) return d->dtype == DT_F64 || d->dtype == DT_F32 || d->dtype == DT_F16 ? d->fval : (double)d->ival;
-    if (d->kind == DECL_PARAM) return as_double(I->params[d->index]);
-    if (d->kind == DECL_DIM) return (double)I->dim_cap[d->index];
-    return 0.0;
-  }
-  case EX_UNARY: return -len_value(I, e->args[0]);
-  case EX_CAST: return len_value(I, e->args[0]);
-  case EX_BINARY: {
-    double a = len_value(I, e->args[0]), b = len_value(I, e->args[1]);
-    return e->op == OP_ADD ? a + b : e->op == OP_SUB ? a - b : e->op == OP_MUL ? a * b : a / b;
-  }
-  default: return 0.0;
-  }
 }
 
 /* An untyped literal (possibly negated) as a value of type t, from its exact value. */
@@ -739,21 +623,8 @@ static Value eval_call(Interp *I, Expr *e) {
   switch (bi) {
   case BI_STEP_INDEX: return vint(DT_I64, I->step);    /* no arguments */
   case BI_NONE: {
-    if (I->gmap && e->ref.name && !strcmp(e->ref.name, "wave")) {   /* 2 pi m / (n * (L / n)), as generated */
-      int64_t off;
-      int wa = grid_index_axis(I->gmap, a[0], &off);
-      const GridAxis *A = &I->gmap->over.decl->grid->axis[wa];
-      int64_t n = setup_int(I, A->ext), j = I->locals[I->gmap->gidx[wa]->id].i;
-      double d = len_value(I, A->length) / (double)n;
-      int64_t m = wa == I->gmap->gndim - 1 || 2 * j < n ? j : j - n;
-      return conv((Value){.t = DT_F64, .d = 6.283185307179586 * (double)m / ((double)n * d)}, t);
-    }
-    int ax = grid_coord_axis(I->gmap, e);          /* coord(i): i * (length / n) */
-    if (ax >= 0) {
-      const GridAxis *A = &I->gmap->over.decl->grid->axis[ax];
-      double n = (double)setup_int(I, A->ext), d = A->length ? len_value(I, A->length) / n : 1.0;
-      return conv((Value){.t = DT_F64, .d = (double)I->locals[I->gmap->gidx[ax]->id].i * d}, t);
-    }
+    Value v;
+    if (grid_fn_value(I, e, &v)) return v;   /* wave(i), coord(i): interp_grid.c */
     break;
   }
   case BI_UNIFORM: case BI_NORMAL: case BI_UNIFORM_F32: case BI_NORMAL_F32:
@@ -834,7 +705,7 @@ static Value eval_call(Interp *I, Expr *e) {
   }
 }
 
-static Value eval(Interp *I, Expr *e) {
+Value eval(Interp *I, Expr *e) {
   Value v = {.t = e->type};
   if (I->failed) return v;
   switch (e->kind) {
@@ -954,16 +825,8 @@ static double magnitude(Value v) {
   }
 }
 
-/* The error bound of element e of f: the bound set by an order-open statement (tol) plus
-** that of the scatter-adds noted for it (write_outputs writes it; a gather propagates it). */
-static double elem_bound(const FieldRT *f, int64_t e) {
-  double t = f->tol ? f->tol[e] : 0;
-  if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
-  return t;
-}
-
 /* Notes an order-open addition (scatter-add of floating values) for the error bound. */
-static void note_term(FieldRT *f, int64_t k, Value before, Value term) {
+void note_term(FieldRT *f, int64_t k, Value before, Value term) {
   if (!f->abssum) {
     int64_t total = 1;
     for (int r = 0; r < f->rank; r++) total *= f->cap[r];
@@ -974,6 +837,14 @@ static void note_term(FieldRT *f, int64_t k, Value before, Value term) {
   if (f->nterms[k] == 0) f->abssum[k] = magnitude(before);
   f->abssum[k] += magnitude(term);
   f->nterms[k]++;
+}
+
+/* The error bound of element e as the output file states it: its own (f->tol) plus that of
+** its noted terms. */
+double elem_tol(const FieldRT *f, int64_t e) {
+  double t = f->tol ? f->tol[e] : 0;
+  if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
+  return t;
 }
 
 /* ------------------------------------------------------------------ reductions */
@@ -1332,244 +1203,6 @@ static void exec_append(Interp *I, Stmt *s) {
   if (want > room && !I->status) I->status = -18, I->failed_step = I->step;   /* CNP_EOVERFLOW */
 }
 
-/* halo F; -- per ghost axis in order, each block of its planes: [0, W) <- [n, n + W) and
-** [n + W, n + 2W) <- [W, 2W) over the whole storage of the other axes (corners included);
-** n < W is the generated step's CNP_ERANGE. */
-static void exec_halo(Interp *I, Stmt *s) {
-  FieldRT *f = field_of(I, s->a.decl);
-  const GridInfo *gi = f->d->grid_of->grid;
-  int nc = f->d->grid_ncomp;
-  for (int a = 0; a < gi->ndim; a++) {
-    int64_t W = gi->axis[a].ghost, d = nc + a;
-    if (!W) continue;
-    int64_t outer = 1, inner = (int64_t)f->esize, ns = f->cap[d], n = ns - 2 * W;
-    for (int r = 0; r < d; r++) outer *= f->cap[r];
-    for (int r = d + 1; r < f->rank; r++) inner *= f->cap[r];
-    if (n < W) {
-      I->status = -11, I->failed_step = I->step;   /* CNP_ERANGE */
-      return;
-    }
-    for (int64_t o = 0; o < outer; o++) {
-      unsigned char *b = f->data + o * ns * inner;
-      memmove(b, b + n * inner, (size_t)(W * inner));
-      memmove(b + (n + W) * inner, b + W * inner, (size_t)(W * inner));
-    }
-  }
-}
-
-/* deposit / gather (docs/language.md, "Particles and grids"): the runtime's shapes
-** (runtime/pgrid_shape.h): per axis u = pos * (n / length) (1 without a length), the base
-** index and the S weights; a position with !(|u| < 2^52) is skipped. */
-typedef struct PgStencil { int64_t base[3]; double W[3][3]; } PgStencil;
-
-static bool pg_stencil(Interp *I, Stmt *s, const GridInfo *gi, int64_t p, PgStencil *st) {
-  for (int a = 0; a < 3; a++) st->base[a] = 0, st->W[a][0] = 1.0;
-  for (int a = 0; a < gi->ndim; a++) {
-    FieldRT *pf = field_of(I, s->list.v[a].decl);
-    int64_t n = setup_int(I, gi->axis[a].ext);
-    double scale = gi->axis[a].length ? (double)n / len_value(I, gi->axis[a].length) : 1.0;
-    double u = as_double(load(pf, p)) * scale, i;
-    if (!(fabs(u) < 4503599627370496.0)) return false;
-    double *W = st->W[a];
-    if (s->pshape == 0) i = floor(u + 0.5), W[0] = 1.0;
-    else if (s->pshape == 1) {
-      i = floor(u);
-      double f = u - i;
-      W[0] = 1.0 - f, W[1] = f;
-    } else {
-      i = floor(u + 0.5);
-      double d = u - i;
-      W[0] = 0.5 * (0.5 - d) * (0.5 - d), W[1] = 0.75 - d * d, W[2] = 0.5 * (0.5 + d) * (0.5 + d);
-      i -= 1.0;
-    }
-    int64_t b = (int64_t)i % n;
-    st->base[a] = b < 0 ? b + n : b;
-  }
-  return true;
-}
-
-/* deposit: each particle's S^ndim contributions w * W0 * W1 * W2 (C order of the points,
-** rounded to the dtype), summed per base cell in particle order, then per grid point the
-** cells' partials that reach it, offsets in C order (the SORTED mode: exact in f64). f32 and
-** `atomic` are compared within a tolerance (their order or rounding is the runtime's). */
-static void exec_deposit(Interp *I, Stmt *s) {
-  FieldRT *g = field_of(I, s->b.decl), *w = s->a.name ? field_of(I, s->a.decl) : NULL;
-  FieldRT *p0 = field_of(I, s->list.v[0].decl);
-  const GridInfo *gi = g->d->grid_of->grid;
-  int nd = gi->ndim, S = s->pshape + 1;
-  int64_t dims[3] = {1, 1, 1}, np = 1, ncell = 1;
-  for (int a = 0; a < nd; a++) dims[a] = setup_int(I, gi->axis[a].ext), ncell *= dims[a], np *= S;
-  int64_t n = p0->dim ? I->dim_live[p0->dim->index] : p0->cap[p0->rank - 1];
-  bool f32 = g->d->dtype == DT_F32, open = f32 || s->atomic;
-  double *part = calloc((size_t)(ncell * np) + 1, sizeof(double));
-  if (!part) { fail(I, s->loc, "out of memory in %s", "deposit"); return; }
-  for (int64_t c = 0; c < ncell; c++) store(g, c, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype));
-  int S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
-  for (int64_t p = 0; p < n; p++) {
-    PgStencil st;
-    if (!pg_stencil(I, s, gi, p, &st)) continue;
-    double wi = w ? as_double(load(w, p)) : 1.0;
-    int64_t cell = (st.base[0] * dims[1] + st.base[1]) * dims[2] + st.base[2];
-    int k = 0;
-    for (int s0 = 0; s0 < S; s0++)
-      for (int s1 = 0; s1 < S1; s1++)
-        for (int s2 = 0; s2 < S2; s2++, k++) {
-          double c = wi * st.W[0][s0] * st.W[1][s1] * st.W[2][s2];
-          if (f32) c = (double)(float)c;
-          part[cell * np + k] += c;
-          if (open) {
-            int64_t j = ((st.base[0] + s0) % dims[0] * dims[1] + (st.base[1] + s1) % dims[1]) * dims[2] +
-                        (st.base[2] + s2) % dims[2];
-            note_term(g, j, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype), conv((Value){.t = DT_F64, .d = c}, g->d->dtype));
-          }
-        }
-  }
-  for (int64_t j0 = 0; j0 < dims[0]; j0++)
-    for (int64_t j1 = 0; j1 < dims[1]; j1++)
-      for (int64_t j2 = 0; j2 < dims[2]; j2++) {
-        double acc = 0.0;
-        float accf = 0.0f;
-        int k = 0;
-        for (int s0 = 0; s0 < S; s0++)
-          for (int s1 = 0; s1 < S1; s1++)
-            for (int s2 = 0; s2 < S2; s2++, k++) {
-              int64_t b0 = (j0 - s0 + 3 * dims[0]) % dims[0], b1 = (j1 - s1 + 3 * dims[1]) % dims[1];
-              int64_t b2 = (j2 - s2 + 3 * dims[2]) % dims[2];
-              double v = part[((b0 * dims[1] + b1) * dims[2] + b2) * np + k];
-              if (f32) accf += (float)v;
-              else acc += v;
-            }
-        int64_t j = (j0 * dims[1] + j1) * dims[2] + j2;
-        store(g, j, f32 ? (Value){.t = DT_F32, .f = accf} : (Value){.t = DT_F64, .d = acc});
-      }
-  free(part);
-}
-
-/* gather: OUT[c, p] = the sum over the shape's points (C order) of W0 W1 * W2 * grid, in f64
-** from 0, rounded once (a grid field with components: each component into OUT's). A grid
-** point known only within a bound (an f32 or atomic deposit) passes sum |W| * bound on to
-** OUT[c, p], plus one rounding of OUT's dtype: exact inputs keep OUT exact. */
-/* OUT element e was just written by a gather with input bound bnd: its new bound (none when
-** exact), the old scatter-add terms forgotten. */
-static void gather_bound(FieldRT *out, int64_t e, double bnd, double acc) {
-  if (out->abssum) out->nterms[e] = 0;
-  if (bnd == 0.0 && !out->tol) return;
-  if (!out->tol) {
-    int64_t total = 1;
-    for (int r = 0; r < out->rank; r++) total *= out->cap[r];
-    out->tol = ia(((size_t)total) * sizeof(double));
-    if (!out->tol) return;
-  }
-  out->tol[e] = bnd == 0.0 ? 0.0 : bnd * (1.0 + 0x1p-50) + 2.0 * eps_of(out->d->dtype) * fabs(acc);
-}
-
-static void exec_gather(Interp *I, Stmt *s) {
-  FieldRT *g = field_of(I, s->a.decl), *out = field_of(I, s->b.decl);
-  FieldRT *p0 = field_of(I, s->list.v[0].decl);
-  const GridInfo *gi = g->d->grid_of->grid;
-  int nd = gi->ndim, S = s->pshape + 1, S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
-  int64_t dims[3] = {1, 1, 1}, ncell = 1;
-  for (int a = 0; a < nd; a++) dims[a] = setup_int(I, gi->axis[a].ext), ncell *= dims[a];
-  int64_t n = p0->dim ? I->dim_live[p0->dim->index] : p0->cap[p0->rank - 1];
-  int64_t comps = 1;
-  for (int r = 0; r < g->d->grid_ncomp; r++) comps *= g->cap[r];
-  int64_t ocap = out->cap[out->rank - 1];
-  for (int64_t c = 0; c < comps; c++)
-    for (int64_t p = 0; p < n; p++) {
-      PgStencil st;
-      double acc = 0.0, bnd = 0.0;
-      if (pg_stencil(I, s, gi, p, &st))
-        for (int s0 = 0; s0 < S; s0++) {
-          int64_t c0 = (st.base[0] + s0) % dims[0] * dims[1];
-          for (int s1 = 0; s1 < S1; s1++) {
-            int64_t c1 = (c0 + (st.base[1] + s1) % dims[1]) * dims[2];
-            double w01 = st.W[0][s0] * st.W[1][s1];
-            for (int s2 = 0; s2 < S2; s2++) {
-              int64_t e = c * ncell + c1 + (st.base[2] + s2) % dims[2];
-              acc += w01 * st.W[2][s2] * as_double(load(g, e));
-              bnd += fabs(w01 * st.W[2][s2]) * elem_bound(g, e);
-            }
-          }
-        }
-      store(out, c * ocap + p, conv((Value){.t = DT_F64, .d = acc}, out->d->dtype));
-      gather_bound(out, c * ocap + p, bnd, acc);
-    }
-}
-
-/* fft X -> Y / ifft Y -> X (docs/language.md, FFTs) by a direct DFT in long double (small
-** grids only): Y[k] = sum_j x[j] e^{-2 pi i k.j/n} over the r2c half (k_last <= n_last / 2);
-** ifft as FFTW's c2r: the complex DFT over the other axes, then the last axis's half with
-** the real part of its first (and, n even, last) mode, times 1/N. Compared within a
-** tolerance (each term noted: the transform's order is FFTW's). */
-static void fft_dims(const FieldRT *r, int64_t n[3], int *nd, int64_t *comps, int64_t *N) {
-  const GridInfo *gi = r->d->grid_of->grid;
-  *nd = gi->ndim, *comps = 1, *N = 1;
-  for (int c = 0; c < r->d->grid_ncomp; c++) *comps *= r->cap[c];
-  for (int a = 0; a < 3; a++) n[a] = a < gi->ndim ? r->cap[r->d->grid_ncomp + a] : 1;
-  for (int a = 0; a < gi->ndim; a++) *N *= n[a];
-}
-
-static long double complex twiddle(int64_t k, int64_t j, int64_t n, int sign) {
-  long double t = 6.283185307179586476925286766559L * (long double)((k * j) % n) / (long double)n;
-  return cosl(t) + sign * sinl(t) * (long double complex)_Complex_I;
-}
-
-static void exec_fft(Interp *I, Stmt *s, bool inverse) {
-  FieldRT *re = field_of(I, inverse ? s->b.decl : s->a.decl), *cx = field_of(I, inverse ? s->a.decl : s->b.decl);
-  int64_t n[3], comps, N;
-  int nd;
-  fft_dims(re, n, &nd, &comps, &N);
-  int la = nd - 1;
-  int64_t nh = n[la] / 2 + 1, k3[3] = {n[0], n[1], n[2]}, NK = N / n[la] * nh;
-  k3[la] = nh;
-  DType ct = cx->d->dtype, rt = re->d->dtype;
-  Value zero = conv((Value){.t = DT_F64, .d = 0.0}, ct);
-  for (int64_t c = 0; c < comps; c++) {
-    if (!inverse) {
-      for (int64_t k = 0; k < NK; k++) {
-        int64_t kk[3] = {k / (k3[1] * k3[2]), k / k3[2] % k3[1], k % k3[2]};
-        long double complex acc = 0;
-        for (int64_t j = 0; j < N; j++) {
-          int64_t jj[3] = {j / (n[1] * n[2]), j / n[2] % n[1], j % n[2]};
-          long double complex e = 1;
-          for (int a = 0; a < nd; a++) e *= twiddle(kk[a], jj[a], n[a], -1);
-          Value x = load(re, c * N + j);
-          long double complex term = (long double)as_double(x) * e;
-          acc += term;
-          note_term(cx, c * NK + k, zero, (Value){.t = DT_C128, .c128 = (double complex)term});
-        }
-        Value v = {.t = DT_C128, .c128 = (double complex)acc};
-        store(cx, c * NK + k, conv(v, ct));
-      }
-    } else {
-      for (int64_t j = 0; j < N; j++) {
-        int64_t jj[3] = {j / (n[1] * n[2]), j / n[2] % n[1], j % n[2]};
-        long double acc = 0;
-        for (int64_t m = 0; m < nh; m++) {
-          long double complex y = 0;   /* the other axes' complex DFT at this last-axis mode */
-          for (int64_t k = 0; k < NK / nh; k++) {
-            int64_t kk[3] = {0, 0, 0};
-            if (nd == 3) kk[0] = k / n[1], kk[1] = k % n[1];
-            else if (nd == 2) kk[0] = k;
-            kk[la] = m;
-            long double complex e = 1;
-            for (int a = 0; a < la; a++) e *= twiddle(kk[a], jj[a], n[a], +1);
-            Value z = conv(load(cx, c * NK + (kk[0] * k3[1] + kk[1]) * k3[2] + kk[2]), DT_C128);
-            y += (long double complex)z.c128 * e;
-          }
-          bool self = m == 0 || (n[la] % 2 == 0 && m == n[la] / 2);
-          long double t = creall(y * twiddle(m, jj[la], n[la], +1));
-          if (self) t = creall(y) * creall(twiddle(m, jj[la], n[la], +1));
-          long double term = (self ? 1.0L : 2.0L) * t / (long double)N;
-          acc += term;
-          note_term(re, c * N + j, conv((Value){.t = DT_F64, .d = 0.0}, rt), (Value){.t = DT_F64, .d = (double)(fabsl(term) * (long double)N)});
-        }
-        store(re, c * N + j, conv((Value){.t = DT_F64, .d = (double)acc}, rt));
-      }
-    }
-  }
-}
-
 static void exec_step_stmt(Interp *I, Stmt *s) {
   switch (s->kind) {
   case ST_MAP: exec_map(I, s); return;
@@ -1671,8 +1304,7 @@ static int write_outputs(Interp *I, const char *out_path, FILE *diag) {
       fwrite(&m, 8, 1, out);
       for (int64_t c = 0; c < comps && m; c++)
         for (int64_t i = 0; i < live; i++) {
-          int64_t e = c * cap + i;
-          double t = elem_bound(f, e);
+          double t = elem_tol(f, c * cap + i);
           fwrite(&t, 8, 1, out);
         }
     } else if (d->kind == DECL_SNAPSHOT) {
@@ -1757,6 +1389,10 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   }
   if (!ok) {
     fprintf(diag, "cnpc: error: '%s' is too short for this program\n", in_path);
+    fclose(in);
+    return 1;
+  }
+  if (!grid_setup_ok(I, diag)) {
     fclose(in);
     return 1;
   }

@@ -16,7 +16,10 @@ const, lets (typed, untyped, reassigned, +=), if / else if / else, select, every
 builtin and cast, gathers and scatter-adds (clamped indices), several maps per step (fused or
 not: whatever cnpc decides), compaction, sort, offsets, segment plans and sums, snapshots,
 several streams with `after` and `wait`, integer edge values (0, -1, INT_MIN, UINT64_MAX)
-and NaN / infinities (in the data, see cnpdrv.py, and from log/sqrt/division by zero).
+and NaN / infinities (in the data, see cnpdrv.py, and from log/sqrt/division by zero); grids,
+grid maps, halo, deposit and gather, and spectral grids `rfft(G)` with fft blocks (bounded
+input, fft, a k-space map with wave(), ifft: compared within the interpreter's tolerance).
+The full list: docs/robustness.md, "The parts".
 
 --known also writes what the compiler is known to get wrong today (docs/robustness.md,
 "Known"): nothing at present (the flag stays for the next open bug).
@@ -99,7 +102,8 @@ class Gen:
             self.setup_params.setdefault("i32", []).append("g_i32")
         # consts
         self.consts = {}
-        o.append("const NT = %d;" % r.randint(1, 6))
+        self.nt = r.randint(1, 6)
+        o.append("const NT = %d;" % self.nt)
         self.consts.setdefault("i64", []).append("NT")
         cdefs = [("C_F", None, "%s * 2.0" % self.pick(["0.25", "1.5", "3.0"])), ("C_H", "f16", "0.1"),
                  ("C_S", "f32", "1.5"), ("C_U", "u64", "18446744073709551615"),
@@ -183,6 +187,9 @@ class Gen:
             bounds = [self.pick(["periodic", "clamp", "ghost(1)", "ghost(2)"]) for _ in range(nd)]
             if self.chance(0.4):
                 bounds = ["periodic"] * nd                # room for deposit and gather
+            for a in range(nd):                          # setup fails for a ghost(W) axis of
+                if bounds[a] == "ghost(2)" and (ext[a] == "NC" or (ext[a] == "NT" and self.nt < 2)):
+                    ext[a] = "3"                         # fewer than W points (found, seed 500051)
             text = "grid G%d = [%s]" % (g, ", ".join(ext))
             if len(set(bounds)) == 1 and self.chance(0.5):
                 text += " boundary(%s)" % bounds[0]
@@ -218,6 +225,23 @@ class Gen:
                 gr["fields"].append(f)
                 gr["dep"] = f.name
                 gr["gout"] = row("py%d" % g).name
+            if all(b == "periodic" for b in bounds) and self.chance(0.6):
+                # a spectral grid: fft of a real field written (bounded, finite) just before,
+                # k-space maps scaling the transform in place by factors of modulus <= 1
+                # (wave()), ifft back; compared within the interpreter's tolerance, so no
+                # other statement reads a transformed field (docs/robustness.md)
+                rt = self.pick(["f64", "f64", "f32"])
+                ct = {"f64": "c128", "f32": "c64"}[rt]
+                comps = self.pick([1, 1, 2])
+                kn = "K%d" % g
+                o.append("grid %s = rfft(%s%s);" % (kn, gr["name"], ", measure" if self.chance(0.2) else ""))
+                cp = "%d, " % comps if comps > 1 else ""
+                F = {"k": kn, "rt": rt, "ct": ct, "comps": comps,
+                     "fr": "fr%d" % g, "fh": "fh%d" % g, "fb": "fb%d" % g}
+                o.append("field %s : %s[%s%s];" % (F["fr"], rt, cp, gr["name"]))
+                o.append("field %s : %s[%s%s];" % (F["fh"], ct, cp, kn))
+                o.append("field %s : %s[%s%s];" % (F["fb"], rt, cp, gr["name"]))
+                gr["fft"] = F
             self.grids.append(gr)
 
     def grid_read(self, f, ctx):
@@ -253,8 +277,74 @@ class Gen:
         lines.extend(body)
         lines.append("  }")
 
+    def fft_block(self, gr, lines):
+        """A map writing the fft input (each value bounded and finite: select(abs(l) <= 1000,
+        l, 0.5), since with inf or NaN FFTW and the DFT differ), `fft`, a k-space map (any
+        body, wave() among its leaves, then each component of the transform times a factor
+        of modulus <= 1, so that the error the tolerance allows does not grow), `ifft`."""
+        F = gr["fft"]
+        names = ["k", "j", "i"][3 - gr["nd"]:]
+        idx = ", ".join(names)
+        rt, ct = F["rt"], F["ct"]
+
+        def comp(c):
+            return "%d, " % c if F["comps"] > 1 else ""
+
+        def bounded_let(ctx, body, t, e, lim, other):
+            name = "l%d" % self.nlet
+            self.nlet += 1
+            body.append("    let %s : %s = %s;" % (name, t, e))
+            return "select(abs(%s) <= %s, %s, %s)" % (name, lim, name, other)
+
+        ctx = self.new_ctx("@" + gr["name"], names[-1])
+        ctx["grid"], ctx["gidx"], ctx["gw"] = gr, names, set()   # it writes no field of gr
+        body = []
+        self.map_body(ctx, self.r.randint(0, 1 + self.size // 2), 0, body, 2)
+        for c in range(F["comps"]):
+            v = bounded_let(ctx, body, rt, self.expr(rt, ctx), "1000.0", "0.5")
+            body.append("    %s[%s%s] = %s;" % (F["fr"], comp(c), idx, v))
+        lines.append("  map (%s) in %s {" % (idx, gr["name"]))
+        lines.extend(body)
+        lines.append("  }")
+        lines.append("  fft %s -> %s;" % (F["fr"], F["fh"]))
+        if self.chance(0.7):
+            ctx = self.new_ctx("@" + F["k"], names[-1])
+            ctx["kgrid"] = names
+            for name, t in self.scalars:
+                if self.chance(0.3):
+                    ctx["reds"][name] = self.pick(["+=", "min=", "max="])
+            body = []
+            self.map_body(ctx, self.r.randint(0, 1 + self.size // 2), 0, body, 2)
+            for c in range(F["comps"]):
+                x = "%s[%s%s]" % (F["fh"], comp(c), idx)
+                k = self.r.randrange(3)
+                if k == 2:                                # a Poisson-like 1 / k^2, k^2 >= 1
+                    k2 = "l%d" % self.nlet
+                    self.nlet += 1
+                    body.append("    let %s = %s;" % (k2, " + ".join("wave(%s) * wave(%s)" % (n, n) for n in names)))
+                    d = k2 if rt == "f64" else "f32(%s)" % k2
+                    zero = "complex(0.0, 0.0)" if ct == "c128" else "c64(complex(0.0, 0.0))"
+                    body.append("    %s = select(%s >= 1.0, %s / %s, %s);" % (x, k2, x, d, zero))
+                    continue
+                f = bounded_let(ctx, body, "f64", self.expr("f64", ctx), "1.0", "0.25")
+                if k == 1:                                # a complex factor, |.| <= 0.71
+                    g = bounded_let(ctx, body, "f64", self.expr("f64", ctx), "1.0", "-0.5")
+                    f = "complex(%s, %s) * 0.5" % (f, g)
+                    f = f if ct == "c128" else "c64(%s)" % f
+                else:
+                    f = f if rt == "f64" else "f32(%s)" % f
+                body.append("    %s = %s * %s;" % (x, x, f))
+            lines.append("  map (%s) in %s {" % (idx, F["k"]))
+            lines.extend(body)
+            lines.append("  }")
+        if self.chance(0.8):
+            lines.append("  ifft %s -> %s;" % (F["fh"], F["fb"] if self.chance(0.7) else F["fr"]))
+
     def grid_stmt(self, lines):
         gr = self.pick(self.grids)
+        if "fft" in gr and self.chance(0.5):
+            self.fft_block(gr, lines)
+            return
         k = self.r.randrange(9)
         if k >= 6 and "pos" in gr:                   # deposit (a weight field or 1) / gather
             shape = self.pick(["ngp", "cic", "tsc"])
@@ -311,6 +401,8 @@ class Gen:
                         out += [self.grid_read(f, ctx), self.grid_read(f, ctx)]
                 if t == "f64":
                     out.append("coord(%s)" % self.pick(ctx["gidx"]))
+            if ctx.get("kgrid") and t == "f64":          # a k-space map: wave numbers
+                out += ["wave(%s)" % self.pick(ctx["kgrid"]) for _ in range(2)]
             for name, lt in ctx["lets"]:
                 if lt == t:
                     out += [name, name, name]            # lets are read more often than not
