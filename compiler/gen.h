@@ -295,6 +295,9 @@ typedef struct KCtx {
   const RowVals *rows;    /* dry pass: the elements of written fields live in locals r_* */
   bool lanes;             /* host reduction: accumulators r_S[cnp_l], 8 lanes (gen_red.c) */
   const KUse *priv;       /* host: scatter-adds into use->privs go to the block's copy pv_F */
+  const Expr *unsw;       /* host reducing kernel: the step-invariant condition the loop is
+                          ** unswitched on (gen_red.c), written as unsw_val in this copy */
+  int unsw_val;
 } KCtx;
 
 /* gen_expr.c (types, literals, expressions, map bodies) and gen_common.c (locations,
@@ -325,6 +328,7 @@ const char *expr_src(GenUnit *u, Expr *e);
 const char *row_name(GenUnit *u, Decl *f, int64_t comp);
 bool signed_int(DType t);
 void group_body(KCtx *k, Buf *b, GenOp *op);
+const Expr *group_invariant_cond(GenOp *op);   /* gen_expr.c: a condition to unswitch on, or NULL */
 void group_use(GenUnit *u, GenOp *op, KUse *use);
 bool kuse_priv(const KUse *use, const Decl *f);   /* a privatized scatter-add target */
 void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t);

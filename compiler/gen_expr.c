@@ -576,6 +576,10 @@ const char *int_op_name(int op) {
 ** GPU, and 2.0 for an integer literal next to a float (no integer `x / 0`). Casts and
 ** indices start afresh. */
 static void ex(KCtx *k, Buf *b, Expr *e) {
+  if (k->unsw && e == k->unsw) {   /* this copy of an unswitched loop (gen_red.c) */
+    buf_puts(b, k->unsw_val ? "1" : "0");
+    return;
+  }
   DType saved = k->lit;
   DType c = literal_ctx(e);
   if (e->kind == EX_CAST || e->kind == EX_INDEX) k->lit = DT_VOID;
@@ -1092,6 +1096,101 @@ void gen_map_body(KCtx *k, Buf *b, Stmt *map) {
   k->map = map;
   map_stmts(k, b, map->body, map->body);
   line_back(k->u, b);
+}
+
+/* ---- loop unswitching (host reducing kernels, gen_red.c) ---- */
+
+/* Is field f written (assigned, added into or reduced into) by statements s? */
+static bool stmts_write(const Stmt *s, const Decl *f) {
+  for (; s; s = s->next) {
+    if ((s->kind == ST_ASSIGN || s->kind == ST_ADD || s->kind == ST_REDUCE) && s->target &&
+        s->target->ref.decl == f)
+      return true;
+    if (stmts_write(s->body, f) || stmts_write(s->else_body, f)) return true;
+  }
+  return false;
+}
+
+/* The value of an integer literal or integer const, else -1. */
+static int64_t small_const(const Expr *e) {
+  if (e->kind == EX_INT) return e->ival;
+  if (e->kind == EX_NAME && !e->ref.local && e->ref.decl && e->ref.decl->kind == DECL_CONST &&
+      dtype_is_int(e->ref.decl->dtype))
+    return e->ref.decl->ival;
+  return -1;
+}
+
+/* Is e the same for every row of the kernel: literals, consts, params, step_index() and
+** elements of fields the group never writes, read at constant indices inside constant
+** extents (so reading them once, before the loop, is always in bounds)? */
+static bool kernel_invariant(GenOp *op, const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: case EX_FLOAT: case EX_BOOL: return true;
+  case EX_NAME:
+    return !e->ref.local && e->ref.decl &&
+           (e->ref.decl->kind == DECL_CONST || e->ref.decl->kind == DECL_PARAM);
+  case EX_INDEX: {
+    Decl *f = e->ref.decl;
+    if (e->ref.local || !f || f->kind != DECL_FIELD || f->scalar || f->history_of.name ||
+        e->nargs != f->shape.rank)
+      return false;
+    for (int i = 0; i < e->nargs; i++) {
+      int64_t ix = small_const(e->args[i]), n = small_const(f->shape.ext[i]);
+      if (ix < 0 || n < 0 || ix >= n) return false;
+    }
+    for (int m = 0; m < op->n_maps; m++)
+      if (stmts_write(op->maps[m]->body, f)) return false;
+    return true;
+  }
+  case EX_CALL:
+    if (e->builtin == BI_STEP_INDEX) return true;
+    if (builtin_is_draw(e->builtin) || e->builtin == BI_NONE) return false;
+    /* fall through */
+  case EX_UNARY: case EX_BINARY: case EX_CAST:
+    for (int i = 0; i < e->nargs; i++)
+      if (!kernel_invariant(op, e->args[i])) return false;
+    return true;
+  }
+  return false;
+}
+
+/* The first select(c, a, b) or `if c` of the group's maps whose condition c is kernel-invariant
+** and not a constant, else NULL. */
+static const Expr *expr_invariant_cond(GenOp *op, const Expr *e) {
+  if (!e) return NULL;
+  if (e->kind == EX_CALL && e->builtin == BI_SELECT && !(e->args[0]->flags & EXF_CONST) &&
+      kernel_invariant(op, e->args[0]))
+    return e->args[0];
+  for (int i = 0; i < e->nargs; i++) {
+    const Expr *c = expr_invariant_cond(op, e->args[i]);
+    if (c) return c;
+  }
+  return NULL;
+}
+
+static const Expr *stmts_invariant_cond(GenOp *op, const Stmt *s) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_IF && s->value && !(s->value->flags & EXF_CONST) && kernel_invariant(op, s->value))
+      return s->value;
+    const Expr *c = expr_invariant_cond(op, s->value);
+    if (!c && s->target) c = expr_invariant_cond(op, s->target);
+    if (!c) c = stmts_invariant_cond(op, s->body);
+    if (!c) c = stmts_invariant_cond(op, s->else_body);
+    if (c) return c;
+  }
+  return NULL;
+}
+
+const Expr *group_invariant_cond(GenOp *op) {
+  if (op->kind != GOP_MAP || op->fused_sort || op->stmt->kind == ST_APPEND) return NULL;
+  for (int m = 0; m < op->n_maps; m++) {
+    if (op->maps[m]->kind != ST_MAP || op->maps[m]->gndim) return NULL;
+  }
+  for (int m = 0; m < op->n_maps; m++) {
+    const Expr *c = stmts_invariant_cond(op, op->maps[m]->body);
+    if (c) return c;
+  }
+  return NULL;
 }
 
 /* The per-element code of a fused group: each map in its own block. */

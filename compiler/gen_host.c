@@ -21,7 +21,7 @@ static const char *n_maps(GenUnit *u, GenOp *op) {
 }
 
 void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0};
   Buf locals = {.indent = 2}, body = {.indent = 4};
   kernel_locals(&locals, use);
   group_body(&k, &body, op);
@@ -217,7 +217,7 @@ static const char *fused_sums(GenUnit *u, GenOp *op, const RowVals *rv, bool acc
 ** into the double buffers; if a key is out of range, the maps then run for real. The text
 ** is templates/host.tmpl, section fused. */
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0};
   Stmt *c = op->mask_of, *sum = op->fused_sum;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   RowVals rv;

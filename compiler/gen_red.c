@@ -87,13 +87,18 @@ static const char *priv_chunks(GenUnit *u, const KUse *use, bool kern) {
 }
 
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use, NULL, 0};
   Arena *a = &u->cc->arena;
   const char *L = gen_int(u, RED_LANES);
   bool pv = use->n_privs > 0;
   int in = pv ? 2 : 0;    /* the chunk loop sits in the block loop */
   Buf locals = {.indent = 2}, lanes = {.indent = 4 + in}, body8 = {.indent = 8 + in}, body6 = {.indent = 6 + in};
   Buf lanes_end = {.indent = 4 + in}, partials = {.indent = 2}, pvinit = {.indent = 4}, pvsum = {.indent = 2};
+  /* A condition the same for every row (a step counter read at a constant index, a param):
+  ** the chunk's loops in two versions, one with it 1 and one with it 0 (loop unswitching). */
+  const Expr *uc = group_invariant_cond(op);
+  int up = uc ? 2 : 0;    /* the two versions sit in if (cnp_u) { } else { } */
+  body8.indent += up, body6.indent += up, lanes.indent += up, lanes_end.indent += up;
   kernel_locals(&locals, use);
   for (int i = 0; i < use->n_privs; i++) {
     Decl *f = use->privs[i];
@@ -107,14 +112,19 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
     EMIT_SNIPPET(&lanes, TM, "lane_init", {"T", gen_ctype(use->reds[i]->dtype)}, {"f", use->reds[i]->name},
                  {"L", L}, {"init", arena_printf(a, "%s}", init)});
   }
-  Buf body1 = {.indent = 6 + in};
-  if (use->n_reds) {
-    group_body(&k, &body8, op);
-    group_body(&k, &body6, op);
-  } else {
-    k.lanes = false;
-    group_body(&k, &body1, op);
+  Buf body1 = {.indent = 6 + in + up};
+  Buf body8b = {.indent = body8.indent}, body6b = {.indent = body6.indent}, body1b = {.indent = body1.indent};
+  for (int v = uc ? 1 : 0; v >= 0; v--) {
+    k.unsw = uc, k.unsw_val = v;
+    if (use->n_reds) {
+      group_body(&k, v == 1 || !uc ? &body8 : &body8b, op);
+      group_body(&k, v == 1 || !uc ? &body6 : &body6b, op);
+    } else {
+      k.lanes = false;
+      group_body(&k, v == 1 || !uc ? &body1 : &body1b, op);
+    }
   }
+  k.unsw = NULL;
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
     EMIT_SNIPPET(&lanes_end, TM, "lane_end", {"L", L}, {"f", f->name},
@@ -129,9 +139,29 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
                                        arena_printf(a, "A.rp_%s[cnp_c]", f->name))});
   }
   Buf chunk = {.indent = 4 + in};
-  EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", buf_take(u, &lanes)},
+  const char *lanes_s = buf_take(u, &lanes), *lanes_end_s = buf_take(u, &lanes_end);
+  if (uc) {
+    Buf c = {0};
+    gen_ex(&k, &c, (Expr *)uc);
+    buf_line(&chunk, "const int cnp_u = %s;  /* the same for every row: the loops in two versions */",
+             buf_str(&c));
+    buf_free(&c);
+    buf_line(&chunk, "if (cnp_u) {");
+    chunk.indent += 2;
+  }
+  EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", lanes_s},
                {"body8", buf_take(u, &body8)}, {"body6", buf_take(u, &body6)},
-               {"body", buf_take(u, &body1)}, {"red", use->n_reds ? "1" : ""}, {"lanes_end", buf_take(u, &lanes_end)});
+               {"body", buf_take(u, &body1)}, {"red", use->n_reds ? "1" : ""}, {"lanes_end", lanes_end_s});
+  if (uc) {
+    chunk.indent -= 2;
+    buf_line(&chunk, "} else {");
+    chunk.indent += 2;
+    EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", lanes_s},
+                 {"body8", buf_take(u, &body8b)}, {"body6", buf_take(u, &body6b)},
+                 {"body", buf_take(u, &body1b)}, {"red", use->n_reds ? "1" : ""}, {"lanes_end", lanes_end_s});
+    chunk.indent -= 2;
+    buf_line(&chunk, "}");
+  }
   EMIT_SNIPPET(b, TM, "kernel_host", {"k", gen_int(u, op->kernel)}, {"nm", gen_int(u, op->n_maps)},
                {"s", op->n_maps > 1 ? "s" : ""}, {"CH", gen_int(u, RED_CHUNK)}, {"CH1", gen_int(u, RED_CHUNK - 1)},
                {"L", L}, {"n", u->name}, {"locals", buf_take(u, &locals)}, {"chunk", buf_take(u, &chunk)},

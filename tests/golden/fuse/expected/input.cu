@@ -195,14 +195,28 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). The
-** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
-** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+** range the nearest end, others truncated toward zero (the comparisons are exact). On an
+** x86-64 host (not the CUDA unit) the signed ones convert first with the SSE2 instruction,
+** which gives the "integer indefinite" value INT_MIN for NaN and every value out of range
+** (defined there, unlike the C cast), and take the slow path only on INT_MIN: one integer
+** compare and a branch the CPU predicts, so an in-range value (a particle's cell) costs what
+** a plain cast does. Elsewhere they test |x| against the range first, then the C cast. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define CNP_G_CVT_X86 1
+#endif
+#ifdef CNP_G_CVT_X86
+CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { const int32_t r = _mm_cvttss_si32(_mm_set_ss(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { const int64_t r = _mm_cvttss_si64(_mm_set_ss(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { const int32_t r = _mm_cvttsd_si32(_mm_set_sd(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { const int64_t r = _mm_cvttsd_si64(_mm_set_sd(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#else
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
-CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#endif
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct fuse_h fuse_h;
 
@@ -282,7 +296,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 286 "input.cu"
+#line 300 "input.cu"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -290,7 +304,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 294 "input.cu"
+#line 308 "input.cu"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -315,7 +329,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
     f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 319 "input.cu"
+#line 333 "input.cu"
   } /* map i */
   { /* input.cnp:16: map j in N */
     const int64_t l_j = cnp_i;
@@ -323,7 +337,7 @@ static __global__ void fuse_k0_cuda(const fuse_k0_args A)
     f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
     f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 327 "input.cu"
+#line 341 "input.cu"
   } /* map j */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -391,7 +405,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 395 "input.cu"
+#line 409 "input.cu"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -410,7 +424,7 @@ static __global__ void fuse_k1_cuda(const fuse_k1_args A)
     const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
     f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 414 "input.cu"
+#line 428 "input.cu"
   } /* map q */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -609,13 +623,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 613 "input.cu"
+#line 627 "input.cu"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 619 "input.cu"
+#line 633 "input.cu"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -632,7 +646,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 636 "input.cu"
+#line 650 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
