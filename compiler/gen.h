@@ -337,6 +337,7 @@ const char *buf_take(GenUnit *u, Buf *t);
 
 /* gen_host.c: host (OpenMP) kernels, the compact + sort fast path. */
 void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+void scan_fused_types(GenUnit *u, Decl *x, const char **nc, const char **ut);
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 GenOp *fused_owner(GenUnit *u, Stmt *s);
 void inline_sum(GenUnit *u, Buf *b, Stmt *s);

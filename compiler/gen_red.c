@@ -390,7 +390,8 @@ void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph
                {"dn", dim ? arena_printf(&u->cc->arena, "(const int64_t *)p->dn_%s.data", dim->name) : "NULL"},
                {"incl", gen_int(u, s->inclusive)}, {"live", live_extent(u, x)}, {"graph", graph ? "1" : ""},
                {"cuda", both ? "1" : ""}, {"host", !t->device && !graph ? "1" : ""}, {"call", buf_take(u, &call)},
-               {"suf", suffix(x->dtype)}, {"pre", op->scan_by ? gen_int(u, op->scan_by->kernel) : ""});
+               {"suf", suffix(x->dtype)}, {"pre", op->scan_by ? gen_int(u, op->scan_by->kernel) : ""},
+               {"rest", op->scan_by ? "rest_" : ""});
 }
 
 /* ======================================================================== the header */
