@@ -207,15 +207,70 @@ CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -
 /* Prefix sum of nc rows of n elements (row c at x + c * stride) into y (may be x), in the
 ** order of docs/codegen.md (Scans): chunks of 1024 rows, each chunk's total summed in row
 ** order, the totals' exclusive prefix in chunk order, then each chunk again in row order
-** from its offset. The same order on every backend and thread count; integers wrap. Four
-** full chunks go through one loop side by side (four independent chains: the same sums).
-** Component c's chunk totals are part[c * pstride + k]; cnp_g_scan_rest_f64() is passes 2
-** and 3, called alone after a kernel that did pass 1 while it wrote x (host scan fusion). */
+** from its offset. The same order on every backend and thread count; integers wrap. Work
+** items of four chunks: four full ones go through one loop side by side (four independent
+** chains: the same sums). Component c's chunk totals are part[c * pstride + k]. */
+CNP_G_INLINE void cnp_g_scan_tot_f64(const double *xc, double *part, int64_t k0, int64_t k1, int64_t n)
+{  /* the totals of chunks k0 .. k1 - 1 (at most four) */
+  if (k1 - k0 == 4 && k1 * 1024 <= n) {
+    const double *x0 = xc + k0 * 1024;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int64_t i = 0; i < 1024; i++) {
+      s0 = (double)((double)s0 + (double)x0[i]);
+      s1 = (double)((double)s1 + (double)x0[i + 1024]);
+      s2 = (double)((double)s2 + (double)x0[i + 2 * 1024]);
+      s3 = (double)((double)s3 + (double)x0[i + 3 * 1024]);
+    }
+    part[k0] = s0, part[k0 + 1] = s1, part[k0 + 2] = s2, part[k0 + 3] = s3;
+    return;
+  }
+  for (int64_t k = k0; k < k1; k++) {
+    const int64_t e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
+    double s = 0;
+    for (int64_t i = k * 1024; i < e; i++) s = (double)((double)s + (double)xc[i]);
+    part[k] = s;
+  }
+}
+
+CNP_G_INLINE void cnp_g_scan_off_f64(const double *xc, double *yc, int incl, const double *part,
+                                     int64_t k0, int64_t k1, int64_t n)
+{  /* chunks k0 .. k1 - 1 (at most four), each from its offset part[k] */
+  if (k1 - k0 == 4 && k1 * 1024 <= n) {
+    const double *x0 = xc + k0 * 1024;
+    double *y0 = yc + k0 * 1024;
+    double a0 = part[k0], a1 = part[k0 + 1], a2 = part[k0 + 2], a3 = part[k0 + 3];
+    for (int64_t i = 0; i < 1024; i++) {
+      const double v0 = x0[i], v1 = x0[i + 1024], v2 = x0[i + 2 * 1024], v3 = x0[i + 3 * 1024];
+      if (incl) {
+        a0 = (double)((double)a0 + (double)v0), a1 = (double)((double)a1 + (double)v1);
+        a2 = (double)((double)a2 + (double)v2), a3 = (double)((double)a3 + (double)v3);
+      }
+      y0[i] = a0, y0[i + 1024] = a1, y0[i + 2 * 1024] = a2, y0[i + 3 * 1024] = a3;
+      if (!incl) {
+        a0 = (double)((double)a0 + (double)v0), a1 = (double)((double)a1 + (double)v1);
+        a2 = (double)((double)a2 + (double)v2), a3 = (double)((double)a3 + (double)v3);
+      }
+    }
+    return;
+  }
+  for (int64_t k = k0; k < k1; k++) {
+    const int64_t e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
+    double a = part[k];
+    for (int64_t i = k * 1024; i < e; i++) {
+      const double v = xc[i];
+      if (incl) a = (double)((double)a + (double)v);
+      yc[i] = a;
+      if (!incl) a = (double)((double)a + (double)v);
+    }
+  }
+}
+
+/* Passes 2 and 3, called alone after a kernel that did pass 1 while it wrote x (host scan
+** fusion): the totals' prefix, then every chunk from its offset. */
 CNP_G_INLINE void cnp_g_scan_rest_f64(const double *x, double *y, int64_t n, int64_t nc, int64_t stride,
                                       int incl, double *parts, int64_t pstride)
 {
-  const int64_t nch = (n + 1024 - 1) / 1024, nq = n / 1024 / 4;
-  const int64_t nw = nq + (nch - 4 * nq);   /* work items: quads of full chunks, then singles */
+  const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
   for (int64_t c = 0; c < nc; c++) {
     const double *xc = x + c * stride;
     double *yc = y + c * stride;
@@ -227,80 +282,116 @@ CNP_G_INLINE void cnp_g_scan_rest_f64(const double *x, double *y, int64_t n, int
       acc = (double)((double)acc + (double)t);
     }
     CNP_G_OMP("omp parallel for schedule(static) if(nw > 1)")
-    for (int64_t w = 0; w < nw; w++) {
-      if (w < nq) {
-        const double *x0 = xc + 4 * w * 1024;
-        double *y0 = yc + 4 * w * 1024;
-        double a0 = part[4 * w], a1 = part[4 * w + 1], a2 = part[4 * w + 2], a3 = part[4 * w + 3];
-        for (int64_t i = 0; i < 1024; i++) {
-          const double v0 = x0[i], v1 = x0[i + 1024], v2 = x0[i + 2 * 1024], v3 = x0[i + 3 * 1024];
-          if (incl) {
-            a0 = (double)((double)a0 + (double)v0), a1 = (double)((double)a1 + (double)v1);
-            a2 = (double)((double)a2 + (double)v2), a3 = (double)((double)a3 + (double)v3);
-          }
-          y0[i] = a0, y0[i + 1024] = a1, y0[i + 2 * 1024] = a2, y0[i + 3 * 1024] = a3;
-          if (!incl) {
-            a0 = (double)((double)a0 + (double)v0), a1 = (double)((double)a1 + (double)v1);
-            a2 = (double)((double)a2 + (double)v2), a3 = (double)((double)a3 + (double)v3);
-          }
-        }
-      } else {
-        const int64_t k = 4 * nq + (w - nq), e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
-        double a = part[k];
-        for (int64_t i = k * 1024; i < e; i++) {
-          const double v = xc[i];
-          if (incl) a = (double)((double)a + (double)v);
-          yc[i] = a;
-          if (!incl) a = (double)((double)a + (double)v);
-        }
-      }
-    }
+    for (int64_t w = 0; w < nw; w++)
+      cnp_g_scan_off_f64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
   }
 }
 
+/* The whole scan, blocked so that x is read from memory once: tiles of 8 work items
+** (4 x 1024 rows each) per thread; in each tile, pass 1 (the totals), pass 2 (their prefix,
+** continuing the previous tile's, one thread) and pass 3 (the rows from their offsets, while
+** the tile is still in cache). The same additions in the same order as three whole passes. */
 CNP_G_INLINE void cnp_g_scan_f64(const double *x, double *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, double *parts)
 {
-  const int64_t nch = (n + 1024 - 1) / 1024, nq = n / 1024 / 4;
-  const int64_t nw = nq + (nch - 4 * nq), pstride = (stride + 1024 - 1) / 1024 + 1;
-  for (int64_t c = 0; c < nc; c++) {  /* pass 1: the chunks' totals */
+  const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
+  const int64_t pstride = (stride + 1024 - 1) / 1024 + 1;
+  for (int64_t c = 0; c < nc; c++) {
     const double *xc = x + c * stride;
+    double *yc = y + c * stride;
     double *part = parts + c * pstride;
-    CNP_G_OMP("omp parallel for schedule(static) if(nw > 1)")
-    for (int64_t w = 0; w < nw; w++) {
-      if (w < nq) {
-        const double *x0 = xc + 4 * w * 1024;
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (int64_t i = 0; i < 1024; i++) {
-          s0 = (double)((double)s0 + (double)x0[i]);
-          s1 = (double)((double)s1 + (double)x0[i + 1024]);
-          s2 = (double)((double)s2 + (double)x0[i + 2 * 1024]);
-          s3 = (double)((double)s3 + (double)x0[i + 3 * 1024]);
+    double acc = 0;
+    CNP_G_OMP("omp parallel if(nw > 1)")
+    {
+      const int64_t tw = CNP_G_NT() * 8;   /* work items per tile */
+      for (int64_t w0 = 0; w0 < nw; w0 += tw) {
+        const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
+        CNP_G_OMP("omp for schedule(static)")
+        for (int64_t w = w0; w < w1; w++)
+          cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+        CNP_G_OMP("omp single")
+        for (int64_t k = 4 * w0; k < k1; k++) {
+          const double t = part[k];
+          part[k] = acc;
+          acc = (double)((double)acc + (double)t);
         }
-        part[4 * w] = s0, part[4 * w + 1] = s1, part[4 * w + 2] = s2, part[4 * w + 3] = s3;
-      } else {
-        const int64_t k = 4 * nq + (w - nq), e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
-        double s = 0;
-        for (int64_t i = k * 1024; i < e; i++) s = (double)((double)s + (double)xc[i]);
-        part[k] = s;
+        /* nowait: the next tile's pass 1 touches only its own totals and rows, and its
+        ** barrier comes before its pass 2 */
+        CNP_G_OMP("omp for schedule(static) nowait")
+        for (int64_t w = w0; w < w1; w++)
+          cnp_g_scan_off_f64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
       }
     }
   }
-  cnp_g_scan_rest_f64(x, y, n, nc, stride, incl, parts, pstride);
 }
 
 /* Prefix sum of nc rows of n elements (row c at x + c * stride) into y (may be x), in the
 ** order of docs/codegen.md (Scans): chunks of 1024 rows, each chunk's total summed in row
 ** order, the totals' exclusive prefix in chunk order, then each chunk again in row order
-** from its offset. The same order on every backend and thread count; integers wrap. Four
-** full chunks go through one loop side by side (four independent chains: the same sums).
-** Component c's chunk totals are part[c * pstride + k]; cnp_g_scan_rest_i64() is passes 2
-** and 3, called alone after a kernel that did pass 1 while it wrote x (host scan fusion). */
+** from its offset. The same order on every backend and thread count; integers wrap. Work
+** items of four chunks: four full ones go through one loop side by side (four independent
+** chains: the same sums). Component c's chunk totals are part[c * pstride + k]. */
+CNP_G_INLINE void cnp_g_scan_tot_i64(const int64_t *xc, int64_t *part, int64_t k0, int64_t k1, int64_t n)
+{  /* the totals of chunks k0 .. k1 - 1 (at most four) */
+  if (k1 - k0 == 4 && k1 * 1024 <= n) {
+    const int64_t *x0 = xc + k0 * 1024;
+    int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int64_t i = 0; i < 1024; i++) {
+      s0 = (int64_t)((uint64_t)s0 + (uint64_t)x0[i]);
+      s1 = (int64_t)((uint64_t)s1 + (uint64_t)x0[i + 1024]);
+      s2 = (int64_t)((uint64_t)s2 + (uint64_t)x0[i + 2 * 1024]);
+      s3 = (int64_t)((uint64_t)s3 + (uint64_t)x0[i + 3 * 1024]);
+    }
+    part[k0] = s0, part[k0 + 1] = s1, part[k0 + 2] = s2, part[k0 + 3] = s3;
+    return;
+  }
+  for (int64_t k = k0; k < k1; k++) {
+    const int64_t e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
+    int64_t s = 0;
+    for (int64_t i = k * 1024; i < e; i++) s = (int64_t)((uint64_t)s + (uint64_t)xc[i]);
+    part[k] = s;
+  }
+}
+
+CNP_G_INLINE void cnp_g_scan_off_i64(const int64_t *xc, int64_t *yc, int incl, const int64_t *part,
+                                     int64_t k0, int64_t k1, int64_t n)
+{  /* chunks k0 .. k1 - 1 (at most four), each from its offset part[k] */
+  if (k1 - k0 == 4 && k1 * 1024 <= n) {
+    const int64_t *x0 = xc + k0 * 1024;
+    int64_t *y0 = yc + k0 * 1024;
+    int64_t a0 = part[k0], a1 = part[k0 + 1], a2 = part[k0 + 2], a3 = part[k0 + 3];
+    for (int64_t i = 0; i < 1024; i++) {
+      const int64_t v0 = x0[i], v1 = x0[i + 1024], v2 = x0[i + 2 * 1024], v3 = x0[i + 3 * 1024];
+      if (incl) {
+        a0 = (int64_t)((uint64_t)a0 + (uint64_t)v0), a1 = (int64_t)((uint64_t)a1 + (uint64_t)v1);
+        a2 = (int64_t)((uint64_t)a2 + (uint64_t)v2), a3 = (int64_t)((uint64_t)a3 + (uint64_t)v3);
+      }
+      y0[i] = a0, y0[i + 1024] = a1, y0[i + 2 * 1024] = a2, y0[i + 3 * 1024] = a3;
+      if (!incl) {
+        a0 = (int64_t)((uint64_t)a0 + (uint64_t)v0), a1 = (int64_t)((uint64_t)a1 + (uint64_t)v1);
+        a2 = (int64_t)((uint64_t)a2 + (uint64_t)v2), a3 = (int64_t)((uint64_t)a3 + (uint64_t)v3);
+      }
+    }
+    return;
+  }
+  for (int64_t k = k0; k < k1; k++) {
+    const int64_t e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
+    int64_t a = part[k];
+    for (int64_t i = k * 1024; i < e; i++) {
+      const int64_t v = xc[i];
+      if (incl) a = (int64_t)((uint64_t)a + (uint64_t)v);
+      yc[i] = a;
+      if (!incl) a = (int64_t)((uint64_t)a + (uint64_t)v);
+    }
+  }
+}
+
+/* Passes 2 and 3, called alone after a kernel that did pass 1 while it wrote x (host scan
+** fusion): the totals' prefix, then every chunk from its offset. */
 CNP_G_INLINE void cnp_g_scan_rest_i64(const int64_t *x, int64_t *y, int64_t n, int64_t nc, int64_t stride,
                                       int incl, int64_t *parts, int64_t pstride)
 {
-  const int64_t nch = (n + 1024 - 1) / 1024, nq = n / 1024 / 4;
-  const int64_t nw = nq + (nch - 4 * nq);   /* work items: quads of full chunks, then singles */
+  const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
   for (int64_t c = 0; c < nc; c++) {
     const int64_t *xc = x + c * stride;
     int64_t *yc = y + c * stride;
@@ -312,66 +403,47 @@ CNP_G_INLINE void cnp_g_scan_rest_i64(const int64_t *x, int64_t *y, int64_t n, i
       acc = (int64_t)((uint64_t)acc + (uint64_t)t);
     }
     CNP_G_OMP("omp parallel for schedule(static) if(nw > 1)")
-    for (int64_t w = 0; w < nw; w++) {
-      if (w < nq) {
-        const int64_t *x0 = xc + 4 * w * 1024;
-        int64_t *y0 = yc + 4 * w * 1024;
-        int64_t a0 = part[4 * w], a1 = part[4 * w + 1], a2 = part[4 * w + 2], a3 = part[4 * w + 3];
-        for (int64_t i = 0; i < 1024; i++) {
-          const int64_t v0 = x0[i], v1 = x0[i + 1024], v2 = x0[i + 2 * 1024], v3 = x0[i + 3 * 1024];
-          if (incl) {
-            a0 = (int64_t)((uint64_t)a0 + (uint64_t)v0), a1 = (int64_t)((uint64_t)a1 + (uint64_t)v1);
-            a2 = (int64_t)((uint64_t)a2 + (uint64_t)v2), a3 = (int64_t)((uint64_t)a3 + (uint64_t)v3);
-          }
-          y0[i] = a0, y0[i + 1024] = a1, y0[i + 2 * 1024] = a2, y0[i + 3 * 1024] = a3;
-          if (!incl) {
-            a0 = (int64_t)((uint64_t)a0 + (uint64_t)v0), a1 = (int64_t)((uint64_t)a1 + (uint64_t)v1);
-            a2 = (int64_t)((uint64_t)a2 + (uint64_t)v2), a3 = (int64_t)((uint64_t)a3 + (uint64_t)v3);
-          }
-        }
-      } else {
-        const int64_t k = 4 * nq + (w - nq), e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
-        int64_t a = part[k];
-        for (int64_t i = k * 1024; i < e; i++) {
-          const int64_t v = xc[i];
-          if (incl) a = (int64_t)((uint64_t)a + (uint64_t)v);
-          yc[i] = a;
-          if (!incl) a = (int64_t)((uint64_t)a + (uint64_t)v);
-        }
-      }
-    }
+    for (int64_t w = 0; w < nw; w++)
+      cnp_g_scan_off_i64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
   }
 }
 
+/* The whole scan, blocked so that x is read from memory once: tiles of 8 work items
+** (4 x 1024 rows each) per thread; in each tile, pass 1 (the totals), pass 2 (their prefix,
+** continuing the previous tile's, one thread) and pass 3 (the rows from their offsets, while
+** the tile is still in cache). The same additions in the same order as three whole passes. */
 CNP_G_INLINE void cnp_g_scan_i64(const int64_t *x, int64_t *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, int64_t *parts)
 {
-  const int64_t nch = (n + 1024 - 1) / 1024, nq = n / 1024 / 4;
-  const int64_t nw = nq + (nch - 4 * nq), pstride = (stride + 1024 - 1) / 1024 + 1;
-  for (int64_t c = 0; c < nc; c++) {  /* pass 1: the chunks' totals */
+  const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
+  const int64_t pstride = (stride + 1024 - 1) / 1024 + 1;
+  for (int64_t c = 0; c < nc; c++) {
     const int64_t *xc = x + c * stride;
+    int64_t *yc = y + c * stride;
     int64_t *part = parts + c * pstride;
-    CNP_G_OMP("omp parallel for schedule(static) if(nw > 1)")
-    for (int64_t w = 0; w < nw; w++) {
-      if (w < nq) {
-        const int64_t *x0 = xc + 4 * w * 1024;
-        int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (int64_t i = 0; i < 1024; i++) {
-          s0 = (int64_t)((uint64_t)s0 + (uint64_t)x0[i]);
-          s1 = (int64_t)((uint64_t)s1 + (uint64_t)x0[i + 1024]);
-          s2 = (int64_t)((uint64_t)s2 + (uint64_t)x0[i + 2 * 1024]);
-          s3 = (int64_t)((uint64_t)s3 + (uint64_t)x0[i + 3 * 1024]);
+    int64_t acc = 0;
+    CNP_G_OMP("omp parallel if(nw > 1)")
+    {
+      const int64_t tw = CNP_G_NT() * 8;   /* work items per tile */
+      for (int64_t w0 = 0; w0 < nw; w0 += tw) {
+        const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
+        CNP_G_OMP("omp for schedule(static)")
+        for (int64_t w = w0; w < w1; w++)
+          cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+        CNP_G_OMP("omp single")
+        for (int64_t k = 4 * w0; k < k1; k++) {
+          const int64_t t = part[k];
+          part[k] = acc;
+          acc = (int64_t)((uint64_t)acc + (uint64_t)t);
         }
-        part[4 * w] = s0, part[4 * w + 1] = s1, part[4 * w + 2] = s2, part[4 * w + 3] = s3;
-      } else {
-        const int64_t k = 4 * nq + (w - nq), e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
-        int64_t s = 0;
-        for (int64_t i = k * 1024; i < e; i++) s = (int64_t)((uint64_t)s + (uint64_t)xc[i]);
-        part[k] = s;
+        /* nowait: the next tile's pass 1 touches only its own totals and rows, and its
+        ** barrier comes before its pass 2 */
+        CNP_G_OMP("omp for schedule(static) nowait")
+        for (int64_t w = w0; w < w1; w++)
+          cnp_g_scan_off_i64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
       }
     }
   }
-  cnp_g_scan_rest_i64(x, y, n, nc, stride, incl, parts, pstride);
 }
 
 /* The same scan on the device (three kernels on one stream, capture-safe): pass 1 one
@@ -541,7 +613,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 545 "input.cu"
+#line 617 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -576,7 +648,7 @@ static __global__ void scanfuse_k0_cuda(const scanfuse_k0_args A)
       f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
       f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 580 "input.cu"
+#line 652 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -660,7 +732,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 664 "input.cu"
+#line 736 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -692,7 +764,7 @@ static __global__ void scanfuse_k1_cuda(const scanfuse_k1_args A)
       const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
       f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 696 "input.cu"
+#line 768 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -1115,7 +1187,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1119 "input.cu"
+#line 1191 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1138,13 +1210,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1142 "input.cu"
+#line 1214 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1148 "input.cu"
+#line 1220 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1167,7 +1239,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1171 "input.cu"
+#line 1243 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
