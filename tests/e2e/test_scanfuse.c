@@ -2,18 +2,18 @@
 ** test_scanfuse.c -- scanfuse.cnp against a plain C reference that runs each map, then each
 ** scan in the documented order (chunks of 1024 rows: totals in row order, their exclusive
 ** prefix, each chunk again from its offset), so floats compare bit for bit: a fused scan (its
-** chunk totals computed by the kernel that writes the rows) gives the unfused bits. 142500
-** live rows of 150000: quads of full chunks, single chunks and a partial one, and several tiles
-** of the blocked host scan (8 items of 4 chunks per thread a tile) with 1, 2 or 3 threads
-** (e2e.scanfuse.t1, .t3). With the CUDA unit
+** chunk totals computed by the kernel that writes the rows) gives the unfused bits. 409000
+** live rows of 420000: quads of full chunks, single chunks and a partial one, and several tiles
+** of the blocked host scan (16 items of 4 chunks per thread a tile: 100 items) with 1, 2 or 3
+** threads (e2e.scanfuse.t1, .t3). With the CUDA unit
 ** (E2E_CUDA_UNIT) its host fallback, and on a GPU (E2E_BACKEND=cuda): the same bits (the
 ** scans' order is the same on both backends, and the maps have no a * b + c to contract).
 */
 #include "scanfuse.h"
 #include "e2e.h"
 #include "e2e_backend.h"
-#define NN 150000
-#define NL 142500
+#define NN 420000
+#define NL 409000
 #define MC 3333
 #define STEPS 3
 #define SCH 1024

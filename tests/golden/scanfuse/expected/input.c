@@ -202,13 +202,13 @@ CNP_G_INLINE void cnp_g_scan_tot_f64(const double *xc, double *part, int64_t k0,
   }
 }
 
-CNP_G_INLINE void cnp_g_scan_off_f64(const double *xc, double *yc, int incl, const double *part,
+CNP_G_INLINE void cnp_g_scan_off_f64(const double *xc, double *yc, int incl, const double *off,
                                      int64_t k0, int64_t k1, int64_t n)
-{  /* chunks k0 .. k1 - 1 (at most four), each from its offset part[k] */
+{  /* chunks k0 .. k1 - 1 (at most four), chunk k from its offset off[k - k0] */
   if (k1 - k0 == 4 && k1 * 1024 <= n) {
     const double *x0 = xc + k0 * 1024;
     double *y0 = yc + k0 * 1024;
-    double a0 = part[k0], a1 = part[k0 + 1], a2 = part[k0 + 2], a3 = part[k0 + 3];
+    double a0 = off[0], a1 = off[1], a2 = off[2], a3 = off[3];
     for (int64_t i = 0; i < 1024; i++) {
       const double v0 = x0[i], v1 = x0[i + 1024], v2 = x0[i + 2 * 1024], v3 = x0[i + 3 * 1024];
       if (incl) {
@@ -225,7 +225,7 @@ CNP_G_INLINE void cnp_g_scan_off_f64(const double *xc, double *yc, int incl, con
   }
   for (int64_t k = k0; k < k1; k++) {
     const int64_t e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
-    double a = part[k];
+    double a = off[k - k0];
     for (int64_t i = k * 1024; i < e; i++) {
       const double v = xc[i];
       if (incl) a = (double)((double)a + (double)v);
@@ -253,14 +253,17 @@ CNP_G_INLINE void cnp_g_scan_rest_f64(const double *x, double *y, int64_t n, int
     }
     CNP_G_OMP("omp parallel for schedule(static) if(nw > 1)")
     for (int64_t w = 0; w < nw; w++)
-      cnp_g_scan_off_f64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+      cnp_g_scan_off_f64(xc, yc, incl, part + 4 * w, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
   }
 }
 
-/* The whole scan, blocked so that x is read from memory once: tiles of 8 work items
-** (4 x 1024 rows each) per thread; in each tile, pass 1 (the totals), pass 2 (their prefix,
-** continuing the previous tile's, one thread) and pass 3 (the rows from their offsets, while
-** the tile is still in cache). The same additions in the same order as three whole passes. */
+/* The whole scan, blocked so that x is read from memory once: tiles of 16 work items
+** (4 x 1024 rows each) per thread. In each tile every thread does pass 1 of its items
+** (the totals, into part), then after one barrier pass 2 over the whole tile's totals on its
+** own copy of the running prefix (the same additions in the same order on every thread, so
+** the same values; it keeps its own items' offsets), then pass 3 of its items while they are
+** still in cache. The same additions in the same order as three whole passes; one barrier
+** per tile (a later tile's pass 1 writes only its own totals and rows). */
 CNP_G_INLINE void cnp_g_scan_f64(const double *x, double *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, double *parts)
 {
@@ -270,26 +273,22 @@ CNP_G_INLINE void cnp_g_scan_f64(const double *x, double *y, int64_t n, int64_t 
     const double *xc = x + c * stride;
     double *yc = y + c * stride;
     double *part = parts + c * pstride;
-    double acc = 0;
     CNP_G_OMP("omp parallel if(nw > 1)")
     {
-      const int64_t tw = CNP_G_NT() * 8;   /* work items per tile */
+      const int64_t nt = CNP_G_NT(), t = CNP_G_TID(), tw = nt * 16;   /* work items per tile */
+      double acc = 0, off[4 * 16];   /* the running prefix; this thread's chunk offsets */
       for (int64_t w0 = 0; w0 < nw; w0 += tw) {
         const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
-        CNP_G_OMP("omp for schedule(static)")
-        for (int64_t w = w0; w < w1; w++)
+        const int64_t lo = w0 + (w1 - w0) * t / nt, hi = w0 + (w1 - w0) * (t + 1) / nt;
+        for (int64_t w = lo; w < hi; w++)
           cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
-        CNP_G_OMP("omp single")
+        CNP_G_OMP("omp barrier")
         for (int64_t k = 4 * w0; k < k1; k++) {
-          const double t = part[k];
-          part[k] = acc;
-          acc = (double)((double)acc + (double)t);
+          if (k >= 4 * lo && k < 4 * hi) off[k - 4 * lo] = acc;
+          acc = (double)((double)acc + (double)part[k]);
         }
-        /* nowait: the next tile's pass 1 touches only its own totals and rows, and its
-        ** barrier comes before its pass 2 */
-        CNP_G_OMP("omp for schedule(static) nowait")
-        for (int64_t w = w0; w < w1; w++)
-          cnp_g_scan_off_f64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+        for (int64_t w = lo; w < hi; w++)
+          cnp_g_scan_off_f64(xc, yc, incl, off + 4 * (w - lo), 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
       }
     }
   }
@@ -323,13 +322,13 @@ CNP_G_INLINE void cnp_g_scan_tot_i64(const int64_t *xc, int64_t *part, int64_t k
   }
 }
 
-CNP_G_INLINE void cnp_g_scan_off_i64(const int64_t *xc, int64_t *yc, int incl, const int64_t *part,
+CNP_G_INLINE void cnp_g_scan_off_i64(const int64_t *xc, int64_t *yc, int incl, const int64_t *off,
                                      int64_t k0, int64_t k1, int64_t n)
-{  /* chunks k0 .. k1 - 1 (at most four), each from its offset part[k] */
+{  /* chunks k0 .. k1 - 1 (at most four), chunk k from its offset off[k - k0] */
   if (k1 - k0 == 4 && k1 * 1024 <= n) {
     const int64_t *x0 = xc + k0 * 1024;
     int64_t *y0 = yc + k0 * 1024;
-    int64_t a0 = part[k0], a1 = part[k0 + 1], a2 = part[k0 + 2], a3 = part[k0 + 3];
+    int64_t a0 = off[0], a1 = off[1], a2 = off[2], a3 = off[3];
     for (int64_t i = 0; i < 1024; i++) {
       const int64_t v0 = x0[i], v1 = x0[i + 1024], v2 = x0[i + 2 * 1024], v3 = x0[i + 3 * 1024];
       if (incl) {
@@ -346,7 +345,7 @@ CNP_G_INLINE void cnp_g_scan_off_i64(const int64_t *xc, int64_t *yc, int incl, c
   }
   for (int64_t k = k0; k < k1; k++) {
     const int64_t e = k * 1024 + 1024 < n ? k * 1024 + 1024 : n;
-    int64_t a = part[k];
+    int64_t a = off[k - k0];
     for (int64_t i = k * 1024; i < e; i++) {
       const int64_t v = xc[i];
       if (incl) a = (int64_t)((uint64_t)a + (uint64_t)v);
@@ -374,14 +373,17 @@ CNP_G_INLINE void cnp_g_scan_rest_i64(const int64_t *x, int64_t *y, int64_t n, i
     }
     CNP_G_OMP("omp parallel for schedule(static) if(nw > 1)")
     for (int64_t w = 0; w < nw; w++)
-      cnp_g_scan_off_i64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+      cnp_g_scan_off_i64(xc, yc, incl, part + 4 * w, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
   }
 }
 
-/* The whole scan, blocked so that x is read from memory once: tiles of 8 work items
-** (4 x 1024 rows each) per thread; in each tile, pass 1 (the totals), pass 2 (their prefix,
-** continuing the previous tile's, one thread) and pass 3 (the rows from their offsets, while
-** the tile is still in cache). The same additions in the same order as three whole passes. */
+/* The whole scan, blocked so that x is read from memory once: tiles of 16 work items
+** (4 x 1024 rows each) per thread. In each tile every thread does pass 1 of its items
+** (the totals, into part), then after one barrier pass 2 over the whole tile's totals on its
+** own copy of the running prefix (the same additions in the same order on every thread, so
+** the same values; it keeps its own items' offsets), then pass 3 of its items while they are
+** still in cache. The same additions in the same order as three whole passes; one barrier
+** per tile (a later tile's pass 1 writes only its own totals and rows). */
 CNP_G_INLINE void cnp_g_scan_i64(const int64_t *x, int64_t *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, int64_t *parts)
 {
@@ -391,26 +393,22 @@ CNP_G_INLINE void cnp_g_scan_i64(const int64_t *x, int64_t *y, int64_t n, int64_
     const int64_t *xc = x + c * stride;
     int64_t *yc = y + c * stride;
     int64_t *part = parts + c * pstride;
-    int64_t acc = 0;
     CNP_G_OMP("omp parallel if(nw > 1)")
     {
-      const int64_t tw = CNP_G_NT() * 8;   /* work items per tile */
+      const int64_t nt = CNP_G_NT(), t = CNP_G_TID(), tw = nt * 16;   /* work items per tile */
+      int64_t acc = 0, off[4 * 16];   /* the running prefix; this thread's chunk offsets */
       for (int64_t w0 = 0; w0 < nw; w0 += tw) {
         const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
-        CNP_G_OMP("omp for schedule(static)")
-        for (int64_t w = w0; w < w1; w++)
+        const int64_t lo = w0 + (w1 - w0) * t / nt, hi = w0 + (w1 - w0) * (t + 1) / nt;
+        for (int64_t w = lo; w < hi; w++)
           cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
-        CNP_G_OMP("omp single")
+        CNP_G_OMP("omp barrier")
         for (int64_t k = 4 * w0; k < k1; k++) {
-          const int64_t t = part[k];
-          part[k] = acc;
-          acc = (int64_t)((uint64_t)acc + (uint64_t)t);
+          if (k >= 4 * lo && k < 4 * hi) off[k - 4 * lo] = acc;
+          acc = (int64_t)((uint64_t)acc + (uint64_t)part[k]);
         }
-        /* nowait: the next tile's pass 1 touches only its own totals and rows, and its
-        ** barrier comes before its pass 2 */
-        CNP_G_OMP("omp for schedule(static) nowait")
-        for (int64_t w = w0; w < w1; w++)
-          cnp_g_scan_off_i64(xc, yc, incl, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+        for (int64_t w = lo; w < hi; w++)
+          cnp_g_scan_off_i64(xc, yc, incl, off + 4 * (w - lo), 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
       }
     }
   }
@@ -492,7 +490,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 496 "input.c"
+#line 494 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -549,7 +547,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 553 "input.c"
+#line 551 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -728,7 +726,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
   CNP_G_TRY(scanfuse_k0(p, S),
             "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 732 "input.c"
+#line 730 "input.c"
 
   /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -742,13 +740,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_f64(x, y, n, nc, stride, 1, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 746 "input.c"
+#line 744 "input.c"
 
   /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
   CNP_G_TRY(scanfuse_k1(p, S),
             "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 752 "input.c"
+#line 750 "input.c"
 
   /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -762,7 +760,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_i64(x, y, n, nc, stride, 0, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 766 "input.c"
+#line 764 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
