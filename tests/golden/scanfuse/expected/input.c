@@ -257,39 +257,44 @@ CNP_G_INLINE void cnp_g_scan_rest_f64(const double *x, double *y, int64_t n, int
   }
 }
 
-/* The whole scan, blocked so that x is read from memory once: tiles of 16 work items
-** (4 x 1024 rows each) per thread. In each tile every thread does pass 1 of its items
-** (the totals, into part), then after one barrier pass 2 over the whole tile's totals on its
-** own copy of the running prefix (the same additions in the same order on every thread, so
-** the same values; it keeps its own items' offsets), then pass 3 of its items while they are
-** still in cache. The same additions in the same order as three whole passes; one barrier
-** per tile (a later tile's pass 1 writes only its own totals and rows). */
+/* The whole scan. With several OpenMP threads: pass 1 over all the work items, then passes 2
+** and 3 (two parallel loops: x is read twice, by several cores). With one thread, blocked
+** so that x is read from memory once: tiles of 16 work items (4 x 1024 rows each), each
+** tile's pass 1, pass 2 (continuing the previous tile's prefix) and pass 3 while its rows are
+** still in cache (no barrier per tile: on a shared machine a barrier waits for a descheduled
+** thread). Both are the same additions in the same order as three whole passes. */
 CNP_G_INLINE void cnp_g_scan_f64(const double *x, double *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, double *parts)
 {
   const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
   const int64_t pstride = (stride + 1024 - 1) / 1024 + 1;
+  if (CNP_G_MAXT() > 1 && nw > 1) {
+    for (int64_t c = 0; c < nc; c++) {   /* pass 1: the chunks' totals */
+      const double *xc = x + c * stride;
+      double *part = parts + c * pstride;
+      CNP_G_OMP("omp parallel for schedule(static)")
+      for (int64_t w = 0; w < nw; w++)
+        cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    }
+    cnp_g_scan_rest_f64(x, y, n, nc, stride, incl, parts, pstride);
+    return;
+  }
   for (int64_t c = 0; c < nc; c++) {
     const double *xc = x + c * stride;
     double *yc = y + c * stride;
     double *part = parts + c * pstride;
-    CNP_G_OMP("omp parallel if(nw > 1)")
-    {
-      const int64_t nt = CNP_G_NT(), t = CNP_G_TID(), tw = nt * 16;   /* work items per tile */
-      double acc = 0, off[4 * 16];   /* the running prefix; this thread's chunk offsets */
-      for (int64_t w0 = 0; w0 < nw; w0 += tw) {
-        const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
-        const int64_t lo = w0 + (w1 - w0) * t / nt, hi = w0 + (w1 - w0) * (t + 1) / nt;
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
-        CNP_G_OMP("omp barrier")
-        for (int64_t k = 4 * w0; k < k1; k++) {
-          if (k >= 4 * lo && k < 4 * hi) off[k - 4 * lo] = acc;
-          acc = (double)((double)acc + (double)part[k]);
-        }
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_off_f64(xc, yc, incl, off + 4 * (w - lo), 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    double acc = 0;
+    for (int64_t w0 = 0; w0 < nw; w0 += 16) {
+      const int64_t w1 = w0 + 16 < nw ? w0 + 16 : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+      for (int64_t k = 4 * w0; k < k1; k++) {
+        const double t = part[k];
+        part[k] = acc;
+        acc = (double)((double)acc + (double)t);
       }
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_off_f64(xc, yc, incl, part + 4 * w, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
     }
   }
 }
@@ -377,39 +382,44 @@ CNP_G_INLINE void cnp_g_scan_rest_i64(const int64_t *x, int64_t *y, int64_t n, i
   }
 }
 
-/* The whole scan, blocked so that x is read from memory once: tiles of 16 work items
-** (4 x 1024 rows each) per thread. In each tile every thread does pass 1 of its items
-** (the totals, into part), then after one barrier pass 2 over the whole tile's totals on its
-** own copy of the running prefix (the same additions in the same order on every thread, so
-** the same values; it keeps its own items' offsets), then pass 3 of its items while they are
-** still in cache. The same additions in the same order as three whole passes; one barrier
-** per tile (a later tile's pass 1 writes only its own totals and rows). */
+/* The whole scan. With several OpenMP threads: pass 1 over all the work items, then passes 2
+** and 3 (two parallel loops: x is read twice, by several cores). With one thread, blocked
+** so that x is read from memory once: tiles of 16 work items (4 x 1024 rows each), each
+** tile's pass 1, pass 2 (continuing the previous tile's prefix) and pass 3 while its rows are
+** still in cache (no barrier per tile: on a shared machine a barrier waits for a descheduled
+** thread). Both are the same additions in the same order as three whole passes. */
 CNP_G_INLINE void cnp_g_scan_i64(const int64_t *x, int64_t *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, int64_t *parts)
 {
   const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
   const int64_t pstride = (stride + 1024 - 1) / 1024 + 1;
+  if (CNP_G_MAXT() > 1 && nw > 1) {
+    for (int64_t c = 0; c < nc; c++) {   /* pass 1: the chunks' totals */
+      const int64_t *xc = x + c * stride;
+      int64_t *part = parts + c * pstride;
+      CNP_G_OMP("omp parallel for schedule(static)")
+      for (int64_t w = 0; w < nw; w++)
+        cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    }
+    cnp_g_scan_rest_i64(x, y, n, nc, stride, incl, parts, pstride);
+    return;
+  }
   for (int64_t c = 0; c < nc; c++) {
     const int64_t *xc = x + c * stride;
     int64_t *yc = y + c * stride;
     int64_t *part = parts + c * pstride;
-    CNP_G_OMP("omp parallel if(nw > 1)")
-    {
-      const int64_t nt = CNP_G_NT(), t = CNP_G_TID(), tw = nt * 16;   /* work items per tile */
-      int64_t acc = 0, off[4 * 16];   /* the running prefix; this thread's chunk offsets */
-      for (int64_t w0 = 0; w0 < nw; w0 += tw) {
-        const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
-        const int64_t lo = w0 + (w1 - w0) * t / nt, hi = w0 + (w1 - w0) * (t + 1) / nt;
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
-        CNP_G_OMP("omp barrier")
-        for (int64_t k = 4 * w0; k < k1; k++) {
-          if (k >= 4 * lo && k < 4 * hi) off[k - 4 * lo] = acc;
-          acc = (int64_t)((uint64_t)acc + (uint64_t)part[k]);
-        }
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_off_i64(xc, yc, incl, off + 4 * (w - lo), 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    int64_t acc = 0;
+    for (int64_t w0 = 0; w0 < nw; w0 += 16) {
+      const int64_t w1 = w0 + 16 < nw ? w0 + 16 : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+      for (int64_t k = 4 * w0; k < k1; k++) {
+        const int64_t t = part[k];
+        part[k] = acc;
+        acc = (int64_t)((uint64_t)acc + (uint64_t)t);
       }
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_off_i64(xc, yc, incl, part + 4 * w, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
     }
   }
 }
@@ -490,7 +500,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 494 "input.c"
+#line 504 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -547,7 +557,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 551 "input.c"
+#line 561 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -726,7 +736,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
   CNP_G_TRY(scanfuse_k0(p, S),
             "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 730 "input.c"
+#line 740 "input.c"
 
   /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -740,13 +750,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_f64(x, y, n, nc, stride, 1, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 744 "input.c"
+#line 754 "input.c"
 
   /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
   CNP_G_TRY(scanfuse_k1(p, S),
             "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 750 "input.c"
+#line 760 "input.c"
 
   /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -760,7 +770,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_i64(x, y, n, nc, stride, 0, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 764 "input.c"
+#line 774 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

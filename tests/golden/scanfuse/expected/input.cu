@@ -287,39 +287,44 @@ CNP_G_INLINE void cnp_g_scan_rest_f64(const double *x, double *y, int64_t n, int
   }
 }
 
-/* The whole scan, blocked so that x is read from memory once: tiles of 16 work items
-** (4 x 1024 rows each) per thread. In each tile every thread does pass 1 of its items
-** (the totals, into part), then after one barrier pass 2 over the whole tile's totals on its
-** own copy of the running prefix (the same additions in the same order on every thread, so
-** the same values; it keeps its own items' offsets), then pass 3 of its items while they are
-** still in cache. The same additions in the same order as three whole passes; one barrier
-** per tile (a later tile's pass 1 writes only its own totals and rows). */
+/* The whole scan. With several OpenMP threads: pass 1 over all the work items, then passes 2
+** and 3 (two parallel loops: x is read twice, by several cores). With one thread, blocked
+** so that x is read from memory once: tiles of 16 work items (4 x 1024 rows each), each
+** tile's pass 1, pass 2 (continuing the previous tile's prefix) and pass 3 while its rows are
+** still in cache (no barrier per tile: on a shared machine a barrier waits for a descheduled
+** thread). Both are the same additions in the same order as three whole passes. */
 CNP_G_INLINE void cnp_g_scan_f64(const double *x, double *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, double *parts)
 {
   const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
   const int64_t pstride = (stride + 1024 - 1) / 1024 + 1;
+  if (CNP_G_MAXT() > 1 && nw > 1) {
+    for (int64_t c = 0; c < nc; c++) {   /* pass 1: the chunks' totals */
+      const double *xc = x + c * stride;
+      double *part = parts + c * pstride;
+      CNP_G_OMP("omp parallel for schedule(static)")
+      for (int64_t w = 0; w < nw; w++)
+        cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    }
+    cnp_g_scan_rest_f64(x, y, n, nc, stride, incl, parts, pstride);
+    return;
+  }
   for (int64_t c = 0; c < nc; c++) {
     const double *xc = x + c * stride;
     double *yc = y + c * stride;
     double *part = parts + c * pstride;
-    CNP_G_OMP("omp parallel if(nw > 1)")
-    {
-      const int64_t nt = CNP_G_NT(), t = CNP_G_TID(), tw = nt * 16;   /* work items per tile */
-      double acc = 0, off[4 * 16];   /* the running prefix; this thread's chunk offsets */
-      for (int64_t w0 = 0; w0 < nw; w0 += tw) {
-        const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
-        const int64_t lo = w0 + (w1 - w0) * t / nt, hi = w0 + (w1 - w0) * (t + 1) / nt;
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
-        CNP_G_OMP("omp barrier")
-        for (int64_t k = 4 * w0; k < k1; k++) {
-          if (k >= 4 * lo && k < 4 * hi) off[k - 4 * lo] = acc;
-          acc = (double)((double)acc + (double)part[k]);
-        }
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_off_f64(xc, yc, incl, off + 4 * (w - lo), 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    double acc = 0;
+    for (int64_t w0 = 0; w0 < nw; w0 += 16) {
+      const int64_t w1 = w0 + 16 < nw ? w0 + 16 : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_tot_f64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+      for (int64_t k = 4 * w0; k < k1; k++) {
+        const double t = part[k];
+        part[k] = acc;
+        acc = (double)((double)acc + (double)t);
       }
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_off_f64(xc, yc, incl, part + 4 * w, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
     }
   }
 }
@@ -407,39 +412,44 @@ CNP_G_INLINE void cnp_g_scan_rest_i64(const int64_t *x, int64_t *y, int64_t n, i
   }
 }
 
-/* The whole scan, blocked so that x is read from memory once: tiles of 16 work items
-** (4 x 1024 rows each) per thread. In each tile every thread does pass 1 of its items
-** (the totals, into part), then after one barrier pass 2 over the whole tile's totals on its
-** own copy of the running prefix (the same additions in the same order on every thread, so
-** the same values; it keeps its own items' offsets), then pass 3 of its items while they are
-** still in cache. The same additions in the same order as three whole passes; one barrier
-** per tile (a later tile's pass 1 writes only its own totals and rows). */
+/* The whole scan. With several OpenMP threads: pass 1 over all the work items, then passes 2
+** and 3 (two parallel loops: x is read twice, by several cores). With one thread, blocked
+** so that x is read from memory once: tiles of 16 work items (4 x 1024 rows each), each
+** tile's pass 1, pass 2 (continuing the previous tile's prefix) and pass 3 while its rows are
+** still in cache (no barrier per tile: on a shared machine a barrier waits for a descheduled
+** thread). Both are the same additions in the same order as three whole passes. */
 CNP_G_INLINE void cnp_g_scan_i64(const int64_t *x, int64_t *y, int64_t n, int64_t nc, int64_t stride,
                                  int incl, int64_t *parts)
 {
   const int64_t nch = (n + 1024 - 1) / 1024, nw = (nch + 3) / 4;
   const int64_t pstride = (stride + 1024 - 1) / 1024 + 1;
+  if (CNP_G_MAXT() > 1 && nw > 1) {
+    for (int64_t c = 0; c < nc; c++) {   /* pass 1: the chunks' totals */
+      const int64_t *xc = x + c * stride;
+      int64_t *part = parts + c * pstride;
+      CNP_G_OMP("omp parallel for schedule(static)")
+      for (int64_t w = 0; w < nw; w++)
+        cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    }
+    cnp_g_scan_rest_i64(x, y, n, nc, stride, incl, parts, pstride);
+    return;
+  }
   for (int64_t c = 0; c < nc; c++) {
     const int64_t *xc = x + c * stride;
     int64_t *yc = y + c * stride;
     int64_t *part = parts + c * pstride;
-    CNP_G_OMP("omp parallel if(nw > 1)")
-    {
-      const int64_t nt = CNP_G_NT(), t = CNP_G_TID(), tw = nt * 16;   /* work items per tile */
-      int64_t acc = 0, off[4 * 16];   /* the running prefix; this thread's chunk offsets */
-      for (int64_t w0 = 0; w0 < nw; w0 += tw) {
-        const int64_t w1 = w0 + tw < nw ? w0 + tw : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
-        const int64_t lo = w0 + (w1 - w0) * t / nt, hi = w0 + (w1 - w0) * (t + 1) / nt;
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
-        CNP_G_OMP("omp barrier")
-        for (int64_t k = 4 * w0; k < k1; k++) {
-          if (k >= 4 * lo && k < 4 * hi) off[k - 4 * lo] = acc;
-          acc = (int64_t)((uint64_t)acc + (uint64_t)part[k]);
-        }
-        for (int64_t w = lo; w < hi; w++)
-          cnp_g_scan_off_i64(xc, yc, incl, off + 4 * (w - lo), 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+    int64_t acc = 0;
+    for (int64_t w0 = 0; w0 < nw; w0 += 16) {
+      const int64_t w1 = w0 + 16 < nw ? w0 + 16 : nw, k1 = 4 * w1 < nch ? 4 * w1 : nch;
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_tot_i64(xc, part, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
+      for (int64_t k = 4 * w0; k < k1; k++) {
+        const int64_t t = part[k];
+        part[k] = acc;
+        acc = (int64_t)((uint64_t)acc + (uint64_t)t);
       }
+      for (int64_t w = w0; w < w1; w++)
+        cnp_g_scan_off_i64(xc, yc, incl, part + 4 * w, 4 * w, 4 * w + 4 < nch ? 4 * w + 4 : nch, n);
     }
   }
 }
@@ -611,7 +621,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 615 "input.cu"
+#line 625 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -646,7 +656,7 @@ static __global__ void scanfuse_k0_cuda(const scanfuse_k0_args A)
       f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
       f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 650 "input.cu"
+#line 660 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -730,7 +740,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 734 "input.cu"
+#line 744 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -762,7 +772,7 @@ static __global__ void scanfuse_k1_cuda(const scanfuse_k1_args A)
       const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
       f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 766 "input.cu"
+#line 776 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -1185,7 +1195,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1189 "input.cu"
+#line 1199 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1208,13 +1218,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1212 "input.cu"
+#line 1222 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1218 "input.cu"
+#line 1228 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1237,7 +1247,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1241 "input.cu"
+#line 1251 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
