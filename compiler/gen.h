@@ -342,6 +342,7 @@ const char *buf_take(GenUnit *u, Buf *t);
 
 /* gen_host.c: host (OpenMP) kernels, the compact + sort fast path. */
 void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+void scan_fused_types(GenUnit *u, Decl *x, const char **nc, const char **ut);
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 GenOp *fused_owner(GenUnit *u, Stmt *s);
 void inline_sum(GenUnit *u, Buf *b, Stmt *s);
@@ -364,6 +365,7 @@ void pgrid_graph_gather(GenUnit *u, Buf *b, GenOp *op, const char *D);
 #define RED_LANES 8       /* host: accumulators per chunk (row i into lane i % RED_LANES) */
 #define PRIV_ROWS 16      /* host: rows per element of the scatter-add targets in a block, at least */
 #define SCAN_CHUNK 1024   /* both: rows per chunk of a scan */
+#define SCAN_TILE 16      /* host, one thread: work items (4 chunks) per tile of a scan */
 bool red_stmts(const Stmt *s);                  /* a map body reduces into a scalar */
 bool red_group(const GenOp *op);                /* ... some map of a fused group does */
 const char *red_ident(DType t, int op);         /* the identity of a reduction, as C text */

@@ -44,6 +44,21 @@ static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
     kernel_cuda_red(u, b, op, use);
     return;
   }
+  if (op->scan_fused) {   /* a block per chunk of the scan; its totals after its rows */
+    Decl *x = op->scan_fused->stmt->a.decl;
+    Buf locals = {.indent = 2}, rows = {.indent = 4};
+    const char *nc, *ut;
+    scan_fused_types(u, x, &nc, &ut);
+    kernel_locals(&locals, use);
+    group_body(&k, &rows, op);
+    b->indent = 0;
+    EMIT_SNIPPET(b, TM, "kernel_scan", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+                 {"locals", buf_take(u, &locals)}, {"body", buf_take(u, &rows)}, {"x", x->name},
+                 {"line", gen_int(u, op->scan_fused->stmt->loc.line)}, {"CH", gen_int(u, SCAN_CHUNK)},
+                 {"CH1", gen_int(u, SCAN_CHUNK - 1)}, {"ax", gen_int(u, x->shape.rank - 1)}, {"nc", nc},
+                 {"T", gen_ctype(x->dtype)}, {"UT", ut});
+    return;
+  }
   Buf body = {.indent = 2};
   kernel_locals(&body, use);
   group_body(&k, &body, op);
@@ -61,7 +76,9 @@ static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
 /* The device branch of kernel K's launcher: one thread per element on the step's stream. */
 static void cuda_launch(GenUnit *u, Buf *b, GenOp *op) {
   EMIT_SNIPPET(b, TM, "launch", {"N", u->name}, {"K", gen_int(u, op->kernel)},
-               {"fused", op->fused_sort ? "1" : ""}, {"red", red_group(op) ? "1" : ""});
+               {"fused", op->fused_sort ? "1" : ""}, {"red", red_group(op) ? "1" : ""},
+               {"R", gen_int(u, op->scan_fused ? SCAN_CHUNK : 256)},
+               {"R1", gen_int(u, op->scan_fused ? SCAN_CHUNK - 1 : 255)});
 }
 
 /* ======================================================================== CUDA graphs */
@@ -98,6 +115,9 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op, bool multi) {
   }
   buf_line(&fill, "ap->bad = (int *)p->bad.data;");
   kernel_fill(&fill, &use, "ap->");
+  if (op->scan_fused)   /* pass 1 of the scan after it: its chunk totals */
+    buf_line(&fill, "ap->sp = (%s *)p->sp_%d.data;", gen_ctype(op->scan_fused->stmt->a.decl->dtype),
+             op->scan_fused->scan_id);
   if (app) {   /* the count from this step's params; the rows that fit decided on the device */
     buf_line(&fill, "ap->want = (int64_t)(%s);", setup_str(u, op->stmt->value, "p->"));
     buf_line(&fill, "ap->apw = (int64_t *)p->apd_k%d.data;", op->kernel);
@@ -112,7 +132,9 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op, bool multi) {
   EMIT_SNIPPET(b, TM, "graph_kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
                {"fill", buf_take(u, &fill)}, {"red", use.n_reds ? "1" : ""}, {"multi", multi ? "1" : ""},
                {"mupd", multi && kernel_step_values(u, op) ? "1" : ""}, {"app", app ? "1" : ""}, {"refresh", buf_take(u, &refresh)},
-               {"dims", grid && !use.n_reds ? grid_graph_dims(u, op) : ""});
+               {"dims", grid && !use.n_reds ? grid_graph_dims(u, op) : ""},
+               {"R", gen_int(u, op->scan_fused ? SCAN_CHUNK : 256)},
+               {"R1", gen_int(u, op->scan_fused ? SCAN_CHUNK - 1 : 255)});
 }
 
 /* ---- the CUDA-graph form of each statement (StmtInfo.graph): enqueued while its step is

@@ -20,6 +20,16 @@ static const char *n_maps(GenUnit *u, GenOp *op) {
   return arena_printf(&u->cc->arena, "%d map%s", op->n_maps, op->n_maps > 1 ? "s" : "");
 }
 
+/* A fused scan's field x (host and CUDA kernels): its number of components from the
+** kernel's arguments, and the type its sums wrap in. */
+void scan_fused_types(GenUnit *u, Decl *x, const char **nc, const char **ut) {
+  *nc = "1";
+  *ut = x->dtype == DT_I32 ? "uint32_t" : x->dtype == DT_I64 ? "uint64_t" : gen_ctype(x->dtype);
+  for (int d = 0; d + 1 < x->shape.rank; d++)
+    *nc = d ? arena_printf(&u->cc->arena, "%s * A.f_%s_e%d", *nc, x->name, d)
+            : arena_printf(&u->cc->arena, "A.f_%s_e%d", x->name, d);
+}
+
 void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
   KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0};
   Buf locals = {.indent = 2}, body = {.indent = 4};
@@ -29,10 +39,8 @@ void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
   if (op->scan_fused) {   /* chunks of SCAN_CHUNK rows, each followed by its scan totals */
     Decl *x = op->scan_fused->stmt->a.decl;
     Buf body6 = {.indent = 6};
-    const char *nc = "1", *ut = x->dtype == DT_I32 ? "uint32_t" : x->dtype == DT_I64 ? "uint64_t" : gen_ctype(x->dtype);
-    for (int d = 0; d + 1 < x->shape.rank; d++)
-      nc = d ? arena_printf(&u->cc->arena, "%s * A.f_%s_e%d", nc, x->name, d)
-             : arena_printf(&u->cc->arena, "A.f_%s_e%d", x->name, d);
+    const char *nc, *ut;
+    scan_fused_types(u, x, &nc, &ut);
     group_body(&k, &body6, op);
     buf_free(&body);
     EMIT_SNIPPET(b, TM, "kernel_scan", {"N", u->name}, {"K", gen_int(u, op->kernel)},

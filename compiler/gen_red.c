@@ -370,7 +370,10 @@ void red_lookup(GenUnit *u, Buf *b) {
 static const char *suffix(DType t) { return dtype_name(t); }
 
 void red_helpers(GenUnit *u, const GenTarget *t, Buf *b) {
-  bool seen[DT__COUNT] = {false}, any_scan = false, any_hist = false;
+  bool seen[DT__COUNT] = {false}, any_scan = false, any_hist = false, any_red = false;
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) any_red = any_red || red_group(&u->steps[i].ops[o]);
+  if (any_red) emit_snippet(b, TM, "lanes", NULL, 0);
   for (int id = 0; scan_op(u, id); id++) {
     DType dt = scan_op(u, id)->stmt->a.decl->dtype;
     any_scan = true;
@@ -378,7 +381,7 @@ void red_helpers(GenUnit *u, const GenTarget *t, Buf *b) {
     seen[dt] = true;
     const char *ct = gen_ctype(dt), *ut = wrap_type(dt);
     EMIT_SNIPPET(b, TM, "scan_host", {"T", ct}, {"UT", ut ? ut : ct}, {"SUF", suffix(dt)},
-                 {"CH", gen_int(u, SCAN_CHUNK)});
+                 {"CH", gen_int(u, SCAN_CHUNK)}, {"TW", gen_int(u, SCAN_TILE)});
   }
   for (Decl *d = u->cc->decls; d; d = d->next) any_hist = any_hist || (d->kind == DECL_FIELD && d->history_of.name);
   if (!t->device) return;
@@ -420,7 +423,8 @@ void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph
                {"dn", dim ? arena_printf(&u->cc->arena, "(const int64_t *)p->dn_%s.data", dim->name) : "NULL"},
                {"incl", gen_int(u, s->inclusive)}, {"live", live_extent(u, x)}, {"graph", graph ? "1" : ""},
                {"cuda", both ? "1" : ""}, {"host", !t->device && !graph ? "1" : ""}, {"call", buf_take(u, &call)},
-               {"suf", suffix(x->dtype)}, {"pre", op->scan_by ? gen_int(u, op->scan_by->kernel) : ""});
+               {"suf", suffix(x->dtype)}, {"pre", op->scan_by ? gen_int(u, op->scan_by->kernel) : ""},
+               {"rest", op->scan_by ? "rest_" : ""});
 }
 
 /* ======================================================================== the header */

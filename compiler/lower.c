@@ -362,7 +362,7 @@ static void find_graph_hints(GenUnit *u, GenStep *gs) {
 }
 
 /*
-** Host scan fusion: a kernel that writes X, right before `scan X -> Y`, adds up each chunk of
+** Scan fusion (host and CUDA): a kernel that writes X, right before `scan X -> Y`, adds up each chunk of
 ** SCAN_CHUNK rows of X after computing those rows (the scan's pass 1, while they are in
 ** cache); the scan then runs passes 2 and 3 only. The sums are the same, in the same order, so
 ** the results are bit for bit those of the unfused scan. Legal when every access to X in the
@@ -423,7 +423,7 @@ static void find_scan_fusion(GenUnit *u, GenStep *gs) {
     }
     op->scan_fused = sc;
     sc->scan_by = op;
-    explain(u, sc->stmt->loc, "scan %s: chunk totals (pass 1) computed by kernel k%d on the host as it writes them",
+    explain(u, sc->stmt->loc, "scan %s: chunk totals (pass 1) computed by kernel k%d as it writes them (host and CUDA)",
             sc->stmt->a.decl->name, op->kernel);
   }
 }

@@ -2,16 +2,18 @@
 ** test_scanfuse.c -- scanfuse.cnp against a plain C reference that runs each map, then each
 ** scan in the documented order (chunks of 1024 rows: totals in row order, their exclusive
 ** prefix, each chunk again from its offset), so floats compare bit for bit: a fused scan (its
-** chunk totals computed by the kernel that writes the rows) gives the unfused bits. 9500 live
-** rows: quads of full chunks, single chunks and a partial one. With the CUDA unit
+** chunk totals computed by the kernel that writes the rows) gives the unfused bits. 409000
+** live rows of 420000: quads of full chunks, single chunks and a partial one; with one thread
+** (e2e.scanfuse.t1) several tiles of the blocked host scan (16 items of 4 chunks a tile: 100
+** items), with 2 or 3 (e2e.scanfuse, .t3) its two parallel loops. With the CUDA unit
 ** (E2E_CUDA_UNIT) its host fallback, and on a GPU (E2E_BACKEND=cuda): the same bits (the
 ** scans' order is the same on both backends, and the maps have no a * b + c to contract).
 */
 #include "scanfuse.h"
 #include "e2e.h"
 #include "e2e_backend.h"
-#define NN 10000
-#define NL 9500
+#define NN 420000
+#define NL 409000
 #define MC 3333
 #define STEPS 3
 #define SCH 1024
