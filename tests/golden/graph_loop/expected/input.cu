@@ -195,14 +195,28 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). The
-** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
-** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+** range the nearest end, others truncated toward zero (the comparisons are exact). On an
+** x86-64 host (not the CUDA unit) the signed ones convert first with the SSE2 instruction,
+** which gives the "integer indefinite" value INT_MIN for NaN and every value out of range
+** (defined there, unlike the C cast), and take the slow path only on INT_MIN: one integer
+** compare and a branch the CPU predicts, so an in-range value (a particle's cell) costs what
+** a plain cast does. Elsewhere they test |x| against the range first, then the C cast. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define CNP_G_CVT_X86 1
+#endif
+#ifdef CNP_G_CVT_X86
+CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { const int32_t r = _mm_cvttss_si32(_mm_set_ss(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { const int64_t r = _mm_cvttss_si64(_mm_set_ss(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { const int32_t r = _mm_cvttsd_si32(_mm_set_sd(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { const int64_t r = _mm_cvttsd_si64(_mm_set_sd(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#else
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
-CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#endif
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
 ** that loop fully before its vectorizer runs, which then leaves the rows scalar; kept a loop,
@@ -355,7 +369,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 359 "input.cu"
+#line 373 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -382,7 +396,7 @@ static __global__ void graph_loop_k0_cuda(const graph_loop_k0_args A)
     double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
     f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 386 "input.cu"
+#line 400 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -467,7 +481,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 471 "input.cu"
+#line 485 "input.cu"
         } /* map i */
       }
     }
@@ -477,7 +491,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 481 "input.cu"
+#line 495 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -509,7 +523,7 @@ static __global__ void graph_loop_k1_cuda(const graph_loop_k1_args A)
       const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
       { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res = cnp_v > r_res ? cnp_v : r_res; }
-#line 513 "input.cu"
+#line 527 "input.cu"
     } /* map i */
   }
   {  /* scalar res: this block's partial */
@@ -622,7 +636,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 626 "input.cu"
+#line 640 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -646,7 +660,7 @@ static __global__ void graph_loop_k2_cuda(const graph_loop_k2_args A)
     f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
     f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 650 "input.cu"
+#line 664 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -716,7 +730,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 720 "input.cu"
+#line 734 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -743,7 +757,7 @@ static __global__ void graph_loop_k3_cuda(const graph_loop_k3_args A)
     const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
     f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 747 "input.cu"
+#line 761 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1505,13 +1519,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1509 "input.cu"
+#line 1523 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1515 "input.cu"
+#line 1529 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1520,18 +1534,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1524 "input.cu"
+#line 1538 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1529 "input.cu"
+#line 1543 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1535 "input.cu"
+#line 1549 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1547,7 +1561,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1551 "input.cu"
+#line 1565 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1563,7 +1577,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1567 "input.cu"
+#line 1581 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1577,7 +1591,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1581 "input.cu"
+#line 1595 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -165,14 +165,28 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). The
-** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
-** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+** range the nearest end, others truncated toward zero (the comparisons are exact). On an
+** x86-64 host (not the CUDA unit) the signed ones convert first with the SSE2 instruction,
+** which gives the "integer indefinite" value INT_MIN for NaN and every value out of range
+** (defined there, unlike the C cast), and take the slow path only on INT_MIN: one integer
+** compare and a branch the CPU predicts, so an in-range value (a particle's cell) costs what
+** a plain cast does. Elsewhere they test |x| against the range first, then the C cast. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define CNP_G_CVT_X86 1
+#endif
+#ifdef CNP_G_CVT_X86
+CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { const int32_t r = _mm_cvttss_si32(_mm_set_ss(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { const int64_t r = _mm_cvttss_si64(_mm_set_ss(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { const int32_t r = _mm_cvttsd_si32(_mm_set_sd(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { const int64_t r = _mm_cvttsd_si64(_mm_set_sd(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#else
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
-CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#endif
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Counter-based random numbers of map bodies (docs/language.md, "Random numbers";
 ** docs/codegen.md, "Random numbers"): Philox4x32-10 (Salmon et al., SC'11, as in Random123),
@@ -496,7 +510,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 500 "input.c"
+#line 514 "input.c"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -512,7 +526,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 516 "input.c"
+#line 530 "input.c"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -528,7 +542,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 532 "input.c"
+#line 546 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -617,7 +631,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 621 "input.c"
+#line 635 "input.c"
         } /* map i */
       }
     }
@@ -644,7 +658,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 648 "input.c"
+#line 662 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -738,7 +752,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 742 "input.c"
+#line 756 "input.c"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -749,7 +763,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 753 "input.c"
+#line 767 "input.c"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -760,7 +774,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 764 "input.c"
+#line 778 "input.c"
       }
     }
   }
@@ -835,7 +849,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 839 "input.c"
+#line 853 "input.c"
         } /* map p */
       }
     }
@@ -1102,7 +1116,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
   CNP_G_TRY(gridg_k0(p, S),
             "input.cnp:17: map (j, i) in G");
-#line 1106 "input.c"
+#line 1120 "input.c"
 
   /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1111,13 +1125,13 @@ static int gridg_h_step(gridg_h *p, double dt)
     p->f_a = p->f_b;
     p->f_b = t;
   }
-#line 1115 "input.c"
+#line 1129 "input.c"
 
   /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
   CNP_G_TRY(gridg_k1(p, S),
             "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1121 "input.c"
+#line 1135 "input.c"
 
   /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1128,19 +1142,19 @@ static int gridg_h_step(gridg_h *p, double dt)
               "input.cnp:24: halo h");
     p->stats.launches++;
   }
-#line 1132 "input.c"
+#line 1146 "input.c"
 
   /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
   CNP_G_TRY(gridg_k2(p, S),
             "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1138 "input.c"
+#line 1152 "input.c"
 
   /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
   CNP_G_TRY(gridg_k3(p, S),
             "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1144 "input.c"
+#line 1158 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -195,14 +195,28 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). The
-** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
-** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+** range the nearest end, others truncated toward zero (the comparisons are exact). On an
+** x86-64 host (not the CUDA unit) the signed ones convert first with the SSE2 instruction,
+** which gives the "integer indefinite" value INT_MIN for NaN and every value out of range
+** (defined there, unlike the C cast), and take the slow path only on INT_MIN: one integer
+** compare and a branch the CPU predicts, so an in-range value (a particle's cell) costs what
+** a plain cast does. Elsewhere they test |x| against the range first, then the C cast. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define CNP_G_CVT_X86 1
+#endif
+#ifdef CNP_G_CVT_X86
+CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { const int32_t r = _mm_cvttss_si32(_mm_set_ss(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { const int64_t r = _mm_cvttss_si64(_mm_set_ss(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { const int32_t r = _mm_cvttsd_si32(_mm_set_sd(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { const int64_t r = _mm_cvttsd_si64(_mm_set_sd(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#else
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
-CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#endif
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Prefix sum of nc rows of n elements (row c at x + c * stride) into y (may be x), in the
 ** order of docs/codegen.md (Scans): chunks of 1024 rows, each chunk's total summed in row
@@ -621,7 +635,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 625 "input.cu"
+#line 639 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -656,7 +670,7 @@ static __global__ void scanfuse_k0_cuda(const scanfuse_k0_args A)
       f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
       f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 660 "input.cu"
+#line 674 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -740,7 +754,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 744 "input.cu"
+#line 758 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -772,7 +786,7 @@ static __global__ void scanfuse_k1_cuda(const scanfuse_k1_args A)
       const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
       f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 776 "input.cu"
+#line 790 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -1195,7 +1209,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1199 "input.cu"
+#line 1213 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1218,13 +1232,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1222 "input.cu"
+#line 1236 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1228 "input.cu"
+#line 1242 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1247,7 +1261,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1251 "input.cu"
+#line 1265 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -188,6 +188,15 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fab
 #endif
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
+/* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
+** that loop fully before its vectorizer runs, which then leaves the rows scalar; kept a loop,
+** it vectorizes (the same operation in each lane: the same bits). */
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__) && !defined(__CUDACC__)
+#define CNP_G_LANES _Pragma("GCC unroll 1")
+#else
+#define CNP_G_LANES
+#endif
+
 typedef struct unswitch_h unswitch_h;
 
 struct unswitch_h {
@@ -271,6 +280,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
       const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
       int64_t cnp_b = cnp_c * 4096;
       for (; cnp_b + 8 <= cnp_e; cnp_b += 8) {  /* whole groups of 8 rows */
+        CNP_G_LANES
         for (int cnp_l = 0; cnp_l < 8; cnp_l++) {
           const int64_t cnp_i = cnp_b + cnp_l;
           { /* input.cnp:14: map i in N */
@@ -281,7 +291,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 285 "input.c"
+#line 295 "input.c"
           } /* map i */
         }
       }
@@ -295,7 +305,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 299 "input.c"
+#line 309 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -306,6 +316,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
       const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
       int64_t cnp_b = cnp_c * 4096;
       for (; cnp_b + 8 <= cnp_e; cnp_b += 8) {  /* whole groups of 8 rows */
+        CNP_G_LANES
         for (int cnp_l = 0; cnp_l < 8; cnp_l++) {
           const int64_t cnp_i = cnp_b + cnp_l;
           { /* input.cnp:14: map i in N */
@@ -316,7 +327,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 320 "input.c"
+#line 331 "input.c"
           } /* map i */
         }
       }
@@ -330,7 +341,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 334 "input.c"
+#line 345 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -388,7 +399,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 392 "input.c"
+#line 403 "input.c"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -434,6 +445,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
     const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
     int64_t cnp_b = cnp_c * 4096;
     for (; cnp_b + 8 <= cnp_e; cnp_b += 8) {  /* whole groups of 8 rows */
+      CNP_G_LANES
       for (int cnp_l = 0; cnp_l < 8; cnp_l++) {
         const int64_t cnp_i = cnp_b + cnp_l;
         { /* input.cnp:20: map i in N */
@@ -443,7 +455,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 447 "input.c"
+#line 459 "input.c"
         } /* map i */
       }
     }
@@ -456,7 +468,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 460 "input.c"
+#line 472 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -662,19 +674,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(unswitch_k0(p, S),
             "input.cnp:14: map i in N");
-#line 666 "input.c"
+#line 678 "input.c"
 
   /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
   CNP_G_TRY(unswitch_k1(p, S),
             "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 672 "input.c"
+#line 684 "input.c"
 
   /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
   CNP_G_TRY(unswitch_k2(p, S),
             "input.cnp:20: map i in N");
-#line 678 "input.c"
+#line 690 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
