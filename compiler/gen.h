@@ -344,6 +344,7 @@ void inline_sum(GenUnit *u, Buf *b, Stmt *s);
 /* gen_pgrid.c: deposit and gather (docs/codegen.md, Deposit and gather): plan numbering
 ** (called by lower_unit), the pipeline struct's plans, their setup and teardown, the steps. */
 void pgrid_lower(GenUnit *u);
+bool pgrid_windows(const GenUnit *u);   /* a plan has a ghost axis: window_helpers */
 void pgrid_struct(GenUnit *u, Buf *b);
 void pgrid_setup(GenUnit *u, Buf *b);
 void pgrid_teardown(GenUnit *u, Buf *b);

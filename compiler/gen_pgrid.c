@@ -5,6 +5,15 @@
 ** (include/cnp/grid.h) through particle-grid plans made at setup (cnp_pgrid_create) and
 ** destroyed at teardown. Statements with the same grid, shape, dtype and particle dim share
 ** one plan (p->pg_N, N in program order of their first use). Text: templates/pgrid.tmpl.
+**
+** A grid with ghost(W) axes: the plan covers the field's whole storage window (n + 2W
+** planes along such an axis, periodic in the window). Each statement first writes the
+** positions along a ghost axis into the plan's window buffer (p->pgw_N_A, cell units:
+** u = pos * n / length wrapped into [0, n), plus W), the plan's scale is 1 there; after a
+** deposit the ghost planes are folded back (cnp_g_pg_fold: each ghost plane's sums added
+** into the periodic image's interior plane, then zeroed), axes in order. Host backend
+** only: on CUDA setup fails with CNP_EUNSUPPORTED (the .cu compiles, the graph forms
+** call the plan unchanged, never reached).
 */
 #include "gen.h"
 
@@ -58,9 +67,33 @@ static const char *plan_what(GenUnit *u, const Stmt *s) {
                       pshape_names[s->pshape], dtype_name(f->dtype), pg_dim(s)->name, s->loc.line);
 }
 
-void pgrid_struct(GenUnit *u, Buf *b) {
+/* The ghost width of axis a of the statement's grid (0: periodic). */
+static int win_ghost(const Stmt *s, int a) { return pg_field(s)->grid_of->grid->axis[a].ghost; }
+
+static bool has_window(const Stmt *s) {
+  const GridInfo *gi = pg_field(s)->grid_of->grid;
+  for (int a = 0; a < gi->ndim; a++)
+    if (gi->axis[a].ghost) return true;
+  return false;
+}
+
+/* Whether some plan has a ghost axis (the unit then needs templates/pgrid.tmpl's
+** window_helpers). */
+bool pgrid_windows(const GenUnit *u) {
   for (int p = 0; p < u->n_pg; p++)
-    EMIT_SNIPPET(b, TM, "struct", {"id", gen_int(u, p)}, {"what", plan_what(u, u->pg_ops[p]->stmt)});
+    if (has_window(u->pg_ops[p]->stmt)) return true;
+  return false;
+}
+
+void pgrid_struct(GenUnit *u, Buf *b) {
+  for (int p = 0; p < u->n_pg; p++) {
+    Stmt *s = u->pg_ops[p]->stmt;
+    EMIT_SNIPPET(b, TM, "struct", {"id", gen_int(u, p)}, {"what", plan_what(u, s)});
+    for (int a = 0; a < pg_field(s)->grid_of->grid->ndim; a++)
+      if (win_ghost(s, a))
+        EMIT_SNIPPET(b, TM, "struct_win", {"id", gen_int(u, p)}, {"axis", gen_int(u, a)},
+                     {"W", gen_int(u, win_ghost(s, a))});
+  }
 }
 
 /* A grid length (an f64 setup expression: literals, consts, setup params, + - * / and casts)
@@ -108,10 +141,31 @@ void pgrid_setup(GenUnit *u, Buf *b) {
     int nd = g->grid->ndim, lead = f->shape.rank - nd;
     bool lengths = false;
     Buf dims = {0}, scale = {0};
+    Buf win = {.indent = b->indent + 2};
     for (int k = 0; k < nd; k++) {
       Expr *len = g->grid->axis[k].length;
-      lengths = lengths || len;
+      int W = win_ghost(s, k);
       buf_printf(&dims, "%sp->f_%s.shape[%d]", k ? ", " : "", f->name, lead + k);
+      if (W) {   /* window positions: in cell units already */
+        lengths = true;
+        buf_printf(&scale, "%s1.0", k ? ", " : "");
+        Buf sc = {0}, call = {.indent = win.indent};
+        buf_printf(&sc, "(double)p->pgw_%d_%d.n / ", p, k);
+        if (len) length_expr(u, &sc, len);
+        else buf_printf(&sc, "(double)p->pgw_%d_%d.n", p, k);
+        EMIT_SNIPPET(&call, "setup", "try",
+                     {"call", arena_printf(a, "cnp_array_alloc_on(&p->pgw_%d_%d.buf, B, p->device, %s, 1, &p->cap_%s, "
+                                              "CNP_ORDER_C, 0)", p, k, gen_cnp_dtype(f->dtype), pg_dim(s)->name)},
+                     {"where", arena_printf(a, "%s:%d: %s: window positions", base_name(s->loc.file->path),
+                                            s->loc.line, stmt_of(s->kind)->name)});
+        EMIT_SNIPPET(&win, TM, "setup_win", {"id", gen_int(u, p)}, {"axis", gen_int(u, k)},
+                     {"n", arena_printf(a, "p->f_%s.shape[%d] - %d", f->name, lead + k, 2 * W)},
+                     {"shift", arena_printf(a, "%d.0", W)}, {"scale", buf_str(&sc)}, {"W", gen_int(u, W)},
+                     {"call", buf_take(u, &call)});
+        buf_free(&sc);
+        continue;
+      }
+      lengths = lengths || len;
       buf_printf(&scale, "%s(double)dims[%d] / ", k ? ", " : "", k);
       if (len) length_expr(u, &scale, len);
       else buf_printf(&scale, "(double)dims[%d]", k);
@@ -126,14 +180,60 @@ void pgrid_setup(GenUnit *u, Buf *b) {
     EMIT_SNIPPET(b, TM, "setup", {"id", gen_int(u, p)}, {"what", plan_what(u, s)}, {"nd", gen_int(u, nd)},
                  {"dims", arena_printf(a, "{%s}", buf_str(&dims))},
                  {"scale", lengths ? arena_printf(a, "{%s}", buf_str(&scale)) : ""},
+                 {"win", win.n ? buf_take(u, &win) : ""}, {"grid", g->name},
+                 {"where", arena_printf(a, "%s:%d: %s", base_name(s->loc.file->path), s->loc.line,
+                                        stmt_of(s->kind)->name)},
                  {"call", buf_take(u, &call)});
+    buf_free(&win);
     buf_free(&dims);
     buf_free(&scale);
   }
 }
 
 void pgrid_teardown(GenUnit *u, Buf *b) {
-  for (int p = 0; p < u->n_pg; p++) EMIT_SNIPPET(b, TM, "teardown", {"id", gen_int(u, p)});
+  for (int p = 0; p < u->n_pg; p++) {
+    Stmt *s = u->pg_ops[p]->stmt;
+    EMIT_SNIPPET(b, TM, "teardown", {"id", gen_int(u, p)});
+    for (int a = 0; a < pg_field(s)->grid_of->grid->ndim; a++)
+      if (win_ghost(s, a)) EMIT_SNIPPET(b, TM, "teardown_win", {"id", gen_int(u, p)}, {"axis", gen_int(u, a)});
+  }
+}
+
+/* Direct (host) form on a grid with ghost axes: the positions of each ghost axis replaced by
+** the plan's window positions. */
+static const char *window_lines(GenUnit *u, Buf *b, const GenOp *op, const char *D) {
+  const Stmt *s = op->stmt;
+  if (D || !has_window(s)) return "";
+  Buf w = {.indent = b->indent + 2};
+  for (int a = 0; a < s->list.n; a++)
+    if (win_ghost(s, a))
+      EMIT_SNIPPET(&w, TM, "window", {"id", gen_int(u, op->pg_id)}, {"axis", gen_int(u, a)},
+                   {"W", gen_int(u, win_ghost(s, a))});
+  return buf_take(u, &w);
+}
+
+/* After a direct deposit onto a grid with ghost axes: each ghost axis folded, in order. */
+static const char *fold_lines(GenUnit *u, Buf *b, const GenOp *op, const char *D) {
+  const Stmt *s = op->stmt;
+  if (D || !has_window(s)) return "";
+  Decl *f = s->b.decl;
+  const GridInfo *gi = f->grid_of->grid;
+  int nc = f->grid_ncomp, r = f->shape.rank;
+  Buf w = {.indent = b->indent + 2};
+  for (int a = 0; a < gi->ndim; a++) {
+    int W = gi->axis[a].ghost, d = nc + a;
+    if (!W) continue;
+    Buf outer = {0}, inner = {0};
+    buf_puts(&outer, "(int64_t)1");
+    for (int i = 0; i < d; i++) buf_printf(&outer, " * p->f_%s.shape[%d]", f->name, i);
+    buf_puts(&inner, "(int64_t)1");
+    for (int i = d + 1; i < r; i++) buf_printf(&inner, " * p->f_%s.shape[%d]", f->name, i);
+    try_call(u, &w, s->loc, "cnp_g_pg_fold(&p->f_%s, %s, p->f_%s.shape[%d], %s, %d)", f->name, buf_str(&outer),
+             f->name, d, buf_str(&inner), W);
+    buf_free(&outer);
+    buf_free(&inner);
+  }
+  return buf_take(u, &w);
 }
 
 /* The positions' live rows: {cnp_g_live(&p->f_y, p->n_N), ...}; in a CUDA graph (rows
@@ -177,7 +277,8 @@ static void deposit_step(GenUnit *u, Buf *b, GenOp *op, const char *D) {
                                  *w ? "&w" : "NULL", s->b.decl->name, mode));
   EMIT_SNIPPET(b, TM, "deposit", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s, cap)}, {"w", w},
                {"live", s->a.decl ? (cap ? cap : live_extent(u, s->a.decl)) : ""}, {"call", call},
-               {"direct", D ? "" : "1"});
+               {"direct", D ? "" : "1"}, {"const", !D && has_window(s) ? "" : "const "},
+               {"win", window_lines(u, b, op, D)}, {"fold", fold_lines(u, b, op, D)});
 }
 
 void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
@@ -200,7 +301,8 @@ static void gather_step(GenUnit *u, Buf *b, GenOp *op, const char *D) {
         : call_text(u, b, 2, s->loc, arena_printf(a, "cnp_gather(p->pg_%d, pos, &grid, &row, S)", op->pg_id));
   EMIT_SNIPPET(b, TM, "gather", {"nd", gen_int(u, s->list.n)}, {"pos", positions(u, s, cap)}, {"g", g->name},
                {"out", out->name}, {"live", cap ? cap : live_extent(u, out)}, {"call", call},
-               {"direct", D ? "" : "1"});
+               {"direct", D ? "" : "1"}, {"const", !D && has_window(s) ? "" : "const "},
+               {"win", window_lines(u, b, op, D)});
 }
 
 void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {

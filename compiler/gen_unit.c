@@ -396,6 +396,7 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) gather = gather || u->steps[i].ops[o].stmt->kind == ST_GATHER;
   if (gather) emit_snippet(b, "pgrid", "helpers", NULL, 0);
+  if (pgrid_windows(u)) emit_snippet(b, "pgrid", "window_helpers", NULL, 0);
 }
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {

@@ -489,7 +489,8 @@ static bool pg_particle(Sema *S, Stmt *s, Ref *r, Decl *f, const char *role, int
 }
 
 /* deposit W at (POS...) -> G with SHAPE [atomic]; / gather G at (POS...) -> OUT with SHAPE;
-** G a field over a grid whose axes are all periodic; one position per grid axis, outermost
+** G a field over a grid whose axes are all periodic or ghost(W) (W >= the shape's reach:
+** 1, tsc 2); one position per grid axis, outermost
 ** first, all over one dim N; positions, weights, grid and output all f32 or all f64. */
 static void check_pgrid(Sema *S, Stmt *s) {
   bool dep = s->kind == ST_DEPOSIT;
@@ -517,11 +518,22 @@ static void check_pgrid(Sema *S, Stmt *s) {
     g = NULL;
   }
   if (g) {
+    /* ghost(W) axes: the shape's points beyond the owned planes land in the ghosts (then
+    ** folded back), so W covers the shape's reach: 1 plane for ngp and cic, 2 for tsc. */
+    int reach = s->pshape == 2 ? 2 : 1;
     for (int a = 0; a < grid_ndim(grid); a++)
-      if (!grid_axis_periodic(grid, a)) {
+      if (!grid_axis_periodic(grid, a) && grid->grid->axis[a].bound != GB_GHOST) {
         diag_error(S->cc, gr->loc, "%s %s grid field '%s': axis %d of grid '%s' is %s, but particle "
-                   "shapes wrap periodically: every axis of the grid must be periodic", w, dep ? "onto" : "from", g->name, a,
-                   grid->name, grid_axis_boundary_text(S, grid, a));
+                   "shapes wrap periodically: every axis of the grid must be periodic or ghost(W)", w,
+                   dep ? "onto" : "from", g->name, a, grid->name, grid_axis_boundary_text(S, grid, a));
+        diag_note(S->cc, grid->loc, "grid '%s' is declared here", grid->name);
+        g = NULL;
+        break;
+      } else if (grid->grid->axis[a].bound == GB_GHOST && grid->grid->axis[a].ghost < reach) {
+        diag_error(S->cc, gr->loc, "%s %s grid field '%s' with %s: axis %d of grid '%s' is %s, but "
+                   "the %s shape reaches %d planes past a particle's own: it needs ghost(%d) or wider",
+                   w, dep ? "onto" : "from", g->name, pshape_names[s->pshape], a, grid->name,
+                   grid_axis_boundary_text(S, grid, a), pshape_names[s->pshape], reach, reach);
         diag_note(S->cc, grid->loc, "grid '%s' is declared here", grid->name);
         g = NULL;
         break;
