@@ -635,6 +635,19 @@ Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list) {
   return s;
 }
 
+Stmt *ast_migrate_to(Cnp *cc, Token kw, RefVec list, Token to, Token grid, Token at, RefVec pos) {
+  Stmt *s = new_stmt(cc, ST_MIGRATE_TO, loc_of(cc, kw));
+  if (!tok_is(to, "to"))
+    diag_error(cc, loc_of(cc, to), "expected 'by DEST' or 'to GRID at (POS...)' after the arrays of "
+               "migrate, not '%.*s'", to.n, to.z);
+  if (!tok_is(at, "at"))
+    diag_error(cc, loc_of(cc, at), "expected 'at' before the positions, not '%.*s'", at.n, at.z);
+  s->list = ast_reflist(list);
+  s->b = ref_of(cc, grid);
+  s->pos = ast_reflist(pos);
+  return s;
+}
+
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out) {
   Stmt *s = new_stmt(cc, ST_SUM, loc_of(cc, kw));
   s->a = ref_of(cc, plan);

@@ -231,6 +231,8 @@ typedef enum StmtKind {
   ST_REFRESH,             /* refresh MIRROR to_host|to_device;                      */
   ST_EXCHANGE,            /* exchange MPI (FIELD) with DEST [from SOURCE];          */
   ST_MIGRATE,             /* migrate (ARRAYS) by DEST;                              */
+  ST_MIGRATE_TO,          /* migrate (ARRAYS) to GRID at (POS...);  .list the arrays, .b the
+                          ** grid, .pos the positions (one per grid axis, outermost first) */
   ST_CALL,                /* KERNEL(ARGS) [over EXTENT];  hand-written kernel       */
   ST_ZERO,                /* zero(FIELDS);                every element set to 0    */
   ST_HISTORY,             /* record HISTORY;   append its scalar's value (sema: from ST_RECORD) */
@@ -290,6 +292,7 @@ struct Stmt {
   int pshape;             /* ST_DEPOSIT/ST_GATHER: PSHAPE_NGP, _CIC, _TSC (cnp_shape's values) */
   bool atomic;            /* ST_DEPOSIT: CNP_DEPOSIT_ATOMIC (else SORTED, deterministic) */
   Loc pshape_loc;         /* ST_DEPOSIT/ST_GATHER: the shape word */
+  RefList pos;            /* ST_MIGRATE_TO: the positions */
 
   /* ST_MAP over a grid, `map (j, i) in G { body }` (sema_grid.c): .gidx the index of each
   ** axis, outermost first, .gndim their number (0: a map over a dim or extent); .over is
@@ -708,6 +711,8 @@ Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body);
 Stmt *ast_grid_map(Cnp *cc, Token kw, RefVec index, Token over, StmtList body);   /* map (j, i) in G */
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/wait/offsets/copy */
 Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list); /* compact/sort/migrate */
+/* migrate (ARRAYS) to GRID at (POS...);  `to` and `at` contextual words */
+Stmt *ast_migrate_to(Cnp *cc, Token kw, RefVec list, Token to, Token grid, Token at, RefVec pos);
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
 Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n);
 Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir);

@@ -350,6 +350,12 @@ void pgrid_setup(GenUnit *u, Buf *b);
 void pgrid_teardown(GenUnit *u, Buf *b);
 void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+/* migrate (ARRAYS) to G at (POS): its plans on a split grid (struct, setup after the
+** communicator, teardown) and the step (nothing moves on an unsplit grid). */
+void pgrid_migrate_struct(GenUnit *u, Buf *b);
+void pgrid_migrate_setup(GenUnit *u, Buf *b);
+void pgrid_migrate_teardown(GenUnit *u, Buf *b);
+void pgrid_step_migrate(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 /* ... their forms in a CUDA graph: over dim D's capacity, the _device_count runtime calls */
 void pgrid_graph_deposit(GenUnit *u, Buf *b, GenOp *op, const char *D);
 void pgrid_graph_gather(GenUnit *u, Buf *b, GenOp *op, const char *D);

@@ -14,6 +14,12 @@
 ** into the periodic image's interior plane, then zeroed), axes in order. Host backend
 ** only: on CUDA setup fails with CNP_EUNSUPPORTED (the .cu compiles, the graph forms
 ** call the plan unchanged, never reached).
+**
+** `migrate (ARRAYS) to G at (POS...);` (docs/language.md, "Particles and grids"): on a split
+** G, a host loop writes each live row's destination (the owner of its plane along the split
+** axis, cnp_slab_range's split) into the statement's int32 buffer p->migd_K, then
+** cnp_migrate through the plan p->migt_K (both made at setup, after the communicator); on
+** an unsplit G nothing moves and nothing is called.
 */
 #include "gen.h"
 
@@ -38,8 +44,14 @@ static bool same_plan(const Stmt *x, const Stmt *y) {
          pg_dim(x) == pg_dim(y);
 }
 
+/* Whether grid g is split over the ranks (docs/mpi.md, "Split grids"). */
+static bool grid_split(const Decl *g) { (void)g; return false; }
+
 void pgrid_lower(GenUnit *u) {
-  int cap = 0;
+  int cap = 0, nmig = 0;
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++)
+      if (u->steps[i].ops[o].stmt->kind == ST_MIGRATE_TO) u->steps[i].ops[o].pg_id = nmig++;
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       StmtKind k = u->steps[i].ops[o].stmt->kind;
@@ -82,10 +94,14 @@ static bool has_window(const Stmt *s) {
 bool pgrid_windows(const GenUnit *u) {
   for (int p = 0; p < u->n_pg; p++)
     if (has_window(u->pg_ops[p]->stmt)) return true;
+  for (int i = 0; i < u->n_steps; i++)   /* cnp_g_slab_dest (with it) */
+    for (int o = 0; o < u->steps[i].n_ops; o++)
+      if (u->steps[i].ops[o].stmt->kind == ST_MIGRATE_TO && grid_split(u->steps[i].ops[o].stmt->b.decl)) return true;
   return false;
 }
 
 void pgrid_struct(GenUnit *u, Buf *b) {
+  pgrid_migrate_struct(u, b);
   for (int p = 0; p < u->n_pg; p++) {
     Stmt *s = u->pg_ops[p]->stmt;
     EMIT_SNIPPET(b, TM, "struct", {"id", gen_int(u, p)}, {"what", plan_what(u, s)});
@@ -311,3 +327,71 @@ void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
 }
 
 void pgrid_graph_gather(GenUnit *u, Buf *b, GenOp *op, const char *D) { gather_step(u, b, op, D); }
+
+/* ---- migrate (ARRAYS) to G at (POS) ---- */
+
+static const char *mig_fields(GenUnit *u, const Stmt *s) {
+  Buf fl = {0};
+  for (int k = 0; k < s->list.n; k++) buf_printf(&fl, "%sp->f_%s", k ? ", " : "", s->list.v[k].decl->name);
+  const char *r = arena_printf(&u->cc->arena, "{%s}", buf_str(&fl));
+  buf_free(&fl);
+  return r;
+}
+
+#define EACH_MIGRATE_TO(u, op)                                                                  \
+  for (int i_ = 0; i_ < (u)->n_steps; i_++)                                                      \
+    for (int o_ = 0; o_ < (u)->steps[i_].n_ops; o_++)                                            \
+      for (GenOp *op = &(u)->steps[i_].ops[o_]; op; op = NULL)                                   \
+        if (op->stmt->kind == ST_MIGRATE_TO && grid_split(op->stmt->b.decl))
+
+void pgrid_migrate_struct(GenUnit *u, Buf *b) {
+  EACH_MIGRATE_TO(u, op)
+  EMIT_SNIPPET(b, TM, "migrate_struct", {"id", gen_int(u, op->pg_id)}, {"line", gen_int(u, op->stmt->loc.line)});
+}
+
+/* After the communicator: the plans and destination buffers. */
+void pgrid_migrate_setup(GenUnit *u, Buf *b) {
+  Arena *a = &u->cc->arena;
+  EACH_MIGRATE_TO(u, op) {
+    Stmt *s = op->stmt;
+    Decl *dim = NULL;
+    gen_decl_is_dim_extent(s->list.v[0].decl, &dim);
+    EMIT_SNIPPET(b, TM, "migrate_setup", {"id", gen_int(u, op->pg_id)}, {"n", gen_int(u, s->list.n)},
+                 {"fields", mig_fields(u, s)}, {"dim", dim->name},
+                 {"where", arena_printf(a, "%s:%d: migrate", base_name(s->loc.file->path), s->loc.line)});
+  }
+}
+
+void pgrid_migrate_teardown(GenUnit *u, Buf *b) {
+  EACH_MIGRATE_TO(u, op) EMIT_SNIPPET(b, TM, "migrate_teardown", {"id", gen_int(u, op->pg_id)});
+}
+
+void pgrid_step_migrate(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  Decl *g = s->b.decl, *dim = NULL;
+  Arena *a = &u->cc->arena;
+  (void)t;
+  gen_decl_is_dim_extent(s->list.v[0].decl, &dim);
+  if (!grid_split(g)) {
+    EMIT_SNIPPET(b, TM, "migrate_none", {"grid", g->name});
+    return;
+  }
+  const GridInfo *gi = g->grid;
+  int ax = 0;
+  Buf sc = {0};
+  buf_printf(&sc, "(double)%s / ", setup_str(u, gi->axis[ax].ext, "p->"));
+  if (gi->axis[ax].length) length_expr(u, &sc, gi->axis[ax].length);
+  else buf_printf(&sc, "(double)%s", setup_str(u, gi->axis[ax].ext, "p->"));
+  const char *live = live_extent(u, s->list.v[0].decl);
+  EMIT_SNIPPET(b, TM, "migrate", {"id", gen_int(u, op->pg_id)}, {"n", gen_int(u, s->list.n)},
+               {"fields", mig_fields(u, s)}, {"dim", dim->name}, {"grid", g->name},
+               {"dest", call_text(u, b, 0, s->loc,
+                                  arena_printf(a, "cnp_g_slab_dest(&p->migd_%d, &p->f_%s, %s, %s, %s, %s)", op->pg_id,
+                                               s->pos.v[ax].decl->name, live, buf_str(&sc),
+                                               setup_str(u, gi->axis[ax].ext, "p->"),
+                                               "p->comm ? cnp_comm_size(p->comm) : 1, p->comm ? cnp_comm_rank(p->comm) : 0"))},
+               {"call", call_text(u, b, 0, s->loc,
+                                  arena_printf(a, "p->comm ? cnp_migrate(p->migt_%d, fields, %d, %s, &p->migd_%d, S, NULL, "
+                                                  "&n_after) : CNP_OK", op->pg_id, s->list.n, live, op->pg_id))});
+  buf_free(&sc);
+}

@@ -271,6 +271,7 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
   pgrid_setup(u, b);
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
   if (u->uses_mpi) gen_setup_mpi(u, b);
+  pgrid_migrate_setup(u, b);
   setup_kernels(u, t, b);
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++)
@@ -319,6 +320,7 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
     for (int o = 0; o < u->steps[i].n_ops; o++)
       if (u->steps[i].ops[o].stmt->kind == ST_MIGRATE)
         release(b, "", "cnp_migrate_plan_destroy", arena_printf(a, "mig_%d", u->steps[i].ops[o].mpi_id));
+  pgrid_migrate_teardown(u, b);   /* before the communicator */
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) {
       release(b, "", "cnp_mpi_stage_destroy", arena_printf(a, "mpi_%s", d->name));

@@ -1631,6 +1631,7 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
   case ST_HISTORY: exec_history(I, s); return;
   case ST_APPEND: exec_append(I, s); return;
   case ST_HALO: exec_halo(I, s); return;
+  case ST_MIGRATE_TO: return;                    /* one rank: every row stays */
   case ST_DEPOSIT: exec_deposit(I, s); return;
   case ST_GATHER: exec_gather(I, s); return;
   case ST_FFT: exec_fft(I, s, false); return;

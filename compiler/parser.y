@@ -166,6 +166,8 @@ exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) WITH(W) expr(D) SEMI.   { A = ast_exch
 exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) WITH(W) expr(D) FROM expr(S) SEMI.
                                                             { A = ast_exchange_nofield(cc, K, H, W, D, S); }
 migrate_stmt(A) ::= MIGRATE(K) LP names(L) RP BY IDENT(D) SEMI. { A = ast_listop(cc, ST_MIGRATE, K, D, L); }
+migrate_stmt(A) ::= MIGRATE(K) LP names(L) RP IDENT(T) IDENT(G) IDENT(W) LP names(P) RP SEMI.
+                                                            { A = ast_migrate_to(cc, K, L, T, G, W, P); }
 args(A) ::= .                                               { A = ast_exprs(cc, (ExprList){0}, NULL); }
 args(A) ::= exprs(L).                                       { A = L; }
 

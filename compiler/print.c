@@ -134,6 +134,12 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     }
     break;
   case ST_MIGRATE: fputs("migrate ", o); prefs(o, &s->list); fprintf(o, " by %s", s->a.name); break;
+  case ST_MIGRATE_TO:
+    fputs("migrate ", o);
+    prefs(o, &s->list);
+    fprintf(o, " to %s at ", s->b.name);
+    prefs(o, &s->pos);
+    break;
   case ST_CALL:
     fprintf(o, "%s(", s->a.name);
     pargs(o, s->args, s->nargs);
