@@ -449,6 +449,15 @@ void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *m
   d->value = ast_call(cc, func, args, close);
 }
 
+void ast_grid_rfft_word(Cnp *cc, Token kw, Token name, Token func, Token of, Token close, Token word) {
+  ast_grid_rfft(cc, kw, name, func, of, NULL, close);
+  if (tok_is(word, "split"))
+    diag_error(cc, loc_of(cc, word), "a spectral grid is not split by itself: rfft(G) of a split grid G is split "
+               "(along axis 1) already");
+  else
+    diag_error(cc, loc_of(cc, word), "a spectral grid takes no clauses: 'rfft(G);', not '%.*s'", word.n, word.z);
+}
+
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses) {
   Decl *d = new_decl(cc, DECL_GRID, kw, &name);
   d->grid = arena_alloc(&cc->arena, sizeof *d->grid);

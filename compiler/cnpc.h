@@ -399,8 +399,17 @@ typedef struct GridInfo {
   int ndim;               /* 1, 2 or 3 */
   GridAxis axis[3];       /* outermost first */
   Expr **clauses;         /* as written: boundary(..) / length(..) as EX_CALL nodes (.ref.name
-                          ** the clause word, .args its arguments: `ghost(1)` an EX_CALL too) */
+                          ** the clause word, .args its arguments: `ghost(1)` an EX_CALL too);
+                          ** the bare word `split` an EX_NAME */
   int n_clauses;
+  /* MPI split (docs/language.md, "Split grids"): `split` on G splits axis 0 over the ranks in
+  ** slabs (split_axis 0); rfft(G) of a split G is split along axis 1 (split_axis 1), as
+  ** cnp_fft_dist lays it out. The split axis's local count and first global index are the
+  ** setup values p->gsn_NAME / p->gso_NAME; a field's storage extent along it is an EX_NAME
+  ** naming the grid (its local count). */
+  bool split;
+  int split_axis;
+  Loc split_loc;          /* the word `split` (rfft(G): G's) */
 } GridInfo;
 
 const char *grid_bound_name(GridBound b);         /* "periodic", "clamp", "ghost" */
@@ -701,6 +710,8 @@ void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses);
 /* grid NAME = rfft(G [, measure]);  the spectral grid of G (.target = G, .value the call as
 ** written, .fft_measure; sema_fft.c fills .grid) */
 void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close);
+/* grid K = rfft(G) WORD;  the same, and an error at WORD (`split`: a spectral grid is split as G is) */
+void ast_grid_rfft_word(Cnp *cc, Token kw, Token name, Token func, Token of, Token close, Token word);
 void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
               StmtList body);
 ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */

@@ -257,6 +257,7 @@ void dump_ast(Cnp *cc, FILE *o) {
         }
         fputc(')', o);
       }
+      if (g->split) fputs(" split", o);
       fputc('\n', o);
       break;
     }

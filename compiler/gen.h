@@ -163,7 +163,10 @@ typedef struct GenUnit {
   int n_steps;
   int n_kernels;
   Buf explain;            /* --explain-fusion text */
-  bool uses_mpi;          /* mpi staging, exchange or migrate: the pipeline needs a comm */
+  bool uses_mpi;          /* mpi staging, exchange or migrate, split grids: the pipeline has a comm */
+  bool mpi_required;      /* mpi staging, exchange or migrate: setup fails without cfg.mpi_fcomm
+                          ** (split grids alone run on one rank without it: p->comm NULL) */
+  bool split;             /* some grid is split over the ranks (gen_grid.c: grid_split_*) */
   Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
   const char *kernel_src[64];
   int n_kernel_src;
@@ -407,6 +410,13 @@ void grid_launch_cuda(GenUnit *u, Buf *b, GenOp *op);
 const char *grid_graph_dims(GenUnit *u, GenOp *op);   /* its <<<grid, block>>> in a CUDA graph */
 void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);   /* halo F; */
 void grid_graph_halo(GenUnit *u, Buf *b, GenOp *op);   /* ... its form in a CUDA graph */
+/* Split grids (docs/codegen.md, "Split grids"): the struct members (p->gso_G, p->gsn_G, halo
+** plans), the setup of the ranges (before the fields: their storage extents), the halo plans
+** (after them), their teardown. */
+void grid_split_struct(GenUnit *u, Buf *b);
+void grid_split_setup(GenUnit *u, Buf *b);
+void grid_split_halo_setup(GenUnit *u, Buf *b);
+void grid_split_teardown(GenUnit *u, Buf *b);
 
 /* gen_fft.c: FFT plans (setup, teardown, struct members), ifft's 1/N pass, the statements. */
 int  fft_plan_of(GenUnit *u, Stmt *s);           /* its plan number (adds one when new) */

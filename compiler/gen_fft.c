@@ -151,6 +151,8 @@ bool fft_wave(KCtx *k, Buf *b, Expr *e) {
   int64_t off;
   int a = grid_index_axis(k->map, e->args[0], &off);
   if (a < 0) cnp_ice("wave() of no index");
-  buf_printf(b, "cnp_g_wave(l_%s, cnp_n%d, cnp_d%d, %d)", k->map->gidx[a]->name, a, a, a == k->map->gndim - 1);
+  const GridInfo *gi = k->map->over.decl->grid;
+  buf_printf(b, "cnp_g_wave(l_%s, cnp_%c%d, cnp_d%d, %d)", k->map->gidx[a]->name,
+             gi->split && gi->split_axis == a ? 'N' : 'n', a, a, a == k->map->gndim - 1);   /* (split: global) */
   return true;
 }

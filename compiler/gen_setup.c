@@ -135,7 +135,7 @@ void gen_setup_funcs(GenUnit *u, Buf *b) {
 /* Communicator, staging objects, exchange partners and migration plans. */
 static void gen_setup_mpi(GenUnit *u, Buf *b) {
   Arena *a = &u->cc->arena;
-  EMIT_SNIPPET(b, TM, "mpi_comm", {"N", u->name});
+  if (!u->split) EMIT_SNIPPET(b, TM, "mpi_comm", {"N", u->name});   /* (split grids: before the fields) */
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind != DECL_MPI) continue;
     static const char *modes[] = {"CNP_CUDA_AWARE_AUTO", "CNP_CUDA_AWARE_ON", "CNP_CUDA_AWARE_OFF"};
@@ -262,8 +262,10 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
       buf_line(b, "p->P_%s = %s;", d->name,
                param_value(u, d, arena_printf(&u->cc->arena, "cfg->%s", d->name)));
   }
+  grid_split_setup(u, b);   /* the communicator and the split ranges: the fields' storage extents */
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_FIELD) setup_field(u, b, d);
+  grid_split_halo_setup(u, b);
   EMIT_SNIPPET(b, TM, "common", {"N", u->name}, {"ws_ev", u->ws_shared ? "1" : ""});
   setup_objects(u, b);
   fft_setup(u, b);
@@ -326,6 +328,7 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
       release(b, "", "cnp_mpi_stage_destroy", arena_printf(a, "mpi_%s", d->name));
       if (d->own_buffer) release(b, ".data", "cnp_array_free", arena_printf(a, "hb_%s", d->name));
     }
+  grid_split_teardown(u, b);
   if (u->uses_mpi) release(b, "", "cnp_comm_destroy", "comm");
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_KERNEL) {

@@ -79,10 +79,13 @@ item ::= FIELD(K) IDENT(N) COLON TYPE(T) LB exprs(L) RB SEMI. { ast_field(cc, K,
 item ::= GRID(K) IDENT(N) ASSIGN LB exprs(L) RB gclauses(C) SEMI. { ast_grid(cc, K, N, L, C); }
 /* grid K = rfft(G);  the spectral grid of G (ast_grid_rfft checks the word) */
 item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) RP(R) SEMI. { ast_grid_rfft(cc, K, N, F, G, NULL, R); }
+item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) RP(R) IDENT(W) SEMI. { ast_grid_rfft_word(cc, K, N, F, G, R, W); }
 item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) COMMA IDENT(M) RP(R) SEMI.
                                                             { ast_grid_rfft(cc, K, N, F, G, &M, R); }
 gclauses(A) ::= .                                           { A = ast_exprs(cc, (ExprList){0}, NULL); }
 gclauses(A) ::= gclauses(L) IDENT(W) LP exprs(E) RP(R).    { A = ast_exprs(cc, L, ast_call(cc, W, E, R)); }
+/* a bare clause word: `split` (sema checks the word) */
+gclauses(A) ::= gclauses(L) IDENT(W).                       { A = ast_exprs(cc, L, ast_name(cc, W)); }
 item ::= STREAM(K) names(L) SEMI.                           { ast_streams(cc, K, L); }
 item ::= EVENT(K) names(L) SEMI.                            { ast_events(cc, K, L); }
 item ::= SNAPSHOT(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) RP SEMI.

@@ -279,6 +279,7 @@ void print_program(Cnp *cc, FILE *o) {
         }
         fputc(')', o);
       }
+      if (g->split) fputs(" split", o);
       fputs(";\n", o);
       break;
     }

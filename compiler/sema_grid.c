@@ -76,9 +76,35 @@ void check_grid(Sema *S, Decl *d) {
     ax->bound_loc = d->loc;
     if (check_extent_expr(S, ax->ext, "a grid extent")) check_const_positive(S, ax->ext, "a grid extent");
   }
-  int seen_b = 0, seen_l = 0;
+  int seen_b = 0, seen_l = 0, seen_s = 0;
   for (int c = 0; c < g->n_clauses; c++) {
     Expr *cl = g->clauses[c];
+    if (word_is(&cl->ref, "split")) {
+      if (cl->kind != EX_NAME) {
+        diag_error(S->cc, cl->ref.loc, "'split' takes no arguments: it splits axis 0 over the ranks");
+        continue;
+      }
+      if (seen_s++) {
+        diag_error(S->cc, cl->ref.loc, "a second 'split'");
+        continue;
+      }
+      g->split = true;
+      g->split_axis = 0;
+      g->split_loc = cl->loc;
+      continue;
+    }
+    if (cl->kind == EX_NAME) {
+      const char *w = cl->ref.name ? cl->ref.name : "?";
+      if (diag_edit_distance(w, "split", 2) <= 2)
+        diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s'; did you mean 'split'?", w);
+      else
+        diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s': a grid takes boundary(..), length(..) and split", w);
+      continue;
+    }
+    if (seen_s == 1) {   /* (once; the clause still counts) */
+      diag_error(S->cc, cl->ref.loc, "'split' is the last clause of a grid");
+      seen_s++;
+    }
     if (word_is(&cl->ref, "boundary")) {
       if (seen_b++ || seen_l) {
         diag_error(S->cc, cl->ref.loc, seen_l ? "'boundary(..)' comes before 'length(..)'"
@@ -133,6 +159,26 @@ void check_grid(Sema *S, Decl *d) {
         diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s': a grid takes boundary(..) and length(..)", w);
     }
   }
+  if (g->split && n >= 1 && g->axis[0].bound != GB_GHOST) {
+    diag_error(S->cc, g->split_loc, "a split grid's axis 0 is ghost(W): its ghost planes hold the neighbour "
+               "ranks' planes, but axis 0 of '%s' is %s", d->name, grid_bound_name(g->axis[0].bound));
+    diag_note(S->cc, g->axis[0].bound_loc, "declare it boundary(ghost(1), ...)");
+    g->split = false;
+  }
+}
+
+/* A grid's split axis's local count: the EX_NAME of the grid (setup: p->gsn_NAME). */
+static Expr *split_count(Sema *S, Decl *g, Loc at) {
+  Expr *e = arena_alloc(&S->cc->arena, sizeof *e);
+  e->kind = EX_NAME;
+  e->ref.name = g->name;
+  e->ref.decl = g;
+  e->ref.loc = at;
+  e->loc = at;
+  e->depth = 1;
+  e->type = DT_I64;
+  e->flags = EXF_SETUP;
+  return e;
 }
 
 /* An EX_INT node at `at` (for the storage extents of ghost axes). */
@@ -173,6 +219,7 @@ bool grid_field_shape(Sema *S, Decl *f) {
   for (int i = 0; i < nc; i++) ext[i] = f->shape.ext[i];
   for (int a = 0; a < gi->ndim; a++) {
     Expr *e = gi->axis[a].ext;
+    if (gi->split && gi->split_axis == a) e = split_count(S, g, e->loc);
     if (gi->axis[a].ghost) {
       Expr *b = arena_alloc(&S->cc->arena, sizeof *b);
       b->kind = EX_BINARY;
@@ -245,10 +292,20 @@ static const char *idx_list(Sema *S, const Stmt *m) {
 
 /* F[..] in a grid map (check_index's part for grid maps): the map's point plus constant
 ** offsets on a field of its grid; an explicit gather or scatter-add on any other field. */
+DType grid_split_index(Sema *S, Expr *e, Decl *f) {
+  Decl *g = f->grid_of;
+  e->type = f->dtype;
+  diag_error(S->cc, e->loc, "'%s' is a field of the split grid '%s': each rank holds only its own planes, so only "
+             "a map over '%s' indexes it (from particles: use deposit / gather)", f->name, g->name, g->name);
+  diag_note(S->cc, g->grid->split_loc, "'%s' is split here", g->name);
+  return e->type;
+}
+
 DType grid_check_index(Sema *S, Expr *e, Decl *f, int write) {
   Stmt *m = S->map;
   Decl *g = m->over.decl;
   e->type = f->dtype;
+  if ((f->grid_of != g || !g) && f->grid_of && f->grid_of->grid->split) return grid_split_index(S, e, f);
   if (f->grid_of != g || !g) {
     if (write == 1 || (write == 2 && f->grid_of)) {
       if (f->grid_of)
@@ -315,6 +372,11 @@ DType grid_check_index(Sema *S, Expr *e, Decl *f, int write) {
       continue;
     }
     const GridAxis *A = &gi->axis[a];
+    if (gi->split && gi->split_axis == a && A->bound != GB_GHOST) {
+      diag_error(S->cc, x->loc, "a stencil read along axis %d of '%s', which is split over the ranks without ghost "
+                 "planes: read the map's own point", a, g->name);
+      continue;
+    }
     if (A->bound == GB_GHOST && (off > A->ghost || off < -A->ghost)) {
       diag_error(S->cc, x->loc, "offset %lld is beyond the ghost width %d of axis %d of grid '%s'",
                  (long long)off, A->ghost, a, g->name);
