@@ -45,7 +45,21 @@ static bool same_plan(const Stmt *x, const Stmt *y) {
 }
 
 /* Whether grid g is split over the ranks (docs/mpi.md, "Split grids"). */
-static bool grid_split(const Decl *g) { (void)g; return false; }
+static bool grid_split(const Decl *g) { return g->grid->split; }
+
+/* Is axis a of the statement's grid split over the ranks (p->gso_G / p->gsn_G at setup)? */
+static bool split_axis(const Decl *g, int a) { return g->grid->split && g->grid->split_axis == a; }
+
+/* Does plan p fold a deposit over the ranks (a deposit onto a split grid uses it)? Such a
+** plan has a cnp_halo p->pgh_P for cnp_halo_accumulate (NULL without a communicator). */
+static bool plan_accumulates(const GenUnit *u, int p) {
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) {
+      const GenOp *op = &u->steps[i].ops[o];
+      if (op->stmt->kind == ST_DEPOSIT && op->pg_id == p && grid_split(op->stmt->b.decl->grid_of)) return true;
+    }
+  return false;
+}
 
 void pgrid_lower(GenUnit *u) {
   int cap = 0, nmig = 0;
@@ -105,6 +119,7 @@ void pgrid_struct(GenUnit *u, Buf *b) {
   for (int p = 0; p < u->n_pg; p++) {
     Stmt *s = u->pg_ops[p]->stmt;
     EMIT_SNIPPET(b, TM, "struct", {"id", gen_int(u, p)}, {"what", plan_what(u, s)});
+    if (plan_accumulates(u, p)) EMIT_SNIPPET(b, TM, "struct_fold", {"id", gen_int(u, p)});
     for (int a = 0; a < pg_field(s)->grid_of->grid->ndim; a++)
       if (win_ghost(s, a))
         EMIT_SNIPPET(b, TM, "struct_win", {"id", gen_int(u, p)}, {"axis", gen_int(u, a)},
@@ -174,10 +189,12 @@ void pgrid_setup(GenUnit *u, Buf *b) {
                                               "CNP_ORDER_C, 0)", p, k, gen_cnp_dtype(f->dtype), pg_dim(s)->name)},
                      {"where", arena_printf(a, "%s:%d: %s: window positions", base_name(s->loc.file->path),
                                             s->loc.line, stmt_of(s->kind)->name)});
+        bool sp = split_axis(g, k);   /* split: all the planes, shifted by W - this rank's first */
         EMIT_SNIPPET(&win, TM, "setup_win", {"id", gen_int(u, p)}, {"axis", gen_int(u, k)},
-                     {"n", arena_printf(a, "p->f_%s.shape[%d] - %d", f->name, lead + k, 2 * W)},
-                     {"shift", arena_printf(a, "%d.0", W)}, {"scale", buf_str(&sc)}, {"W", gen_int(u, W)},
-                     {"call", buf_take(u, &call)});
+                     {"n", sp ? arena_printf(a, "(int64_t)(%s)", setup_str(u, g->grid->axis[k].ext, "p->"))
+                              : arena_printf(a, "p->f_%s.shape[%d] - %d", f->name, lead + k, 2 * W)},
+                     {"shift", sp ? arena_printf(a, "(double)(%d - p->gso_%s)", W, g->name) : arena_printf(a, "%d.0", W)},
+                     {"scale", buf_str(&sc)}, {"W", gen_int(u, W)}, {"call", buf_take(u, &call)});
         buf_free(&sc);
         continue;
       }
@@ -193,6 +210,14 @@ void pgrid_setup(GenUnit *u, Buf *b) {
                                        lengths ? "scale" : "NULL")},
                  {"where", arena_printf(a, "%s:%d: %s", base_name(s->loc.file->path), s->loc.line,
                                         stmt_of(s->kind)->name)});
+    if (plan_accumulates(u, p)) {
+      Buf hc = {.indent = win.indent + 2};
+      EMIT_SNIPPET(&hc, "setup", "try",
+                   {"call", arena_printf(a, "cnp_halo_create(&p->pgh_%d, p->comm, &like, %d, 1)", p, g->grid->axis[0].ghost)},
+                   {"where", arena_printf(a, "%s:%d: %s: the ghost fold over the ranks", base_name(s->loc.file->path),
+                                          s->loc.line, stmt_of(s->kind)->name)});
+      EMIT_SNIPPET(&win, TM, "setup_fold", {"f", f->name}, {"nd", gen_int(u, nd)}, {"call", buf_take(u, &hc)});
+    }
     EMIT_SNIPPET(b, TM, "setup", {"id", gen_int(u, p)}, {"what", plan_what(u, s)}, {"nd", gen_int(u, nd)},
                  {"dims", arena_printf(a, "{%s}", buf_str(&dims))},
                  {"scale", lengths ? arena_printf(a, "{%s}", buf_str(&scale)) : ""},
@@ -244,8 +269,16 @@ static const char *fold_lines(GenUnit *u, Buf *b, const GenOp *op, const char *D
     for (int i = 0; i < d; i++) buf_printf(&outer, " * p->f_%s.shape[%d]", f->name, i);
     buf_puts(&inner, "(int64_t)1");
     for (int i = d + 1; i < r; i++) buf_printf(&inner, " * p->f_%s.shape[%d]", f->name, i);
-    try_call(u, &w, s->loc, "cnp_g_pg_fold(&p->f_%s, %s, p->f_%s.shape[%d], %s, %d)", f->name, buf_str(&outer),
-             f->name, d, buf_str(&inner), W);
+    if (split_axis(f->grid_of, a)) {   /* over the ranks: the ghosts into the neighbours', then 0 */
+      buf_line(&w, "if (p->comm) {");
+      w.indent += 2;
+      buf_line(&w, "cnp_array cnp_v = cnp_g_gview(&p->f_%s, 0, %d);", f->name, gi->ndim);
+      try_call(u, &w, s->loc, "cnp_halo_accumulate(p->pgh_%d, &cnp_v, S)", op->pg_id);
+      w.indent -= 2;
+      buf_line(&w, "}");
+    }
+    try_call(u, &w, s->loc, "cnp_g_pg_fold(&p->f_%s, %s, p->f_%s.shape[%d], %s, %d, %s)", f->name, buf_str(&outer),
+             f->name, d, buf_str(&inner), W, split_axis(f->grid_of, a) ? "!p->comm" : "1");
     buf_free(&outer);
     buf_free(&inner);
   }
@@ -364,6 +397,8 @@ void pgrid_migrate_setup(GenUnit *u, Buf *b) {
 
 void pgrid_migrate_teardown(GenUnit *u, Buf *b) {
   EACH_MIGRATE_TO(u, op) EMIT_SNIPPET(b, TM, "migrate_teardown", {"id", gen_int(u, op->pg_id)});
+  for (int p = 0; p < u->n_pg; p++)   /* the deposits' fold plans */
+    if (plan_accumulates(u, p)) buf_line(b, "cnp_halo_destroy(p->pgh_%d);", p);
 }
 
 void pgrid_step_migrate(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
@@ -385,13 +420,13 @@ void pgrid_step_migrate(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   const char *live = live_extent(u, s->list.v[0].decl);
   EMIT_SNIPPET(b, TM, "migrate", {"id", gen_int(u, op->pg_id)}, {"n", gen_int(u, s->list.n)},
                {"fields", mig_fields(u, s)}, {"dim", dim->name}, {"grid", g->name},
-               {"dest", call_text(u, b, 0, s->loc,
+               {"dest", call_text(u, b, 2, s->loc,
                                   arena_printf(a, "cnp_g_slab_dest(&p->migd_%d, &p->f_%s, %s, %s, %s, %s)", op->pg_id,
                                                s->pos.v[ax].decl->name, live, buf_str(&sc),
                                                setup_str(u, gi->axis[ax].ext, "p->"),
-                                               "p->comm ? cnp_comm_size(p->comm) : 1, p->comm ? cnp_comm_rank(p->comm) : 0"))},
-               {"call", call_text(u, b, 0, s->loc,
-                                  arena_printf(a, "p->comm ? cnp_migrate(p->migt_%d, fields, %d, %s, &p->migd_%d, S, NULL, "
-                                                  "&n_after) : CNP_OK", op->pg_id, s->list.n, live, op->pg_id))});
+                                               "p->size, p->rank"))},
+               {"call", call_text(u, b, 2, s->loc,
+                                  arena_printf(a, "cnp_migrate(p->migt_%d, fields, %d, %s, &p->migd_%d, S, NULL, &n_after)",
+                                               op->pg_id, s->list.n, live, op->pg_id))});
   buf_free(&sc);
 }
