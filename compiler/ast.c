@@ -644,6 +644,12 @@ Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list) {
   return s;
 }
 
+Stmt *ast_allreduce(Cnp *cc, Token kw, RefVec scalars) {
+  Stmt *s = new_stmt(cc, ST_ALLREDUCE, loc_of(cc, kw));
+  s->list = ast_reflist(scalars);
+  return s;
+}
+
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out) {
   Stmt *s = new_stmt(cc, ST_SUM, loc_of(cc, kw));
   s->a = ref_of(cc, plan);
@@ -905,6 +911,7 @@ const char *ast_step_statement(int code) {
   case TK_REFRESH: return "refresh";   case TK_EXCHANGE: return "exchange";
   case TK_MIGRATE: return "migrate";
   case TK_FFT: return "fft";           case TK_IFFT: return "ifft";
+  case TK_ALLREDUCE: return "allreduce";
   default: return NULL;
   }
 }

@@ -105,6 +105,7 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     }
     break;
   case ST_MIGRATE: fputs("migrate ", o); refs(o, &s->list); fprintf(o, " by %s", s->a.name); break;
+  case ST_ALLREDUCE: fputs("allreduce ", o); refs(o, &s->list); break;
   case ST_CALL:
     fprintf(o, "call %s(", s->a.name);
     for (int i = 0; i < s->nargs; i++) {

@@ -134,6 +134,10 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     }
     break;
   case ST_MIGRATE: fputs("migrate ", o); prefs(o, &s->list); fprintf(o, " by %s", s->a.name); break;
+  case ST_ALLREDUCE:
+    fputs("allreduce ", o);
+    for (int i = 0; i < s->list.n; i++) fprintf(o, "%s%s", i ? ", " : "", s->list.v[i].name);
+    break;
   case ST_CALL:
     fprintf(o, "%s(", s->a.name);
     pargs(o, s->args, s->nargs);
