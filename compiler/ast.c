@@ -657,6 +657,12 @@ Stmt *ast_migrate_to(Cnp *cc, Token kw, RefVec list, Token to, Token grid, Token
   return s;
 }
 
+Stmt *ast_allreduce(Cnp *cc, Token kw, RefVec scalars) {
+  Stmt *s = new_stmt(cc, ST_ALLREDUCE, loc_of(cc, kw));
+  s->list = ast_reflist(scalars);
+  return s;
+}
+
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out) {
   Stmt *s = new_stmt(cc, ST_SUM, loc_of(cc, kw));
   s->a = ref_of(cc, plan);
@@ -918,6 +924,7 @@ const char *ast_step_statement(int code) {
   case TK_REFRESH: return "refresh";   case TK_EXCHANGE: return "exchange";
   case TK_MIGRATE: return "migrate";
   case TK_FFT: return "fft";           case TK_IFFT: return "ifft";
+  case TK_ALLREDUCE: return "allreduce";
   default: return NULL;
   }
 }

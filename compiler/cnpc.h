@@ -252,6 +252,8 @@ typedef enum StmtKind {
   ST_HALO,                /* halo F;   F's ghost planes from the periodic image (.a = F) */
   ST_FFT,                 /* fft REAL -> COMPLEX;   r2c over the real field's grid axes (.a, .b) */
   ST_IFFT,                /* ifft COMPLEX -> REAL;  c2r, normalized by 1/N (.a, .b)          */
+  ST_ALLREDUCE,           /* allreduce S1, S2, ...;  each scalar (.list) combined over the ranks
+                          ** with its reduction's operator (sema: .red_ops, RED_* per scalar) */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -288,6 +290,7 @@ struct Stmt {
   Local *let;             /* ST_LET: the new local */
   bool scatter;           /* sema, ST_ADD: target indexed by something other than the index */
   int red;                /* ST_REDUCE: RED_SUM, RED_MIN, RED_MAX */
+  int *red_ops;           /* sema, ST_ALLREDUCE: the RED_* of each scalar of .list */
   bool inclusive;         /* ST_SCAN: inclusive (else exclusive) */
   int pshape;             /* ST_DEPOSIT/ST_GATHER: PSHAPE_NGP, _CIC, _TSC (cnp_shape's values) */
   bool atomic;            /* ST_DEPOSIT: CNP_DEPOSIT_ATOMIC (else SORTED, deterministic) */
@@ -724,6 +727,7 @@ Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/
 Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list); /* compact/sort/migrate */
 /* migrate (ARRAYS) to GRID at (POS...);  `to` and `at` contextual words */
 Stmt *ast_migrate_to(Cnp *cc, Token kw, RefVec list, Token to, Token grid, Token at, RefVec pos);
+Stmt *ast_allreduce(Cnp *cc, Token kw, RefVec scalars);   /* allreduce S1, S2; (kw TK_ALLREDUCE, parse.c) */
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
 Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n);
 Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir);

@@ -111,6 +111,7 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     fprintf(o, " to %s at ", s->b.name);
     refs(o, &s->pos);
     break;
+  case ST_ALLREDUCE: fputs("allreduce ", o); refs(o, &s->list); break;
   case ST_CALL:
     fprintf(o, "call %s(", s->a.name);
     for (int i = 0; i < s->nargs; i++) {

@@ -167,6 +167,7 @@ typedef struct GenUnit {
   bool mpi_required;      /* mpi staging, exchange or migrate: setup fails without cfg.mpi_fcomm
                           ** (split grids alone run on one rank without it: p->comm NULL) */
   bool split;             /* some grid is split over the ranks (gen_grid.c: grid_split_*) */
+  bool allreduce;         /* some `allreduce` (host only; without cfg.mpi_fcomm: one rank) */
   Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
   const char *kernel_src[64];
   int n_kernel_src;
@@ -417,6 +418,11 @@ void grid_split_struct(GenUnit *u, Buf *b);
 void grid_split_setup(GenUnit *u, Buf *b);
 void grid_split_halo_setup(GenUnit *u, Buf *b);
 void grid_split_teardown(GenUnit *u, Buf *b);
+/* allreduce S, ...; (gen_red.c): its gather buffer (setup, teardown) and its step form. */
+void red_allreduce_struct(GenUnit *u, Buf *b);
+void red_allreduce_setup(GenUnit *u, Buf *b);
+void red_allreduce_teardown(GenUnit *u, Buf *b);
+void red_step_allreduce(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
 /* gen_fft.c: FFT plans (setup, teardown, struct members), ifft's 1/N pass, the statements. */
 int  fft_plan_of(GenUnit *u, Stmt *s);           /* its plan number (adds one when new) */

@@ -508,16 +508,27 @@ void grid_split_struct(GenUnit *u, Buf *b) {
   }
 }
 
+/* The first allreduce statement of the unit (NULL if none). */
+static Stmt *first_allreduce(GenUnit *u) {
+  for (int s = 0; s < u->n_steps; s++)
+    for (int o = 0; o < u->steps[s].n_ops; o++)
+      if (u->steps[s].ops[o].stmt->kind == ST_ALLREDUCE) return u->steps[s].ops[o].stmt;
+  return NULL;
+}
+
 void grid_split_setup(GenUnit *u, Buf *b) {
-  bool first = true;
+  if (!u->split && !u->allreduce) return;
+  Decl *g = NULL;
+  for (Decl *d = u->cc->decls; d && !g; d = d->next)
+    if (d->kind == DECL_GRID && d->grid->split) g = d;
+  Loc at = g ? g->loc : first_allreduce(u)->loc;
+  EMIT_SNIPPET(b, "setup", "split_cuda", {"file", base_name(at.file->path)}, {"line", gen_int(u, at.line)},
+               {"what", g ? arena_printf(&u->cc->arena, "grid %s is split over MPI ranks: split grids", g->name)
+                          : "allreduce"});
+  EMIT_SNIPPET(b, "setup", u->mpi_required ? "mpi_comm" : "mpi_comm_split", {"N", u->name});
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind != DECL_GRID || !d->grid->split) continue;
     const char *file = base_name(d->loc.file->path), *line = gen_int(u, d->loc.line);
-    if (first) {
-      EMIT_SNIPPET(b, "setup", "split_cuda", {"file", file}, {"line", line}, {"g", d->name});
-      EMIT_SNIPPET(b, "setup", u->mpi_required ? "mpi_comm" : "mpi_comm_split", {"N", u->name});
-      first = false;
-    }
     int a = d->grid->split_axis;
     const char *n = setup_str(u, d->grid->axis[a].ext, "p->");
     int W = d->grid->axis[a].ghost;

@@ -135,7 +135,8 @@ void gen_setup_funcs(GenUnit *u, Buf *b) {
 /* Communicator, staging objects, exchange partners and migration plans. */
 static void gen_setup_mpi(GenUnit *u, Buf *b) {
   Arena *a = &u->cc->arena;
-  if (!u->split) EMIT_SNIPPET(b, TM, "mpi_comm", {"N", u->name});   /* (split grids: before the fields) */
+  if (!u->split && !u->allreduce)   /* (else before the fields: grid_split_setup) */
+    EMIT_SNIPPET(b, TM, "mpi_comm", {"N", u->name});
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind != DECL_MPI) continue;
     static const char *modes[] = {"CNP_CUDA_AWARE_AUTO", "CNP_CUDA_AWARE_ON", "CNP_CUDA_AWARE_OFF"};
@@ -274,6 +275,7 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
   if (u->uses_mpi) gen_setup_mpi(u, b);
   pgrid_migrate_setup(u, b);
+  red_allreduce_setup(u, b);
   setup_kernels(u, t, b);
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++)
@@ -329,6 +331,7 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
       if (d->own_buffer) release(b, ".data", "cnp_array_free", arena_printf(a, "hb_%s", d->name));
     }
   grid_split_teardown(u, b);
+  red_allreduce_teardown(u, b);
   if (u->uses_mpi) release(b, "", "cnp_comm_destroy", "comm");
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_KERNEL) {

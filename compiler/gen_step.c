@@ -270,7 +270,7 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_REPEAT] = step_repeat,     [ST_REPEAT_END] = step_repeat_end, [ST_SWAP] = step_swap,
     [ST_APPEND] = red_step_append, [ST_DEPOSIT] = pgrid_step_deposit, [ST_GATHER] = pgrid_step_gather,
     [ST_EVERY] = step_every,     [ST_EVERY_END] = step_every_end, [ST_HALO] = grid_step_halo,
-    [ST_FFT] = step_fft,           [ST_IFFT] = step_fft,
+    [ST_FFT] = step_fft,           [ST_IFFT] = step_fft,        [ST_ALLREDUCE] = red_step_allreduce,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

@@ -233,6 +233,7 @@ static void gen_struct(GenUnit *u, Buf *b) {
     }
   if (u->uses_mpi) emit_snippet(b, TM, "struct_mpi", NULL, 0);
   grid_split_struct(u, b);
+  red_allreduce_struct(u, b);
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) {
       buf_line(b, "cnp_mpi_stage *mpi_%s;  /* mpi staging %s */", d->name, d->name);

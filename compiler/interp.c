@@ -293,6 +293,8 @@ static int64_t setup_int(Interp *I, Expr *e) {
     if (d->kind == DECL_CONST) return d->ival;
     if (d->kind == DECL_DIM) return I->dim_cap[d->index];
     if (d->kind == DECL_PARAM) return conv(I->params[d->index], DT_I64).i;
+    if (d->kind == DECL_GRID && d->grid->split)   /* one rank: the split axis whole */
+      return setup_int(I, d->grid->axis[d->grid->split_axis].ext);
     return 0;
   }
   case EX_BINARY: {
@@ -1536,6 +1538,10 @@ static long double complex twiddle(int64_t k, int64_t j, int64_t n, int sign) {
 
 static void exec_fft(Interp *I, Stmt *s, bool inverse) {
   FieldRT *re = field_of(I, inverse ? s->b.decl : s->a.decl), *cx = field_of(I, inverse ? s->a.decl : s->b.decl);
+  if (re->d->grid_of->grid->split) {   /* (its ghost planes would be transformed too) */
+    fail(I, s->loc, "the interpreter does not run FFTs of split grid %s", re->d->grid_of->name);
+    return;
+  }
   int64_t n[3], comps, N;
   int nd;
   fft_dims(re, n, &nd, &comps, &N);
@@ -1636,6 +1642,7 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
   case ST_GATHER: exec_gather(I, s); return;
   case ST_FFT: exec_fft(I, s, false); return;
   case ST_IFFT: exec_fft(I, s, true); return;
+  case ST_ALLREDUCE: return;   /* one rank: each scalar is its own combination */
   default:
     fail(I, s->loc, "the interpreter does not run %s statements", stmt_of(s->kind)->name);
   }

@@ -455,6 +455,10 @@ int lower_unit(GenUnit *u) {
           gs->ops[o].mpi_id = n_mpi++;
           u->uses_mpi = u->mpi_required = true;
         }
+        if (k == ST_ALLREDUCE) {
+          gs->ops[o].mpi_id = n_mpi++;
+          u->uses_mpi = u->allreduce = true;
+        }
       }
     }
   for (Decl *d = cc->decls; d; d = d->next) {

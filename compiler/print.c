@@ -140,6 +140,10 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     fprintf(o, " to %s at ", s->b.name);
     prefs(o, &s->pos);
     break;
+  case ST_ALLREDUCE:
+    fputs("allreduce ", o);
+    for (int i = 0; i < s->list.n; i++) fprintf(o, "%s%s", i ? ", " : "", s->list.v[i].name);
+    break;
   case ST_CALL:
     fprintf(o, "%s(", s->a.name);
     pargs(o, s->args, s->nargs);

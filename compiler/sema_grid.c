@@ -476,3 +476,78 @@ void check_halo(Sema *S, Stmt *s) {
   hz_op(S, HZ_READ, f, &s->a.loc);
   hz_op(S, HZ_WRITE, f, &s->a.loc);
 }
+
+/* ------------------------------------------------------------------ allreduce S, ...; */
+
+void check_allreduce(Sema *S, Stmt *s) {
+  for (int i = 0; i < s->list.n; i++) {
+    Ref *r = &s->list.v[i];
+    Decl *f = resolve(S, r, K(DECL_FIELD));
+    if (!f) continue;
+    for (int k = 0; k < i; k++)
+      if (s->list.v[k].name == r->name) diag_error(S->cc, r->loc, "'%s' is listed twice", r->name);
+    if (!f->scalar) {
+      diag_error(S->cc, r->loc, "allreduce combines scalars reduced in maps over the ranks, but '%s' is a field",
+                 f->name);
+      diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+      r->decl = NULL;
+      continue;
+    }
+    hz_op(S, HZ_READ, f, &r->loc);
+    hz_op(S, HZ_WRITE, f, &r->loc);
+  }
+}
+
+/* The reductions of the program, per scalar: its first operator and where; a second one. */
+typedef struct RedSeen { Decl *f; int op, other_op; Loc loc; Loc other; bool mixed; } RedSeen;
+typedef struct RedTab { RedSeen v[256]; int n; } RedTab;
+
+static void red_walk(RedTab *t, Stmt *s, Stmt **ar, int *n_ar) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_REDUCE && s->target && s->target->ref.decl) {
+      Decl *f = s->target->ref.decl;
+      int i = 0;
+      while (i < t->n && t->v[i].f != f) i++;
+      if (i == t->n && t->n < 256) t->v[t->n++] = (RedSeen){f, s->red, s->red, s->loc, s->loc, false};
+      else if (i < t->n && t->v[i].op != s->red && !t->v[i].mixed) t->v[i].mixed = true, t->v[i].other = s->loc, t->v[i].other_op = s->red;
+    }
+    if (s->kind == ST_ALLREDUCE && *n_ar < 256) ar[(*n_ar)++] = s;
+    red_walk(t, s->body, ar, n_ar);
+    red_walk(t, s->else_body, ar, n_ar);
+  }
+}
+
+static const char *const red_names[] = {"+=", "min=", "max="};
+
+void check_allreduce_ops(Cnp *cc) {
+  static RedTab t;
+  Stmt *ar[256];
+  int n_ar = 0;
+  t.n = 0;
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_STEP) red_walk(&t, d->body, ar, &n_ar);
+  for (int k = 0; k < n_ar; k++) {
+    Stmt *s = ar[k];
+    s->red_ops = arena_alloc(&cc->arena, sizeof *s->red_ops * (size_t)(s->list.n ? s->list.n : 1));
+    for (int i = 0; i < s->list.n; i++) {
+      Decl *f = s->list.v[i].decl;
+      if (!f) continue;
+      int j = 0;
+      while (j < t.n && t.v[j].f != f) j++;
+      if (j == t.n) {
+        diag_error(cc, s->list.v[i].loc, "allreduce of '%s', which no map reduces (with '%s += ...', min= or max=): "
+                   "nothing tells how to combine it", f->name, f->name);
+        continue;
+      }
+      if (t.v[j].mixed) {
+        diag_error(cc, s->list.v[i].loc, "allreduce of '%s', which maps reduce with two operators ('%s' and '%s'): "
+                   "which one combines the ranks?", f->name, red_names[t.v[j].op],
+                   red_names[t.v[j].other_op]);
+        diag_note(cc, t.v[j].loc, "reduced here");
+        diag_note(cc, t.v[j].other, "and here");
+        continue;
+      }
+      s->red_ops[i] = t.v[j].op;
+    }
+  }
+}

@@ -863,6 +863,7 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_EXCHANGE: check_exchange(S, s); break;
   case ST_MIGRATE: check_migrate(S, s); break;
   case ST_MIGRATE_TO: check_migrate_to(S, s); break;
+  case ST_ALLREDUCE: check_allreduce(S, s); break;
   case ST_ZERO: check_zero(S, s); break;
   case ST_CALL: check_kernel_call(S, s); break;
   default:

@@ -85,6 +85,10 @@ const StmtInfo stmt_info[] = {
                      .launches = 1, .label = "fft $a -> $b"},
     [ST_IFFT] =     {"ifft",      true, R,      W,      0,           0,  .graph = SG_PLAIN,
                      .launches = 2, .label = "ifft $a -> $b (1/N)"},
+    /* allreduce S, ...: each scalar's per-rank values gathered (cnp_comm_allgather, host) and
+    ** combined in rank order with its reduction's operator; one rank: nothing to do */
+    [ST_ALLREDUCE] = {"allreduce", true, 0,     0,      RW,          0,  .sync = SYNC_ALWAYS,
+                     .label = "allreduce $l"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},
