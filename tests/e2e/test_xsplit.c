@@ -2,7 +2,8 @@
 ** test_xsplit.c -- xsplit.cnp on 1, 2 and 4 ranks (or on one rank without a communicator,
 ** argument "nocomm") against a serial plain-C reference of the whole grid: every rank
 ** checks its planes [off, off + n) (cnp_slab_range) of every field, and its rank-local
-** reductions against the reference's sums over the same planes.
+** reductions against the reference's sums over the same planes; lap equals the unsplit
+** grid's lapu (the same planes of the whole grid, which every rank computes) exactly.
 */
 #include "xs.h"
 #include "e2e.h"
@@ -61,6 +62,8 @@ int main(int argc, char **argv) {
       CHECK(at(xs_field(p, "u"), 0, j, off, 1, 0, i) == U[j][i], "rank %d u[%ld, %d]", rank, (long)j, i);
       CHECK(e2e_close(at(xs_field(p, "lap"), 0, j, off, 1, 0, i), LAP[j][i], 1e-14), "rank %d lap[%ld, %d]", rank,
             (long)j, i);
+      CHECK(at(xs_field(p, "lap"), 0, j, off, 1, 0, i) == at(xs_field(p, "lapu"), 0, j, 0, 1, 0, i),
+            "rank %d lap[%ld, %d] differs from the unsplit grid's", rank, (long)j, i);
       for (int c = 0; c < 2; c++)
         CHECK(e2e_close(at(xs_field(p, "e"), c, j, off, 1, 0, i), E[c][j][i], 1e-14), "e[%d, %ld, %d]", c, (long)j, i);
       CHECK(e2e_close(at(xs_field(p, "d"), 0, j, off, 1, 0, i), D[j][i], 1e-14), "rank %d d[%ld, %d]", rank, (long)j,
