@@ -710,7 +710,9 @@ static int split_h_setup(split_h **pp, const split_config *cfg, char *err, size_
     p->rank = cnp_comm_rank(p->comm);
     p->size = cnp_comm_size(p->comm);
   }
-  if ((st = cnp_slab_range((int64_t)p->P_ny, p->size, p->rank, &p->gso_G, &p->gsn_G)) != CNP_OK) {
+  p->gso_G = 0;
+  p->gsn_G = (int64_t)p->P_ny;
+  if (p->comm && (st = cnp_slab_range((int64_t)p->P_ny, p->size, p->rank, &p->gso_G, &p->gsn_G)) != CNP_OK) {
     where = "input.cnp:7: grid G: split of axis 0";
     goto fail;
   }
@@ -720,7 +722,9 @@ static int split_h_setup(split_h **pp, const split_config *cfg, char *err, size_
     where = p->error;
     goto fail;
   }
-  if ((st = cnp_slab_range((cnp_g_div_i64((int64_t)p->P_nx, 2) + 1), p->size, p->rank, &p->gso_K, &p->gsn_K)) != CNP_OK) {
+  p->gso_K = 0;
+  p->gsn_K = (cnp_g_div_i64((int64_t)p->P_nx, 2) + 1);
+  if (p->comm && (st = cnp_slab_range((cnp_g_div_i64((int64_t)p->P_nx, 2) + 1), p->size, p->rank, &p->gso_K, &p->gsn_K)) != CNP_OK) {
     where = "input.cnp:8: grid K: split of axis 1";
     goto fail;
   }
@@ -865,13 +869,13 @@ static int split_h_step(split_h *p)
               "input.cnp:16: fft rho -> rk");
     p->stats.launches++;
   }
-#line 869 "input.c"
+#line 873 "input.c"
 
   /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
   CNP_G_TRY(split_k0(p, S),
             "input.cnp:17: map (j, i) in K");
-#line 875 "input.c"
+#line 879 "input.c"
 
   /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -885,7 +889,7 @@ static int split_h_step(split_h *p)
               "input.cnp:21: ifft rk -> phi");
     p->stats.launches++;
   }
-#line 889 "input.c"
+#line 893 "input.c"
 
   /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -904,13 +908,13 @@ static int split_h_step(split_h *p)
     }
     p->stats.launches++;
   }
-#line 908 "input.c"
+#line 912 "input.c"
 
   /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
   CNP_G_TRY(split_k1(p, S),
             "input.cnp:23: map (j, i) in G");
-#line 914 "input.c"
+#line 918 "input.c"
 
   /* ---- input.cnp:28: allreduce energy; ---- */
   S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */
@@ -932,7 +936,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 936 "input.c"
+#line 940 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

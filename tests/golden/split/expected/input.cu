@@ -1166,7 +1166,9 @@ static int split_h_setup(split_h **pp, const split_config *cfg, char *err, size_
     p->rank = cnp_comm_rank(p->comm);
     p->size = cnp_comm_size(p->comm);
   }
-  if ((st = cnp_slab_range((int64_t)p->P_ny, p->size, p->rank, &p->gso_G, &p->gsn_G)) != CNP_OK) {
+  p->gso_G = 0;
+  p->gsn_G = (int64_t)p->P_ny;
+  if (p->comm && (st = cnp_slab_range((int64_t)p->P_ny, p->size, p->rank, &p->gso_G, &p->gsn_G)) != CNP_OK) {
     where = "input.cnp:7: grid G: split of axis 0";
     goto fail;
   }
@@ -1176,7 +1178,9 @@ static int split_h_setup(split_h **pp, const split_config *cfg, char *err, size_
     where = p->error;
     goto fail;
   }
-  if ((st = cnp_slab_range((cnp_g_div_i64((int64_t)p->P_nx, 2) + 1), p->size, p->rank, &p->gso_K, &p->gsn_K)) != CNP_OK) {
+  p->gso_K = 0;
+  p->gsn_K = (cnp_g_div_i64((int64_t)p->P_nx, 2) + 1);
+  if (p->comm && (st = cnp_slab_range((cnp_g_div_i64((int64_t)p->P_nx, 2) + 1), p->size, p->rank, &p->gso_K, &p->gsn_K)) != CNP_OK) {
     where = "input.cnp:8: grid K: split of axis 1";
     goto fail;
   }
@@ -1334,13 +1338,13 @@ static int split_h_step(split_h *p)
                 "input.cnp:16: fft rho -> rk");
       p->stats.launches++;
     }
-#line 1338 "input.cu"
+#line 1342 "input.cu"
 
     /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
     CNP_G_TRY(split_k0(p, S),
               "input.cnp:17: map (j, i) in K");
-#line 1344 "input.cu"
+#line 1348 "input.cu"
 
     /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -1354,7 +1358,7 @@ static int split_h_step(split_h *p)
                 "input.cnp:21: ifft rk -> phi");
       p->stats.launches++;
     }
-#line 1358 "input.cu"
+#line 1362 "input.cu"
 
     /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -1377,13 +1381,13 @@ static int split_h_step(split_h *p)
       }
       p->stats.launches++;
     }
-#line 1381 "input.cu"
+#line 1385 "input.cu"
 
     /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
     CNP_G_TRY(split_k1(p, S),
               "input.cnp:23: map (j, i) in G");
-#line 1387 "input.cu"
+#line 1391 "input.cu"
   }
 
   /* ---- input.cnp:28: allreduce energy; ---- */
@@ -1406,7 +1410,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 1410 "input.cu"
+#line 1414 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
