@@ -208,7 +208,8 @@ static void halo_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool gr
   Decl *f = s->a.decl;
   const GridInfo *gi = f->grid_of->grid;
   int nc = f->grid_ncomp, r = f->shape.rank;
-  buf_line(b, "{  /* halo %s: its ghost planes from the periodic image */", f->name);
+  buf_line(b, "{  /* halo %s: its ghost planes from the %s */", f->name,
+           gi->split ? "neighbour ranks along axis 0, the other axes' from the periodic image" : "periodic image");
   b->indent += 2;
   buf_line(b, "const int64_t *cnp_sh = p->f_%s.shape;", f->name);
   buf_line(b, "(void)cnp_sh;");

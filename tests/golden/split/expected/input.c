@@ -893,7 +893,7 @@ static int split_h_step(split_h *p)
 
   /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
-  {  /* halo phi: its ghost planes from the periodic image */
+  {  /* halo phi: its ghost planes from the neighbour ranks along axis 0, the other axes' from the periodic image */
     const int64_t *cnp_sh = p->f_phi.shape;
     (void)cnp_sh;
     if (p->comm) {  /* the ghost planes of axis 0 from the neighbour ranks */

@@ -1015,7 +1015,7 @@ static int split_g0_enqueue(split_h *p, cnp_stream *S)
     if ((st = cnp_g_fft_scale_f64(&cnp_x, p->comm ? cnp_fft_dist_norm(p->fftd_0) : cnp_fft_norm(p->fft_0), S)) != CNP_OK) return st;
   }
   /* input.cnp:22: halo phi; */
-  {  /* halo phi: its ghost planes from the periodic image */
+  {  /* halo phi: its ghost planes from the neighbour ranks along axis 0, the other axes' from the periodic image */
     const int64_t *cnp_sh = p->f_phi.shape;
     (void)cnp_sh;
     if ((st = cnp_g_halo_axis_cuda((char *)p->f_phi.data, (int64_t)1, cnp_sh[0], (int64_t)sizeof(double) * cnp_sh[1], cnp_sh[0] - 2, 1, S)) != CNP_OK) return st;
@@ -1362,7 +1362,7 @@ static int split_h_step(split_h *p)
 
     /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
-    {  /* halo phi: its ghost planes from the periodic image */
+    {  /* halo phi: its ghost planes from the neighbour ranks along axis 0, the other axes' from the periodic image */
       const int64_t *cnp_sh = p->f_phi.shape;
       (void)cnp_sh;
       if (p->comm) {  /* the ghost planes of axis 0 from the neighbour ranks */
