@@ -3,7 +3,9 @@
 ** argument "nocomm") against a serial plain-C reference of the whole grid: every rank
 ** checks its planes [off, off + n) (cnp_slab_range) of every field, and its rank-local
 ** reductions against the reference's sums over the same planes; lap equals the unsplit
-** grid's lapu (the same planes of the whole grid, which every rank computes) exactly.
+** grid's lapu (the same planes of the whole grid, which every rank computes) exactly; and every
+** field (random draws included) equals, bit for bit, the same planes of a second instance of
+** the pipeline on one rank without a communicator (the serial run), made on every rank.
 */
 #include "xs.h"
 #include "e2e.h"
@@ -86,6 +88,24 @@ int main(int argc, char **argv) {
   CHECK(xs_scalar(p, "tot", &tot) == 0 && xs_scalar(p, "top", &top) == 0, "scalars");
   CHECK(e2e_close(tot, tot_ref, 1e-12), "rank %d tot %.17g vs %.17g", rank, tot, tot_ref);
   CHECK(top == top_ref, "rank %d top", rank);
+  if (!nocomm) {   /* the serial run: one rank, the whole grid */
+    xs *q;
+    xs_config c1 = cfg;
+    c1.mpi_fcomm = 0;
+    CHECK(xs_setup(&q, &c1, err, sizeof err) == 0, "serial setup: %s", err);
+    CHECK(xs_step(q) == 0 && xs_sync(q) == 0, "serial step: %s", xs_error(q));
+    static const char *const names[] = {"u", "lap", "d", "rnd", "rr"};
+    for (int f = 0; f < 5; f++)
+      for (int64_t j = off; j < off + n; j++)
+        for (int i = 0; i < NX; i++)
+          CHECK(at(xs_field(p, names[f]), 0, j, off, 1, 0, i) == at(xs_field(q, names[f]), 0, j, 0, 1, 0, i),
+                "rank %d %s[%ld, %d] differs from the serial run's", rank, names[f], (long)j, i);
+    for (int64_t j = off; j < off + n; j++)
+      for (int i = 0; i < NX; i++)
+        for (int c = 0; c < 2; c++)
+          CHECK(at(xs_field(p, "e"), c, j, off, 1, 0, i) == at(xs_field(q, "e"), c, j, 0, 1, 0, i), "e vs serial");
+    xs_teardown(q);
+  }
   xs_teardown(p);
 #ifndef E2E_NOMPI
   MPI_Finalize();

@@ -437,11 +437,13 @@ static int split_k0_host(const split_k0_args *ap)
       (void)cnp_x1;
       const int64_t cnp_i = l_j * cnp_N1 + l_i;  /* the point's number */
       (void)cnp_i;
+      const int64_t cnp_pt = cnp_i;  /* the counter of its random draws */
+      (void)cnp_pt;
 #line 18 "input.cnp"
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 445 "input.c"
+#line 447 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -535,11 +537,13 @@ static int split_k1_host(const split_k1_args *ap)
           (void)l_i;
           const int64_t cnp_x1 = l_i;
           (void)cnp_x1;
+          const int64_t cnp_pt = l_j * cnp_n1 + l_i;  /* the point's global number: its draws' counter */
+          (void)cnp_pt;
 #line 24 "input.cnp"
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 543 "input.c"
+#line 547 "input.c"
         } /* map i */
       }
     }
@@ -568,11 +572,13 @@ static int split_k1_host(const split_k1_args *ap)
         (void)l_i;
         const int64_t cnp_x1 = l_i;
         (void)cnp_x1;
+        const int64_t cnp_pt = l_j * cnp_n1 + l_i;  /* the point's global number: its draws' counter */
+        (void)cnp_pt;
 #line 24 "input.cnp"
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 576 "input.c"
+#line 582 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -869,13 +875,13 @@ static int split_h_step(split_h *p)
               "input.cnp:16: fft rho -> rk");
     p->stats.launches++;
   }
-#line 873 "input.c"
+#line 879 "input.c"
 
   /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
   CNP_G_TRY(split_k0(p, S),
             "input.cnp:17: map (j, i) in K");
-#line 879 "input.c"
+#line 885 "input.c"
 
   /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -889,7 +895,7 @@ static int split_h_step(split_h *p)
               "input.cnp:21: ifft rk -> phi");
     p->stats.launches++;
   }
-#line 893 "input.c"
+#line 899 "input.c"
 
   /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -908,13 +914,13 @@ static int split_h_step(split_h *p)
     }
     p->stats.launches++;
   }
-#line 912 "input.c"
+#line 918 "input.c"
 
   /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
   CNP_G_TRY(split_k1(p, S),
             "input.cnp:23: map (j, i) in G");
-#line 918 "input.c"
+#line 924 "input.c"
 
   /* ---- input.cnp:28: allreduce energy; ---- */
   S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */
@@ -936,7 +942,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 940 "input.c"
+#line 946 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -525,11 +525,13 @@ static int split_k0_host(const split_k0_args *ap)
       (void)cnp_x1;
       const int64_t cnp_i = l_j * cnp_N1 + l_i;  /* the point's number */
       (void)cnp_i;
+      const int64_t cnp_pt = cnp_i;  /* the counter of its random draws */
+      (void)cnp_pt;
 #line 18 "input.cnp"
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 533 "input.cu"
+#line 535 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -558,11 +560,13 @@ static __global__ void split_k0_cuda(const split_k0_args A)
   (void)cnp_x1;
   const int64_t cnp_i = l_j * cnp_N1 + l_i;  /* the point's number */
   (void)cnp_i;
+  const int64_t cnp_pt = cnp_i;  /* the counter of its random draws */
+  (void)cnp_pt;
 #line 18 "input.cnp"
   double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
   f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 566 "input.cu"
+#line 570 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -679,11 +683,13 @@ static int split_k1_host(const split_k1_args *ap)
           (void)l_i;
           const int64_t cnp_x1 = l_i;
           (void)cnp_x1;
+          const int64_t cnp_pt = l_j * cnp_n1 + l_i;  /* the point's global number: its draws' counter */
+          (void)cnp_pt;
 #line 24 "input.cnp"
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 687 "input.cu"
+#line 693 "input.cu"
         } /* map i */
       }
     }
@@ -712,11 +718,13 @@ static int split_k1_host(const split_k1_args *ap)
         (void)l_i;
         const int64_t cnp_x1 = l_i;
         (void)cnp_x1;
+        const int64_t cnp_pt = l_j * cnp_n1 + l_i;  /* the point's global number: its draws' counter */
+        (void)cnp_pt;
 #line 24 "input.cnp"
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 720 "input.cu"
+#line 728 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -769,11 +777,13 @@ static __global__ void split_k1_cuda(const split_k1_args A)
       (void)l_i;
       const int64_t cnp_x1 = l_i;
       (void)cnp_x1;
+      const int64_t cnp_pt = l_j * cnp_n1 + l_i;  /* the point's global number: its draws' counter */
+      (void)cnp_pt;
 #line 24 "input.cnp"
       f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
       r_energy += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 777 "input.cu"
+#line 787 "input.cu"
     } /* map i */
   }
   {  /* scalar energy: this block's partial */
@@ -1338,13 +1348,13 @@ static int split_h_step(split_h *p)
                 "input.cnp:16: fft rho -> rk");
       p->stats.launches++;
     }
-#line 1342 "input.cu"
+#line 1352 "input.cu"
 
     /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
     CNP_G_TRY(split_k0(p, S),
               "input.cnp:17: map (j, i) in K");
-#line 1348 "input.cu"
+#line 1358 "input.cu"
 
     /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -1358,7 +1368,7 @@ static int split_h_step(split_h *p)
                 "input.cnp:21: ifft rk -> phi");
       p->stats.launches++;
     }
-#line 1362 "input.cu"
+#line 1372 "input.cu"
 
     /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -1381,13 +1391,13 @@ static int split_h_step(split_h *p)
       }
       p->stats.launches++;
     }
-#line 1385 "input.cu"
+#line 1395 "input.cu"
 
     /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
     CNP_G_TRY(split_k1(p, S),
               "input.cnp:23: map (j, i) in G");
-#line 1391 "input.cu"
+#line 1401 "input.cu"
   }
 
   /* ---- input.cnp:28: allreduce energy; ---- */
@@ -1410,7 +1420,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 1414 "input.cu"
+#line 1424 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
