@@ -411,7 +411,7 @@ void grid_launch_cuda(GenUnit *u, Buf *b, GenOp *op);
 const char *grid_graph_dims(GenUnit *u, GenOp *op);   /* its <<<grid, block>>> in a CUDA graph */
 void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);   /* halo F; */
 void grid_graph_halo(GenUnit *u, Buf *b, GenOp *op);   /* ... its form in a CUDA graph */
-/* Split grids (docs/codegen.md, "Split grids"): the struct members (p->gso_G, p->gsn_G, halo
+/* Split grids (docs/codegen.md, "MPI"): the struct members (p->gso_G, p->gsn_G, halo
 ** plans), the setup of the ranges (before the fields: their storage extents), the halo plans
 ** (after them), their teardown. */
 void grid_split_struct(GenUnit *u, Buf *b);

@@ -208,7 +208,8 @@ static void halo_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool gr
   Decl *f = s->a.decl;
   const GridInfo *gi = f->grid_of->grid;
   int nc = f->grid_ncomp, r = f->shape.rank;
-  buf_line(b, "{  /* halo %s: its ghost planes from the periodic image */", f->name);
+  buf_line(b, "{  /* halo %s: its ghost planes from the %s */", f->name,
+           gi->split ? "neighbour ranks along axis 0, the other axes' from the periodic image" : "periodic image");
   b->indent += 2;
   buf_line(b, "const int64_t *cnp_sh = p->f_%s.shape;", f->name);
   buf_line(b, "(void)cnp_sh;");
@@ -311,15 +312,32 @@ static void xlines(GenUnit *u, Buf *b, const Stmt *m, const Offs *o, int a, bool
   buf_free(&v);
 }
 
-/* cnp_i, the point's number (the last axis fastest): the counter of its random draws, the
-** same on both backends and in a reducing grid map. */
-static void point_line(GenUnit *u, Buf *b, const Stmt *m) {
+/* The point's number (the last axis fastest) from the map's indices: the counter of its
+** random draws, the same on both backends and in a reducing grid map; global indices and
+** extents on a split grid, so the same number whatever the rank count. */
+static const char *point_expr(GenUnit *u, const Stmt *m) {
   const char *e = arena_printf(&u->cc->arena, "l_%s", m->gidx[0]->name);
   for (int a = 1; a < m->gndim; a++)
     e = arena_printf(&u->cc->arena, "%s%s%s * cnp_%c%d + l_%s", a > 1 ? "(" : "", e, a > 1 ? ")" : "",
                      split_ax(m->over.decl->grid, a) ? 'N' : 'n', a, m->gidx[a]->name);
-  buf_line(b, "const int64_t cnp_i = %s;  /* the point's number */", e);
+  return e;
+}
+
+/* cnp_i, the point's number, in the loops (split grid: also cnp_pt, its draws' counter). */
+static void point_line(GenUnit *u, Buf *b, const Stmt *m) {
+  buf_line(b, "const int64_t cnp_i = %s;  /* the point's number */", point_expr(u, m));
   buf_line(b, "(void)cnp_i;");
+  if (m->over.decl->grid->split) {
+    buf_line(b, "const int64_t cnp_pt = cnp_i;  /* the counter of its random draws */");
+    buf_line(b, "(void)cnp_pt;");
+  }
+}
+
+/* A reducing map over a split grid: cnp_i counts this rank's points; its draws count the
+** global point number cnp_pt, as in the loops. */
+static void global_point_line(GenUnit *u, Buf *b, const Stmt *m) {
+  buf_line(b, "const int64_t cnp_pt = %s;  /* the point's global number: its draws' counter */", point_expr(u, m));
+  buf_line(b, "(void)cnp_pt;");
 }
 
 static const char *what(GenUnit *u, const Stmt *m) {
@@ -349,6 +367,7 @@ void grid_prologue(KCtx *k, Buf *b, Stmt *m) {
     buf_line(b, "(void)l_%s;", m->gidx[a]->name);
     xlines(u, b, m, &o, a, true);
   }
+  if (m->over.decl->grid->split) global_point_line(u, b, m);
 }
 
 void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {

@@ -2,12 +2,17 @@
 ** test_xsplit.c -- xsplit.cnp on 1, 2 and 4 ranks (or on one rank without a communicator,
 ** argument "nocomm") against a serial plain-C reference of the whole grid: every rank
 ** checks its planes [off, off + n) (cnp_slab_range) of every field, and its rank-local
-** reductions against the reference's sums over the same planes.
+** reductions against the reference's sums over the same planes; lap equals the unsplit
+** grid's lapu (the same planes of the whole grid, which every rank computes) exactly; and every
+** field (random draws included) equals, bit for bit, the same planes of a second instance of
+** the pipeline on one rank without a communicator (the serial run), made on every rank.
 */
 #include "xs.h"
 #include "e2e.h"
 #include <cnp/mpi.h>
+#ifndef E2E_NOMPI   /* (a build without MPI: one rank without a communicator) */
 #include <mpi.h>
+#endif
 #define NY 10
 #define NX 7
 static double U[NY][NX], LAP[NY][NX], E[2][NY][NX], D[NY][NX], Hh[NY][NX], HK[NY][NX];
@@ -20,11 +25,17 @@ static double at(cnp_array a, int c, int64_t j, int64_t off, int w, int wx, int 
                      (i + wx) * a.strides[nd - 1]);
 }
 int main(int argc, char **argv) {
+#ifdef E2E_NOMPI
+  int rank = 0, R = 1, nocomm = 1;
+  (void)argc;
+  (void)argv;
+#else
   MPI_Init(&argc, &argv);
   int rank, R;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &R);
   int nocomm = argc > 1 && !strcmp(argv[1], "nocomm");
+#endif
   const double pi2 = 6.283185307179586;
   for (int j = 0; j < NY; j++)
     for (int i = 0; i < NX; i++) {
@@ -47,11 +58,13 @@ int main(int argc, char **argv) {
   xs_config cfg = XS_CONFIG_INIT;
   cfg.ny = NY;
   cfg.nx = NX;
+#ifndef E2E_NOMPI
   cfg.mpi_fcomm = nocomm ? 0 : MPI_Comm_c2f(MPI_COMM_WORLD);
+#endif
   CHECK(xs_setup(&p, &cfg, err, sizeof err) == 0, "setup: %s", err);
   int size = nocomm ? 1 : R, me = nocomm ? 0 : rank;
-  int64_t off, n;
-  CHECK(cnp_slab_range(NY, size, me, &off, &n) == CNP_OK, "slab range");
+  int64_t off = 0, n = NY;
+  CHECK(nocomm || cnp_slab_range(NY, size, me, &off, &n) == CNP_OK, "slab range");
   CHECK(xs_field(p, "u").shape[0] == n + 2 && xs_field(p, "h").shape[0] == n + 4, "local storage extents");
   CHECK(xs_step(p) == 0, "step: %s", xs_error(p));
   CHECK(xs_sync(p) == 0, "sync");
@@ -61,6 +74,8 @@ int main(int argc, char **argv) {
       CHECK(at(xs_field(p, "u"), 0, j, off, 1, 0, i) == U[j][i], "rank %d u[%ld, %d]", rank, (long)j, i);
       CHECK(e2e_close(at(xs_field(p, "lap"), 0, j, off, 1, 0, i), LAP[j][i], 1e-14), "rank %d lap[%ld, %d]", rank,
             (long)j, i);
+      CHECK(at(xs_field(p, "lap"), 0, j, off, 1, 0, i) == at(xs_field(p, "lapu"), 0, j, 0, 1, 0, i),
+            "rank %d lap[%ld, %d] differs from the unsplit grid's", rank, (long)j, i);
       for (int c = 0; c < 2; c++)
         CHECK(e2e_close(at(xs_field(p, "e"), c, j, off, 1, 0, i), E[c][j][i], 1e-14), "e[%d, %ld, %d]", c, (long)j, i);
       CHECK(e2e_close(at(xs_field(p, "d"), 0, j, off, 1, 0, i), D[j][i], 1e-14), "rank %d d[%ld, %d]", rank, (long)j,
@@ -73,7 +88,27 @@ int main(int argc, char **argv) {
   CHECK(xs_scalar(p, "tot", &tot) == 0 && xs_scalar(p, "top", &top) == 0, "scalars");
   CHECK(e2e_close(tot, tot_ref, 1e-12), "rank %d tot %.17g vs %.17g", rank, tot, tot_ref);
   CHECK(top == top_ref, "rank %d top", rank);
+  if (!nocomm) {   /* the serial run: one rank, the whole grid */
+    xs *q;
+    xs_config c1 = cfg;
+    c1.mpi_fcomm = 0;
+    CHECK(xs_setup(&q, &c1, err, sizeof err) == 0, "serial setup: %s", err);
+    CHECK(xs_step(q) == 0 && xs_sync(q) == 0, "serial step: %s", xs_error(q));
+    static const char *const names[] = {"u", "lap", "d", "rnd", "rr"};
+    for (int f = 0; f < 5; f++)
+      for (int64_t j = off; j < off + n; j++)
+        for (int i = 0; i < NX; i++)
+          CHECK(at(xs_field(p, names[f]), 0, j, off, 1, 0, i) == at(xs_field(q, names[f]), 0, j, 0, 1, 0, i),
+                "rank %d %s[%ld, %d] differs from the serial run's", rank, names[f], (long)j, i);
+    for (int64_t j = off; j < off + n; j++)
+      for (int i = 0; i < NX; i++)
+        for (int c = 0; c < 2; c++)
+          CHECK(at(xs_field(p, "e"), c, j, off, 1, 0, i) == at(xs_field(q, "e"), c, j, 0, 1, 0, i), "e vs serial");
+    xs_teardown(q);
+  }
   xs_teardown(p);
+#ifndef E2E_NOMPI
   MPI_Finalize();
+#endif
   return 0;
 }
