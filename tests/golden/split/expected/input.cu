@@ -1009,7 +1009,7 @@ static int split_k1_update(split_h *p, cudaGraphExec_t x)
 /* input.cnp:15: step on s -- its work, enqueued while the stream is captured. */
 static int split_g0_enqueue(split_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:16: fft rho -> rk; */
   {  /* fft: the interior planes of rho (ghosts excluded) */
     cnp_array cnp_x = cnp_g_interior(&p->f_rho, 1);
@@ -1032,7 +1032,7 @@ static int split_g0_enqueue(split_h *p, cnp_stream *S)
   }
   /* input.cnp:23: map (j, i) in G */
   if ((st = split_k1_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
