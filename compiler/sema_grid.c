@@ -61,6 +61,26 @@ static bool boundary_word(Sema *S, Expr *e, GridAxis *ax) {
   return true;
 }
 
+/* The clause `split` (a bare word: an EX_NAME; true when cl is it or another bare word). */
+static bool split_clause(Sema *S, GridInfo *g, Expr *cl, int *seen_s) {
+  if (word_is(&cl->ref, "split")) {
+    if (cl->kind != EX_NAME)
+      diag_error(S->cc, cl->ref.loc, "'split' takes no arguments: it splits axis 0 over the ranks");
+    else if ((*seen_s)++)
+      diag_error(S->cc, cl->ref.loc, "a second 'split'");
+    else
+      g->split = true, g->split_axis = 0, g->split_loc = cl->loc;
+    return true;
+  }
+  if (cl->kind != EX_NAME) return false;
+  const char *w = cl->ref.name ? cl->ref.name : "?";
+  if (diag_edit_distance(w, "split", 2) <= 2)
+    diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s'; did you mean 'split'?", w);
+  else
+    diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s': a grid takes boundary(..), length(..) and split", w);
+  return true;
+}
+
 void check_grid(Sema *S, Decl *d) {
   GridInfo *g = d->grid;
   int n = d->shape.rank;
@@ -79,28 +99,7 @@ void check_grid(Sema *S, Decl *d) {
   int seen_b = 0, seen_l = 0, seen_s = 0;
   for (int c = 0; c < g->n_clauses; c++) {
     Expr *cl = g->clauses[c];
-    if (word_is(&cl->ref, "split")) {
-      if (cl->kind != EX_NAME) {
-        diag_error(S->cc, cl->ref.loc, "'split' takes no arguments: it splits axis 0 over the ranks");
-        continue;
-      }
-      if (seen_s++) {
-        diag_error(S->cc, cl->ref.loc, "a second 'split'");
-        continue;
-      }
-      g->split = true;
-      g->split_axis = 0;
-      g->split_loc = cl->loc;
-      continue;
-    }
-    if (cl->kind == EX_NAME) {
-      const char *w = cl->ref.name ? cl->ref.name : "?";
-      if (diag_edit_distance(w, "split", 2) <= 2)
-        diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s'; did you mean 'split'?", w);
-      else
-        diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s': a grid takes boundary(..), length(..) and split", w);
-      continue;
-    }
+    if (split_clause(S, g, cl, &seen_s)) continue;
     if (seen_s == 1) {   /* (once; the clause still counts) */
       diag_error(S->cc, cl->ref.loc, "'split' is the last clause of a grid");
       seen_s++;
@@ -290,8 +289,8 @@ static const char *idx_list(Sema *S, const Stmt *m) {
   return arena_strndup(&S->cc->arena, buf, strlen(buf));
 }
 
-/* F[..] in a grid map (check_index's part for grid maps): the map's point plus constant
-** offsets on a field of its grid; an explicit gather or scatter-add on any other field. */
+/* F[..] of a field of a split grid outside a map over that grid: an error (each rank holds
+** only its planes; deposit / gather move values between particles and a split grid). */
 DType grid_split_index(Sema *S, Expr *e, Decl *f) {
   Decl *g = f->grid_of;
   e->type = f->dtype;
@@ -301,6 +300,8 @@ DType grid_split_index(Sema *S, Expr *e, Decl *f) {
   return e->type;
 }
 
+/* F[..] in a grid map (check_index's part for grid maps): the map's point plus constant
+** offsets on a field of its grid; an explicit gather or scatter-add on any other field. */
 DType grid_check_index(Sema *S, Expr *e, Decl *f, int write) {
   Stmt *m = S->map;
   Decl *g = m->over.decl;
@@ -508,8 +509,13 @@ static void red_walk(RedTab *t, Stmt *s, Stmt **ar, int *n_ar) {
       Decl *f = s->target->ref.decl;
       int i = 0;
       while (i < t->n && t->v[i].f != f) i++;
-      if (i == t->n && t->n < 256) t->v[t->n++] = (RedSeen){f, s->red, s->red, s->loc, s->loc, false};
-      else if (i < t->n && t->v[i].op != s->red && !t->v[i].mixed) t->v[i].mixed = true, t->v[i].other = s->loc, t->v[i].other_op = s->red;
+      if (i == t->n && t->n < 256) {
+        t->v[t->n++] = (RedSeen){f, s->red, s->red, s->loc, s->loc, false};
+      } else if (i < t->n && t->v[i].op != s->red && !t->v[i].mixed) {
+        t->v[i].mixed = true;
+        t->v[i].other = s->loc;
+        t->v[i].other_op = s->red;
+      }
     }
     if (s->kind == ST_ALLREDUCE && *n_ar < 256) ar[(*n_ar)++] = s;
     red_walk(t, s->body, ar, n_ar);

@@ -6,7 +6,7 @@
 ** (cnp_slab_range of nx / 2 + 1), and allreduce: the global sums, min, max and counts, the
 ** same on every rank and equal to the serial values (within rounding: 1e-12 relative);
 ** phi against phiu, the unsplit grid's solve (1e-14: the distributed FFT sums in another
-** order).
+** order); a history recorded in a step after the allreduce holds the combined value.
 */
 #include "xf.h"
 #include "e2e.h"
@@ -95,6 +95,9 @@ int main(int argc, char **argv) {
   CHECK(e2e_close(energy, energy_ref, 1e-12), "rank %d energy %.17g vs %.17g", rank, energy, energy_ref);
   CHECK(fabs(pmax - c) < 1e-12 && fabs(pmin + c) < 1e-12, "rank %d pmin %g pmax %g", rank, pmin, pmax);
   CHECK(kmax == (double)(NX / 2), "rank %d kmax %g", rank, kmax);
+  double eh[4];
+  CHECK(xf_history(p, "eh", eh, 4) == 1 && eh[0] == energy, "rank %d: the history records the combined energy",
+        rank);
 #ifndef E2E_NOMPI
   if (!nocomm) {   /* the combined values are the same bytes on every rank */
     double all[MAXR_ALL];
