@@ -5,9 +5,9 @@
 # or any kernel file it names changes: cnpc writes a gcc-style depfile), then adds the
 # generated backend source (NAME.c for host, NAME.cu for CUDA) and NAME.h to <target> and
 # links libcnp. The generated header directory is added to the target's include path.
-# A pipeline that uses MPI (an `mpi` declaration, `exchange` or `migrate`, in the file or
-# in a file it imports) also links cnp_mpi, the MPI module, and through it MPI; others do
-# not, so that they carry no MPI library. MPI forces it (e.g. for a file that CMake cannot
+# A pipeline that uses MPI (an `mpi` declaration, `exchange`, `migrate`, a `split` grid or
+# `allreduce`, in the file or in a file it imports) also links cnp_mpi, the MPI module, and
+# through it MPI; others do not, so that they carry no MPI library. MPI forces it (e.g. for a file that CMake cannot
 # read when it configures).
 # NAME is the pipeline's name, as with cnpc itself (`pipeline pic_step;` in foo.cnp gives
 # pic_step.h and pic_step.c), read from the file at configure time (a change to the file
@@ -28,7 +28,7 @@ function(_cnp_uses_mpi out file dirs seen)
   string(REGEX MATCHALL "import[ \t\r\n]+\"[^\"\n]*\"" imports "${text}")
   string(REGEX REPLACE "\"[^\"\n]*\"" "\"\"" text "${text}")
   string(REGEX REPLACE "#[^\n]*" "" text "${text}")
-  if(text MATCHES "(^|[^A-Za-z0-9_])(mpi|exchange|migrate)($|[^A-Za-z0-9_])")
+  if(text MATCHES "(^|[^A-Za-z0-9_])(mpi|exchange|migrate|split|allreduce)($|[^A-Za-z0-9_])")
     set(${out} TRUE PARENT_SCOPE)
     return()
   endif()

@@ -449,6 +449,15 @@ void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *m
   d->value = ast_call(cc, func, args, close);
 }
 
+void ast_grid_rfft_word(Cnp *cc, Token kw, Token name, Token func, Token of, Token close, Token word) {
+  ast_grid_rfft(cc, kw, name, func, of, NULL, close);
+  if (tok_is(word, "split"))
+    diag_error(cc, loc_of(cc, word), "a spectral grid is not split by itself: rfft(G) of a split grid G is split "
+               "(along axis 1) already");
+  else
+    diag_error(cc, loc_of(cc, word), "a spectral grid takes no clauses: 'rfft(G);', not '%.*s'", word.n, word.z);
+}
+
 void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses) {
   Decl *d = new_decl(cc, DECL_GRID, kw, &name);
   d->grid = arena_alloc(&cc->arena, sizeof *d->grid);
@@ -632,6 +641,25 @@ Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list) {
   Stmt *s = new_stmt(cc, k, loc_of(cc, kw));
   s->a = ref_of(cc, a);
   s->list = ast_reflist(list);
+  return s;
+}
+
+Stmt *ast_migrate_to(Cnp *cc, Token kw, RefVec list, Token to, Token grid, Token at, RefVec pos) {
+  Stmt *s = new_stmt(cc, ST_MIGRATE_TO, loc_of(cc, kw));
+  if (!tok_is(to, "to"))
+    diag_error(cc, loc_of(cc, to), "expected 'by DEST' or 'to GRID at (POS...)' after the arrays of "
+               "migrate, not '%.*s'", to.n, to.z);
+  if (!tok_is(at, "at"))
+    diag_error(cc, loc_of(cc, at), "expected 'at' before the positions, not '%.*s'", at.n, at.z);
+  s->list = ast_reflist(list);
+  s->b = ref_of(cc, grid);
+  s->pos = ast_reflist(pos);
+  return s;
+}
+
+Stmt *ast_allreduce(Cnp *cc, Token kw, RefVec scalars) {
+  Stmt *s = new_stmt(cc, ST_ALLREDUCE, loc_of(cc, kw));
+  s->list = ast_reflist(scalars);
   return s;
 }
 
@@ -896,6 +924,7 @@ const char *ast_step_statement(int code) {
   case TK_REFRESH: return "refresh";   case TK_EXCHANGE: return "exchange";
   case TK_MIGRATE: return "migrate";
   case TK_FFT: return "fft";           case TK_IFFT: return "ifft";
+  case TK_ALLREDUCE: return "allreduce";
   default: return NULL;
   }
 }

@@ -231,6 +231,8 @@ typedef enum StmtKind {
   ST_REFRESH,             /* refresh MIRROR to_host|to_device;                      */
   ST_EXCHANGE,            /* exchange MPI (FIELD) with DEST [from SOURCE];          */
   ST_MIGRATE,             /* migrate (ARRAYS) by DEST;                              */
+  ST_MIGRATE_TO,          /* migrate (ARRAYS) to GRID at (POS...);  .list the arrays, .b the
+                          ** grid, .pos the positions (one per grid axis, outermost first) */
   ST_CALL,                /* KERNEL(ARGS) [over EXTENT];  hand-written kernel       */
   ST_ZERO,                /* zero(FIELDS);                every element set to 0    */
   ST_HISTORY,             /* record HISTORY;   append its scalar's value (sema: from ST_RECORD) */
@@ -250,6 +252,8 @@ typedef enum StmtKind {
   ST_HALO,                /* halo F;   F's ghost planes from the periodic image (.a = F) */
   ST_FFT,                 /* fft REAL -> COMPLEX;   r2c over the real field's grid axes (.a, .b) */
   ST_IFFT,                /* ifft COMPLEX -> REAL;  c2r, normalized by 1/N (.a, .b)          */
+  ST_ALLREDUCE,           /* allreduce S1, S2, ...;  each scalar (.list) combined over the ranks
+                          ** with its reduction's operator (sema: .red_ops, RED_* per scalar) */
   /* inside a map */
   ST_LET,                 /* let NAME [: TYPE] = VALUE;                             */
   ST_ASSIGN,              /* TARGET = VALUE;   TARGET is a field element or a let    */
@@ -286,10 +290,12 @@ struct Stmt {
   Local *let;             /* ST_LET: the new local */
   bool scatter;           /* sema, ST_ADD: target indexed by something other than the index */
   int red;                /* ST_REDUCE: RED_SUM, RED_MIN, RED_MAX */
+  int *red_ops;           /* sema, ST_ALLREDUCE: the RED_* of each scalar of .list */
   bool inclusive;         /* ST_SCAN: inclusive (else exclusive) */
   int pshape;             /* ST_DEPOSIT/ST_GATHER: PSHAPE_NGP, _CIC, _TSC (cnp_shape's values) */
   bool atomic;            /* ST_DEPOSIT: CNP_DEPOSIT_ATOMIC (else SORTED, deterministic) */
   Loc pshape_loc;         /* ST_DEPOSIT/ST_GATHER: the shape word */
+  RefList pos;            /* ST_MIGRATE_TO: the positions */
 
   /* ST_MAP over a grid, `map (j, i) in G { body }` (sema_grid.c): .gidx the index of each
   ** axis, outermost first, .gndim their number (0: a map over a dim or extent); .over is
@@ -396,8 +402,17 @@ typedef struct GridInfo {
   int ndim;               /* 1, 2 or 3 */
   GridAxis axis[3];       /* outermost first */
   Expr **clauses;         /* as written: boundary(..) / length(..) as EX_CALL nodes (.ref.name
-                          ** the clause word, .args its arguments: `ghost(1)` an EX_CALL too) */
+                          ** the clause word, .args its arguments: `ghost(1)` an EX_CALL too);
+                          ** the bare word `split` an EX_NAME */
   int n_clauses;
+  /* MPI split (docs/language.md, "Split grids"): `split` on G splits axis 0 over the ranks in
+  ** slabs (split_axis 0); rfft(G) of a split G is split along axis 1 (split_axis 1), as
+  ** cnp_fft_dist lays it out. The split axis's local count and first global index are the
+  ** setup values p->gsn_NAME / p->gso_NAME; a field's storage extent along it is an EX_NAME
+  ** naming the grid (its local count). */
+  bool split;
+  int split_axis;
+  Loc split_loc;          /* the word `split` (rfft(G): G's) */
 } GridInfo;
 
 const char *grid_bound_name(GridBound b);         /* "periodic", "clamp", "ghost" */
@@ -698,6 +713,8 @@ void ast_grid(Cnp *cc, Token kw, Token name, ExprList ext, ExprList clauses);
 /* grid NAME = rfft(G [, measure]);  the spectral grid of G (.target = G, .value the call as
 ** written, .fft_measure; sema_fft.c fills .grid) */
 void ast_grid_rfft(Cnp *cc, Token kw, Token name, Token func, Token of, Token *measure, Token close);
+/* grid K = rfft(G) WORD;  the same, and an error at WORD (`split`: a spectral grid is split as G is) */
+void ast_grid_rfft_word(Cnp *cc, Token kw, Token name, Token func, Token of, Token close, Token word);
 void ast_step(Cnp *cc, Token kw, Token *name, Token stream, RefVec after, ExprList every,
               StmtList body);
 ExprList ast_every(Cnp *cc, Expr *k, Token offset_kw, Expr *j);   /* every K offset J */
@@ -708,6 +725,9 @@ Stmt *ast_map(Cnp *cc, Token kw, Token index, Token over, StmtList body);
 Stmt *ast_grid_map(Cnp *cc, Token kw, RefVec index, Token over, StmtList body);   /* map (j, i) in G */
 Stmt *ast_named2(Cnp *cc, StmtKind k, Token kw, Token a, Token *b);   /* record/wait/offsets/copy */
 Stmt *ast_listop(Cnp *cc, StmtKind k, Token kw, Token a, RefVec list); /* compact/sort/migrate */
+/* migrate (ARRAYS) to GRID at (POS...);  `to` and `at` contextual words */
+Stmt *ast_migrate_to(Cnp *cc, Token kw, RefVec list, Token to, Token grid, Token at, RefVec pos);
+Stmt *ast_allreduce(Cnp *cc, Token kw, RefVec scalars);   /* allreduce S1, S2; (kw TK_ALLREDUCE, parse.c) */
 Stmt *ast_sum(Cnp *cc, Token kw, Token plan, RefVec values, Token out);
 Stmt *ast_segments(Cnp *cc, Token plan, Token func, Token key, Expr *n);
 Stmt *ast_refresh(Cnp *cc, Token kw, Token mirror, Token dir);

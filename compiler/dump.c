@@ -105,6 +105,13 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     }
     break;
   case ST_MIGRATE: fputs("migrate ", o); refs(o, &s->list); fprintf(o, " by %s", s->a.name); break;
+  case ST_MIGRATE_TO:
+    fputs("migrate ", o);
+    refs(o, &s->list);
+    fprintf(o, " to %s at ", s->b.name);
+    refs(o, &s->pos);
+    break;
+  case ST_ALLREDUCE: fputs("allreduce ", o); refs(o, &s->list); break;
   case ST_CALL:
     fprintf(o, "call %s(", s->a.name);
     for (int i = 0; i < s->nargs; i++) {
@@ -251,6 +258,7 @@ void dump_ast(Cnp *cc, FILE *o) {
         }
         fputc(')', o);
       }
+      if (g->split) fputs(" split", o);
       fputc('\n', o);
       break;
     }

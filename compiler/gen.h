@@ -163,7 +163,11 @@ typedef struct GenUnit {
   int n_steps;
   int n_kernels;
   Buf explain;            /* --explain-fusion text */
-  bool uses_mpi;          /* mpi staging, exchange or migrate: the pipeline needs a comm */
+  bool uses_mpi;          /* mpi staging, exchange or migrate, split grids: the pipeline has a comm */
+  bool mpi_required;      /* mpi staging, exchange or migrate: setup fails without cfg.mpi_fcomm
+                          ** (split grids alone run on one rank without it: p->comm NULL) */
+  bool split;             /* some grid is split over the ranks (gen_grid.c: grid_split_*) */
+  bool allreduce;         /* some `allreduce` (host only; without cfg.mpi_fcomm: one rank) */
   Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
   const char *kernel_src[64];
   int n_kernel_src;
@@ -350,11 +354,18 @@ void inline_sum(GenUnit *u, Buf *b, Stmt *s);
 /* gen_pgrid.c: deposit and gather (docs/codegen.md, Deposit and gather): plan numbering
 ** (called by lower_unit), the pipeline struct's plans, their setup and teardown, the steps. */
 void pgrid_lower(GenUnit *u);
+bool pgrid_windows(const GenUnit *u);   /* a plan has a ghost axis: window_helpers */
 void pgrid_struct(GenUnit *u, Buf *b);
 void pgrid_setup(GenUnit *u, Buf *b);
 void pgrid_teardown(GenUnit *u, Buf *b);
 void pgrid_step_deposit(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 void pgrid_step_gather(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
+/* migrate (ARRAYS) to G at (POS): its plans on a split grid (struct, setup after the
+** communicator, teardown) and the step (nothing moves on an unsplit grid). */
+void pgrid_migrate_struct(GenUnit *u, Buf *b);
+void pgrid_migrate_setup(GenUnit *u, Buf *b);
+void pgrid_migrate_teardown(GenUnit *u, Buf *b);
+void pgrid_step_migrate(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 /* ... their forms in a CUDA graph: over dim D's capacity, the _device_count runtime calls */
 void pgrid_graph_deposit(GenUnit *u, Buf *b, GenOp *op, const char *D);
 void pgrid_graph_gather(GenUnit *u, Buf *b, GenOp *op, const char *D);
@@ -407,6 +418,18 @@ void grid_launch_cuda(GenUnit *u, Buf *b, GenOp *op);
 const char *grid_graph_dims(GenUnit *u, GenOp *op);   /* its <<<grid, block>>> in a CUDA graph */
 void grid_step_halo(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);   /* halo F; */
 void grid_graph_halo(GenUnit *u, Buf *b, GenOp *op);   /* ... its form in a CUDA graph */
+/* Split grids (docs/codegen.md, "MPI"): the struct members (p->gso_G, p->gsn_G, halo
+** plans), the setup of the ranges (before the fields: their storage extents), the halo plans
+** (after them), their teardown. */
+void grid_split_struct(GenUnit *u, Buf *b);
+void grid_split_setup(GenUnit *u, Buf *b);
+void grid_split_halo_setup(GenUnit *u, Buf *b);
+void grid_split_teardown(GenUnit *u, Buf *b);
+/* allreduce S, ...; (gen_red.c): its gather buffer (setup, teardown) and its step form. */
+void red_allreduce_struct(GenUnit *u, Buf *b);
+void red_allreduce_setup(GenUnit *u, Buf *b);
+void red_allreduce_teardown(GenUnit *u, Buf *b);
+void red_step_allreduce(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
 /* gen_fft.c: FFT plans (setup, teardown, struct members), ifft's 1/N pass, the statements. */
 int  fft_plan_of(GenUnit *u, Stmt *s);           /* its plan number (adds one when new) */

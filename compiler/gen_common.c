@@ -115,6 +115,11 @@ static void setup_node(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
       buf_printf(b, cfg ? "(int64_t)cfg->%s" : "(int64_t)p->P_%s", d->name);
       return;
     }
+    if (d->kind == DECL_GRID && d->grid->split) {   /* a split axis's local count (sema_grid.c) */
+      if (cfg) setup_expr(u, b, d->grid->axis[d->grid->split_axis].ext, pfx);   /* (checks: the whole) */
+      else buf_printf(b, "p->gsn_%s", d->name);
+      return;
+    }
     break;
   }
   case EX_UNARY:

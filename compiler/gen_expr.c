@@ -463,6 +463,8 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     ex_as(k, b, e->args[0], DT_U64);
     /* the row: the map index (in an append, the global row l_I = first + cnp_i, not k) */
     if (k->map && k->map->kind == ST_APPEND) buf_printf(b, ", cnp_step, l_%s", k->map->index->name);
+    else if (k->map && k->map->gndim && k->map->over.decl->grid->split)
+      buf_puts(b, ", cnp_step, cnp_pt");   /* a split grid: the global point number (gen_grid.c) */
     else buf_puts(b, ", cnp_step, cnp_i");
     buf_printf(b, ", %" PRId64 "u)", e->ival);
     return;

@@ -46,11 +46,18 @@ static const char *comps_text(GenUnit *u, const struct GenFft *f) {
   return arena_printf(&u->cc->arena, "components of %s as the batch", f->real->name);
 }
 
+/* Is plan f of a split grid (cnp_fft_dist over the ranks; a serial plan on one rank without a comm)? */
+static bool split_fft(const struct GenFft *f) { return f->grid->grid->split; }
+
 void fft_struct(GenUnit *u, Buf *b) {
   for (int i = 0; i < u->n_fft; i++) {
     const struct GenFft *f = &u->fft[i];
     buf_line(b, "cnp_fft_plan *fft_%d;  /* grid %s = rfft(%s), %s, %s */", i, f->grid->name,
-             f->grid->target.name, dtype_name(f->dtype), comps_text(u, f));
+             f->grid->target.name, dtype_name(f->dtype), split_fft(f) ? "one rank without a communicator"
+                                                                       : comps_text(u, f));
+    if (split_fft(f))
+      buf_line(b, "cnp_fft_dist_plan *fftd_%d;  /* ... over the ranks: slabs of %s, blocks of %s along axis 1 */", i,
+               f->grid->target.name, f->grid->name);
   }
 }
 
@@ -61,9 +68,22 @@ void fft_setup(GenUnit *u, Buf *b) {
     int nd = f->grid->grid->ndim, nc = f->real->grid_ncomp;
     Buf dims = {0};
     buf_puts(&dims, "{");
-    for (int k = 0; k < nd; k++) buf_printf(&dims, "%sp->f_%s.shape[%d]", k ? ", " : "", f->real->name, nc + k);
+    for (int k = 0; k < nd; k++)
+      if (split_fft(f))   /* the whole grid's extents */
+        buf_printf(&dims, "%s%s", k ? ", " : "", setup_str(u, f->grid->target.decl->grid->axis[k].ext, "p->"));
+      else
+        buf_printf(&dims, "%sp->f_%s.shape[%d]", k ? ", " : "", f->real->name, nc + k);
     buf_puts(&dims, "}");
     const Stmt *s = f->first;
+    if (split_fft(f)) {
+      EMIT_SNIPPET(b, TM, "plan_split", {"i", gen_int(u, i)}, {"g", f->grid->target.name}, {"K", f->grid->name},
+                   {"nd", gen_int(u, nd)}, {"dims", buf_take(u, &dims)}, {"dt", dtype_name(f->dtype)},
+                   {"cdt", gen_cnp_dtype(f->dtype)},
+                   {"flags", f->grid->fft_measure ? "CNP_FFT_MEASURE" : "CNP_FFT_ESTIMATE"},
+                   {"where", arena_printf(a, "%s:%d: %s %s -> %s", base_name(s->loc.file->path), s->loc.line,
+                                          stmt_of(s->kind)->name, s->a.name, s->b.name)});
+      continue;
+    }
     EMIT_SNIPPET(b, TM, "plan", {"i", gen_int(u, i)}, {"g", f->grid->target.name}, {"nd", gen_int(u, nd)},
                  {"dims", buf_take(u, &dims)}, {"dt", dtype_name(f->dtype)}, {"comps", comps_text(u, f)},
                  {"batch", nc ? arena_printf(a, "p->f_%s.shape[0]", f->real->name) : "0"},
@@ -76,7 +96,10 @@ void fft_setup(GenUnit *u, Buf *b) {
 }
 
 void fft_teardown(GenUnit *u, Buf *b) {
-  for (int i = 0; i < u->n_fft; i++) buf_line(b, "cnp_fft_plan_destroy(p->fft_%d);", i);
+  for (int i = 0; i < u->n_fft; i++) {
+    buf_line(b, "cnp_fft_plan_destroy(p->fft_%d);", i);
+    if (split_fft(&u->fft[i])) buf_line(b, "cnp_fft_dist_plan_destroy(p->fftd_%d);", i);
+  }
 }
 
 /* ifft's 1/N pass, per real dtype an inverse uses. */
@@ -94,9 +117,43 @@ void fft_helpers(GenUnit *u, const GenTarget *t, Buf *b) {
 
 /* The statement: its runtime call (and ifft's 1/N pass). Direct: CNP_G_TRY calls and the
 ** launch count; graph (captured on CUDA): `return st` on a failure. */
+/* fft / ifft of a split grid: the real field's interior planes (a contiguous view) through
+** the distributed plan, or the serial one on one rank without a communicator; ifft's 1/N
+** over the interior. */
+static void fft_step_split(GenUnit *u, Buf *b, GenOp *op, bool graph) {
+  Stmt *s = op->stmt;
+  bool inv = s->kind == ST_IFFT;
+  Decl *x = real_of(s), *c = inv ? s->a.decl : s->b.decl;
+  int id = op->fft_id, W = x->grid_of->grid->axis[0].ghost;
+  const char *dir = inv ? "inverse" : "forward";
+  const char *args = inv ? arena_printf(&u->cc->arena, "&p->f_%s, &cnp_x", c->name)
+                         : arena_printf(&u->cc->arena, "&cnp_x, &p->f_%s", c->name);
+  buf_line(b, "{  /* %s: the interior planes of %s (ghosts excluded) */", stmt_of(s->kind)->name, x->name);
+  b->indent += 2;
+  buf_line(b, "cnp_array cnp_x = cnp_g_interior(&p->f_%s, %d);", x->name, W);
+  const char *calls[2] = {arena_printf(&u->cc->arena, "p->comm ? cnp_fft_dist_%s(p->fftd_%d, %s, S) : "
+                                                      "cnp_fft_%s(p->fft_%d, %s, S)", dir, id, args, dir, id, args),
+                          arena_printf(&u->cc->arena, "cnp_g_fft_scale_%s(&cnp_x, p->comm ? cnp_fft_dist_norm(p->fftd_%d) "
+                                                      ": cnp_fft_norm(p->fft_%d), S)", dtype_name(x->dtype), id, id)};
+  for (int k = 0; k < (inv ? 2 : 1); k++) {
+    if (k) buf_line(b, "/* 1/N (numpy.fft.irfftn): one pass over the interior of %s */", x->name);
+    if (graph) buf_line(b, "if ((st = %s) != CNP_OK) return st;", calls[k]);
+    else {
+      try_call(u, b, s->loc, "%s", calls[k]);
+      buf_line(b, "p->stats.launches++;");
+    }
+  }
+  b->indent -= 2;
+  buf_line(b, "}");
+}
+
 void fft_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph) {
   Stmt *s = op->stmt;
   bool inv = s->kind == ST_IFFT;
+  if (split_fft(&u->fft[op->fft_id])) {
+    fft_step_split(u, b, op, graph);
+    return;
+  }
   const char *call = arena_printf(&u->cc->arena, "cnp_fft_%s(p->fft_%d, &p->f_%s, &p->f_%s, S)",
                                   inv ? "inverse" : "forward", op->fft_id, s->a.decl->name, s->b.decl->name);
   const char *scale = arena_printf(&u->cc->arena, "cnp_g_fft_scale_%s(&p->f_%s, cnp_fft_norm(p->fft_%d), S)",
@@ -151,6 +208,8 @@ bool fft_wave(KCtx *k, Buf *b, Expr *e) {
   int64_t off;
   int a = grid_index_axis(k->map, e->args[0], &off);
   if (a < 0) cnp_ice("wave() of no index");
-  buf_printf(b, "cnp_g_wave(l_%s, cnp_n%d, cnp_d%d, %d)", k->map->gidx[a]->name, a, a, a == k->map->gndim - 1);
+  const GridInfo *gi = k->map->over.decl->grid;
+  buf_printf(b, "cnp_g_wave(l_%s, cnp_%c%d, cnp_d%d, %d)", k->map->gidx[a]->name,
+             gi->split && gi->split_axis == a ? 'N' : 'n', a, a, a == k->map->gndim - 1);   /* (split: global) */
   return true;
 }

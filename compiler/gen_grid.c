@@ -21,6 +21,9 @@ bool gen_any_grid_map(GenUnit *u) {
   return false;
 }
 
+/* Is axis a of grid gi split over the ranks (a local count and offset at setup)? */
+static bool split_ax(const GridInfo *gi, int a) { return gi->split && gi->split_axis == a; }
+
 static bool any_halo(GenUnit *u) {
   for (int s = 0; s < u->n_steps; s++)
     for (int o = 0; o < u->steps[s].n_ops; o++)
@@ -108,7 +111,8 @@ const char *grid_points(GenUnit *u, const Stmt *map) {
   const GridInfo *gi = map->over.decl->grid;
   Buf t = {0};
   for (int a = 0; a < gi->ndim; a++)
-    buf_printf(&t, "%s(int64_t)(%s)", a ? " * " : "", setup_str(u, gi->axis[a].ext, "p->"));
+    if (split_ax(gi, a)) buf_printf(&t, "%sp->gsn_%s", a ? " * " : "", map->over.decl->name);
+    else buf_printf(&t, "%s(int64_t)(%s)", a ? " * " : "", setup_str(u, gi->axis[a].ext, "p->"));
   return buf_take(u, &t);
 }
 
@@ -119,6 +123,10 @@ void grid_args(GenUnit *u, Buf *b, GenOp *op) {
     buf_line(b, "  int64_t g_n%d;                 /* grid %s: points along axis %d */", a, g->name, a);
   for (int a = 0; a < g->grid->ndim; a++)
     buf_line(b, "  double g_d%d;                  /* ... their spacing (length / points) */", a);
+  for (int a = 0; a < g->grid->ndim; a++)
+    if (split_ax(g->grid, a))
+      buf_line(b, "  int64_t g_o%d, g_N%d;          /* split axis %d: this rank's first index, all points */", a,
+               a, a);
 }
 
 /* A grid length (a real setup expression: literals, consts, setup params, + - * /) as C. */
@@ -156,12 +164,17 @@ void grid_fill(GenUnit *u, Buf *b, GenOp *op, const char *pfx) {
   Decl *g = op->stmt->over.decl;
   const GridInfo *gi = g->grid;
   for (int a = 0; a < gi->ndim; a++)
-    buf_line(b, "%sg_n%d = (int64_t)(%s);", pfx, a, setup_str(u, gi->axis[a].ext, "p->"));
+    if (split_ax(gi, a)) {
+      buf_line(b, "%sg_n%d = p->gsn_%s;", pfx, a, g->name);
+      buf_line(b, "%sg_o%d = p->gso_%s;", pfx, a, g->name);
+      buf_line(b, "%sg_N%d = (int64_t)(%s);", pfx, a, setup_str(u, gi->axis[a].ext, "p->"));
+    } else
+      buf_line(b, "%sg_n%d = (int64_t)(%s);", pfx, a, setup_str(u, gi->axis[a].ext, "p->"));
   for (int a = 0; a < gi->ndim; a++) {
     if (gi->axis[a].length) {
       Buf t = {0};
       len_expr(u, &t, gi->axis[a].length);
-      buf_line(b, "%sg_d%d = %s / (double)%sg_n%d;", pfx, a, buf_str(&t), pfx, a);
+      buf_line(b, "%sg_d%d = %s / (double)%sg_%c%d;", pfx, a, buf_str(&t), pfx, split_ax(gi, a) ? 'N' : 'n', a);
       buf_free(&t);
     }
     else
@@ -180,6 +193,10 @@ void grid_helpers(GenUnit *u, const GenTarget *t, Buf *b) {
     emit_snippet(b, TM, "halo", NULL, 0);
     if (t->device) emit_snippet(b, TM, "halo_cuda", NULL, 0);
   }
+  if (u->split) {
+    buf_puts(b, "\n");
+    emit_snippet(b, TM, "split", NULL, 0);
+  }
 }
 
 /* halo F; -- per ghost axis (outermost first, so the corners of later axes are filled from
@@ -191,7 +208,8 @@ static void halo_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool gr
   Decl *f = s->a.decl;
   const GridInfo *gi = f->grid_of->grid;
   int nc = f->grid_ncomp, r = f->shape.rank;
-  buf_line(b, "{  /* halo %s: its ghost planes from the periodic image */", f->name);
+  buf_line(b, "{  /* halo %s: its ghost planes from the %s */", f->name,
+           gi->split ? "neighbour ranks along axis 0, the other axes' from the periodic image" : "periodic image");
   b->indent += 2;
   buf_line(b, "const int64_t *cnp_sh = p->f_%s.shape;", f->name);
   buf_line(b, "(void)cnp_sh;");
@@ -211,6 +229,18 @@ static void halo_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool gr
       buf_free(&inner);
       continue;
     }
+    bool ranks = a == 0 && gi->split;   /* over the ranks: cnp_halo (one rank without a comm: the image) */
+    if (ranks) {
+      buf_line(b, "if (p->comm) {  /* the ghost planes of axis 0 from the neighbour ranks */");
+      buf_line(b, "  for (int64_t cnp_c = 0; cnp_c < %s; cnp_c++) {", buf_str(&outer));
+      buf_line(b, "    cnp_array cnp_v = cnp_g_gview(&p->f_%s, cnp_c, %d);", f->name, gi->ndim);
+      b->indent += 4;
+      try_call(u, b, s->loc, "cnp_halo_exchange(p->halo_%s, &cnp_v, S)", f->name);
+      b->indent -= 4;
+      buf_line(b, "  }");
+      buf_line(b, "} else {");
+      b->indent += 2;
+    }
     if (t->device) {
       buf_line(b, "if (p->backend == CNP_BACKEND_CUDA)");
       b->indent += 2;
@@ -221,6 +251,10 @@ static void halo_step(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool gr
     }
     try_call(u, b, s->loc, "cnp_g_halo_axis(%s)", args);
     if (t->device) b->indent -= 2;
+    if (ranks) {
+      b->indent -= 2;
+      buf_line(b, "}");
+    }
     buf_free(&outer);
     buf_free(&inner);
   }
@@ -242,6 +276,11 @@ static void extents(GenUnit *u, Buf *b, const Stmt *m) {
              a, W ? arena_printf(&u->cc->arena, " + %d", 2 * W) : "");
     buf_line(b, "const double cnp_d%d = A.g_d%d;", a, a);
     buf_line(b, "(void)cnp_n%d; (void)cnp_s%d; (void)cnp_d%d;", a, a, a);
+    if (split_ax(gi, a)) {
+      buf_line(b, "const int64_t cnp_o%d = A.g_o%d, cnp_N%d = A.g_N%d;  /* split: first global index, all points */",
+               a, a, a, a);
+      buf_line(b, "(void)cnp_o%d; (void)cnp_N%d;", a, a);
+    }
   }
 }
 
@@ -261,7 +300,8 @@ static const char *xvalue(GenUnit *u, const GridAxis *A, int a, const char *l, i
 /* The index lines of axis a (all its offsets). */
 static void xlines(GenUnit *u, Buf *b, const Stmt *m, const Offs *o, int a, bool wrap) {
   const GridAxis *A = &m->over.decl->grid->axis[a];
-  const char *l = arena_printf(&u->cc->arena, "l_%s", m->gidx[a]->name);
+  const char *l = arena_printf(&u->cc->arena, split_ax(m->over.decl->grid, a) ? "l_%s - cnp_o%d" : "l_%s",
+                               m->gidx[a]->name, a);   /* (split: global index - first local one) */
   for (int off = -MAXOFF; off <= MAXOFF; off++)
     if (off == 0 || o->used[a][off + MAXOFF])
       buf_line(b, "const int64_t %s = %s;", xname(u, a, off), xvalue(u, A, a, l, off, wrap));
@@ -272,15 +312,32 @@ static void xlines(GenUnit *u, Buf *b, const Stmt *m, const Offs *o, int a, bool
   buf_free(&v);
 }
 
-/* cnp_i, the point's number (the last axis fastest): the counter of its random draws, the
-** same on both backends and in a reducing grid map. */
-static void point_line(GenUnit *u, Buf *b, const Stmt *m) {
+/* The point's number (the last axis fastest) from the map's indices: the counter of its
+** random draws, the same on both backends and in a reducing grid map; global indices and
+** extents on a split grid, so the same number whatever the rank count. */
+static const char *point_expr(GenUnit *u, const Stmt *m) {
   const char *e = arena_printf(&u->cc->arena, "l_%s", m->gidx[0]->name);
   for (int a = 1; a < m->gndim; a++)
-    e = arena_printf(&u->cc->arena, "%s%s%s * cnp_n%d + l_%s", a > 1 ? "(" : "", e, a > 1 ? ")" : "", a,
-                     m->gidx[a]->name);
-  buf_line(b, "const int64_t cnp_i = %s;  /* the point's number */", e);
+    e = arena_printf(&u->cc->arena, "%s%s%s * cnp_%c%d + l_%s", a > 1 ? "(" : "", e, a > 1 ? ")" : "",
+                     split_ax(m->over.decl->grid, a) ? 'N' : 'n', a, m->gidx[a]->name);
+  return e;
+}
+
+/* cnp_i, the point's number, in the loops (split grid: also cnp_pt, its draws' counter). */
+static void point_line(GenUnit *u, Buf *b, const Stmt *m) {
+  buf_line(b, "const int64_t cnp_i = %s;  /* the point's number */", point_expr(u, m));
   buf_line(b, "(void)cnp_i;");
+  if (m->over.decl->grid->split) {
+    buf_line(b, "const int64_t cnp_pt = cnp_i;  /* the counter of its random draws */");
+    buf_line(b, "(void)cnp_pt;");
+  }
+}
+
+/* A reducing map over a split grid: cnp_i counts this rank's points; its draws count the
+** global point number cnp_pt, as in the loops. */
+static void global_point_line(GenUnit *u, Buf *b, const Stmt *m) {
+  buf_line(b, "const int64_t cnp_pt = %s;  /* the point's global number: its draws' counter */", point_expr(u, m));
+  buf_line(b, "(void)cnp_pt;");
 }
 
 static const char *what(GenUnit *u, const Stmt *m) {
@@ -299,7 +356,10 @@ void grid_prologue(KCtx *k, Buf *b, Stmt *m) {
   extents(u, b, m);
   buf_line(b, "int64_t cnp_q = cnp_i;  /* the point's indices, the last axis fastest */");
   for (int a = m->gndim - 1; a >= 0; a--) {
-    buf_line(b, "const int64_t l_%s = cnp_q %% cnp_n%d;", m->gidx[a]->name, a);
+    if (split_ax(m->over.decl->grid, a))   /* split: the global index */
+      buf_line(b, "const int64_t l_%s = cnp_o%d + cnp_q %% cnp_n%d;", m->gidx[a]->name, a, a);
+    else
+      buf_line(b, "const int64_t l_%s = cnp_q %% cnp_n%d;", m->gidx[a]->name, a);
     buf_line(b, "cnp_q /= cnp_n%d;", a);
   }
   buf_line(b, "(void)cnp_q;");
@@ -307,6 +367,7 @@ void grid_prologue(KCtx *k, Buf *b, Stmt *m) {
     buf_line(b, "(void)l_%s;", m->gidx[a]->name);
     xlines(u, b, m, &o, a, true);
   }
+  if (m->over.decl->grid->split) global_point_line(u, b, m);
 }
 
 void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
@@ -323,8 +384,12 @@ void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *u
   extents(u, &ext, m);
   if (last > 0) buf_line(&loops, "%s", omp);
   for (int a = 0; a < last; a++) {   /* the outer axes: one index line set per row / plane */
-    buf_line(&loops, "for (int64_t l_%s = 0; l_%s < cnp_n%d; l_%s++) {", m->gidx[a]->name, m->gidx[a]->name, a,
-             m->gidx[a]->name);
+    if (split_ax(gi, a))   /* split: this rank's global indices */
+      buf_line(&loops, "for (int64_t l_%s = cnp_o%d; l_%s < cnp_o%d + cnp_n%d; l_%s++) {", m->gidx[a]->name, a,
+               m->gidx[a]->name, a, a, m->gidx[a]->name);
+    else
+      buf_line(&loops, "for (int64_t l_%s = 0; l_%s < cnp_n%d; l_%s++) {", m->gidx[a]->name, m->gidx[a]->name, a,
+               m->gidx[a]->name);
     loops.indent += 2;
     xlines(u, &loops, m, &o, a, true);
   }
@@ -347,6 +412,10 @@ void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *u
     seg_lo[1] = a_lo, seg_hi[1] = a_hi, seg_wrap[1] = false;
     seg_lo[2] = a_hi, seg_hi[2] = arena_printf(&u->cc->arena, "cnp_n%d", last), seg_wrap[2] = true;
     nseg = 3;
+  } else if (split_ax(gi, last)) {   /* (no stencil along a split axis without ghosts) */
+    seg_lo[0] = arena_printf(&u->cc->arena, "cnp_o%d", last);
+    seg_hi[0] = arena_printf(&u->cc->arena, "cnp_o%d + cnp_n%d", last, last), seg_wrap[0] = false;
+    nseg = 1;
   } else {
     seg_lo[0] = "0", seg_hi[0] = arena_printf(&u->cc->arena, "cnp_n%d", last), seg_wrap[0] = false;
     nseg = 1;
@@ -388,9 +457,11 @@ void kernel_grid_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   static const char xyz[] = "xyz";
   for (int a = nd - 1; a >= 0; a--) {   /* x: the last axis */
     char c = xyz[nd - 1 - a];
-    buf_line(&index, "const int64_t l_%s = (int64_t)blockIdx.%c * blockDim.%c + threadIdx.%c;", m->gidx[a]->name, c,
-             c, c);
-    buf_printf(&out, "%sl_%s >= A.g_n%d", a == nd - 1 ? "" : " || ", m->gidx[a]->name, a);
+    bool sp = split_ax(m->over.decl->grid, a);
+    buf_line(&index, "const int64_t l_%s = %s(int64_t)blockIdx.%c * blockDim.%c + threadIdx.%c;", m->gidx[a]->name,
+             sp ? arena_printf(&u->cc->arena, "A.g_o%d + ", a) : "", c, c, c);
+    buf_printf(&out, "%sl_%s%s >= A.g_n%d", a == nd - 1 ? "" : " || ", m->gidx[a]->name,
+               sp ? arena_printf(&u->cc->arena, " - A.g_o%d", a) : "", a);
   }
   extents(u, &ext, m);
   kernel_locals(&body, use);
@@ -430,4 +501,72 @@ const char *grid_graph_dims(GenUnit *u, GenOp *op) {
   }
   buf_printf(&t, "), dim3(%d, %d, %d)", blk[nd - 1][0], blk[nd - 1][1], blk[nd - 1][2]);
   return buf_take(u, &t);
+}
+
+/* ------------------------------------------------------------------ split grids */
+
+/* Is field f halo'd over the ranks (a field of a split grid in a `halo f;`)? */
+static bool split_halo_of(GenUnit *u, const Decl *f) {
+  if (!f->grid_of || !f->grid_of->grid->split) return false;
+  for (int s = 0; s < u->n_steps; s++)
+    for (int o = 0; o < u->steps[s].n_ops; o++) {
+      const GenOp *op = &u->steps[s].ops[o];
+      if (op->kind == GOP_STMT && op->stmt->kind == ST_HALO && op->stmt->a.decl == f) return true;
+    }
+  return false;
+}
+
+void grid_split_struct(GenUnit *u, Buf *b) {
+  if (!u->split) return;
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind == DECL_GRID && d->grid->split)
+      buf_line(b, "int64_t gso_%s, gsn_%s;  /* grid %s split along axis %d: this rank's first index, its count */",
+               d->name, d->name, d->name, d->grid->split_axis);
+    if (d->kind == DECL_FIELD && split_halo_of(u, d))
+      buf_line(b, "cnp_halo *halo_%s;  /* halo %s over the ranks (NULL without a communicator) */", d->name, d->name);
+  }
+}
+
+/* The first allreduce statement of the unit (NULL if none). */
+static Stmt *first_allreduce(GenUnit *u) {
+  for (int s = 0; s < u->n_steps; s++)
+    for (int o = 0; o < u->steps[s].n_ops; o++)
+      if (u->steps[s].ops[o].stmt->kind == ST_ALLREDUCE) return u->steps[s].ops[o].stmt;
+  return NULL;
+}
+
+void grid_split_setup(GenUnit *u, Buf *b) {
+  if (!u->split && !u->allreduce) return;
+  Decl *g = NULL;
+  for (Decl *d = u->cc->decls; d && !g; d = d->next)
+    if (d->kind == DECL_GRID && d->grid->split) g = d;
+  Loc at = g ? g->loc : first_allreduce(u)->loc;
+  EMIT_SNIPPET(b, "setup", "split_cuda", {"file", base_name(at.file->path)}, {"line", gen_int(u, at.line)},
+               {"what", g ? arena_printf(&u->cc->arena, "grid %s is split over MPI ranks: split grids", g->name)
+                          : "allreduce"});
+  EMIT_SNIPPET(b, "setup", u->mpi_required ? "mpi_comm" : "mpi_comm_split", {"N", u->name});
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind != DECL_GRID || !d->grid->split) continue;
+    const char *file = base_name(d->loc.file->path), *line = gen_int(u, d->loc.line);
+    int a = d->grid->split_axis;
+    const char *n = setup_str(u, d->grid->axis[a].ext, "p->");
+    int W = d->grid->axis[a].ghost;
+    EMIT_SNIPPET(b, "setup", "split_range", {"n", n}, {"a", gen_int(u, a)}, {"g", d->name}, {"file", file},
+                 {"line", line}, {"W", W ? gen_int(u, W) : ""});
+  }
+}
+
+void grid_split_halo_setup(GenUnit *u, Buf *b) {
+  for (Decl *d = u->cc->decls; d; d = d->next) {
+    if (d->kind != DECL_FIELD || !split_halo_of(u, d)) continue;
+    const GridInfo *gi = d->grid_of->grid;
+    EMIT_SNIPPET(b, "setup", "split_halo", {"f", d->name}, {"nd", gen_int(u, gi->ndim)},
+                 {"W", gen_int(u, gi->axis[0].ghost)}, {"file", base_name(d->loc.file->path)},
+                 {"line", gen_int(u, d->loc.line)});
+  }
+}
+
+void grid_split_teardown(GenUnit *u, Buf *b) {
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_FIELD && split_halo_of(u, d)) buf_line(b, "cnp_halo_destroy(p->halo_%s);", d->name);
 }

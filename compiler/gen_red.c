@@ -9,7 +9,9 @@
 ** one-block kernel (each thread a fixed stride of partials, then the same tree). No atomics.
 ** The partials live in p->rp_S, allocated at setup. `record H` appends the scalar to the
 ** ring p->f_H (counter p->hc_H, on the device), one thread on CUDA. A scan is three passes
-** over chunks of SCAN_CHUNK rows in the same order on both backends. The text: templates/reduce.tmpl.
+** over chunks of SCAN_CHUNK rows in the same order on both backends. `allreduce S, ...;`
+** gathers every rank's scalars (cnp_comm_allgather into p->ar_N, allocated at setup) and
+** combines them in rank order. The text: templates/reduce.tmpl.
 */
 #include "gen.h"
 
@@ -415,7 +417,7 @@ void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph
   const char *ct = gen_ctype(x->dtype), *ut = wrap_type(x->dtype);
   gen_decl_is_dim_extent(x, &dim);
   bool both = t->device && !graph;
-  Buf call = {.indent = b->indent + 4};
+  Buf call = {.indent = b->indent + 2};
   if (both) try_call(u, &call, s->loc, "sst");
   EMIT_SNIPPET(b, TM, "scan", {"kind", s->inclusive ? "inclusive" : "exclusive"}, {"x", x->name}, {"y", y->name},
                {"T", ct}, {"UT", ut ? ut : ct}, {"ax", gen_int(u, x->shape.rank - 1)}, {"id", gen_int(u, op->scan_id)},
@@ -438,4 +440,63 @@ void red_header(GenUnit *u, Buf *b) {
   if (!scalars) return;
   EMIT_SNIPPET(b, TM, "header_scalar", {"n", u->name});
   if (hist) EMIT_SNIPPET(b, TM, "header_history", {"n", u->name});
+}
+
+/* ------------------------------------------------------------------ allreduce S, ...; */
+
+/* The bytes of an allreduce's scalars, one after the other. */
+static int allreduce_bytes(const Stmt *s) {
+  int nb = 0;
+  for (int i = 0; i < s->list.n; i++) nb += (int)dtype_size(s->list.v[i].decl->dtype);
+  return nb;
+}
+
+#define FOR_ALLREDUCE(u, op)                                  \
+  for (int s_ = 0; s_ < (u)->n_steps; s_++)                   \
+    for (int o_ = 0; o_ < (u)->steps[s_].n_ops; o_++)         \
+      for (GenOp *op = &(u)->steps[s_].ops[o_]; op; op = NULL) \
+        if (op->stmt->kind == ST_ALLREDUCE)
+
+void red_allreduce_struct(GenUnit *u, Buf *b) {
+  FOR_ALLREDUCE(u, op)
+    buf_line(b, "unsigned char *ar_%d;  /* allreduce (%s:%d): every rank's %d bytes of scalars */", op->mpi_id,
+             base_name(op->stmt->loc.file->path), op->stmt->loc.line, allreduce_bytes(op->stmt));
+}
+
+void red_allreduce_setup(GenUnit *u, Buf *b) {
+  FOR_ALLREDUCE(u, op)
+    EMIT_SNIPPET(b, TM, "allreduce_setup", {"id", gen_int(u, op->mpi_id)}, {"nb", gen_int(u, allreduce_bytes(op->stmt))},
+                 {"file", base_name(op->stmt->loc.file->path)}, {"line", gen_int(u, op->stmt->loc.line)});
+}
+
+void red_allreduce_teardown(GenUnit *u, Buf *b) {
+  FOR_ALLREDUCE(u, op) buf_line(b, "free(p->ar_%d);", op->mpi_id);
+}
+
+void red_step_allreduce(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
+  Stmt *s = op->stmt;
+  int nb = allreduce_bytes(s), id = op->mpi_id;
+  Buf pack = {.indent = b->indent + 2}, comb = {.indent = b->indent + 2};
+  (void)t;
+  for (int i = 0, at = 0; i < s->list.n; i++) {
+    Decl *f = s->list.v[i].decl;
+    const char *T = gen_ctype(f->dtype);
+    int op_ = s->red_ops[i];
+    buf_line(&pack, "memcpy(cnp_mine + %d, p->f_%s.data, sizeof(%s));", at, f->name, T);
+    const char *v;
+    if (op_ == RED_SUM && dtype_is_int(f->dtype))   /* wrapping, as the maps' sums */
+      v = arena_printf(&u->cc->arena, "(%s)((uint64_t)cnp_v + (uint64_t)cnp_w)", T);
+    else if (op_ == RED_SUM) v = "cnp_v + cnp_w";
+    else v = op_ == RED_MIN ? "cnp_w < cnp_v ? cnp_w : cnp_v" : "cnp_w > cnp_v ? cnp_w : cnp_v";
+    EMIT_SNIPPET(&comb, TM, "allreduce_combine", {"T", T}, {"f", f->name}, {"id", gen_int(u, id)},
+                 {"at", gen_int(u, at)}, {"nb", gen_int(u, nb)}, {"v", v},
+                 {"op", op_ == RED_SUM ? "+" : op_ == RED_MIN ? "min" : "max"});
+    at += (int)dtype_size(f->dtype);
+  }
+  Buf names = {0};
+  for (int i = 0; i < s->list.n; i++) buf_printf(&names, "%s%s", i ? ", " : "", s->list.v[i].decl->name);
+  Buf call = {.indent = b->indent + 2};
+  try_call(u, &call, s->loc, "cnp_comm_allgather(p->comm, cnp_mine, %d, p->ar_%d)", nb, id);
+  EMIT_SNIPPET(b, TM, "allreduce", {"names", buf_take(u, &names)}, {"nb", gen_int(u, nb)},
+               {"pack", buf_take(u, &pack)}, {"call", buf_take(u, &call)}, {"combine", buf_take(u, &comb)});
 }

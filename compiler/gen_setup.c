@@ -135,7 +135,8 @@ void gen_setup_funcs(GenUnit *u, Buf *b) {
 /* Communicator, staging objects, exchange partners and migration plans. */
 static void gen_setup_mpi(GenUnit *u, Buf *b) {
   Arena *a = &u->cc->arena;
-  EMIT_SNIPPET(b, TM, "mpi_comm", {"N", u->name});
+  if (!u->split && !u->allreduce)   /* (else before the fields: grid_split_setup) */
+    EMIT_SNIPPET(b, TM, "mpi_comm", {"N", u->name});
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind != DECL_MPI) continue;
     static const char *modes[] = {"CNP_CUDA_AWARE_AUTO", "CNP_CUDA_AWARE_ON", "CNP_CUDA_AWARE_OFF"};
@@ -262,8 +263,10 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
       buf_line(b, "p->P_%s = %s;", d->name,
                param_value(u, d, arena_printf(&u->cc->arena, "cfg->%s", d->name)));
   }
+  grid_split_setup(u, b);   /* the communicator and the split ranges: the fields' storage extents */
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_FIELD) setup_field(u, b, d);
+  grid_split_halo_setup(u, b);
   EMIT_SNIPPET(b, TM, "common", {"N", u->name}, {"ws_ev", u->ws_shared ? "1" : ""});
   setup_objects(u, b);
   fft_setup(u, b);
@@ -271,6 +274,8 @@ void gen_setup_body(GenUnit *u, const GenTarget *t, Buf *b) {
   pgrid_setup(u, b);
   buf_line(b, "p->nthreads = CNP_G_MAXT();");
   if (u->uses_mpi) gen_setup_mpi(u, b);
+  pgrid_migrate_setup(u, b);
+  red_allreduce_setup(u, b);
   setup_kernels(u, t, b);
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++)
@@ -319,11 +324,14 @@ void gen_teardown_body(GenUnit *u, Buf *b) {
     for (int o = 0; o < u->steps[i].n_ops; o++)
       if (u->steps[i].ops[o].stmt->kind == ST_MIGRATE)
         release(b, "", "cnp_migrate_plan_destroy", arena_printf(a, "mig_%d", u->steps[i].ops[o].mpi_id));
+  pgrid_migrate_teardown(u, b);   /* before the communicator */
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) {
       release(b, "", "cnp_mpi_stage_destroy", arena_printf(a, "mpi_%s", d->name));
       if (d->own_buffer) release(b, ".data", "cnp_array_free", arena_printf(a, "hb_%s", d->name));
     }
+  grid_split_teardown(u, b);
+  red_allreduce_teardown(u, b);
   if (u->uses_mpi) release(b, "", "cnp_comm_destroy", "comm");
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_KERNEL) {

@@ -264,12 +264,13 @@ static StepEmit *const step_emit[ST__COUNT] = {
     [ST_OFFSETS] = step_offsets,   [ST_SEGMENTS] = step_segments, [ST_SUM] = step_sum,
     [ST_RECORD] = step_record,     [ST_WAIT] = step_wait,       [ST_COPY] = step_copy,
     [ST_REFRESH] = step_refresh,   [ST_EXCHANGE] = step_exchange, [ST_MIGRATE] = step_migrate,
+    [ST_MIGRATE_TO] = pgrid_step_migrate,
     [ST_CALL] = step_call,         [ST_ZERO] = step_zero,
     [ST_HISTORY] = step_history,   [ST_SCAN] = step_scan,
     [ST_REPEAT] = step_repeat,     [ST_REPEAT_END] = step_repeat_end, [ST_SWAP] = step_swap,
     [ST_APPEND] = red_step_append, [ST_DEPOSIT] = pgrid_step_deposit, [ST_GATHER] = pgrid_step_gather,
     [ST_EVERY] = step_every,     [ST_EVERY_END] = step_every_end, [ST_HALO] = grid_step_halo,
-    [ST_FFT] = step_fft,           [ST_IFFT] = step_fft,
+    [ST_FFT] = step_fft,           [ST_IFFT] = step_fft,        [ST_ALLREDUCE] = red_step_allreduce,
 };
 
 bool gen_step_emitter(StmtKind k) { return step_emit[k] != NULL; }

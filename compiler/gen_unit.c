@@ -232,6 +232,8 @@ static void gen_struct(GenUnit *u, Buf *b) {
                    {"buffers", buf_take(u, &bufs)}, {"plan", op->fused_plan->name});
     }
   if (u->uses_mpi) emit_snippet(b, TM, "struct_mpi", NULL, 0);
+  grid_split_struct(u, b);
+  red_allreduce_struct(u, b);
   for (Decl *d = u->cc->decls; d; d = d->next)
     if (d->kind == DECL_MPI) {
       buf_line(b, "cnp_mpi_stage *mpi_%s;  /* mpi staging %s */", d->name, d->name);
@@ -396,6 +398,7 @@ static void type_helpers(GenUnit *u, const GenTarget *tg, Buf *b) {
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) gather = gather || u->steps[i].ops[o].stmt->kind == ST_GATHER;
   if (gather) emit_snippet(b, "pgrid", "helpers", NULL, 0);
+  if (pgrid_windows(u)) emit_snippet(b, "pgrid", "window_helpers", NULL, 0);
 }
 
 void gen_unit(GenUnit *u, const GenTarget *t, Buf *out) {

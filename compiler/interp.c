@@ -239,6 +239,8 @@ int64_t setup_int(Interp *I, Expr *e) {
     if (d->kind == DECL_CONST) return d->ival;
     if (d->kind == DECL_DIM) return I->dim_cap[d->index];
     if (d->kind == DECL_PARAM) return conv(I->params[d->index], DT_I64).i;
+    if (d->kind == DECL_GRID && d->grid->split)   /* one rank: the split axis whole */
+      return setup_int(I, d->grid->axis[d->grid->split_axis].ext);
     return 0;
   }
   case EX_BINARY: {
@@ -1244,10 +1246,12 @@ static void exec_step_stmt(Interp *I, Stmt *s) {
   case ST_HISTORY: exec_history(I, s); return;
   case ST_APPEND: exec_append(I, s); return;
   case ST_HALO: exec_halo(I, s); return;
+  case ST_MIGRATE_TO: return;                    /* one rank: every row stays */
   case ST_DEPOSIT: exec_deposit(I, s); return;
   case ST_GATHER: exec_gather(I, s); return;
   case ST_FFT: exec_fft(I, s, false); return;
   case ST_IFFT: exec_fft(I, s, true); return;
+  case ST_ALLREDUCE: return;   /* one rank: each scalar is its own combination */
   default:
     fail(I, s->loc, "the interpreter does not run %s statements", stmt_of(s->kind)->name);
   }

@@ -142,13 +142,31 @@ void exec_halo(Interp *I, Stmt *s) {
 ** index and the S weights; a position with !(|u| < 2^52) is skipped. */
 typedef struct PgStencil { int64_t base[3]; double W[3][3]; } PgStencil;
 
+/* A ghost(W) axis: the generated code's window positions (templates/pgrid.tmpl,
+** cnp_g_pg_wrap): u wrapped into [0, n) by fmod, + W, rounded to the plan's dtype; the
+** shape then runs over the storage's n + 2W planes (the caller folds a deposit's ghosts). */
+static double pg_window(double u, double n, double shift) {
+  if (!(fabs(u) < 4503599627370496.0)) return u;
+  double r = fmod(u, n);
+  if (r < 0.0) {
+    r += n;
+    if (r >= n) r = 0.0;
+  }
+  return r + shift;
+}
+
 static bool pg_stencil(Interp *I, Stmt *s, const GridInfo *gi, int64_t p, PgStencil *st) {
   for (int a = 0; a < 3; a++) st->base[a] = 0, st->W[a][0] = 1.0;
   for (int a = 0; a < gi->ndim; a++) {
     FieldRT *pf = field_of(I, s->list.v[a].decl);
-    int64_t n = setup_int(I, gi->axis[a].ext);
+    int64_t n = setup_int(I, gi->axis[a].ext), gw = gi->axis[a].ghost;
     double scale = gi->axis[a].length ? (double)n / len_value(I, gi->axis[a].length) : 1.0;
     double u = as_double(load(pf, p)) * scale, i;
+    if (gw) {
+      u = pg_window(u, (double)n, (double)gw);
+      if (pf->d->dtype == DT_F32) u = (double)(float)u;
+      n += 2 * gw;
+    }
     if (!(fabs(u) < 4503599627370496.0)) return false;
     double *W = st->W[a];
     if (s->pshape == 0) i = floor(u + 0.5), W[0] = 1.0;
@@ -168,6 +186,33 @@ static bool pg_stencil(Interp *I, Stmt *s, const GridInfo *gi, int64_t p, PgSten
   return true;
 }
 
+/* After a deposit onto ghost(W) axes, as cnp_g_pg_fold (templates/pgrid.tmpl) per ghost axis
+** in order: the lower ghost planes [0, W) added into [n, n + W), the upper [n + W, n + 2W)
+** into [W, 2W), each zeroed after. */
+static void pg_fold(FieldRT *g, const GridInfo *gi, const int64_t dims[3], bool f32) {
+  for (int a = 0; a < gi->ndim; a++) {
+    int64_t W = gi->axis[a].ghost, ns = dims[a], n = ns - 2 * W, outer = 1, inner = 1;
+    if (!W) continue;
+    for (int r = 0; r < a; r++) outer *= dims[r];
+    for (int r = a + 1; r < 3; r++) inner *= dims[r];
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t k = 0; k < 2 * W; k++) {
+        int64_t from = k < W ? k : n + k, to = k < W ? n + k : k;
+        for (int64_t i = 0; i < inner; i++) {
+          int64_t jf = (o * ns + from) * inner + i, jt = (o * ns + to) * inner + i;
+          Value vt = load(g, jt), vf = load(g, jf);
+          store(g, jt, f32 ? (Value){.t = DT_F32, .f = vt.f + vf.f} : (Value){.t = DT_F64, .d = vt.d + vf.d});
+          store(g, jf, f32 ? (Value){.t = DT_F32, .f = 0.0f} : (Value){.t = DT_F64, .d = 0.0});
+          if (g->abssum && g->nterms[jf]) {   /* an open deposit's terms move with the sums */
+            if (!g->nterms[jt]) g->abssum[jt] = 0.0;
+            g->abssum[jt] += g->abssum[jf], g->nterms[jt] += g->nterms[jf];
+            g->abssum[jf] = 0.0, g->nterms[jf] = 0;
+          }
+        }
+      }
+  }
+}
+
 /* deposit: each particle's S^ndim contributions w * W0 * W1 * W2 (C order of the points,
 ** rounded to the dtype), summed per base cell in particle order, then per grid point the
 ** cells' partials that reach it, offsets in C order (the SORTED mode: exact in f64). f32 and
@@ -178,7 +223,8 @@ void exec_deposit(Interp *I, Stmt *s) {
   const GridInfo *gi = g->d->grid_of->grid;
   int nd = gi->ndim, S = s->pshape + 1;
   int64_t dims[3] = {1, 1, 1}, np = 1, ncell = 1;
-  for (int a = 0; a < nd; a++) dims[a] = setup_int(I, gi->axis[a].ext), ncell *= dims[a], np *= S;
+  for (int a = 0; a < nd; a++)   /* the storage window (n + 2W along a ghost axis) */
+    dims[a] = setup_int(I, gi->axis[a].ext) + 2 * gi->axis[a].ghost, ncell *= dims[a], np *= S;
   int64_t n = p0->dim ? I->dim_live[p0->dim->index] : p0->cap[p0->rank - 1];
   bool f32 = g->d->dtype == DT_F32, open = f32 || s->atomic;
   double *part = calloc((size_t)(ncell * np) + 1, sizeof(double));
@@ -223,6 +269,7 @@ void exec_deposit(Interp *I, Stmt *s) {
         store(g, j, f32 ? (Value){.t = DT_F32, .f = accf} : (Value){.t = DT_F64, .d = acc});
       }
   free(part);
+  pg_fold(g, gi, dims, f32);
 }
 
 /* OUT element e was just written by a gather with input bound bnd: its new bound (none when
@@ -249,7 +296,8 @@ void exec_gather(Interp *I, Stmt *s) {
   const GridInfo *gi = g->d->grid_of->grid;
   int nd = gi->ndim, S = s->pshape + 1, S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
   int64_t dims[3] = {1, 1, 1}, ncell = 1;
-  for (int a = 0; a < nd; a++) dims[a] = setup_int(I, gi->axis[a].ext), ncell *= dims[a];
+  for (int a = 0; a < nd; a++)   /* the storage window, as deposit */
+    dims[a] = setup_int(I, gi->axis[a].ext) + 2 * gi->axis[a].ghost, ncell *= dims[a];
   int64_t n = p0->dim ? I->dim_live[p0->dim->index] : p0->cap[p0->rank - 1];
   int64_t comps = 1;
   for (int r = 0; r < g->d->grid_ncomp; r++) comps *= g->cap[r];
@@ -299,6 +347,10 @@ static long double complex twiddle(int64_t k, int64_t j, int64_t n, int sign) {
 
 void exec_fft(Interp *I, Stmt *s, bool inverse) {
   FieldRT *re = field_of(I, inverse ? s->b.decl : s->a.decl), *cx = field_of(I, inverse ? s->a.decl : s->b.decl);
+  if (re->d->grid_of->grid->split) {   /* (its ghost planes would be transformed too) */
+    fail(I, s->loc, "the interpreter does not run FFTs of split grid %s", re->d->grid_of->name);
+    return;
+  }
   int64_t n[3], comps, N;
   int nd;
   fft_dims(re, n, &nd, &comps, &N);

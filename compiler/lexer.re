@@ -25,7 +25,7 @@ static const char *const token_names[] = {
   [TK_IDENT] = "identifier", [TK_INT] = "integer", [TK_FLOAT] = "number", [TK_IMAG] = "imaginary number",
   [TK_STRING] = "string", [TK_SCALAR] = "'scalar'", [TK_HISTORY] = "'history'",
   [TK_SCAN] = "'scan'", [TK_MINEQ] = "'min='", [TK_MAXEQ] = "'max='",
-  [TK_EVERY] = "'every'", [TK_APPEND] = "'append'", [TK_REPEAT] = "'repeat'", [TK_SWAP] = "'swap'", [TK_GRID] = "'grid'", [TK_HALO] = "'halo'", [TK_FFT] = "'fft'", [TK_IFFT] = "'ifft'", [TK_SEMI] = "';'", [TK_COMMA] = "','", [TK_COLON] = "':'",
+  [TK_EVERY] = "'every'", [TK_APPEND] = "'append'", [TK_REPEAT] = "'repeat'", [TK_SWAP] = "'swap'", [TK_GRID] = "'grid'", [TK_HALO] = "'halo'", [TK_FFT] = "'fft'", [TK_IFFT] = "'ifft'", [TK_ALLREDUCE] = "'allreduce'", [TK_SEMI] = "';'", [TK_COMMA] = "','", [TK_COLON] = "':'",
   [TK_LP] = "'('", [TK_RP] = "')'", [TK_LB] = "'['", [TK_RB] = "']'",
   [TK_LBRACE] = "'{'", [TK_RBRACE] = "'}'", [TK_ASSIGN] = "'='", [TK_PLUSEQ] = "'+='",
   [TK_ARROW] = "'->'", [TK_LARROW] = "'<-'", [TK_OROR] = "'||'", [TK_ANDAND] = "'&&'",

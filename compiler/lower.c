@@ -453,12 +453,18 @@ int lower_unit(GenUnit *u) {
         if (k == ST_FFT || k == ST_IFFT) gs->ops[o].fft_id = fft_plan_of(u, gs->ops[o].stmt);
         if (k == ST_EXCHANGE || k == ST_MIGRATE) {
           gs->ops[o].mpi_id = n_mpi++;
-          u->uses_mpi = true;
+          u->uses_mpi = u->mpi_required = true;
+        }
+        if (k == ST_ALLREDUCE) {
+          gs->ops[o].mpi_id = n_mpi++;
+          u->uses_mpi = u->allreduce = true;
         }
       }
     }
-  for (Decl *d = cc->decls; d; d = d->next)
-    if (d->kind == DECL_MPI) u->uses_mpi = true;
+  for (Decl *d = cc->decls; d; d = d->next) {
+    if (d->kind == DECL_MPI) u->uses_mpi = u->mpi_required = true;
+    if (d->kind == DECL_GRID && d->grid->split) u->uses_mpi = u->split = true;
+  }
   pgrid_lower(u);
   lower_decide(u);
   return 0;

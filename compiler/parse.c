@@ -188,6 +188,13 @@ typedef struct Brace {
   bool map;                 /* a map's body */
 } Brace;
 
+/* `allreduce` followed by an identifier (`allreduce e, m;`), at a statement's start. */
+static bool allreduce_word(Token t, const char *next) {
+  if (t.n != 9 || memcmp(t.z, "allreduce", 9)) return false;
+  while (*next == ' ' || *next == '\t') next++;
+  return *next == '_' || ((unsigned)*next | 0x20u) - 'a' < 26u;
+}
+
 /*
 ** Contextual words (no reserved words: programs use them as names): an identifier `grid`
 ** starting a top-level declaration (after ';', '}' or at the start of a file) is TK_GRID.
@@ -195,6 +202,7 @@ typedef struct Brace {
 static int contextual_top(const Cnp *cc, Token t) {
   bool start = cc->prev_code == 0 || cc->prev_code == TK_SEMI || cc->prev_code == TK_RBRACE;
   if (start && t.n == 4 && !memcmp(t.z, "grid", 4)) return TK_GRID;
+  if (start && allreduce_word(t, t.z + t.n)) return TK_ALLREDUCE;
   return TK_IDENT;
 }
 
@@ -217,10 +225,12 @@ static int contextual_step(Cnp *cc, const Lexer *lx, Token t) {
 /*
 ** In a block, an identifier `fft` or `ifft` starting a statement (after ';', '{' or '}') and
 ** followed by an identifier (`fft rho -> rho_hat;`, not a kernel call `fft(..)`) is TK_FFT /
-** TK_IFFT. `next` is the source right after the token.
+** TK_IFFT, and `allreduce` followed by an identifier TK_ALLREDUCE (at top level too:
+** contextual_top). `next` is the source right after the token.
 */
 static int contextual_stmt(const Cnp *cc, Token t, const char *next) {
   bool start = cc->prev_code == TK_SEMI || cc->prev_code == TK_LBRACE || cc->prev_code == TK_RBRACE;
+  if (start && allreduce_word(t, next)) return TK_ALLREDUCE;
   if (!start || !((t.n == 3 && !memcmp(t.z, "fft", 3)) || (t.n == 4 && !memcmp(t.z, "ifft", 4))))
     return TK_IDENT;
   while (*next == ' ' || *next == '\t') next++;

@@ -27,7 +27,7 @@ static Stmt *parse_recovered(void *parser);
        KERNEL FROM HOST STEP ON AFTER MAP IN LET IF ELSE COMPACT SORT OFFSETS SUM RECORD
        WAIT COPY REFRESH EXCHANGE WITH MIGRATE BY OVER TRUE FALSE SLOTS CUDA_AWARE
        TYPE IDENT INT FLOAT STRING IMAG SCALAR HISTORY SCAN MINEQ MAXEQ EVERY REPEAT SWAP APPEND
-       GRID HALO FFT IFFT.
+       GRID HALO FFT IFFT ALLREDUCE.
 
 %left OROR.
 %left ANDAND.
@@ -56,6 +56,7 @@ static Stmt *parse_recovered(void *parser);
 %type else_opt {Stmt *}
 %type exchange_stmt {Stmt *}
 %type migrate_stmt {Stmt *}
+%type allreduce_stmt {Stmt *}
 %type setup_opt {int}
 %type aware {Token}
 %type gclauses {ExprList}
@@ -79,10 +80,13 @@ item ::= FIELD(K) IDENT(N) COLON TYPE(T) LB exprs(L) RB SEMI. { ast_field(cc, K,
 item ::= GRID(K) IDENT(N) ASSIGN LB exprs(L) RB gclauses(C) SEMI. { ast_grid(cc, K, N, L, C); }
 /* grid K = rfft(G);  the spectral grid of G (ast_grid_rfft checks the word) */
 item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) RP(R) SEMI. { ast_grid_rfft(cc, K, N, F, G, NULL, R); }
+item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) RP(R) IDENT(W) SEMI. { ast_grid_rfft_word(cc, K, N, F, G, R, W); }
 item ::= GRID(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(G) COMMA IDENT(M) RP(R) SEMI.
                                                             { ast_grid_rfft(cc, K, N, F, G, &M, R); }
 gclauses(A) ::= .                                           { A = ast_exprs(cc, (ExprList){0}, NULL); }
 gclauses(A) ::= gclauses(L) IDENT(W) LP exprs(E) RP(R).    { A = ast_exprs(cc, L, ast_call(cc, W, E, R)); }
+/* a bare clause word: `split` (sema checks the word) */
+gclauses(A) ::= gclauses(L) IDENT(W).                       { A = ast_exprs(cc, L, ast_name(cc, W)); }
 item ::= STREAM(K) names(L) SEMI.                           { ast_streams(cc, K, L); }
 item ::= EVENT(K) names(L) SEMI.                            { ast_events(cc, K, L); }
 item ::= SNAPSHOT(K) IDENT(N) ASSIGN IDENT(F) LP IDENT(A) RP SEMI.
@@ -108,6 +112,7 @@ item ::= STEP(K) ON IDENT(S) after_opt(A) every_opt(E) LBRACE stmts(B) RBRACE.
                                                             { ast_step(cc, K, NULL, S, A, E, B); }
 item ::= exchange_stmt(S).                                  { ast_host_step(cc, S); }
 item ::= migrate_stmt(S).                                   { ast_host_step(cc, S); }
+item ::= allreduce_stmt(S).                                 { ast_host_step(cc, S); }
 item ::= error SEMI.                                        { parse_recovered(yypParser); }
 
 after_opt(A) ::= .                                          { A = ast_refs(cc, (RefVec){0}, (Token){0}); }
@@ -153,6 +158,7 @@ pgmode(A) ::= .                                             { A = (Token){0}; }
 pgmode(A) ::= IDENT(T).                                     { A = T; }
 stmt(A) ::= exchange_stmt(S).                               { A = S; }
 stmt(A) ::= migrate_stmt(S).                                { A = S; }
+stmt(A) ::= allreduce_stmt(S).                              { A = S; }
 stmt(A) ::= FFT(W) IDENT(X) ARROW IDENT(Y) SEMI.             { A = ast_fft(cc, W, X, Y); }
 stmt(A) ::= IFFT(W) IDENT(X) ARROW IDENT(Y) SEMI.            { A = ast_fft(cc, W, X, Y); }
 stmt(A) ::= IDENT(N) LP args(L) RP SEMI.                    { A = ast_kcall(cc, N, L, NULL); }
@@ -166,6 +172,10 @@ exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) WITH(W) expr(D) SEMI.   { A = ast_exch
 exchange_stmt(A) ::= EXCHANGE(K) IDENT(H) WITH(W) expr(D) FROM expr(S) SEMI.
                                                             { A = ast_exchange_nofield(cc, K, H, W, D, S); }
 migrate_stmt(A) ::= MIGRATE(K) LP names(L) RP BY IDENT(D) SEMI. { A = ast_listop(cc, ST_MIGRATE, K, D, L); }
+migrate_stmt(A) ::= MIGRATE(K) LP names(L) RP IDENT(T) IDENT(G) IDENT(W) LP names(P) RP SEMI.
+                                                            { A = ast_migrate_to(cc, K, L, T, G, W, P); }
+/* allreduce S1, S2;  a contextual word (parse.c makes it TK_ALLREDUCE) */
+allreduce_stmt(A) ::= ALLREDUCE(K) names(L) SEMI.           { A = ast_allreduce(cc, K, L); }
 args(A) ::= .                                               { A = ast_exprs(cc, (ExprList){0}, NULL); }
 args(A) ::= exprs(L).                                       { A = L; }
 

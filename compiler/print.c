@@ -134,6 +134,16 @@ static void pstmt(FILE *o, const Stmt *s, int lvl) {
     }
     break;
   case ST_MIGRATE: fputs("migrate ", o); prefs(o, &s->list); fprintf(o, " by %s", s->a.name); break;
+  case ST_MIGRATE_TO:
+    fputs("migrate ", o);
+    prefs(o, &s->list);
+    fprintf(o, " to %s at ", s->b.name);
+    prefs(o, &s->pos);
+    break;
+  case ST_ALLREDUCE:
+    fputs("allreduce ", o);
+    for (int i = 0; i < s->list.n; i++) fprintf(o, "%s%s", i ? ", " : "", s->list.v[i].name);
+    break;
   case ST_CALL:
     fprintf(o, "%s(", s->a.name);
     pargs(o, s->args, s->nargs);
@@ -273,6 +283,7 @@ void print_program(Cnp *cc, FILE *o) {
         }
         fputc(')', o);
       }
+      if (g->split) fputs(" split", o);
       fputs(";\n", o);
       break;
     }

@@ -495,6 +495,7 @@ int sema_check(Cnp *cc) {
     Loc at = {cc->files, 1, 1, 1};
     diag_error(cc, at, "missing 'pipeline NAME;' declaration");
   }
+  if (cc->n_errors == 0) check_allreduce_ops(cc);
   if (cc->n_errors == 0) sema_number_draws(cc);
   if (cc->n_errors == 0) check_graph(&S);
   if (cc->n_errors == 0) check_plans_built(cc);

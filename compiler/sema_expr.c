@@ -233,6 +233,7 @@ DType check_index(Sema *S, Expr *e, int write) {
     return DT_VOID;
   }
   if (S->map && S->map->gndim) return grid_check_index(S, e, f, write);   /* sema_grid.c */
+  if (f->grid_of && f->grid_of->grid->split) return grid_split_index(S, e, f);
   if (e->nargs != f->shape.rank) {
     diag_error(S->cc, e->loc, "field '%s' has %d dimension%s but is indexed with %d",
                f->name, f->shape.rank, f->shape.rank == 1 ? "" : "s", e->nargs);

@@ -71,7 +71,13 @@ void check_rfft_grid(Sema *S, Decl *d) {
     return;
   }
   const GridInfo *gi = g->grid;
-  for (int a = 0; a < gi->ndim; a++)
+  if (gi->split && gi->ndim < 2) {
+    diag_error(S->cc, d->target.loc, "rfft of the split 1D grid '%s': the distributed FFT takes 2D and 3D grids",
+               g->name);
+    diag_note(S->cc, gi->split_loc, "'%s' is split here", g->name);
+    return;
+  }
+  for (int a = gi->split ? 1 : 0; a < gi->ndim; a++)   /* (a split axis 0 is ghost(W), periodic globally) */
     if (gi->axis[a].bound != GB_PERIODIC) {
       diag_error(S->cc, d->target.loc, "rfft needs a periodic grid, but axis %d of '%s' is %s", a, g->name,
                  bound_text(S, &gi->axis[a]));
@@ -85,6 +91,11 @@ void check_rfft_grid(Sema *S, Decl *d) {
     if (!d->grid->axis[a].length) d->grid->axis[a].length = gi->axis[a].ext;
   GridAxis *last = &d->grid->axis[gi->ndim - 1];
   last->ext = half_extent(S, gi->axis[gi->ndim - 1].ext, d->value->loc);
+  if (gi->split) {   /* the spectral block of cnp_fft_dist: all of axis 0, axis 1 split; no ghosts */
+    d->grid->axis[0].bound = GB_PERIODIC;
+    d->grid->axis[0].ghost = 0;
+    d->grid->split_axis = 1;
+  }
 }
 
 /* The real field of grid G for fft/ifft (a grid field of a grid of extents, f32 or f64). */
@@ -102,6 +113,11 @@ static Decl *real_side(Sema *S, const char *w, Ref *r) {
   }
   if (f->dtype != DT_F64 && f->dtype != DT_F32) {
     diag_error(S->cc, r->loc, "%s: the real field is f64 or f32, but '%s' is %s", w, f->name,
+               type_text(S, f));
+    return NULL;
+  }
+  if (f->grid_of->grid->split && f->grid_ncomp) {
+    diag_error(S->cc, r->loc, "%s of a split grid takes fields without components, but '%s' is %s", w, f->name,
                type_text(S, f));
     return NULL;
   }

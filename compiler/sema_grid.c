@@ -61,6 +61,26 @@ static bool boundary_word(Sema *S, Expr *e, GridAxis *ax) {
   return true;
 }
 
+/* The clause `split` (a bare word: an EX_NAME; true when cl is it or another bare word). */
+static bool split_clause(Sema *S, GridInfo *g, Expr *cl, int *seen_s) {
+  if (word_is(&cl->ref, "split")) {
+    if (cl->kind != EX_NAME)
+      diag_error(S->cc, cl->ref.loc, "'split' takes no arguments: it splits axis 0 over the ranks");
+    else if ((*seen_s)++)
+      diag_error(S->cc, cl->ref.loc, "a second 'split'");
+    else
+      g->split = true, g->split_axis = 0, g->split_loc = cl->loc;
+    return true;
+  }
+  if (cl->kind != EX_NAME) return false;
+  const char *w = cl->ref.name ? cl->ref.name : "?";
+  if (diag_edit_distance(w, "split", 2) <= 2)
+    diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s'; did you mean 'split'?", w);
+  else
+    diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s': a grid takes boundary(..), length(..) and split", w);
+  return true;
+}
+
 void check_grid(Sema *S, Decl *d) {
   GridInfo *g = d->grid;
   int n = d->shape.rank;
@@ -76,9 +96,14 @@ void check_grid(Sema *S, Decl *d) {
     ax->bound_loc = d->loc;
     if (check_extent_expr(S, ax->ext, "a grid extent")) check_const_positive(S, ax->ext, "a grid extent");
   }
-  int seen_b = 0, seen_l = 0;
+  int seen_b = 0, seen_l = 0, seen_s = 0;
   for (int c = 0; c < g->n_clauses; c++) {
     Expr *cl = g->clauses[c];
+    if (split_clause(S, g, cl, &seen_s)) continue;
+    if (seen_s == 1) {   /* (once; the clause still counts) */
+      diag_error(S->cc, cl->ref.loc, "'split' is the last clause of a grid");
+      seen_s++;
+    }
     if (word_is(&cl->ref, "boundary")) {
       if (seen_b++ || seen_l) {
         diag_error(S->cc, cl->ref.loc, seen_l ? "'boundary(..)' comes before 'length(..)'"
@@ -133,6 +158,26 @@ void check_grid(Sema *S, Decl *d) {
         diag_error(S->cc, cl->ref.loc, "unknown grid clause '%s': a grid takes boundary(..) and length(..)", w);
     }
   }
+  if (g->split && n >= 1 && g->axis[0].bound != GB_GHOST) {
+    diag_error(S->cc, g->split_loc, "a split grid's axis 0 is ghost(W): its ghost planes hold the neighbour "
+               "ranks' planes, but axis 0 of '%s' is %s", d->name, grid_bound_name(g->axis[0].bound));
+    diag_note(S->cc, g->axis[0].bound_loc, "declare it boundary(ghost(1), ...)");
+    g->split = false;
+  }
+}
+
+/* A grid's split axis's local count: the EX_NAME of the grid (setup: p->gsn_NAME). */
+static Expr *split_count(Sema *S, Decl *g, Loc at) {
+  Expr *e = arena_alloc(&S->cc->arena, sizeof *e);
+  e->kind = EX_NAME;
+  e->ref.name = g->name;
+  e->ref.decl = g;
+  e->ref.loc = at;
+  e->loc = at;
+  e->depth = 1;
+  e->type = DT_I64;
+  e->flags = EXF_SETUP;
+  return e;
 }
 
 /* An EX_INT node at `at` (for the storage extents of ghost axes). */
@@ -173,6 +218,7 @@ bool grid_field_shape(Sema *S, Decl *f) {
   for (int i = 0; i < nc; i++) ext[i] = f->shape.ext[i];
   for (int a = 0; a < gi->ndim; a++) {
     Expr *e = gi->axis[a].ext;
+    if (gi->split && gi->split_axis == a) e = split_count(S, g, e->loc);
     if (gi->axis[a].ghost) {
       Expr *b = arena_alloc(&S->cc->arena, sizeof *b);
       b->kind = EX_BINARY;
@@ -243,12 +289,24 @@ static const char *idx_list(Sema *S, const Stmt *m) {
   return arena_strndup(&S->cc->arena, buf, strlen(buf));
 }
 
+/* F[..] of a field of a split grid outside a map over that grid: an error (each rank holds
+** only its planes; deposit / gather move values between particles and a split grid). */
+DType grid_split_index(Sema *S, Expr *e, Decl *f) {
+  Decl *g = f->grid_of;
+  e->type = f->dtype;
+  diag_error(S->cc, e->loc, "'%s' is a field of the split grid '%s': each rank holds only its own planes, so only "
+             "a map over '%s' indexes it (from particles: use deposit / gather)", f->name, g->name, g->name);
+  diag_note(S->cc, g->grid->split_loc, "'%s' is split here", g->name);
+  return e->type;
+}
+
 /* F[..] in a grid map (check_index's part for grid maps): the map's point plus constant
 ** offsets on a field of its grid; an explicit gather or scatter-add on any other field. */
 DType grid_check_index(Sema *S, Expr *e, Decl *f, int write) {
   Stmt *m = S->map;
   Decl *g = m->over.decl;
   e->type = f->dtype;
+  if ((f->grid_of != g || !g) && f->grid_of && f->grid_of->grid->split) return grid_split_index(S, e, f);
   if (f->grid_of != g || !g) {
     if (write == 1 || (write == 2 && f->grid_of)) {
       if (f->grid_of)
@@ -315,6 +373,11 @@ DType grid_check_index(Sema *S, Expr *e, Decl *f, int write) {
       continue;
     }
     const GridAxis *A = &gi->axis[a];
+    if (gi->split && gi->split_axis == a && A->bound != GB_GHOST) {
+      diag_error(S->cc, x->loc, "a stencil read along axis %d of '%s', which is split over the ranks without ghost "
+                 "planes: read the map's own point", a, g->name);
+      continue;
+    }
     if (A->bound == GB_GHOST && (off > A->ghost || off < -A->ghost)) {
       diag_error(S->cc, x->loc, "offset %lld is beyond the ghost width %d of axis %d of grid '%s'",
                  (long long)off, A->ghost, a, g->name);
@@ -413,4 +476,84 @@ void check_halo(Sema *S, Stmt *s) {
   }
   hz_op(S, HZ_READ, f, &s->a.loc);
   hz_op(S, HZ_WRITE, f, &s->a.loc);
+}
+
+/* ------------------------------------------------------------------ allreduce S, ...; */
+
+void check_allreduce(Sema *S, Stmt *s) {
+  for (int i = 0; i < s->list.n; i++) {
+    Ref *r = &s->list.v[i];
+    Decl *f = resolve(S, r, K(DECL_FIELD));
+    if (!f) continue;
+    for (int k = 0; k < i; k++)
+      if (s->list.v[k].name == r->name) diag_error(S->cc, r->loc, "'%s' is listed twice", r->name);
+    if (!f->scalar) {
+      diag_error(S->cc, r->loc, "allreduce combines scalars reduced in maps over the ranks, but '%s' is a field",
+                 f->name);
+      diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+      r->decl = NULL;
+      continue;
+    }
+    hz_op(S, HZ_READ, f, &r->loc);
+    hz_op(S, HZ_WRITE, f, &r->loc);
+  }
+}
+
+/* The reductions of the program, per scalar: its first operator and where; a second one. */
+typedef struct RedSeen { Decl *f; int op, other_op; Loc loc; Loc other; bool mixed; } RedSeen;
+typedef struct RedTab { RedSeen v[256]; int n; } RedTab;
+
+static void red_walk(RedTab *t, Stmt *s, Stmt **ar, int *n_ar) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_REDUCE && s->target && s->target->ref.decl) {
+      Decl *f = s->target->ref.decl;
+      int i = 0;
+      while (i < t->n && t->v[i].f != f) i++;
+      if (i == t->n && t->n < 256) {
+        t->v[t->n++] = (RedSeen){f, s->red, s->red, s->loc, s->loc, false};
+      } else if (i < t->n && t->v[i].op != s->red && !t->v[i].mixed) {
+        t->v[i].mixed = true;
+        t->v[i].other = s->loc;
+        t->v[i].other_op = s->red;
+      }
+    }
+    if (s->kind == ST_ALLREDUCE && *n_ar < 256) ar[(*n_ar)++] = s;
+    red_walk(t, s->body, ar, n_ar);
+    red_walk(t, s->else_body, ar, n_ar);
+  }
+}
+
+static const char *const red_names[] = {"+=", "min=", "max="};
+
+void check_allreduce_ops(Cnp *cc) {
+  static RedTab t;
+  Stmt *ar[256];
+  int n_ar = 0;
+  t.n = 0;
+  for (Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_STEP) red_walk(&t, d->body, ar, &n_ar);
+  for (int k = 0; k < n_ar; k++) {
+    Stmt *s = ar[k];
+    s->red_ops = arena_alloc(&cc->arena, sizeof *s->red_ops * (size_t)(s->list.n ? s->list.n : 1));
+    for (int i = 0; i < s->list.n; i++) {
+      Decl *f = s->list.v[i].decl;
+      if (!f) continue;
+      int j = 0;
+      while (j < t.n && t.v[j].f != f) j++;
+      if (j == t.n) {
+        diag_error(cc, s->list.v[i].loc, "allreduce of '%s', which no map reduces (with '%s += ...', min= or max=): "
+                   "nothing tells how to combine it", f->name, f->name);
+        continue;
+      }
+      if (t.v[j].mixed) {
+        diag_error(cc, s->list.v[i].loc, "allreduce of '%s', which maps reduce with two operators ('%s' and '%s'): "
+                   "which one combines the ranks?", f->name, red_names[t.v[j].op],
+                   red_names[t.v[j].other_op]);
+        diag_note(cc, t.v[j].loc, "reduced here");
+        diag_note(cc, t.v[j].other, "and here");
+        continue;
+      }
+      s->red_ops[i] = t.v[j].op;
+    }
+  }
 }

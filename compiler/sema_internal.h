@@ -120,6 +120,12 @@ bool grid_field_shape(Sema *S, Decl *f);
 void check_grid_map(Sema *S, Stmt *s);
 /* F[...] inside a grid map, after check_index resolved F (same contract as check_index). */
 DType grid_check_index(Sema *S, Expr *e, Decl *f, int write);
+/* F[...] of a field of a split grid outside a grid map: an error (use deposit / gather). */
+DType grid_split_index(Sema *S, Expr *e, Decl *f);
+/* allreduce S1, S2; (the scalars, hazard ops) and, after every step, each scalar's operator
+** from the maps that reduce it (Stmt.red_ops; errors: never reduced, two operators). */
+void check_allreduce(Sema *S, Stmt *s);
+void check_allreduce_ops(Cnp *cc);
 /* coord(i): true when e is a call of a grid function (checked here), else false. */
 bool grid_check_call(Sema *S, Expr *e);
 /* halo F; */

@@ -489,7 +489,8 @@ static bool pg_particle(Sema *S, Stmt *s, Ref *r, Decl *f, const char *role, int
 }
 
 /* deposit W at (POS...) -> G with SHAPE [atomic]; / gather G at (POS...) -> OUT with SHAPE;
-** G a field over a grid whose axes are all periodic; one position per grid axis, outermost
+** G a field over a grid whose axes are all periodic or ghost(W) (W >= the shape's reach:
+** 1, tsc 2); one position per grid axis, outermost
 ** first, all over one dim N; positions, weights, grid and output all f32 or all f64. */
 static void check_pgrid(Sema *S, Stmt *s) {
   bool dep = s->kind == ST_DEPOSIT;
@@ -517,11 +518,22 @@ static void check_pgrid(Sema *S, Stmt *s) {
     g = NULL;
   }
   if (g) {
+    /* ghost(W) axes: the shape's points beyond the owned planes land in the ghosts (then
+    ** folded back), so W covers the shape's reach: 1 plane for ngp and cic, 2 for tsc. */
+    int reach = s->pshape == 2 ? 2 : 1;
     for (int a = 0; a < grid_ndim(grid); a++)
-      if (!grid_axis_periodic(grid, a)) {
+      if (!grid_axis_periodic(grid, a) && grid->grid->axis[a].bound != GB_GHOST) {
         diag_error(S->cc, gr->loc, "%s %s grid field '%s': axis %d of grid '%s' is %s, but particle "
-                   "shapes wrap periodically: every axis of the grid must be periodic", w, dep ? "onto" : "from", g->name, a,
-                   grid->name, grid_axis_boundary_text(S, grid, a));
+                   "shapes wrap periodically: every axis of the grid must be periodic or ghost(W)", w,
+                   dep ? "onto" : "from", g->name, a, grid->name, grid_axis_boundary_text(S, grid, a));
+        diag_note(S->cc, grid->loc, "grid '%s' is declared here", grid->name);
+        g = NULL;
+        break;
+      } else if (grid->grid->axis[a].bound == GB_GHOST && grid->grid->axis[a].ghost < reach) {
+        diag_error(S->cc, gr->loc, "%s %s grid field '%s' with %s: axis %d of grid '%s' is %s, but "
+                   "the %s shape reaches %d planes past a particle's own: it needs ghost(%d) or wider",
+                   w, dep ? "onto" : "from", g->name, pshape_names[s->pshape], a, grid->name,
+                   grid_axis_boundary_text(S, grid, a), pshape_names[s->pshape], reach, reach);
         diag_note(S->cc, grid->loc, "grid '%s' is declared here", grid->name);
         g = NULL;
         break;
@@ -737,6 +749,66 @@ static void check_migrate(Sema *S, Stmt *s) {
   hz_op(S, HZ_WRITE, dim_of(d), &s->a.loc);
 }
 
+/* migrate (ARRAYS) to G at (POS...): G a grid of extents (not a spectral one), one position
+** per axis of G (outermost first), f32 or f64 particle fields over one dim N, each one of
+** the arrays; the arrays are fields over N (each listed once). The rows and N's extent
+** change. */
+static void check_migrate_to(Sema *S, Stmt *s) {
+  Decl *g = resolve(S, &s->b, K(DECL_GRID)), *dim = NULL;
+  if (g && g->target.name) {
+    diag_error(S->cc, s->b.loc, "migrate to '%s', a spectral grid: name the grid of the particles' "
+               "positions ('%s')", g->name, g->target.name);
+    g = NULL;
+  }
+  if (g && s->pos.n != g->grid->ndim)
+    diag_error(S->cc, s->pos.n ? s->pos.v[0].loc : s->b.loc, "migrate to grid '%s' needs %d position%s, one "
+               "per axis of the grid (outermost first), not %d", g->name, g->grid->ndim,
+               g->grid->ndim == 1 ? "" : "s", s->pos.n);
+  for (int i = 0; i < s->pos.n; i++) {
+    Ref *r = &s->pos.v[i];
+    Decl *f = field_ref(S, r), *d = f ? dim_of(f) : NULL;
+    hz_op(S, HZ_READ, f, &r->loc);
+    if (!f) continue;
+    if (!d || f->scalar || f->history_of.name || f->grid_of || f->shape.rank != 1 ||
+        (f->dtype != DT_F32 && f->dtype != DT_F64)) {
+      diag_error(S->cc, r->loc, "position '%s' of migrate must be an f32 or f64 particle field over a dim "
+                 "(f64[N]), not %s", f->name, sema_type_text(S->cc, f));
+      diag_note(S->cc, f->loc, "'%s' is declared here", f->name);
+      continue;
+    }
+    if (dim && d != dim) {
+      diag_error(S->cc, r->loc, "position '%s' is over dim '%s' but '%s' is over '%s': the positions of one "
+                 "migrate are over one dim", f->name, d->name, s->pos.v[0].name, dim->name);
+      continue;
+    }
+    dim = d;
+    bool listed = false;
+    for (int k = 0; k < s->list.n; k++) listed = listed || s->list.v[k].name == r->name;
+    if (!listed)
+      diag_error(S->cc, r->loc, "position '%s' must be one of the migrated arrays: its rows move with "
+                 "the others", f->name);
+  }
+  for (int i = 0; i < s->list.n; i++) {
+    Decl *f = field_ref(S, &s->list.v[i]);
+    if (!f) continue;
+    Decl *fd = dim_of(f);
+    if (!fd || f->grid_of || f->scalar || f->history_of.name)
+      diag_error(S->cc, s->list.v[i].loc, "array '%s' of migrate must be a particle field over a dim, not %s",
+                 f->name, sema_type_text(S->cc, f));
+    else if (dim && fd != dim)
+      diag_error(S->cc, s->list.v[i].loc, "array '%s' is over dim '%s' but the positions are over '%s'", f->name,
+                 fd->name, dim->name);
+    for (int j = 0; j < i; j++)
+      if (s->list.v[j].decl == f) {
+        diag_error(S->cc, s->list.v[i].loc, "'%s' is listed twice", f->name);
+        break;
+      }
+  }
+  rw_list(S, &s->list, s->loc);
+  hz_op(S, HZ_READ, dim, &s->loc);
+  hz_op(S, HZ_WRITE, dim, &s->loc);
+}
+
 /* KERNEL(ARGS) [over N]: names as arguments; every call matches the first. */
 static void check_kernel_call(Sema *S, Stmt *s) {
   Decl *kd = resolve(S, &s->a, K(DECL_KERNEL));
@@ -790,6 +862,8 @@ static void check_stmt(Sema *S, Stmt *s) {
   case ST_REFRESH: check_refresh(S, s); break;
   case ST_EXCHANGE: check_exchange(S, s); break;
   case ST_MIGRATE: check_migrate(S, s); break;
+  case ST_MIGRATE_TO: check_migrate_to(S, s); break;
+  case ST_ALLREDUCE: check_allreduce(S, s); break;
   case ST_ZERO: check_zero(S, s); break;
   case ST_CALL: check_kernel_call(S, s); break;
   default:

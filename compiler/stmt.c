@@ -39,6 +39,11 @@ const StmtInfo stmt_info[] = {
                      .host_extents = true, .label = "exchange $a[ ($b)]"},
     [ST_MIGRATE] =  {"migrate",   true, RW | SU_ROWS, 0, RW | SU_ROWS,          0,  .sync = SYNC_ALWAYS,
                      .host_extents = true, .launches = 1, .label = "migrate by $a"},
+    /* migrate (ARRAYS) to G at (POS): the destination of each live row from its position
+    ** along G's split axis (a host loop into the statement's int32 buffer), then cnp_migrate;
+    ** on an unsplit grid nothing moves (no call, still counted like migrate by DEST) */
+    [ST_MIGRATE_TO] = {"migrate", true, 0,     0,      RW | SU_ROWS, 0,  .sync = SYNC_ALWAYS,
+                     .host_extents = true, .launches = 1, .label = "migrate ($l) to $b"},
     [ST_CALL] =     {"call",      true, 0,      0,      0,           RW | SU_ROWS, .host_extents = true,
                      .launches = 1, .label = "kernel $a (hand-written)"},
     [ST_ZERO] =     {"zero",      true, .call_form = true, .list = W, .graph = SG_PLAIN,
@@ -80,6 +85,10 @@ const StmtInfo stmt_info[] = {
                      .launches = 1, .label = "fft $a -> $b"},
     [ST_IFFT] =     {"ifft",      true, R,      W,      0,           0,  .graph = SG_PLAIN,
                      .launches = 2, .label = "ifft $a -> $b (1/N)"},
+    /* allreduce S, ...: each scalar's per-rank values gathered (cnp_comm_allgather, host) and
+    ** combined in rank order with its reduction's operator; one rank: nothing to do */
+    [ST_ALLREDUCE] = {"allreduce", true, 0,     0,      RW,          0,  .sync = SYNC_ALWAYS,
+                     .label = "allreduce $l"},
     [ST_LET] =      {"let",       false},
     [ST_ASSIGN] =   {"assign",    false},
     [ST_ADD] =      {"add",       false},

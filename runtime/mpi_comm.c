@@ -206,6 +206,21 @@ int cnp_comm_fortran(const cnp_comm *c)
   return (int)MPI_Comm_c2f(c->comm);
 }
 
+/* cnp_comm_allgather: MPI_Allgather of nbytes bytes per rank (no allocation). */
+cnp_status cnp_comm_allgather(cnp_comm *c, const void *send, int64_t nbytes, void *recv)
+{
+  static const char op[] = "cnp_comm_allgather";
+  cnp_status st = cnp__comm_check(c, op);
+  if (st) return st;
+  CNP__CHECK_NOTNULL(op, send);
+  CNP__CHECK_NOTNULL(op, recv);
+  if (nbytes < 0 || nbytes > INT32_MAX)
+    return cnp__fail(CNP_EINVAL, op, "nbytes %lld is outside [0, %d]", (long long)nbytes, INT32_MAX);
+  int rc = MPI_Allgather(send, (int)nbytes, MPI_BYTE, recv, (int)nbytes, MPI_BYTE, c->comm);
+  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allgather");
+  return CNP_OK;
+}
+
 /*
 ** cnp_comm_partner_source: every rank names its destination; each learns who sends to it.
 ** Allocates (setup only).

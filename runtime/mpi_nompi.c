@@ -22,6 +22,10 @@ cnp_status cnp_comm_partner_source(cnp_comm *c, int dest, int *source)
 {
   return CNP__NOMPI("cnp_comm_partner_source");
 }
+cnp_status cnp_comm_allgather(cnp_comm *c, const void *send, int64_t nbytes, void *recv)
+{
+  return CNP__NOMPI("cnp_comm_allgather");
+}
 cnp_status cnp_comm_check_pairing(const cnp_comm *c, cnp_rank_formula dest,
                                   cnp_rank_formula source, void *ctx, cnp_pairing *out)
 {

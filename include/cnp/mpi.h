@@ -47,6 +47,10 @@ int        cnp_comm_fortran(const cnp_comm *c);
 ** (CNP_MPI_PROC_NULL if none). Two ranks sending to the same rank is CNP_EINVAL on every
 ** rank. Call once at setup. */
 cnp_status cnp_comm_partner_source(cnp_comm *c, int dest, int *source);
+/* Collective: every rank's nbytes bytes at send, gathered into recv in rank order (recv
+** holds size * nbytes bytes; rank r's at r * nbytes). MPI_Allgather of bytes; allocates
+** nothing (the generated `allreduce` statement combines the values in rank order). */
+cnp_status cnp_comm_allgather(cnp_comm *c, const void *send, int64_t nbytes, void *recv);
 /* Rank pairing of an exchange "send to dest(rank), receive from source(rank)", the check
 ** generated setup makes (cnpc's `exchange h to EXPR [from EXPR]`). No communication: every
 ** rank evaluates the formulas for all ranks, so all ranks return the same status and none

@@ -39,6 +39,8 @@ int main(void)
   CHECK(cnp_comm_rank(NULL) == -1 && cnp_comm_size(NULL) == -1);
   int src = 0;
   EXPECT_UNSUPPORTED(cnp_comm_partner_source(NULL, 0, &src));
+  char one = 0, all[1];
+  EXPECT_UNSUPPORTED(cnp_comm_allgather(NULL, &one, 1, all));
   cnp_pairing pr;
   EXPECT_UNSUPPORTED(cnp_comm_check_pairing(NULL, NULL, NULL, NULL, &pr));
   CHECK(pr.bad_rank == -1);

@@ -8,9 +8,9 @@ endif
 syn keyword cnpDecl      pipeline param const dim field stream event snapshot mirror mpi plan kernel import scalar history
 syn keyword cnpStep      step on after map in record wait every offset repeat swap append
 syn keyword cnpStmt      compact sort offsets sum copy refresh exchange migrate let by over with from host scan
-syn keyword cnpStmt      fft ifft
+syn keyword cnpStmt      fft ifft allreduce
 syn keyword cnpFunction  rfft wave
-syn keyword cnpModifier  measure
+syn keyword cnpModifier  measure split
 syn keyword cnpCond      if else select
 syn keyword cnpModifier  setup slots cuda_aware inclusive exclusive
 syn keyword cnpType      bool i32 i64 u64 f16 f32 f64 c64 c128

@@ -582,7 +582,7 @@ static int csort_k0_update(csort_h *p, cudaGraphExec_t x)
 /* input.cnp:10: step on s -- its work, enqueued while the stream is captured. */
 static int csort_g0_enqueue(csort_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:11: map i in N */
   if ((st = csort_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:16: compact live (x, v, bin); */
@@ -625,7 +625,7 @@ static int csort_g0_enqueue(csort_h *p, cnp_stream *S)
     }
     if (st != CNP_OK) return st;
   }
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */

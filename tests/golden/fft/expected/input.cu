@@ -443,7 +443,7 @@ CNP_G_INLINE int spec_failed(spec_h *p, int st, const char *where)
 /* input.cnp:14: step on s -- its work, enqueued while the stream is captured. */
 static int spec_g0_enqueue(spec_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:15: fft rho -> rho_hat; */
   if ((st = cnp_fft_forward(p->fft_0, &p->f_rho, &p->f_rho_hat, S)) != CNP_OK) return st;
   /* input.cnp:16: ifft rho_hat -> phi; */
@@ -454,7 +454,7 @@ static int spec_g0_enqueue(spec_h *p, cnp_stream *S)
   /* input.cnp:18: ifft E_hat -> E; */
   if ((st = cnp_fft_inverse(p->fft_1, &p->f_E_hat, &p->f_E, S)) != CNP_OK) return st;
   if ((st = cnp_g_fft_scale_f32(&p->f_E, cnp_fft_norm(p->fft_1), S)) != CNP_OK) return st;  /* 1/N */
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */

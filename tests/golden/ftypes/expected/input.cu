@@ -631,10 +631,10 @@ static int ftypes_k0_update(ftypes_h *p, cudaGraphExec_t x)
 /* input.cnp:14: step on s -- its work, enqueued while the stream is captured. */
 static int ftypes_g0_enqueue(ftypes_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:15: map i in N */
   if ((st = ftypes_k0_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */

@@ -592,7 +592,7 @@ static int graph_k1_update(graph_h *p, cudaGraphExec_t x)
 /* input.cnp:11: step on s -- its work, enqueued while the stream is captured. */
 static int graph_g0_enqueue(graph_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:12: map i in N */
   if ((st = graph_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:16: compact live (x, v); */
@@ -606,7 +606,7 @@ static int graph_g0_enqueue(graph_h *p, cnp_stream *S)
   }
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
   if ((st = graph_k1_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
@@ -714,10 +714,10 @@ static int graph_k2_update(graph_h *p, cudaGraphExec_t x)
 /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } -- its work, enqueued while the stream is captured. */
 static int graph_g1_enqueue(graph_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
   if ((st = graph_k2_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 1's work into p->gg_1 / p->gx_1 (at setup; nothing runs). */

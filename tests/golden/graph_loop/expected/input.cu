@@ -958,7 +958,7 @@ static int graph_loop_k1_capture(graph_loop_h *p, cnp_stream *S)
 /* input.cnp:15: step relax on s -- its work, enqueued while the stream is captured. */
 static int graph_loop_g0_enqueue(graph_loop_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:16: repeat n_sweeps */
   for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {  /* repeat n_sweeps: unrolled */
     /* input.cnp:17: map i in m */
@@ -973,7 +973,7 @@ static int graph_loop_g0_enqueue(graph_loop_h *p, cnp_stream *S)
   }
   /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
   if ((st = graph_loop_k1_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work, graph s (a buffer state, and with every blocks their pattern),
@@ -1152,7 +1152,7 @@ static int graph_loop_k3_update(graph_loop_h *p, cudaGraphExec_t x, int s)
 /* input.cnp:26: step inject on s -- its work, enqueued while the stream is captured. */
 static int graph_loop_g1_enqueue(graph_loop_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; } */
   if ((st = graph_loop_k2_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:28: compact alive (x); */
@@ -1165,7 +1165,7 @@ static int graph_loop_g1_enqueue(graph_loop_h *p, cnp_stream *S)
   }
   /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
   if ((st = graph_loop_k3_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 1's work, graph s (a buffer state, and with every blocks their pattern),

@@ -596,7 +596,7 @@ static int graph_sort_k0_update(graph_sort_h *p, cudaGraphExec_t x)
 /* input.cnp:17: step push on s -- its work, enqueued while the stream is captured. */
 static int graph_sort_g0_enqueue(graph_sort_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:18: map i in N */
   if ((st = graph_sort_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:23: compact live (x, w, cell); */
@@ -639,7 +639,7 @@ static int graph_sort_g0_enqueue(graph_sort_h *p, cnp_stream *S)
     }
     if (st != CNP_OK) return st;
   }
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */

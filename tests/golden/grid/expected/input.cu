@@ -1510,7 +1510,7 @@ static int gridg_k3_capture(gridg_h *p, cnp_stream *S)
 /* input.cnp:16: step on s -- its work, enqueued while the stream is captured. */
 static int gridg_g0_enqueue(gridg_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:17: map (j, i) in G */
   if ((st = gridg_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:22: swap a, b; */
@@ -1531,7 +1531,7 @@ static int gridg_g0_enqueue(gridg_h *p, cnp_stream *S)
   if ((st = gridg_k2_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
   if ((st = gridg_k3_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work, graph s (a buffer state, and with every blocks their pattern),

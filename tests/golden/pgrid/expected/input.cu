@@ -231,7 +231,7 @@ CNP_G_INLINE int pgrid_failed(pgrid_h *p, int st, const char *where)
 /* input.cnp:14: step on s -- its work, enqueued while the stream is captured. */
 static int pgrid_g0_enqueue(pgrid_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:15: deposit q at (y, x) -> rho with cic; */
   {
     const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->cap_N), cnp_g_live(&p->f_x, p->cap_N)};
@@ -252,7 +252,7 @@ static int pgrid_g0_enqueue(pgrid_h *p, cnp_stream *S)
       if ((st = cnp_gather_device_count(p->pg_0, pos, &grid, &p->dn_N, &row, S)) != CNP_OK) return st;
     }
   }
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */

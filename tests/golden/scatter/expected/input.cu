@@ -529,10 +529,10 @@ static int scatter_k0_update(scatter_h *p, cudaGraphExec_t x)
 /* input.cnp:9: step on s -- its work, enqueued while the stream is captured. */
 static int scatter_g0_enqueue(scatter_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:10: map i in N */
   if ((st = scatter_k0_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */

@@ -537,7 +537,7 @@ static int twows_k0_update(twows_h *p, cudaGraphExec_t x)
 /* input.cnp:8: step on s1 -- its work, enqueued while the stream is captured. */
 static int twows_g0_enqueue(twows_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); } */
   if ((st = twows_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:10: compact la (a, ka); */
@@ -557,7 +557,7 @@ static int twows_g0_enqueue(twows_h *p, cnp_stream *S)
     st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_N, p->ws, S);
     if (st != CNP_OK) return st;
   }
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
@@ -663,7 +663,7 @@ static int twows_k1_update(twows_h *p, cudaGraphExec_t x)
 /* input.cnp:13: step on s2 -- its work, enqueued while the stream is captured. */
 static int twows_g1_enqueue(twows_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); } */
   if ((st = twows_k1_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:15: compact lb (b, kb); */
@@ -683,7 +683,7 @@ static int twows_g1_enqueue(twows_h *p, cnp_stream *S)
     st = cnp_sort_by_key_device_count(&key, NULL, p->views, nv, 0, &p->dn_M, p->ws, S);
     if (st != CNP_OK) return st;
   }
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 1's work into p->gg_1 / p->gx_1 (at setup; nothing runs). */
