@@ -949,7 +949,7 @@ static int scanfuse_k1_update(scanfuse_h *p, cudaGraphExec_t x)
 /* input.cnp:11: step on s -- its work, enqueued while the stream is captured. */
 static int scanfuse_g0_enqueue(scanfuse_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; } */
   if ((st = scanfuse_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:13: scan inclusive x -> cx; */
@@ -978,7 +978,7 @@ static int scanfuse_g0_enqueue(scanfuse_h *p, cnp_stream *S)
                                       (cudaStream_t)cnp_stream_native(S))) != CNP_OK)
       return st;
   }
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
@@ -1224,8 +1224,8 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
         /* pass 1 (the chunk totals) was done by kernel 0 as it wrote x */
         const int sst = cnp_g_scan_rest_cuda<double, double>(x, y, n, NULL, nc, stride, 1, part, pstride,
                                           (cudaStream_t)cnp_stream_native(S));
-        CNP_G_TRY(sst,
-                  "input.cnp:13: scan inclusive x -> cx");
+      CNP_G_TRY(sst,
+                "input.cnp:13: scan inclusive x -> cx");
       } else {
         /* pass 1 (the chunk totals) was done by kernel 0 as it wrote x */
         cnp_g_scan_rest_f64(x, y, n, nc, stride, 1, part, (stride + 1023) / 1024 + 1);
@@ -1253,8 +1253,8 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
         /* pass 1 (the chunk totals) was done by kernel 1 as it wrote k */
         const int sst = cnp_g_scan_rest_cuda<int64_t, uint64_t>(x, y, n, NULL, nc, stride, 0, part, pstride,
                                           (cudaStream_t)cnp_stream_native(S));
-        CNP_G_TRY(sst,
-                  "input.cnp:15: scan exclusive k -> k");
+      CNP_G_TRY(sst,
+                "input.cnp:15: scan exclusive k -> k");
       } else {
         /* pass 1 (the chunk totals) was done by kernel 1 as it wrote k */
         cnp_g_scan_rest_i64(x, y, n, nc, stride, 0, part, (stride + 1023) / 1024 + 1);

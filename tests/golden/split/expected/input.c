@@ -166,6 +166,12 @@ CNP_G_INLINE cnp_g_c64 cnp_g_cdivr64(cnp_g_c64 z, float r) { return cnp_g_mk64(c
 CNP_G_INLINE cnp_g_c128 cnp_g_cmulr128(cnp_g_c128 z, double r) { return cnp_g_mk128(creal(z) * r, cimag(z) * r); }
 CNP_G_INLINE cnp_g_c128 cnp_g_cdivr128(cnp_g_c128 z, double r) { return cnp_g_mk128(creal(z) / r, cimag(z) / r); }
 
+/* -z, component-wise through the parts: not C's unary - on a complex value, which gcc folds
+** into the operation around it (x / -y as -x / y, -(x * y) as -x * y, -x / -y as x / y), a
+** rewrite that changes Annex G's result in the sign of a zero or an infinity. */
+CNP_G_INLINE cnp_g_c64 cnp_g_cneg64(cnp_g_c64 z) { return cnp_g_mk64(-crealf(z), -cimagf(z)); }
+CNP_G_INLINE cnp_g_c128 cnp_g_cneg128(cnp_g_c128 z) { return cnp_g_mk128(-creal(z), -cimag(z)); }
+
 /* Scatter-add into a complex element: one atomic addition per component. */
 CNP_G_INLINE void cnp_g_cadd64(cnp_g_c64 *a, cnp_g_c64 v)
 {
@@ -236,14 +242,28 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_shr_i64(int64_t a, int64_t s) { return (uint
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shl_u64(uint64_t a, uint64_t s) { return s < 64 ? a << s : 0; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_shr_u64(uint64_t a, uint64_t s) { return s < 64 ? a >> s : 0; }
 /* f32 (and f16, computed in f32) and f64 to i32 / i64 / u64: NaN is 0, values beyond the
-** range the nearest end, others truncated toward zero (the comparisons are exact). The
-** signed ones test |x| against the range first, one compare and a branch the CPU predicts,
-** so an in-range value (a particle's cell) costs one conversion more than a plain cast. */
+** range the nearest end, others truncated toward zero (the comparisons are exact). On an
+** x86-64 host (not the CUDA unit) the signed ones convert first with the SSE2 instruction,
+** which gives the "integer indefinite" value INT_MIN for NaN and every value out of range
+** (defined there, unlike the C cast), and take the slow path only on INT_MIN: one integer
+** compare and a branch the CPU predicts, so an in-range value (a particle's cell) costs what
+** a plain cast does. Elsewhere they test |x| against the range first, then the C cast. */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(__CUDACC__)
+#include <emmintrin.h>
+#define CNP_G_CVT_X86 1
+#endif
+#ifdef CNP_G_CVT_X86
+CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { const int32_t r = _mm_cvttss_si32(_mm_set_ss(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { const int64_t r = _mm_cvttss_si64(_mm_set_ss(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { const int32_t r = _mm_cvttsd_si32(_mm_set_sd(x)); if (__builtin_expect(r != INT32_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { const int64_t r = _mm_cvttsd_si64(_mm_set_sd(x)); if (__builtin_expect(r != INT64_MIN, 1)) return r; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#else
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32(float x) { if (__builtin_expect(fabsf(x) < 2147483648.0f, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabsf(x) < 9223372036854775808.0f, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
-CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+#endif
+CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
 ** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
@@ -267,6 +287,15 @@ CNP_G_INLINE int64_t cnp_g_xmul(int64_t a, int64_t b)
   if ((a < 0 ? -a : a) > INT64_MAX / (b < 0 ? -b : b)) return INT64_MIN;
   return a * b;
 }
+
+/* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
+** that loop fully before its vectorizer runs, which then leaves the rows scalar; kept a loop,
+** it vectorizes (the same operation in each lane: the same bits). */
+#if defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__) && !defined(__CUDACC__)
+#define CNP_G_LANES _Pragma("GCC unroll 1")
+#else
+#define CNP_G_LANES
+#endif
 
 /* wave(j) of a map over a spectral grid: the angular wave number 2 pi m / L of index j along an
 ** axis of n points and spacing d (L = n d, G's box length): m = j below the middle and j - n
@@ -443,7 +472,7 @@ static int split_k0_host(const split_k0_args *ap)
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 447 "input.c"
+#line 476 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -512,6 +541,7 @@ static int split_k1_host(const split_k1_args *ap)
     const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
     int64_t cnp_b = cnp_c * 4096;
     for (; cnp_b + 8 <= cnp_e; cnp_b += 8) {  /* whole groups of 8 rows */
+      CNP_G_LANES
       for (int cnp_l = 0; cnp_l < 8; cnp_l++) {
         const int64_t cnp_i = cnp_b + cnp_l;
         { /* input.cnp:23: map (j, i) in G */
@@ -543,7 +573,7 @@ static int split_k1_host(const split_k1_args *ap)
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 547 "input.c"
+#line 577 "input.c"
         } /* map i */
       }
     }
@@ -578,7 +608,7 @@ static int split_k1_host(const split_k1_args *ap)
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 582 "input.c"
+#line 612 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -875,13 +905,13 @@ static int split_h_step(split_h *p)
               "input.cnp:16: fft rho -> rk");
     p->stats.launches++;
   }
-#line 879 "input.c"
+#line 909 "input.c"
 
   /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
   CNP_G_TRY(split_k0(p, S),
             "input.cnp:17: map (j, i) in K");
-#line 885 "input.c"
+#line 915 "input.c"
 
   /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -895,7 +925,7 @@ static int split_h_step(split_h *p)
               "input.cnp:21: ifft rk -> phi");
     p->stats.launches++;
   }
-#line 899 "input.c"
+#line 929 "input.c"
 
   /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -914,13 +944,13 @@ static int split_h_step(split_h *p)
     }
     p->stats.launches++;
   }
-#line 918 "input.c"
+#line 948 "input.c"
 
   /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
   CNP_G_TRY(split_k1(p, S),
             "input.cnp:23: map (j, i) in G");
-#line 924 "input.c"
+#line 954 "input.c"
 
   /* ---- input.cnp:28: allreduce energy; ---- */
   S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */
@@ -942,7 +972,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 946 "input.c"
+#line 976 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

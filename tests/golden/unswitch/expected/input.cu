@@ -929,14 +929,14 @@ static int unswitch_k2_update(unswitch_h *p, cudaGraphExec_t x)
 /* input.cnp:13: step on s -- its work, enqueued while the stream is captured. */
 static int unswitch_g0_enqueue(unswitch_h *p, cnp_stream *S)
 {
-  int st;
+  int st = CNP_OK;  /* (a graph of records only sets none) */
   /* input.cnp:14: map i in N */
   if ((st = unswitch_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
   if ((st = unswitch_k1_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:20: map i in N */
   if ((st = unswitch_k2_capture(p, S)) != CNP_OK) return st;
-  return CNP_OK;
+  return st;
 }
 
 /* Captures step 0's work into p->gg_0 / p->gx_0 (at setup; nothing runs). */
