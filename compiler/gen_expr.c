@@ -278,18 +278,20 @@ static void lin_index(KCtx *k, Buf *b, Expr *e) {
   buf_free(&acc);
 }
 
+/* (min and max of floats: templates/int.tmpl's cnp_g_fmin/fmax, which fix the sign of a
+** zero tie that C's fmin/fmax leave open: found/fmax_signed_zero) */
 static const char *float_fn(Builtin bi, DType t) {
   static const char *names[BI__COUNT] = {
       [BI_SQRT] = "sqrt", [BI_EXP] = "exp",     [BI_LOG] = "log",   [BI_SIN] = "sin",
       [BI_COS] = "cos",   [BI_FLOOR] = "floor", [BI_CEIL] = "ceil", [BI_FMOD] = "fmod",
-      [BI_POW] = "pow",   [BI_MIN] = "fmin",    [BI_MAX] = "fmax",  [BI_ABS] = "fabs",
+      [BI_POW] = "pow",   [BI_MIN] = "cnp_g_fmin64", [BI_MAX] = "cnp_g_fmax64", [BI_ABS] = "fabs",
       [BI_ATAN2] = "atan2", [BI_TANH] = "tanh", [BI_SINH] = "sinh", [BI_COSH] = "cosh",
       [BI_ERF] = "erf",   [BI_ROUND] = "round", [BI_TRUNC] = "trunc",
   };
   static const char *namesf[BI__COUNT] = {
       [BI_SQRT] = "sqrtf", [BI_EXP] = "expf",     [BI_LOG] = "logf",   [BI_SIN] = "sinf",
       [BI_COS] = "cosf",   [BI_FLOOR] = "floorf", [BI_CEIL] = "ceilf", [BI_FMOD] = "fmodf",
-      [BI_POW] = "powf",   [BI_MIN] = "fminf",    [BI_MAX] = "fmaxf",  [BI_ABS] = "fabsf",
+      [BI_POW] = "powf",   [BI_MIN] = "cnp_g_fmin32", [BI_MAX] = "cnp_g_fmax32", [BI_ABS] = "fabsf",
       [BI_ATAN2] = "atan2f", [BI_TANH] = "tanhf", [BI_SINH] = "sinhf", [BI_COSH] = "coshf",
       [BI_ERF] = "erff",   [BI_ROUND] = "roundf", [BI_TRUNC] = "truncf",
   };

@@ -319,6 +319,8 @@ static void type_expr(TypeUse *t, Expr *e) {
   if (e->kind == EX_CALL && (e->builtin == BI_ABS || e->builtin == BI_MIN || e->builtin == BI_MAX) &&
       signed_int(e->type))
     t->ints = true;
+  if (e->kind == EX_CALL && (e->builtin == BI_MIN || e->builtin == BI_MAX) && dtype_is_float(e->type))
+    t->ints = true;   /* cnp_g_fmin/fmax are in int.tmpl too */
   if (gen_hidden_const(e) >= 0 || gen_hidden_u64(e) >= 0 || gen_hidden_bool(e)) t->ints = true;
   for (int i = 0; i < e->nargs; i++) type_expr(t, e->args[i]);
 }

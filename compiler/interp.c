@@ -668,8 +668,13 @@ static Value eval_call(Interp *I, Expr *e) {
   case BI_MIN: case BI_MAX: {
     Value x = eval_as(I, a[0], t), y = eval_as(I, a[1], t), r = {.t = t};
     bool mn = bi == BI_MIN;
-    if (t == DT_F64) r.d = mn ? fmin(x.d, y.d) : fmax(x.d, y.d);
-    else if (dtype_is_float(t)) r.f = mn ? fminf(x.f, y.f) : fmaxf(x.f, y.f);
+    /* a NaN gives the other operand; a tie of zeros -0 for min, +0 for max (docs) */
+    if (t == DT_F64)
+      r.d = isnan(x.d) ? y.d : isnan(y.d) ? x.d
+          : (mn ? x.d < y.d || (x.d == y.d && signbit(x.d)) : x.d > y.d || (x.d == y.d && !signbit(x.d))) ? x.d : y.d;
+    else if (dtype_is_float(t))
+      r.f = isnan(x.f) ? y.f : isnan(y.f) ? x.f
+          : (mn ? x.f < y.f || (x.f == y.f && signbit(x.f)) : x.f > y.f || (x.f == y.f && !signbit(x.f))) ? x.f : y.f;
     else if (t == DT_U64) r.u = mn ? (x.u < y.u ? x.u : y.u) : (x.u > y.u ? x.u : y.u);
     else r.i = mn ? (x.i < y.i ? x.i : y.i) : (x.i > y.i ? x.i : y.i);
     return r;

@@ -184,6 +184,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -335,7 +342,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 339 "input.cu"
+#line 346 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -392,7 +399,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 396 "input.cu"
+#line 403 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -428,7 +435,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 432 "input.cu"
+#line 439 "input.cu"
         } /* map i */
       }
     }
@@ -471,7 +478,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 475 "input.cu"
+#line 482 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -912,7 +919,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 916 "input.cu"
+#line 923 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -931,7 +938,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 935 "input.cu"
+#line 942 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -948,7 +955,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 952 "input.cu"
+#line 959 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -962,7 +969,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 966 "input.cu"
+#line 973 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -980,7 +987,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 984 "input.cu"
+#line 991 "input.cu"
     }
   }
   p->stats.steps++;

@@ -231,6 +231,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -544,7 +551,7 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_fft_forward(p->fft_0, &p->f_rho, &p->f_rho_hat, S),
             "input.cnp:15: fft rho -> rho_hat");
   p->stats.launches++;
-#line 548 "input.c"
+#line 555 "input.c"
 
   /* input.cnp:16: ifft rho_hat -> phi; */
 #line 16 "input.cnp"
@@ -555,14 +562,14 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_g_fft_scale_f64(&p->f_phi, cnp_fft_norm(p->fft_0), S),
             "input.cnp:16: ifft rho_hat -> phi");
   p->stats.launches++;
-#line 559 "input.c"
+#line 566 "input.c"
 
   /* input.cnp:17: fft E -> E_hat; */
 #line 17 "input.cnp"
   CNP_G_TRY(cnp_fft_forward(p->fft_1, &p->f_E, &p->f_E_hat, S),
             "input.cnp:17: fft E -> E_hat");
   p->stats.launches++;
-#line 566 "input.c"
+#line 573 "input.c"
 
   /* input.cnp:18: ifft E_hat -> E; */
 #line 18 "input.cnp"
@@ -573,7 +580,7 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_g_fft_scale_f32(&p->f_E, cnp_fft_norm(p->fft_1), S),
             "input.cnp:18: ifft E_hat -> E");
   p->stats.launches++;
-#line 577 "input.c"
+#line 584 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

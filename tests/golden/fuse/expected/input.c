@@ -154,6 +154,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -265,7 +272,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 269 "input.c"
+#line 276 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -273,7 +280,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 277 "input.c"
+#line 284 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -318,7 +325,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 322 "input.c"
+#line 329 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -487,13 +494,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 491 "input.c"
+#line 498 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 497 "input.c"
+#line 504 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -510,7 +517,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 514 "input.c"
+#line 521 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

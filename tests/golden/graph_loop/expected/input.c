@@ -154,6 +154,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -281,7 +288,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 285 "input.c"
+#line 292 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -343,7 +350,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 347 "input.c"
+#line 354 "input.c"
         } /* map i */
       }
     }
@@ -353,7 +360,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 357 "input.c"
+#line 364 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -414,7 +421,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 418 "input.c"
+#line 425 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -458,7 +465,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 462 "input.c"
+#line 469 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -656,13 +663,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
   /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 660 "input.c"
+#line 667 "input.c"
 
     /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_loop_k0(p, S),
               "input.cnp:17: map i in m");
-#line 666 "input.c"
+#line 673 "input.c"
 
     /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -671,18 +678,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->f_u = p->f_w;
       p->f_w = t;
     }
-#line 675 "input.c"
+#line 682 "input.c"
 
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   } /* repeat (cnp_rep_16_3) */
-#line 680 "input.c"
+#line 687 "input.c"
 
   /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
   CNP_G_TRY(graph_loop_k1(p, S),
             "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 686 "input.c"
+#line 693 "input.c"
 
   /* ---- input.cnp:26: step inject on s ---- */
   S = p->s_s;
@@ -691,7 +698,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
   CNP_G_TRY(graph_loop_k2(p, S),
             "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 695 "input.c"
+#line 702 "input.c"
 
   /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -707,7 +714,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 711 "input.c"
+#line 718 "input.c"
 
   /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -721,7 +728,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     if (want > room)
       return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
   }
-#line 725 "input.c"
+#line 732 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

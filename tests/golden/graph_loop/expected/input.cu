@@ -184,6 +184,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -369,7 +376,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 373 "input.cu"
+#line 380 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -396,7 +403,7 @@ static __global__ void graph_loop_k0_cuda(const graph_loop_k0_args A)
     double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
     f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 400 "input.cu"
+#line 407 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -481,7 +488,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 485 "input.cu"
+#line 492 "input.cu"
         } /* map i */
       }
     }
@@ -491,7 +498,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 495 "input.cu"
+#line 502 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -523,7 +530,7 @@ static __global__ void graph_loop_k1_cuda(const graph_loop_k1_args A)
       const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
       { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res = cnp_v > r_res ? cnp_v : r_res; }
-#line 527 "input.cu"
+#line 534 "input.cu"
     } /* map i */
   }
   {  /* scalar res: this block's partial */
@@ -636,7 +643,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 640 "input.cu"
+#line 647 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -660,7 +667,7 @@ static __global__ void graph_loop_k2_cuda(const graph_loop_k2_args A)
     f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
     f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 664 "input.cu"
+#line 671 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -730,7 +737,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 734 "input.cu"
+#line 741 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -757,7 +764,7 @@ static __global__ void graph_loop_k3_cuda(const graph_loop_k3_args A)
     const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
     f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 761 "input.cu"
+#line 768 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1519,13 +1526,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1523 "input.cu"
+#line 1530 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1529 "input.cu"
+#line 1536 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1534,18 +1541,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1538 "input.cu"
+#line 1545 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1543 "input.cu"
+#line 1550 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1549 "input.cu"
+#line 1556 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1561,7 +1568,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1565 "input.cu"
+#line 1572 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1577,7 +1584,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1581 "input.cu"
+#line 1588 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1591,7 +1598,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1595 "input.cu"
+#line 1602 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -184,6 +184,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -349,7 +356,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 353 "input.cu"
+#line 360 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -407,7 +414,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 411 "input.cu"
+#line 418 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -443,7 +450,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 447 "input.cu"
+#line 454 "input.cu"
         } /* map i */
       }
     }
@@ -487,7 +494,7 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
     f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 491 "input.cu"
+#line 498 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -955,7 +962,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 959 "input.cu"
+#line 966 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -974,7 +981,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 978 "input.cu"
+#line 985 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -991,7 +998,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 995 "input.cu"
+#line 1002 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -1005,7 +1012,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 1009 "input.cu"
+#line 1016 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -1023,7 +1030,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 1027 "input.cu"
+#line 1034 "input.cu"
     }
   }
 
@@ -1031,7 +1038,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 1035 "input.cu"
+#line 1042 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -1041,14 +1048,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 1045 "input.cu"
+#line 1052 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 1052 "input.cu"
+#line 1059 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

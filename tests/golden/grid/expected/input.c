@@ -154,6 +154,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -510,7 +517,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 514 "input.c"
+#line 521 "input.c"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -526,7 +533,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 530 "input.c"
+#line 537 "input.c"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -542,7 +549,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 546 "input.c"
+#line 553 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -631,7 +638,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 635 "input.c"
+#line 642 "input.c"
         } /* map i */
       }
     }
@@ -658,7 +665,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 662 "input.c"
+#line 669 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -752,7 +759,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 756 "input.c"
+#line 763 "input.c"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -763,7 +770,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 767 "input.c"
+#line 774 "input.c"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -774,7 +781,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 778 "input.c"
+#line 785 "input.c"
       }
     }
   }
@@ -849,7 +856,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 853 "input.c"
+#line 860 "input.c"
         } /* map p */
       }
     }
@@ -1116,7 +1123,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
   CNP_G_TRY(gridg_k0(p, S),
             "input.cnp:17: map (j, i) in G");
-#line 1120 "input.c"
+#line 1127 "input.c"
 
   /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1125,13 +1132,13 @@ static int gridg_h_step(gridg_h *p, double dt)
     p->f_a = p->f_b;
     p->f_b = t;
   }
-#line 1129 "input.c"
+#line 1136 "input.c"
 
   /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
   CNP_G_TRY(gridg_k1(p, S),
             "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1135 "input.c"
+#line 1142 "input.c"
 
   /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1142,19 +1149,19 @@ static int gridg_h_step(gridg_h *p, double dt)
               "input.cnp:24: halo h");
     p->stats.launches++;
   }
-#line 1146 "input.c"
+#line 1153 "input.c"
 
   /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
   CNP_G_TRY(gridg_k2(p, S),
             "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1152 "input.c"
+#line 1159 "input.c"
 
   /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
   CNP_G_TRY(gridg_k3(p, S),
             "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1158 "input.c"
+#line 1165 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

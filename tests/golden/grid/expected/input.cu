@@ -184,6 +184,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -607,7 +614,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 611 "input.cu"
+#line 618 "input.cu"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -623,7 +630,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 627 "input.cu"
+#line 634 "input.cu"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -639,7 +646,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 643 "input.cu"
+#line 650 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -680,7 +687,7 @@ static __global__ void gridg_k0_cuda(const gridg_k0_args A)
   f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
   f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 684 "input.cu"
+#line 691 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -792,7 +799,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 796 "input.cu"
+#line 803 "input.cu"
         } /* map i */
       }
     }
@@ -819,7 +826,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 823 "input.cu"
+#line 830 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -867,7 +874,7 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
       (void)cnp_x1;
 #line 23 "input.cnp"
       r_total += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 871 "input.cu"
+#line 878 "input.cu"
     } /* map i */
   }
   {  /* scalar total: this block's partial */
@@ -1013,7 +1020,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1017 "input.cu"
+#line 1024 "input.cu"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -1024,7 +1031,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1028 "input.cu"
+#line 1035 "input.cu"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -1035,7 +1042,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1039 "input.cu"
+#line 1046 "input.cu"
       }
     }
   }
@@ -1075,7 +1082,7 @@ static __global__ void gridg_k2_cuda(const gridg_k2_args A)
   (void)cnp_i;
 #line 25 "input.cnp"
   f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1079 "input.cu"
+#line 1086 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
 
@@ -1172,7 +1179,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1176 "input.cu"
+#line 1183 "input.cu"
         } /* map p */
       }
     }
@@ -1206,7 +1213,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1210 "input.cu"
+#line 1217 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1867,7 +1874,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
     CNP_G_TRY(gridg_k0(p, S),
               "input.cnp:17: map (j, i) in G");
-#line 1871 "input.cu"
+#line 1878 "input.cu"
 
     /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1876,13 +1883,13 @@ static int gridg_h_step(gridg_h *p, double dt)
       p->f_a = p->f_b;
       p->f_b = t;
     }
-#line 1880 "input.cu"
+#line 1887 "input.cu"
 
     /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
     CNP_G_TRY(gridg_k1(p, S),
               "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1886 "input.cu"
+#line 1893 "input.cu"
 
     /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1897,19 +1904,19 @@ static int gridg_h_step(gridg_h *p, double dt)
                   "input.cnp:24: halo h");
       p->stats.launches++;
     }
-#line 1901 "input.cu"
+#line 1908 "input.cu"
 
     /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
     CNP_G_TRY(gridg_k2(p, S),
               "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1907 "input.cu"
+#line 1914 "input.cu"
 
     /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
     CNP_G_TRY(gridg_k3(p, S),
               "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1913 "input.cu"
+#line 1920 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -154,6 +154,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -514,7 +521,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 518 "input.c"
+#line 525 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -571,7 +578,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 575 "input.c"
+#line 582 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -750,7 +757,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
   CNP_G_TRY(scanfuse_k0(p, S),
             "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 754 "input.c"
+#line 761 "input.c"
 
   /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -764,13 +771,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_f64(x, y, n, nc, stride, 1, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 768 "input.c"
+#line 775 "input.c"
 
   /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
   CNP_G_TRY(scanfuse_k1(p, S),
             "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 774 "input.c"
+#line 781 "input.c"
 
   /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -784,7 +791,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_i64(x, y, n, nc, stride, 0, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 788 "input.c"
+#line 795 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

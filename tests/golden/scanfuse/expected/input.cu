@@ -184,6 +184,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -635,7 +642,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 639 "input.cu"
+#line 646 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -670,7 +677,7 @@ static __global__ void scanfuse_k0_cuda(const scanfuse_k0_args A)
       f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
       f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 674 "input.cu"
+#line 681 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -754,7 +761,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 758 "input.cu"
+#line 765 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -786,7 +793,7 @@ static __global__ void scanfuse_k1_cuda(const scanfuse_k1_args A)
       const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
       f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 790 "input.cu"
+#line 797 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -1209,7 +1216,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1213 "input.cu"
+#line 1220 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1232,13 +1239,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1236 "input.cu"
+#line 1243 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1242 "input.cu"
+#line 1249 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1261,7 +1268,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1265 "input.cu"
+#line 1272 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -283,6 +283,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -556,7 +563,7 @@ static int split_k0_host(const split_k0_args *ap)
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 560 "input.cu"
+#line 567 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -591,7 +598,7 @@ static __global__ void split_k0_cuda(const split_k0_args A)
   double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
   f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 595 "input.cu"
+#line 602 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -715,7 +722,7 @@ static int split_k1_host(const split_k1_args *ap)
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 719 "input.cu"
+#line 726 "input.cu"
         } /* map i */
       }
     }
@@ -750,7 +757,7 @@ static int split_k1_host(const split_k1_args *ap)
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 754 "input.cu"
+#line 761 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -809,7 +816,7 @@ static __global__ void split_k1_cuda(const split_k1_args A)
       f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
       r_energy += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 813 "input.cu"
+#line 820 "input.cu"
     } /* map i */
   }
   {  /* scalar energy: this block's partial */
@@ -1374,13 +1381,13 @@ static int split_h_step(split_h *p)
                 "input.cnp:16: fft rho -> rk");
       p->stats.launches++;
     }
-#line 1378 "input.cu"
+#line 1385 "input.cu"
 
     /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
     CNP_G_TRY(split_k0(p, S),
               "input.cnp:17: map (j, i) in K");
-#line 1384 "input.cu"
+#line 1391 "input.cu"
 
     /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -1394,7 +1401,7 @@ static int split_h_step(split_h *p)
                 "input.cnp:21: ifft rk -> phi");
       p->stats.launches++;
     }
-#line 1398 "input.cu"
+#line 1405 "input.cu"
 
     /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -1417,13 +1424,13 @@ static int split_h_step(split_h *p)
       }
       p->stats.launches++;
     }
-#line 1421 "input.cu"
+#line 1428 "input.cu"
 
     /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
     CNP_G_TRY(split_k1(p, S),
               "input.cnp:23: map (j, i) in G");
-#line 1427 "input.cu"
+#line 1434 "input.cu"
   }
 
   /* ---- input.cnp:28: allreduce energy; ---- */
@@ -1446,7 +1453,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 1450 "input.cu"
+#line 1457 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -154,6 +154,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -291,7 +298,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 295 "input.c"
+#line 302 "input.c"
           } /* map i */
         }
       }
@@ -305,7 +312,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 309 "input.c"
+#line 316 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -327,7 +334,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 331 "input.c"
+#line 338 "input.c"
           } /* map i */
         }
       }
@@ -341,7 +348,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 345 "input.c"
+#line 352 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -399,7 +406,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 403 "input.c"
+#line 410 "input.c"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -455,7 +462,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 459 "input.c"
+#line 466 "input.c"
         } /* map i */
       }
     }
@@ -468,7 +475,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 472 "input.c"
+#line 479 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -674,19 +681,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(unswitch_k0(p, S),
             "input.cnp:14: map i in N");
-#line 678 "input.c"
+#line 685 "input.c"
 
   /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
   CNP_G_TRY(unswitch_k1(p, S),
             "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 684 "input.c"
+#line 691 "input.c"
 
   /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
   CNP_G_TRY(unswitch_k2(p, S),
             "input.cnp:20: map i in N");
-#line 690 "input.c"
+#line 697 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -184,6 +184,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -334,7 +341,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 338 "input.cu"
+#line 345 "input.cu"
           } /* map i */
         }
       }
@@ -348,7 +355,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 352 "input.cu"
+#line 359 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -370,7 +377,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 374 "input.cu"
+#line 381 "input.cu"
           } /* map i */
         }
       }
@@ -384,7 +391,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 388 "input.cu"
+#line 395 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -423,7 +430,7 @@ static __global__ void unswitch_k0_cuda(const unswitch_k0_args A)
       f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
       r_ke += (double)((l_vo * l_vo));
-#line 427 "input.cu"
+#line 434 "input.cu"
     } /* map i */
   }
   {  /* scalar ke: this block's partial */
@@ -532,7 +539,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 536 "input.cu"
+#line 543 "input.cu"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -551,7 +558,7 @@ static __global__ void unswitch_k1_cuda(const unswitch_k1_args A)
     const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
     f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 555 "input.cu"
+#line 562 "input.cu"
   } /* map k */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -630,7 +637,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 634 "input.cu"
+#line 641 "input.cu"
         } /* map i */
       }
     }
@@ -643,7 +650,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 647 "input.cu"
+#line 654 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -677,7 +684,7 @@ static __global__ void unswitch_k2_cuda(const unswitch_k2_args A)
 #line 21 "input.cnp"
         r_s2 += (double)(f_x[l_i]);
       }
-#line 681 "input.cu"
+#line 688 "input.cu"
     } /* map i */
   }
   {  /* scalar s2: this block's partial */
@@ -1194,19 +1201,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(unswitch_k0(p, S),
               "input.cnp:14: map i in N");
-#line 1198 "input.cu"
+#line 1205 "input.cu"
 
     /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
     CNP_G_TRY(unswitch_k1(p, S),
               "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 1204 "input.cu"
+#line 1211 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(unswitch_k2(p, S),
               "input.cnp:20: map i in N");
-#line 1210 "input.cu"
+#line 1217 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -154,6 +154,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -264,7 +271,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 268 "input.c"
+#line 275 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -315,7 +322,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 319 "input.c"
+#line 326 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -519,7 +526,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
   CNP_G_TRY(twows_k0(p, S),
             "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 523 "input.c"
+#line 530 "input.c"
 
   /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -536,7 +543,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 540 "input.c"
+#line 547 "input.c"
 
   /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -549,7 +556,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:11: sort ka (a)");
     p->stats.launches++;
   }
-#line 553 "input.c"
+#line 560 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
   p->ws_used = 1;
@@ -564,7 +571,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(twows_k1(p, S),
             "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 568 "input.c"
+#line 575 "input.c"
 
   /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -581,7 +588,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 585 "input.c"
+#line 592 "input.c"
 
   /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -594,7 +601,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:16: sort kb (b)");
     p->stats.launches++;
   }
-#line 598 "input.c"
+#line 605 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
   p->ws_used = 1;

@@ -184,6 +184,13 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
+** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
+** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
+CNP_G_HD CNP_G_INLINE double cnp_g_fmin64(double a, double b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE double cnp_g_fmax64(double a, double b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmin32(float a, float b) { return a != a ? b : b != b ? a : a < b || (a == b && signbit(a)) ? a : b; }
+CNP_G_HD CNP_G_INLINE float cnp_g_fmax32(float a, float b) { return a != a ? b : b != b ? a : a > b || (a == b && !signbit(a)) ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_i64(int64_t a) { return a; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_u64(uint64_t a) { return a; }   /* the same for u64 */
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_div_u64(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }
@@ -311,7 +318,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 315 "input.cu"
+#line 322 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -335,7 +342,7 @@ static __global__ void twows_k0_cuda(const twows_k0_args A)
     f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
     f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 339 "input.cu"
+#line 346 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -409,7 +416,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 413 "input.cu"
+#line 420 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -433,7 +440,7 @@ static __global__ void twows_k1_cuda(const twows_k1_args A)
     f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
     f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 437 "input.cu"
+#line 444 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -981,7 +988,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 985 "input.cu"
+#line 992 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -998,7 +1005,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1002 "input.cu"
+#line 1009 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -1012,7 +1019,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1016 "input.cu"
+#line 1023 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -1034,7 +1041,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 1038 "input.cu"
+#line 1045 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -1051,7 +1058,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1055 "input.cu"
+#line 1062 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -1065,7 +1072,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1069 "input.cu"
+#line 1076 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
