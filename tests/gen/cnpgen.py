@@ -195,8 +195,10 @@ class Gen:
                 text += " boundary(%s)" % bounds[0]
             elif bounds != ["periodic"] * nd or self.chance(0.5):
                 text += " boundary(%s)" % ", ".join(bounds)
+            # (not g_f64: the driver's value may be 0, -0, inf or NaN, and a deposit's plan then
+            # fails setup, which the interpreter does not model: found/OPEN pgrid_length_setup)
             if self.chance(0.5):
-                text += " length(%s)" % ", ".join(self.pick(["1.0", "2.5", "C_F", "g_f64"]
+                text += " length(%s)" % ", ".join(self.pick(["1.0", "2.5", "C_F", "C_F + 0.5"]
                                                          if "C_F" in self.consts.get("f64", []) and
                                                          "g_f64" in self.setup_params.get("f64", [])
                                                          else ["1.0", "2.5", "0.75"]) for _ in range(nd))
