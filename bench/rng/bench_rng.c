@@ -5,6 +5,7 @@
 ** bench/rng/run compares them with NumPy's Generator.random (PCG64) side by side.
 **   usage: bench_rng N REPS
 */
+#define _POSIX_C_SOURCE 200809L
 #include "rng32.h"
 #include "rng64.h"
 #include <stdio.h>
@@ -43,11 +44,14 @@ static double now(void)
     NAME##_teardown(p);                                                                \
   } while (0)
 
+#ifndef BENCH_CC
+#define BENCH_CC "cnpc"
+#endif
 int main(int argc, char **argv)
 {
   int64_t n = argc > 1 ? atoll(argv[1]) : 10000000;
   int reps = argc > 2 ? atoi(argv[2]) : 5;
-  BENCH(rng64, RNG64_CONFIG_INIT, "cnpc f64");
-  BENCH(rng32, RNG32_CONFIG_INIT, "cnpc f32");
+  BENCH(rng64, RNG64_CONFIG_INIT, BENCH_CC " f64");
+  BENCH(rng32, RNG32_CONFIG_INIT, BENCH_CC " f32");
   return 0;
 }
