@@ -786,11 +786,9 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
   }
   if (e->op == OP_MOD && dtype_is_float(e->type)) {
     buf_printf(b, "%s(", float_fn(BI_FMOD, e->type));
-    for (int i = 0; i < 2; i++) {             /* an integer operand: converted explicitly (as below) */
-      if (i) buf_puts(b, ", ");
-      if (e->type != DT_F16 && dtype_is_int(e->args[i]->type)) ex_as(k, b, e->args[i], e->type);
-      else ex(k, b, e->args[i]);
-    }
+    ex(k, b, e->args[0]);
+    buf_puts(b, ", ");
+    ex(k, b, e->args[1]);
     buf_puts(b, ")");
     return;
   }
