@@ -759,8 +759,6 @@ static bool same_text_comm(KCtx *k, Expr *a, Expr *b) {
          (same_text_comm(k, a->args[0], b->args[1]) && same_text_comm(k, a->args[1], b->args[0]));
 }
 
-static bool is_select(const Expr *e) { return e->kind == EX_CALL && e->builtin == BI_SELECT; }
-
 static void ex_binary(KCtx *k, Buf *b, Expr *e) {
   bool shift = e->op == OP_SHL || e->op == OP_SHR;
   if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
@@ -866,9 +864,11 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
     bool flt = t == DT_F32 || t == DT_F64;
     if (conv) ex_as(k, b, e->args[i], t);
     else if (flt && int_const_as(e->args[i], t, &fv)) fmt_float(b, fv, t);
-    else if (flt && dtype_is_int(e->args[i]->type) && (const_tree(e->args[i]) || is_select(e->args[i])))
-      ex_as(k, b, e->args[i], t);   /* a constant expression, or a select with a constant arm
-                                    ** (found, int_const_float_select): converted explicitly */
+    else if (flt && dtype_is_int(e->args[i]->type))
+      ex_as(k, b, e->args[i], t);   /* any other integer operand is converted explicitly: clang
+                                    ** folds constant expressions, select arms (found,
+                                    ** int_const_float_select) and u64 abs() of them (found,
+                                    ** u64_select_float) and warns on an inexact implicit one */
     else ex(k, b, e->args[i]);
   }
   buf_puts(b, ")");
@@ -980,8 +980,10 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     Expr *tg = s->target;
     DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
     Expr *val = s->value;
-    /* f16(x) stored into f16: the store rounds x itself (rounding twice changes nothing) */
-    if (tt == DT_F16 && tg->kind == EX_INDEX && val->kind == EX_CAST && val->cast_to == DT_F16 &&
+    /* f16(x) stored into f16: the store rounds x itself (rounding twice changes nothing);
+    ** not in a `+=`, whose store rounds h + x, not x (found, f16_arg_round) */
+    if (tt == DT_F16 && tg->kind == EX_INDEX && s->kind == ST_ASSIGN && val->kind == EX_CAST &&
+        val->cast_to == DT_F16 &&
         val->args[0]->type != DT_F64 && !dtype_is_complex(val->args[0]->type)) {
       if (val->args[0]->type != DT_F16) buf_puts(&v, "(float)");
       ex(k, &v, val->args[0]);

@@ -360,14 +360,16 @@ struct ftypes_h {
   cnp_g_c128 P_w;  /* param w (per step) */
   int64_t P_n_cells;  /* param n_cells (setup) */
   int64_t cap_N, n_N;  /* dim N: capacity and live extent */
-  cnp_array f_x;  /* field x : f32[N] (input.cnp:10) */
-  cnp_array f_h;  /* field h : f16[N] (input.cnp:10) */
-  cnp_array f_z;  /* field z : c128[N] (input.cnp:10) */
-  cnp_array f_y;  /* field y : c64[N] (input.cnp:10) */
-  cnp_array f_cell;  /* field cell : i64[N] (input.cnp:11) */
-  cnp_array f_m;  /* field m : f64[N] (input.cnp:11) */
-  cnp_array f_hs;  /* field hs : f16[n_cells] (input.cnp:12) */
-  cnp_array f_zs;  /* field zs : c128[n_cells] (input.cnp:12) */
+  cnp_array f_x;  /* field x : f32[N] (input.cnp:12) */
+  cnp_array f_h;  /* field h : f16[N] (input.cnp:12) */
+  cnp_array f_z;  /* field z : c128[N] (input.cnp:12) */
+  cnp_array f_y;  /* field y : c64[N] (input.cnp:12) */
+  cnp_array f_cell;  /* field cell : i64[N] (input.cnp:13) */
+  cnp_array f_m;  /* field m : f64[N] (input.cnp:13) */
+  cnp_array f_g;  /* field g : f16[N] (input.cnp:14) */
+  cnp_array f_xb;  /* field xb : f32[N] (input.cnp:14) */
+  cnp_array f_hs;  /* field hs : f16[n_cells] (input.cnp:15) */
+  cnp_array f_zs;  /* field zs : c128[n_cells] (input.cnp:15) */
   cnp_stream *s_s;
   int nthreads;                  /* host threads of the fused kernels */
   cnp_workspace *ws;             /* compact / sort / offsets */
@@ -405,7 +407,7 @@ CNP_G_INLINE int ftypes_failed(ftypes_h *p, int st, const char *where)
 
 /* ---- kernels (one per fused group of maps) ---------------------------------------------- */
 
-/* Arguments of kernel 0 (input.cnp:15). */
+/* Arguments of kernel 0 (input.cnp:18). */
 typedef struct ftypes_k0_args {
   int64_t n;                    /* live extent of 'N' */
   int *bad;                     /* device flag for index checks (CUDA) */
@@ -420,10 +422,14 @@ typedef struct ftypes_k0_args {
   int64_t f_y_e0;
   double *f_m;
   int64_t f_m_e0;
-  uint16_t *f_hs;
-  int64_t f_hs_e0;
+  uint16_t *f_g;
+  int64_t f_g_e0;
+  float *f_xb;
+  int64_t f_xb_e0;
   int64_t *f_cell;
   int64_t f_cell_e0;
+  uint16_t *f_hs;
+  int64_t f_hs_e0;
   cnp_g_c128 *f_zs;
   int64_t f_zs_e0;
   float P_gain;
@@ -440,30 +446,36 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
   cnp_g_c128 *CNP_G_RESTRICT f_z = A.f_z;
   cnp_g_c64 *CNP_G_RESTRICT f_y = A.f_y;
   double *CNP_G_RESTRICT f_m = A.f_m;
-  uint16_t *CNP_G_RESTRICT f_hs = A.f_hs;
+  uint16_t *CNP_G_RESTRICT f_g = A.f_g;
+  float *CNP_G_RESTRICT f_xb = A.f_xb;
   int64_t *CNP_G_RESTRICT f_cell = A.f_cell;
+  uint16_t *CNP_G_RESTRICT f_hs = A.f_hs;
   cnp_g_c128 *CNP_G_RESTRICT f_zs = A.f_zs;
   const float P_gain = A.P_gain;
   const cnp_g_c128 P_w = A.P_w;
   CNP_G_OMP("omp parallel for schedule(static) reduction(|:bad) if(A.n > 4096)")
   for (int64_t cnp_i = 0; cnp_i < A.n; cnp_i++) {
-    { /* input.cnp:15: map i in N */
+    { /* input.cnp:18: map i in N */
       const int64_t l_i = cnp_i;
-#line 16 "input.cnp"
-      float l_t = cnp_g_hround(((cnp_g_h2f(f_h[l_i]) * P_gain) + 0.0010004043579101562f));
-#line 17 "input.cnp"
-      f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1f));
-#line 18 "input.cnp"
-      f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 19 "input.cnp"
-      f_m[l_i] = (double)((cnp_g_cabs(f_z[l_i]) + ((double)l_t)) + ((f_z[l_i] == CNP_G_C128(f_y[l_i])) ? 1.0 : 0.0));
+      float l_t = cnp_g_hround(((cnp_g_h2f(f_h[l_i]) * P_gain) + 0.0010004043579101562f));
 #line 20 "input.cnp"
-      f_y[l_i] = cnp_g_csqrt(f_y[l_i]);
+      f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1f));
 #line 21 "input.cnp"
-      cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
+      f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 22 "input.cnp"
+      f_m[l_i] = (double)((cnp_g_cabs(f_z[l_i]) + ((double)l_t)) + ((f_z[l_i] == CNP_G_C128(f_y[l_i])) ? 1.0 : 0.0));
+#line 23 "input.cnp"
+      f_y[l_i] = cnp_g_csqrt(f_y[l_i]);
+#line 24 "input.cnp"
+      f_g[l_i] = cnp_g_f2h(cnp_g_h2f(f_g[l_i]) + cnp_g_hround((float)atan2f(f_x[l_i], 2.0f)));
+#line 25 "input.cnp"
+      f_xb[l_i] = (float)((f_x[l_i] + ((float)(((f_x[l_i] > 0.0f) ? UINT64_C(18446744073709551615) : UINT64_C(18446744073709551615))))) + ((float)f_cell[l_i]));
+#line 26 "input.cnp"
+      cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
+#line 27 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 467 "input.cu"
+#line 479 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -482,28 +494,34 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
   cnp_g_c128 *CNP_G_RESTRICT f_z = A.f_z;
   cnp_g_c64 *CNP_G_RESTRICT f_y = A.f_y;
   double *CNP_G_RESTRICT f_m = A.f_m;
-  uint16_t *CNP_G_RESTRICT f_hs = A.f_hs;
+  uint16_t *CNP_G_RESTRICT f_g = A.f_g;
+  float *CNP_G_RESTRICT f_xb = A.f_xb;
   int64_t *CNP_G_RESTRICT f_cell = A.f_cell;
+  uint16_t *CNP_G_RESTRICT f_hs = A.f_hs;
   cnp_g_c128 *CNP_G_RESTRICT f_zs = A.f_zs;
   const float P_gain = A.P_gain;
   const cnp_g_c128 P_w = A.P_w;
-  { /* input.cnp:15: map i in N */
+  { /* input.cnp:18: map i in N */
     const int64_t l_i = cnp_i;
-#line 16 "input.cnp"
-    float l_t = cnp_g_hround(((cnp_g_h2f(f_h[l_i]) * P_gain) + 0.0010004043579101562f));
-#line 17 "input.cnp"
-    f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1f));
-#line 18 "input.cnp"
-    f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 19 "input.cnp"
-    f_m[l_i] = (double)((cnp_g_cabs(f_z[l_i]) + ((double)l_t)) + ((f_z[l_i] == CNP_G_C128(f_y[l_i])) ? 1.0 : 0.0));
+    float l_t = cnp_g_hround(((cnp_g_h2f(f_h[l_i]) * P_gain) + 0.0010004043579101562f));
 #line 20 "input.cnp"
-    f_y[l_i] = cnp_g_csqrt(f_y[l_i]);
+    f_h[l_i] = cnp_g_f2h((float)(f_x[l_i] * 0.1f));
 #line 21 "input.cnp"
-    cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
+    f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 22 "input.cnp"
+    f_m[l_i] = (double)((cnp_g_cabs(f_z[l_i]) + ((double)l_t)) + ((f_z[l_i] == CNP_G_C128(f_y[l_i])) ? 1.0 : 0.0));
+#line 23 "input.cnp"
+    f_y[l_i] = cnp_g_csqrt(f_y[l_i]);
+#line 24 "input.cnp"
+    f_g[l_i] = cnp_g_f2h(cnp_g_h2f(f_g[l_i]) + cnp_g_hround((float)atan2f(f_x[l_i], 2.0f)));
+#line 25 "input.cnp"
+    f_xb[l_i] = (float)((f_x[l_i] + ((float)(((f_x[l_i] > 0.0f) ? UINT64_C(18446744073709551615) : UINT64_C(18446744073709551615))))) + ((float)f_cell[l_i]));
+#line 26 "input.cnp"
+    cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
+#line 27 "input.cnp"
     cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 507 "input.cu"
+#line 525 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -523,10 +541,14 @@ static int ftypes_k0(ftypes_h *p, cnp_stream *S)
   A.f_y_e0 = p->f_y.shape[0];
   A.f_m = (double *)p->f_m.data;
   A.f_m_e0 = p->f_m.shape[0];
-  A.f_hs = (uint16_t *)p->f_hs.data;
-  A.f_hs_e0 = p->f_hs.shape[0];
+  A.f_g = (uint16_t *)p->f_g.data;
+  A.f_g_e0 = p->f_g.shape[0];
+  A.f_xb = (float *)p->f_xb.data;
+  A.f_xb_e0 = p->f_xb.shape[0];
   A.f_cell = (int64_t *)p->f_cell.data;
   A.f_cell_e0 = p->f_cell.shape[0];
+  A.f_hs = (uint16_t *)p->f_hs.data;
+  A.f_hs_e0 = p->f_hs.shape[0];
   A.f_zs = (cnp_g_c128 *)p->f_zs.data;
   A.f_zs_e0 = p->f_zs.shape[0];
   A.P_gain = p->P_gain;
@@ -580,10 +602,14 @@ static void ftypes_k0_fill(ftypes_h *p, ftypes_k0_args *ap)
   ap->f_y_e0 = p->f_y.shape[0];
   ap->f_m = (double *)p->f_m.data;
   ap->f_m_e0 = p->f_m.shape[0];
-  ap->f_hs = (uint16_t *)p->f_hs.data;
-  ap->f_hs_e0 = p->f_hs.shape[0];
+  ap->f_g = (uint16_t *)p->f_g.data;
+  ap->f_g_e0 = p->f_g.shape[0];
+  ap->f_xb = (float *)p->f_xb.data;
+  ap->f_xb_e0 = p->f_xb.shape[0];
   ap->f_cell = (int64_t *)p->f_cell.data;
   ap->f_cell_e0 = p->f_cell.shape[0];
+  ap->f_hs = (uint16_t *)p->f_hs.data;
+  ap->f_hs_e0 = p->f_hs.shape[0];
   ap->f_zs = (cnp_g_c128 *)p->f_zs.data;
   ap->f_zs_e0 = p->f_zs.shape[0];
   ap->P_gain = p->P_gain;
@@ -628,11 +654,11 @@ static int ftypes_k0_update(ftypes_h *p, cudaGraphExec_t x)
                                                                          : CNP_EBACKEND;
 }
 
-/* input.cnp:14: step on s -- its work, enqueued while the stream is captured. */
+/* input.cnp:17: step on s -- its work, enqueued while the stream is captured. */
 static int ftypes_g0_enqueue(ftypes_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
-  /* input.cnp:15: map i in N */
+  /* input.cnp:18: map i in N */
   if ((st = ftypes_k0_capture(p, S)) != CNP_OK) return st;
   return st;
 }
@@ -702,6 +728,8 @@ static void ftypes_h_teardown(ftypes_h *p)
   if (p->f_y.data) cnp_array_free(&p->f_y);
   if (p->f_cell.data) cnp_array_free(&p->f_cell);
   if (p->f_m.data) cnp_array_free(&p->f_m);
+  if (p->f_g.data) cnp_array_free(&p->f_g);
+  if (p->f_xb.data) cnp_array_free(&p->f_xb);
   if (p->f_hs.data) cnp_array_free(&p->f_hs);
   if (p->f_zs.data) cnp_array_free(&p->f_zs);
   if (p->s_s) cnp_stream_destroy(p->s_s);
@@ -730,10 +758,10 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
     return cnp_g_err(err, errlen, st, "ftypes_setup: generated for cnp ABI %d: %s",
                      CNP_ABI_VERSION, cnp_last_error());
   if (cfg->N <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:9: dim N: capacity cfg.N must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:11: dim N: capacity cfg.N must be > 0 (got %lld)",
                      (long long)cfg->N);
   if ((int64_t)cfg->n_cells <= 0)
-    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:12: field hs: extent 'n_cells' must be > 0 (got %lld)",
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:15: field hs: extent 'n_cells' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->n_cells));
   st = cnp_backend_resolve(cfg->backend, cfg->strict, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK)
@@ -759,7 +787,7 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   {
     const int64_t shape[1] = {p->cap_N};
     if ((st = cnp_array_alloc_on(&p->f_x, B, p->device, CNP_FLOAT32, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field x";
+      where = "input.cnp:12: field x";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -768,7 +796,7 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   {
     const int64_t shape[1] = {p->cap_N};
     if ((st = cnp_array_alloc_on(&p->f_h, B, p->device, CNP_FLOAT16, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field h";
+      where = "input.cnp:12: field h";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -777,7 +805,7 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   {
     const int64_t shape[1] = {p->cap_N};
     if ((st = cnp_array_alloc_on(&p->f_z, B, p->device, CNP_COMPLEX128, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field z";
+      where = "input.cnp:12: field z";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -786,7 +814,7 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   {
     const int64_t shape[1] = {p->cap_N};
     if ((st = cnp_array_alloc_on(&p->f_y, B, p->device, CNP_COMPLEX64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field y";
+      where = "input.cnp:12: field y";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -795,7 +823,7 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   {
     const int64_t shape[1] = {p->cap_N};
     if ((st = cnp_array_alloc_on(&p->f_cell, B, p->device, CNP_INT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:11: field cell";
+      where = "input.cnp:13: field cell";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -804,16 +832,34 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   {
     const int64_t shape[1] = {p->cap_N};
     if ((st = cnp_array_alloc_on(&p->f_m, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:11: field m";
+      where = "input.cnp:13: field m";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
     n_views += cnp_g_ncomp(&p->f_m);
   }
   {
+    const int64_t shape[1] = {p->cap_N};
+    if ((st = cnp_array_alloc_on(&p->f_g, B, p->device, CNP_FLOAT16, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
+      where = "input.cnp:14: field g";
+      goto fail;
+    }
+    if (shape[0] > cap) cap = shape[0];
+    n_views += cnp_g_ncomp(&p->f_g);
+  }
+  {
+    const int64_t shape[1] = {p->cap_N};
+    if ((st = cnp_array_alloc_on(&p->f_xb, B, p->device, CNP_FLOAT32, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
+      where = "input.cnp:14: field xb";
+      goto fail;
+    }
+    if (shape[0] > cap) cap = shape[0];
+    n_views += cnp_g_ncomp(&p->f_xb);
+  }
+  {
     const int64_t shape[1] = {(int64_t)p->P_n_cells};
     if ((st = cnp_array_alloc_on(&p->f_hs, B, p->device, CNP_FLOAT16, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:12: field hs";
+      where = "input.cnp:15: field hs";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -822,7 +868,7 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
   {
     const int64_t shape[1] = {(int64_t)p->P_n_cells};
     if ((st = cnp_array_alloc_on(&p->f_zs, B, p->device, CNP_COMPLEX128, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:12: field zs";
+      where = "input.cnp:15: field zs";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -846,7 +892,7 @@ static int ftypes_h_setup(ftypes_h **pp, const ftypes_config *cfg, char *err, si
     goto fail;
   }
   if ((st = (B == CNP_BACKEND_CUDA && cfg->cuda_streams[0]) ? cnp_stream_wrap_on(&p->s_s, B, cfg->cuda_streams[0]) : cnp_stream_create_on(&p->s_s, B, p->device)) != CNP_OK) {
-    where = "input.cnp:13: stream s";
+    where = "input.cnp:16: stream s";
     goto fail;
   }
   p->nthreads = CNP_G_MAXT();
@@ -889,18 +935,18 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
   if (p->backend == CNP_BACKEND_CUDA) cnp_g_use_device(p->device);
   p->P_w = cnp_g_mk128(w.re, w.im);
 
-  /* ---- input.cnp:14: step on s ---- */
+  /* ---- input.cnp:17: step on s ---- */
   S = p->s_s;
   if (p->gx_0) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(ftypes_g0_replay(p, S),
-              "input.cnp:14: step on s");
+              "input.cnp:17: step on s");
   } else {
 
-    /* input.cnp:15: map i in N */
-#line 15 "input.cnp"
+    /* input.cnp:18: map i in N */
+#line 18 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
-              "input.cnp:15: map i in N");
-#line 904 "input.cu"
+              "input.cnp:18: map i in N");
+#line 950 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
@@ -930,6 +976,8 @@ static cnp_array ftypes_h_field(ftypes_h *p, const char *name)
   if (strcmp(name, "y") == 0) return cnp_g_live(&p->f_y, p->n_N);
   if (strcmp(name, "cell") == 0) return cnp_g_live(&p->f_cell, p->n_N);
   if (strcmp(name, "m") == 0) return cnp_g_live(&p->f_m, p->n_N);
+  if (strcmp(name, "g") == 0) return cnp_g_live(&p->f_g, p->n_N);
+  if (strcmp(name, "xb") == 0) return cnp_g_live(&p->f_xb, p->n_N);
   if (strcmp(name, "hs") == 0) return cnp_g_live(&p->f_hs, p->f_hs.shape[0]);
   if (strcmp(name, "zs") == 0) return cnp_g_live(&p->f_zs, p->f_zs.shape[0]);
   return none;

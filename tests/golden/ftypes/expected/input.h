@@ -44,9 +44,9 @@ typedef struct ftypes_config {
   int         strict;           /* 1: fail if the backend cannot be used; 0: fall back to host */
   int         mpi_fcomm;        /* MPI_Comm_c2f(comm) for exchange/migrate (MPI pipelines) */
   void       *cuda_streams[FTYPES_NUM_STREAMS + 1]; /* user cudaStream_t per stream, or NULL */
-  float gain;  /* param gain (input.cnp:5), known at setup */
-  int64_t n_cells;  /* param n_cells (input.cnp:7), known at setup */
-  int64_t N;  /* dim N (input.cnp:9): capacity, > 0 */
+  float gain;  /* param gain (input.cnp:6), known at setup */
+  int64_t n_cells;  /* param n_cells (input.cnp:8), known at setup */
+  int64_t N;  /* dim N (input.cnp:11): capacity, > 0 */
 } ftypes_config;
 
 #define FTYPES_CONFIG_INIT {CNP_BACKEND_HOST, 0, 0, {NULL}, 0, 0, 0}
