@@ -71,8 +71,9 @@ static void indent(FILE *o, int n) {
 
 static void stmts(FILE *o, const Stmt *s, int lvl);
 
-static void stmt(FILE *o, const Stmt *s, int lvl) {
-  indent(o, lvl);
+/* A statement with a body (map, append, every, repeat, if), its head and its body; false for
+** any other statement. */
+static bool block_stmt(FILE *o, const Stmt *s, int lvl) {
   switch (s->kind) {
   case ST_MAP:
     if (s->gndim) {   /* map (j, i) in G */
@@ -82,7 +83,48 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     } else
       fprintf(o, "map %s in %s\n", s->index->name, s->over.name);
     stmts(o, s->body, lvl + 1);
-    return;
+    return true;
+  case ST_APPEND:
+    fprintf(o, "append %s (", s->over.name);
+    dump_expr(o, s->value);
+    fprintf(o, ") map %s%s%s\n", s->index->name, s->let ? ", " : "", s->let ? s->let->name : "");
+    stmts(o, s->body, lvl + 1);
+    return true;
+  case ST_EVERY:
+    fputs("every ", o);
+    dump_expr(o, s->value);
+    if (s->value2) {
+      fputs(" offset ", o);
+      dump_expr(o, s->value2);
+    }
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    return true;
+  case ST_REPEAT:
+    fputs("repeat ", o);
+    dump_expr(o, s->value);
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    return true;
+  case ST_IF:
+    fputs("if ", o);
+    dump_expr(o, s->value);
+    fputc('\n', o);
+    stmts(o, s->body, lvl + 1);
+    if (s->else_body) {
+      indent(o, lvl);
+      fputs("else\n", o);
+      stmts(o, s->else_body, lvl + 1);
+    }
+    return true;
+  default: return false;
+  }
+}
+
+static void stmt(FILE *o, const Stmt *s, int lvl) {
+  indent(o, lvl);
+  if (block_stmt(o, s, lvl)) return;
+  switch (s->kind) {
   case ST_COMPACT: fprintf(o, "compact %s ", s->a.name); refs(o, &s->list); break;
   case ST_SORT: fprintf(o, "sort %s ", s->a.name); refs(o, &s->list); break;
   case ST_OFFSETS: fprintf(o, "offsets %s -> %s", s->a.name, s->b.name); break;
@@ -142,28 +184,6 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
   case ST_HISTORY: fprintf(o, "record history %s", s->a.name); break;
   case ST_SWAP: fprintf(o, "swap %s, %s", s->a.name, s->b.name); break;
   case ST_HALO: fprintf(o, "halo %s", s->a.name); break;
-  case ST_APPEND:
-    fprintf(o, "append %s (", s->over.name);
-    dump_expr(o, s->value);
-    fprintf(o, ") map %s%s%s\n", s->index->name, s->let ? ", " : "", s->let ? s->let->name : "");
-    stmts(o, s->body, lvl + 1);
-    return;
-  case ST_EVERY:
-    fputs("every ", o);
-    dump_expr(o, s->value);
-    if (s->value2) {
-      fputs(" offset ", o);
-      dump_expr(o, s->value2);
-    }
-    fputc('\n', o);
-    stmts(o, s->body, lvl + 1);
-    return;
-  case ST_REPEAT:
-    fputs("repeat ", o);
-    dump_expr(o, s->value);
-    fputc('\n', o);
-    stmts(o, s->body, lvl + 1);
-    return;
   case ST_SCAN:
     fprintf(o, "scan %s %s -> %s", s->inclusive ? "inclusive" : "exclusive", s->a.name, s->b.name);
     break;
@@ -178,17 +198,6 @@ static void stmt(FILE *o, const Stmt *s, int lvl) {
     refs(o, &s->list);
     fprintf(o, " -> %s with %s%s", s->b.name, pshape_names[s->pshape], s->atomic ? " atomic" : "");
     break;
-  case ST_IF:
-    fputs("if ", o);
-    dump_expr(o, s->value);
-    fputc('\n', o);
-    stmts(o, s->body, lvl + 1);
-    if (s->else_body) {
-      indent(o, lvl);
-      fputs("else\n", o);
-      stmts(o, s->else_body, lvl + 1);
-    }
-    return;
   default:   /* a statement of the table's generic form: NAME (ARRAYS) */
     fprintf(o, "%s ", stmt_of(s->kind)->name);
     refs(o, &s->list);

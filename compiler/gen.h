@@ -395,8 +395,16 @@ void red_step_history(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool gr
 void red_step_scan(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, bool graph);
 void red_step_append(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op);
 
-/* gen_expr.c: one expression; a map's statements (k->map set to it), for gen_grid.c. */
+/* gen_expr.c: one expression, and the pieces of it that gen_body.c's statements write. */
 void gen_ex(KCtx *k, Buf *b, Expr *e);
+void gen_ex_as(KCtx *k, Buf *b, Expr *e, DType to);   /* e converted to `to` */
+void gen_ex_f16(KCtx *k, Buf *b, Expr *e);            /* e rounded to f16 (in f32) */
+void gen_lin_index(KCtx *k, Buf *b, Expr *e);         /* a field element's linear index */
+const char *gen_row_local(KCtx *k, Expr *e);          /* its dry-pass local, or NULL */
+bool gen_converted_type(DType t);                     /* f16 and complex: computed converted */
+bool gen_is_f16_variable(const Expr *e);
+const char *gen_signed_int_bits(DType t);             /* "32" or "64" */
+/* gen_body.c: a map's statements (k->map set to it), for gen_grid.c. */
 void gen_map_body(KCtx *k, Buf *b, Stmt *map);
 
 /* gen_grid.c: grid maps `map (j, i) in G` (docs/codegen.md, Grid maps): never fused, their own

@@ -1,8 +1,8 @@
 /*
-** gen_expr.c -- the expression and map-body emitter every target shares: C types of dtypes,
-** literals, the kernel contexts, the expression emitter (ex, ex_node, ex_call, ex_as,
-** float_fn, ...), map bodies and fused group bodies (gen_common.c has the other shared
-** helpers).
+** gen_expr.c -- the expression emitter every target shares: C types of dtypes, literals,
+** the dry pass's row locals, the expression emitter (ex, ex_node, ex_call, ex_as, float_fn,
+** ...). Map bodies and fused group bodies are gen_body.c's; gen_common.c has the other
+** shared helpers.
 **
 ** Names in generated code: fields f_<name> (cnp_array in the object, element pointer in
 ** kernels), setup and step params P_<name>, dims cap_<name> (capacity) and n_<name> (live
@@ -120,78 +120,6 @@ void fmt_int(Buf *b, int64_t v, DType t) {
 
 /* ======================================================================== kernel contexts */
 
-static void kuse_add(Arena *a, Decl ***v, int *n, int *cap, Decl *d) {
-  for (int i = 0; i < *n; i++)
-    if ((*v)[i] == d) return;
-  if (*n == *cap) {
-    int nc = *cap ? 2 * *cap : 16;
-    Decl **nv = arena_alloc(a, sizeof *nv * (size_t)nc);
-    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
-    *v = nv;
-    *cap = nc;
-  }
-  (*v)[(*n)++] = d;
-}
-
-static void kuse_expr(KUse *k, Expr *e) {
-  if (!e) return;
-  if ((e->kind == EX_NAME || e->kind == EX_INDEX) && e->ref.decl) {
-    Decl *d = e->ref.decl;
-    if (d->kind == DECL_FIELD) kuse_add(k->arena, &k->fields, &k->n_fields, &k->cap_fields, d);
-    else if (d->kind == DECL_PARAM) kuse_add(k->arena, &k->params, &k->n_params, &k->cap_params, d);
-    else if (d->kind == DECL_DIM) kuse_add(k->arena, &k->dims, &k->n_dims, &k->cap_dims, d);
-  }
-  if (e->kind == EX_CALL && builtin_reads_step(e->builtin)) k->step = true;
-  for (int i = 0; i < e->nargs; i++) kuse_expr(k, e->args[i]);
-}
-
-static void kuse_stmts(KUse *k, Stmt *s) {
-  for (; s; s = s->next) {
-    if (s->kind == ST_REDUCE) {
-      Decl *f = s->target->ref.decl;
-      int i = 0;
-      while (i < k->n_reds && k->reds[i] != f) i++;
-      if (i == k->n_reds) {
-        if (k->n_reds == 64) cnp_ice("more than 64 scalars reduced in one kernel");
-        k->reds[k->n_reds] = f;
-        k->red_op[k->n_reds++] = s->red;
-      }
-    }
-    kuse_expr(k, s->target);
-    kuse_expr(k, s->value);
-    kuse_stmts(k, s->body);
-    kuse_stmts(k, s->else_body);
-  }
-}
-
-static bool expr_reads_local(Expr *e, Local *l) {
-  if (!e) return false;
-  if (e->kind == EX_NAME && e->ref.local == l) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (expr_reads_local(e->args[i], l)) return true;
-  return false;
-}
-
-/* `l = l;` (also `l = T(l)` with T l's type): emitted as nothing (clang -Wself-assign). */
-static bool is_self_assign(const Stmt *s) {
-  if (s->kind != ST_ASSIGN || s->target->kind != EX_NAME || !s->target->ref.local) return false;
-  const Expr *v = s->value;
-  while (v->kind == EX_CAST && v->cast_to == s->target->ref.local->type) v = v->args[0];
-  return v->kind == EX_NAME && v->ref.local == s->target->ref.local;
-}
-
-/* Is l read as a value? (Not by `l = l;`, and `l += e` only sets it: a let set and never
-** read is declared unused, for clang -Wunused-but-set-variable and nvcc #550-D.) */
-static bool stmts_read_local(Stmt *s, Local *l) {
-  for (; s; s = s->next) {
-    if (is_self_assign(s)) continue;
-    if (expr_reads_local(s->value, l)) return true;
-    if (s->target && s->target->kind == EX_INDEX && expr_reads_local(s->target, l)) return true;
-    if (stmts_read_local(s->body, l) || stmts_read_local(s->else_body, l)) return true;
-  }
-  return false;
-}
-
 /* Name of the local that holds element `comp` of f for the row (the dry pass). */
 const char *row_name(GenUnit *u, Decl *f, int64_t comp) {
   if (f->shape.rank == 1) return arena_printf(&u->cc->arena, "r_%s", f->name);
@@ -199,7 +127,7 @@ const char *row_name(GenUnit *u, Decl *f, int64_t comp) {
 }
 
 /* The local holding the field element e (EX_INDEX) in the dry pass, or NULL. */
-static const char *row_local(KCtx *k, Expr *e) {
+const char *gen_row_local(KCtx *k, Expr *e) {
   if (!k->rows) return NULL;
   for (int i = 0; i < k->rows->n; i++)
     if (k->rows->v[i].f == e->ref.decl) {
@@ -239,7 +167,7 @@ static bool is_map_index(Expr *e) {
 }
 
 /* Linear element offset of F[a0, ..., a(r-1)] in a C-order field of capacity extents. */
-static void lin_index(KCtx *k, Buf *b, Expr *e) {
+void gen_lin_index(KCtx *k, Buf *b, Expr *e) {
   Decl *f = e->ref.decl;
   if (f->grid_of && k->map && k->map->gndim && f->grid_of == k->map->over.decl) {
     grid_lin_index(k, b, e);   /* a grid map's point and its stencil (gen_grid.c) */
@@ -326,7 +254,7 @@ static bool const_tree(const Expr *e) {
 
 /* Types whose operands the generator converts explicitly (f16: rounding of what is not f16
 ** yet; complex: the CUDA structs have no mixed-type operators). */
-static bool converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
+bool gen_converted_type(DType t) { return t == DT_F16 || dtype_is_complex(t); }
 
 /* Value of a literal, possibly negated. */
 static bool literal_value(const Expr *e, double *v) {
@@ -347,25 +275,23 @@ static bool literal_value(const Expr *e, double *v) {
 
 /* Does e read an f16 variable (field element, let, param, const)? Those hold exact f16
 ** values; any other f16-typed expression is a float result not rounded yet. */
-static bool is_f16_variable(const Expr *e) {
+bool gen_is_f16_variable(const Expr *e) {
   return e->type == DT_F16 && (e->kind == EX_INDEX || e->kind == EX_NAME);
 }
-
-static void ex_as(KCtx *k, Buf *b, Expr *e, DType to);
 
 /* complex(re, im) as a value of complex type `to`: both parts converted to its real type. */
 static void ex_complex(KCtx *k, Buf *b, Expr *e, DType to) {
   DType r = to == DT_C64 ? DT_F32 : DT_F64;
   buf_puts(b, to == DT_C64 ? "cnp_g_mk64(" : "cnp_g_mk128(");
-  ex_as(k, b, e->args[0], r);
+  gen_ex_as(k, b, e->args[0], r);
   buf_puts(b, ", ");
-  ex_as(k, b, e->args[1], r);
+  gen_ex_as(k, b, e->args[1], r);
   buf_puts(b, ")");
 }
 
 /* e as a value of type `to`. To f16: rounded to the nearest f16 unless it is f16 already
 ** (literals folded at compile time); to complex: the unit's conversion macro; else a cast. */
-static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
+void gen_ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
   double v;
   if (e->type == to) {
     ex(k, b, e);
@@ -404,13 +330,13 @@ static void ex_as(KCtx *k, Buf *b, Expr *e, DType to) {
 }
 
 /* e as an exact f16 value (a float): what f16 lets hold. */
-static void ex_f16(KCtx *k, Buf *b, Expr *e) {
-  if (e->type == DT_F16 && !is_f16_variable(e)) {
+void gen_ex_f16(KCtx *k, Buf *b, Expr *e) {
+  if (e->type == DT_F16 && !gen_is_f16_variable(e)) {
     buf_puts(b, "cnp_g_hround(");
     ex(k, b, e);
     buf_puts(b, ")");
   } else {
-    ex_as(k, b, e, DT_F16);
+    gen_ex_as(k, b, e, DT_F16);
   }
 }
 
@@ -431,23 +357,81 @@ static bool is_zero_literal(const Expr *e) {
   return e->kind == EX_INT && (e->flags & EXF_UNTYPED) && e->ival == 0;
 }
 
+/* select(c, a, b): a C conditional; an integer arm of a float select converted explicitly. */
+static void ex_select(KCtx *k, Buf *b, Expr *e) {
+  bool conv = gen_converted_type(e->type);
+  buf_puts(b, "(");
+  ex(k, b, e->args[0]);
+  buf_puts(b, " ? ");
+  /* an integer arm of a float select is converted explicitly: a constant one is clang
+  ** -Wimplicit-const-int-float-conversion where it is not exact (found, int_const_float_select) */
+  bool cast = conv || e->type == DT_U64;
+  bool flt = e->type == DT_F32 || e->type == DT_F64;
+  if (cast || (flt && dtype_is_int(e->args[1]->type))) gen_ex_as(k, b, e->args[1], e->type);
+  else ex(k, b, e->args[1]);
+  buf_puts(b, " : ");
+  if (cast || (flt && dtype_is_int(e->args[2]->type))) gen_ex_as(k, b, e->args[2], e->type);
+  else ex(k, b, e->args[2]);
+  buf_puts(b, ")");
+}
+
+/* A Philox draw (templates/philox.tmpl), keyed by its seed, the step counter, the row and
+** its draw number. */
+static void ex_draw(KCtx *k, Buf *b, Expr *e) {
+  Builtin bi = e->builtin;
+  static const char *fn[] = {"uniform_f64", "normal_f64", "uniform_f32", "normal_f32"};
+  buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
+  k->lit = DT_VOID;                         /* an integer seed literal stays an integer */
+  gen_ex_as(k, b, e->args[0], DT_U64);
+  /* the row: the map index (in an append, the global row l_I = first + cnp_i, not k) */
+  if (k->map && k->map->kind == ST_APPEND) buf_printf(b, ", cnp_step, l_%s", k->map->index->name);
+  else if (k->map && k->map->gndim && k->map->over.decl->grid->split)
+    buf_puts(b, ", cnp_step, cnp_pt");   /* a split grid: the global point number (gen_grid.c) */
+  else buf_puts(b, ", cnp_step, cnp_i");
+  buf_printf(b, ", %" PRId64 "u)", e->ival);
+}
+
+/* isnan/isfinite, and real/conj/imag/arg of a value that is not complex: true if written. */
+static bool ex_real_special(KCtx *k, Buf *b, Expr *e) {
+  Builtin bi = e->builtin;
+  if (bi == BI_ISNAN || bi == BI_ISFINITE) {  /* of an integer: constant (as numpy) */
+    if (!dtype_is_float(e->args[0]->type)) {
+      buf_puts(b, "((void)(");
+      ex(k, b, e->args[0]);
+      buf_printf(b, "), %d)", bi == BI_ISFINITE);
+      return true;
+    }
+    buf_printf(b, "(%s(", bi == BI_ISNAN ? "isnan" : "isfinite");
+    ex(k, b, e->args[0]);
+    buf_puts(b, ") != 0)");
+    return true;
+  }
+  if ((bi == BI_REAL || bi == BI_CONJ) && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "(");                         /* of a real value: the value itself */
+    ex(k, b, e->args[0]);
+    buf_puts(b, ")");
+    return true;
+  }
+  if (bi == BI_IMAG && !dtype_is_complex(e->args[0]->type)) {
+    buf_puts(b, "((void)(");                  /* of a real value: zero of its type */
+    ex(k, b, e->args[0]);
+    buf_printf(b, "), (%s)0)", gen_vtype(e->type));
+    return true;
+  }
+  if (bi == BI_ARG && !dtype_is_complex(e->args[0]->type)) {
+    DType r = e->type == DT_F64 ? DT_F64 : DT_F32;   /* of a real value: 0 or pi */
+    buf_puts(b, r == DT_F64 ? "atan2(0.0, " : "atan2f(0.0f, ");
+    gen_ex_as(k, b, e->args[0], r);
+    buf_puts(b, ")");
+    return true;
+  }
+  return false;
+}
+
 static void ex_call(KCtx *k, Buf *b, Expr *e) {
   Builtin bi = e->builtin;
   if (bi == BI_SELECT) {
-    bool conv = converted_type(e->type);
-    buf_puts(b, "(");
-    ex(k, b, e->args[0]);
-    buf_puts(b, " ? ");
-    /* an integer arm of a float select is converted explicitly: a constant one is clang
-    ** -Wimplicit-const-int-float-conversion where it is not exact (found, int_const_float_select) */
-    bool cast = conv || e->type == DT_U64;
-    bool flt = e->type == DT_F32 || e->type == DT_F64;
-    if (cast || (flt && dtype_is_int(e->args[1]->type))) ex_as(k, b, e->args[1], e->type);
-    else ex(k, b, e->args[1]);
-    buf_puts(b, " : ");
-    if (cast || (flt && dtype_is_int(e->args[2]->type))) ex_as(k, b, e->args[2], e->type);
-    else ex(k, b, e->args[2]);
-    buf_puts(b, ")");
+    ex_select(k, b, e);
     return;
   }
   if (bi == BI_COMPLEX) {
@@ -458,50 +442,11 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     buf_puts(b, "cnp_step");
     return;
   }
-  if (builtin_is_draw(bi)) {                  /* Philox draw (templates/philox.tmpl) */
-    static const char *fn[] = {"uniform_f64", "normal_f64", "uniform_f32", "normal_f32"};
-    buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
-    k->lit = DT_VOID;                         /* an integer seed literal stays an integer */
-    ex_as(k, b, e->args[0], DT_U64);
-    /* the row: the map index (in an append, the global row l_I = first + cnp_i, not k) */
-    if (k->map && k->map->kind == ST_APPEND) buf_printf(b, ", cnp_step, l_%s", k->map->index->name);
-    else if (k->map && k->map->gndim && k->map->over.decl->grid->split)
-      buf_puts(b, ", cnp_step, cnp_pt");   /* a split grid: the global point number (gen_grid.c) */
-    else buf_puts(b, ", cnp_step, cnp_i");
-    buf_printf(b, ", %" PRId64 "u)", e->ival);
+  if (builtin_is_draw(bi)) {
+    ex_draw(k, b, e);
     return;
   }
-  if (bi == BI_ISNAN || bi == BI_ISFINITE) {  /* of an integer: constant (as numpy) */
-    if (!dtype_is_float(e->args[0]->type)) {
-      buf_puts(b, "((void)(");
-      ex(k, b, e->args[0]);
-      buf_printf(b, "), %d)", bi == BI_ISFINITE);
-      return;
-    }
-    buf_printf(b, "(%s(", bi == BI_ISNAN ? "isnan" : "isfinite");
-    ex(k, b, e->args[0]);
-    buf_puts(b, ") != 0)");
-    return;
-  }
-  if ((bi == BI_REAL || bi == BI_CONJ) && !dtype_is_complex(e->args[0]->type)) {
-    buf_puts(b, "(");                         /* of a real value: the value itself */
-    ex(k, b, e->args[0]);
-    buf_puts(b, ")");
-    return;
-  }
-  if (bi == BI_IMAG && !dtype_is_complex(e->args[0]->type)) {
-    buf_puts(b, "((void)(");                  /* of a real value: zero of its type */
-    ex(k, b, e->args[0]);
-    buf_printf(b, "), (%s)0)", gen_vtype(e->type));
-    return;
-  }
-  if (bi == BI_ARG && !dtype_is_complex(e->args[0]->type)) {
-    DType r = e->type == DT_F64 ? DT_F64 : DT_F32;   /* of a real value: 0 or pi */
-    buf_puts(b, r == DT_F64 ? "atan2(0.0, " : "atan2f(0.0f, ");
-    ex_as(k, b, e->args[0], r);
-    buf_puts(b, ")");
-    return;
-  }
+  if (ex_real_special(k, b, e)) return;
   /* the operand type: complex for abs(), real(), imag(), arg() of a complex value, else the
   ** result type */
   DType t = dtype_is_complex(e->args[0]->type) && e->nargs == 1 ? e->args[0]->type : e->type;
@@ -546,8 +491,8 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     bool opaque = dtype_is_complex(t) && !k->t->complex_prefix && bi != BI_CONJ && bi != BI_REAL &&
                   bi != BI_IMAG && const_tree(x);
     if (opaque) buf_printf(b, "cnp_g_opaque%s(", t == DT_C64 ? "64" : "128");
-    if (converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))
-      ex_as(k, b, x, t);
+    if (gen_converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))
+      gen_ex_as(k, b, x, t);
     else
       ex(k, b, x);
     if (opaque) buf_puts(b, ")");
@@ -560,7 +505,7 @@ static void ex_node(KCtx *k, Buf *b, Expr *e);
 /* Signed integer arithmetic goes through the wrapping helpers of templates/int.tmpl (u64
 ** wraps in C already). */
 bool signed_int(DType t) { return t == DT_I32 || t == DT_I64; }
-static const char *signed_int_bits(DType t) { return t == DT_I32 ? "32" : "64"; }
+const char *gen_signed_int_bits(DType t) { return t == DT_I32 ? "32" : "64"; }
 const char *int_op_name(int op) {
   switch (op) {
   case OP_ADD: return "add";
@@ -618,13 +563,13 @@ static void ex_name(Buf *b, Expr *e) {
 
 /* A field element: the row local of a fused group, or f_F[linear index] (f16 widened). */
 static void ex_index(KCtx *k, Buf *b, Expr *e) {
-  const char *r = row_local(k, e);
+  const char *r = gen_row_local(k, e);
   if (e->ref.decl->dtype == DT_F16) buf_puts(b, "cnp_g_h2f(");
   if (r) {
     buf_puts(b, r);
   } else {
     buf_printf(b, "f_%s[", e->ref.decl->name);
-    lin_index(k, b, e);
+    gen_lin_index(k, b, e);
     buf_puts(b, "]");
   }
   buf_puts(b, e->ref.decl->dtype == DT_F16 ? ")" : "");
@@ -764,21 +709,21 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
   if (e->type == DT_U64 && (e->op == OP_DIV || e->op == OP_MOD || shift)) {
     /* u64 / % (0 for a zero divisor) and shifts: templates/int.tmpl */
     buf_printf(b, "cnp_g_%s_u64(", int_op_name(e->op));
-    ex_as(k, b, e->args[0], DT_U64);
+    gen_ex_as(k, b, e->args[0], DT_U64);
     buf_puts(b, ", ");
-    ex_as(k, b, e->args[1], DT_U64);
+    gen_ex_as(k, b, e->args[1], DT_U64);
     buf_puts(b, ")");
     return;
   }
   if (((e->op >= OP_ADD && e->op <= OP_MOD) || shift) && signed_int(e->type)) {
     /* i32/i64 + - * / %: defined results (templates/int.tmpl, docs/codegen.md) */
     /* an untyped constant operand may be i64 in an i32 operation: narrowed on purpose */
-    buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), signed_int_bits(e->type));
+    buf_printf(b, "cnp_g_%s_i%s(", int_op_name(e->op), gen_signed_int_bits(e->type));
     for (int i = 0; i < 2; i++) {
       if (i) buf_puts(b, ", ");
       double lv;
       if (e->args[i]->type == DT_I64 && e->type == DT_I32 && !literal_value(e->args[i], &lv))
-        ex_as(k, b, e->args[i], DT_I32);
+        gen_ex_as(k, b, e->args[i], DT_I32);
       else ex(k, b, e->args[i]);
     }
     buf_puts(b, ")");
@@ -818,9 +763,9 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
     int h = gen_hidden_u64(e);
     bool h0 = h == 0 || h == 2, h1 = h == 1 || h == 2;
     buf_puts(b, h0 ? "(cnp_g_u64(" : "(");
-    ex_as(k, b, a, DT_U64);
+    gen_ex_as(k, b, a, DT_U64);
     buf_printf(b, "%s %s %s", h0 ? ")" : "", op_text(e->op), h1 ? "cnp_g_u64(" : "");
-    ex_as(k, b, c, DT_U64);
+    gen_ex_as(k, b, c, DT_U64);
     buf_puts(b, h1 ? "))" : ")");
     return;
   }
@@ -844,9 +789,9 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
                                                                       : -1;
     if (ri >= 0) {
       buf_printf(b, "cnp_g_c%sr%s(", e->op == OP_MUL ? "mul" : "div", e->type == DT_C64 ? "64" : "128");
-      ex_as(k, b, e->args[1 - ri], e->type);
+      gen_ex_as(k, b, e->args[1 - ri], e->type);
       buf_puts(b, ", ");
-      ex_as(k, b, e->args[ri], e->type == DT_C64 ? DT_F32 : DT_F64);
+      gen_ex_as(k, b, e->args[ri], e->type == DT_C64 ? DT_F32 : DT_F64);
       buf_puts(b, ")");
       return;
     }
@@ -856,16 +801,16 @@ static void ex_binary(KCtx *k, Buf *b, Expr *e) {
   if (e->op >= OP_ADD && e->op <= OP_MOD) t = e->type;
   else if (e->op >= OP_EQ && e->op <= OP_GE && e->args[0]->type != DT_BOOL)
     t = sema_promote(e->args[0], e->args[1]);
-  bool conv = converted_type(t);
+  bool conv = gen_converted_type(t);
   buf_puts(b, "(");
   for (int i = 0; i < 2; i++) {
     if (i) buf_printf(b, " %s ", op_text(e->op));
     double fv;
     bool flt = t == DT_F32 || t == DT_F64;
-    if (conv) ex_as(k, b, e->args[i], t);
+    if (conv) gen_ex_as(k, b, e->args[i], t);
     else if (flt && int_const_as(e->args[i], t, &fv)) fmt_float(b, fv, t);
     else if (flt && dtype_is_int(e->args[i]->type))
-      ex_as(k, b, e->args[i], t);   /* any other integer operand is converted explicitly: clang
+      gen_ex_as(k, b, e->args[i], t);   /* any other integer operand is converted explicitly: clang
                                     ** folds constant expressions, select arms (found,
                                     ** int_const_float_select) and u64 abs() of them (found,
                                     ** u64_select_float) and warns on an inexact implicit one */
@@ -882,9 +827,9 @@ static void ex_cast(KCtx *k, Buf *b, Expr *e) {
     ex(k, b, e->args[0]);
     buf_puts(b, !gen_hidden_bool(e) ? " != 0)" : e->args[0]->type == DT_U64 ? " != cnp_g_u64(0))" : " != cnp_g_i64(0))");
   } else if (e->cast_to == DT_F16) {
-    ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
-  } else if (converted_type(e->cast_to)) {
-    ex_as(k, b, e->args[0], e->cast_to);
+    gen_ex_f16(k, b, e->args[0]);               /* f16(x): the nearest f16 value */
+  } else if (gen_converted_type(e->cast_to)) {
+    gen_ex_as(k, b, e->args[0], e->cast_to);
   } else if (dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) {
     /* saturating, NaN -> 0 (templates/int.tmpl) */
     buf_printf(b, "cnp_g_%s_%s(", e->args[0]->type == DT_F64 ? "f64" : "f32", dtype_name(e->cast_to));
@@ -910,7 +855,7 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
   case EX_INDEX: ex_index(k, b, e); return;
   case EX_UNARY:
     if (e->op == OP_NEG && signed_int(e->type) && e->args[0]->kind != EX_INT) {
-      buf_printf(b, "cnp_g_neg_i%s(", signed_int_bits(e->type));   /* wraps (templates/int.tmpl) */
+      buf_printf(b, "cnp_g_neg_i%s(", gen_signed_int_bits(e->type));   /* wraps (templates/int.tmpl) */
       ex(k, b, e->args[0]);
       buf_puts(b, ")");
       return;
@@ -945,321 +890,4 @@ static void ex_node(KCtx *k, Buf *b, Expr *e) {
   cnp_ice("expression kind %d", (int)e->kind);
 }
 
-/* ======================================================================== map bodies */
-
-static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole);
-
-static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
-  GenUnit *u = k->u;
-  line_dir(u, b, s->loc);
-  switch (s->kind) {
-  case ST_LET: {
-    Buf t = {0};
-    DType lt = s->let->type;
-    if (lt == DT_F16) ex_f16(k, &t, s->value);              /* f16 lets hold f16 values */
-    else if (dtype_is_complex(lt)) ex_as(k, &t, s->value, lt);
-    else ex(k, &t, s->value);
-    /* a let nothing reads: `(void)l;` is enough for gcc and clang, not for nvcc (#550-D
-    ** set but never used, when its value is a constant): the attribute is, for all three */
-    const char *unused = stmts_read_local(whole, s->let) ? "" : " __attribute__((unused))";
-    if (converted_type(lt))
-      buf_line(b, "%s l_%s%s = %s;", gen_vtype(lt), s->let->name, unused, buf_str(&t));
-    else
-      buf_line(b, "%s l_%s%s = (%s)%s;", lt == DT_BOOL ? "int" : gen_ctype(lt), s->let->name, unused,
-               lt == DT_BOOL ? "int" : gen_ctype(lt), buf_str(&t));
-    buf_free(&t);
-    return;
-  }
-  case ST_ASSIGN:
-  case ST_ADD: {
-    if (is_self_assign(s)) {                      /* l = l: nothing to do */
-      buf_line(b, "/* %s = %s: nothing to do */", s->target->ref.name, s->target->ref.name);
-      return;
-    }
-    Buf t = {0}, v = {0};
-    Expr *tg = s->target;
-    DType tt = tg->kind == EX_INDEX ? tg->ref.decl->dtype : tg->ref.local->type;
-    Expr *val = s->value;
-    /* f16(x) stored into f16: the store rounds x itself (rounding twice changes nothing);
-    ** not in a `+=`, whose store rounds h + x, not x (found, f16_arg_round) */
-    if (tt == DT_F16 && tg->kind == EX_INDEX && s->kind == ST_ASSIGN && val->kind == EX_CAST &&
-        val->cast_to == DT_F16 &&
-        val->args[0]->type != DT_F64 && !dtype_is_complex(val->args[0]->type)) {
-      if (val->args[0]->type != DT_F16) buf_puts(&v, "(float)");
-      ex(k, &v, val->args[0]);
-    } else if (converted_type(tt)) ex_as(k, &v, val, tt);
-    else ex(k, &v, val);
-    const char *ct = tt == DT_BOOL ? (tg->kind == EX_INDEX ? "uint8_t" : "int") : gen_ctype(tt);
-    if (tg->kind == EX_INDEX && row_local(k, tg)) {   /* dry pass: the row's local */
-      buf_puts(&t, row_local(k, tg));
-    } else if (tg->kind == EX_INDEX) {        /* the element itself (f16: its bits) */
-      buf_printf(&t, "f_%s[", tg->ref.decl->name);
-      lin_index(k, &t, tg);
-      buf_puts(&t, "]");
-    } else {
-      ex(k, &t, tg);
-    }
-    const char *T = buf_str(&t), *V = buf_str(&v);
-    bool add = s->kind == ST_ADD;
-    if (tt == DT_F16 && tg->kind == EX_INDEX) {   /* rounded to f16 once per store */
-      if (add && s->scatter) buf_line(b, "cnp_g_hadd(&%s, %s);", T, V);
-      else if (add) buf_line(b, "%s = cnp_g_f2h(cnp_g_h2f(%s) + %s);", T, T, V);
-      else buf_line(b, "%s = cnp_g_f2h(%s);", T, V);
-    } else if (tt == DT_F16) {                    /* an f16 let */
-      if (add) buf_line(b, "%s = cnp_g_hround(%s + %s);", T, T, V);
-      else if (s->value->type == DT_F16 && !is_f16_variable(s->value))
-        buf_line(b, "%s = cnp_g_hround(%s);", T, V);
-      else buf_line(b, "%s = %s;", T, V);
-    } else if (dtype_is_complex(tt)) {
-      if (add && s->scatter)
-        buf_line(b, "cnp_g_cadd%s(&%s, %s);", tt == DT_C64 ? "64" : "128", T, V);
-      else
-        buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
-    } else if (add && s->scatter && !k->run->device && kuse_priv(k->priv, tg->ref.decl)) {
-      Buf pv = {0};                               /* the block's own copy (gen_red.c) */
-      buf_printf(&pv, "pv_%s[", tg->ref.decl->name);
-      lin_index(k, &pv, tg);
-      buf_line(b, "%s] += (%s)%s;", buf_str(&pv), ct, V);
-      buf_free(&pv);
-    } else if (add && s->scatter) {
-      k->run->atomic_add(b, T, ct, V);
-    } else if (add && signed_int(tt)) {           /* wraps like + (templates/int.tmpl) */
-      buf_line(b, "%s = cnp_g_add_i%s(%s, (%s)%s);", T, signed_int_bits(tt), T, ct, V);
-    } else {
-      buf_line(b, "%s %s (%s)%s;", T, add ? "+=" : "=", ct, V);
-    }
-    buf_free(&t);
-    buf_free(&v);
-    return;
-  }
-  case ST_REDUCE: {
-    Buf v = {0};
-    DType tt = s->target->ref.decl->dtype;
-    ex_as(k, &v, s->value, tt);
-    red_line(b, tt, s->red, arena_printf(&u->cc->arena, k->lanes ? "r_%s[cnp_l]" : "r_%s",
-                                         s->target->ref.decl->name),
-             arena_printf(&u->cc->arena, "(%s)(%s)", gen_ctype(tt), buf_str(&v)));
-    buf_free(&v);
-    return;
-  }
-  case ST_IF: {
-    Buf c = {0};
-    ex(k, &c, s->value);
-    const char *cs = buf_str(&c);
-    size_t n = strlen(cs);
-    int depth = 0;
-    bool outer = n >= 2 && cs[0] == '(' && cs[n - 1] == ')';   /* ((a == b)): clang
-                                                     ** -Wparentheses-equality; one pair only */
-    for (size_t i = 0; outer && i + 1 < n; i++) {
-      depth += cs[i] == '(' ? 1 : cs[i] == ')' ? -1 : 0;
-      if (depth == 0) outer = false;              /* (a) && (b): not one pair */
-    }
-    if (outer) buf_line(b, "if %.*s {", (int)n, cs);
-    else buf_line(b, "if (%s) {", cs);
-    buf_free(&c);
-    b->indent += 2;
-    map_stmts(k, b, s->body, whole);
-    b->indent -= 2;
-    if (s->else_body) {
-      buf_line(b, "} else {");
-      b->indent += 2;
-      map_stmts(k, b, s->else_body, whole);
-      b->indent -= 2;
-    }
-    buf_line(b, "}");
-    return;
-  }
-  default: cnp_ice("statement kind %d inside a map", (int)s->kind);
-  }
-}
-
-static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
-  for (; s; s = s->next) map_stmt(k, b, s, whole);
-}
-
-/* Does the emitted code of the dry pass read the map index? (Not in the elements held in
-** locals: their last index is the map index.) */
-static bool rows_expr_read_index(KCtx *k, Expr *e, Local *l) {
-  if (!e) return false;
-  if (e->kind == EX_NAME && e->ref.local == l) return true;
-  if (e->kind == EX_INDEX && row_local(k, e)) return false;
-  for (int i = 0; i < e->nargs; i++)
-    if (rows_expr_read_index(k, e->args[i], l)) return true;
-  return false;
-}
-
-static bool rows_read_index(KCtx *k, Stmt *s, Local *l) {
-  for (; s; s = s->next) {
-    if (rows_expr_read_index(k, s->value, l) || rows_expr_read_index(k, s->target, l)) return true;
-    if (rows_read_index(k, s->body, l) || rows_read_index(k, s->else_body, l)) return true;
-  }
-  return false;
-}
-
 void gen_ex(KCtx *k, Buf *b, Expr *e) { ex(k, b, e); }
-
-void gen_map_body(KCtx *k, Buf *b, Stmt *map) {
-  k->map = map;
-  map_stmts(k, b, map->body, map->body);
-  line_back(k->u, b);
-}
-
-/* ---- loop unswitching (host reducing kernels, gen_red.c) ---- */
-
-/* Is field f written (assigned, added into or reduced into) by statements s? */
-static bool stmts_write(const Stmt *s, const Decl *f) {
-  for (; s; s = s->next) {
-    if ((s->kind == ST_ASSIGN || s->kind == ST_ADD || s->kind == ST_REDUCE) && s->target &&
-        s->target->ref.decl == f)
-      return true;
-    if (stmts_write(s->body, f) || stmts_write(s->else_body, f)) return true;
-  }
-  return false;
-}
-
-/* The value of an integer literal or integer const, else -1. */
-static int64_t small_const(const Expr *e) {
-  if (e->kind == EX_INT) return e->ival;
-  if (e->kind == EX_NAME && !e->ref.local && e->ref.decl && e->ref.decl->kind == DECL_CONST &&
-      dtype_is_int(e->ref.decl->dtype))
-    return e->ref.decl->ival;
-  return -1;
-}
-
-/* Is e the same for every row of the kernel: literals, consts, params, step_index() and
-** elements of fields the group never writes, read at constant indices inside constant
-** extents (so reading them once, before the loop, is always in bounds)? */
-static bool kernel_invariant(GenOp *op, const Expr *e) {
-  switch (e->kind) {
-  case EX_INT: case EX_FLOAT: case EX_BOOL: return true;
-  case EX_NAME:
-    return !e->ref.local && e->ref.decl &&
-           (e->ref.decl->kind == DECL_CONST || e->ref.decl->kind == DECL_PARAM);
-  case EX_INDEX: {
-    Decl *f = e->ref.decl;
-    if (e->ref.local || !f || f->kind != DECL_FIELD || f->scalar || f->history_of.name ||
-        e->nargs != f->shape.rank)
-      return false;
-    for (int i = 0; i < e->nargs; i++) {
-      int64_t ix = small_const(e->args[i]), n = small_const(f->shape.ext[i]);
-      if (ix < 0 || n < 0 || ix >= n) return false;
-    }
-    for (int m = 0; m < op->n_maps; m++)
-      if (stmts_write(op->maps[m]->body, f)) return false;
-    return true;
-  }
-  case EX_CALL:
-    if (e->builtin == BI_STEP_INDEX) return true;
-    if (builtin_is_draw(e->builtin) || e->builtin == BI_NONE) return false;
-    /* fall through */
-  case EX_UNARY: case EX_BINARY: case EX_CAST:
-    for (int i = 0; i < e->nargs; i++)
-      if (!kernel_invariant(op, e->args[i])) return false;
-    return true;
-  }
-  return false;
-}
-
-/* The first select(c, a, b) or `if c` of the group's maps whose condition c is kernel-invariant
-** and not a constant, else NULL. */
-static const Expr *expr_invariant_cond(GenOp *op, const Expr *e) {
-  if (!e) return NULL;
-  if (e->kind == EX_CALL && e->builtin == BI_SELECT && !(e->args[0]->flags & EXF_CONST) &&
-      kernel_invariant(op, e->args[0]))
-    return e->args[0];
-  for (int i = 0; i < e->nargs; i++) {
-    const Expr *c = expr_invariant_cond(op, e->args[i]);
-    if (c) return c;
-  }
-  return NULL;
-}
-
-static const Expr *stmts_invariant_cond(GenOp *op, const Stmt *s) {
-  for (; s; s = s->next) {
-    if (s->kind == ST_IF && s->value && !(s->value->flags & EXF_CONST) && kernel_invariant(op, s->value))
-      return s->value;
-    const Expr *c = expr_invariant_cond(op, s->value);
-    if (!c && s->target) c = expr_invariant_cond(op, s->target);
-    if (!c) c = stmts_invariant_cond(op, s->body);
-    if (!c) c = stmts_invariant_cond(op, s->else_body);
-    if (c) return c;
-  }
-  return NULL;
-}
-
-const Expr *group_invariant_cond(GenOp *op) {
-  if (op->kind != GOP_MAP || op->fused_sort || op->stmt->kind == ST_APPEND) return NULL;
-  for (int m = 0; m < op->n_maps; m++) {
-    if (op->maps[m]->kind != ST_MAP || op->maps[m]->gndim) return NULL;
-  }
-  for (int m = 0; m < op->n_maps; m++) {
-    const Expr *c = stmts_invariant_cond(op, op->maps[m]->body);
-    if (c) return c;
-  }
-  return NULL;
-}
-
-/* The per-element code of a fused group: each map in its own block. */
-void group_body(KCtx *k, Buf *b, GenOp *op) {
-  for (int m = 0; m < op->n_maps; m++) {
-    Stmt *map = op->maps[m];
-    k->map = map;
-    buf_line(b, "{ /* %s:%d: %s */", base_name(map->loc.file->path), map->loc.line,
-             src_line(k->u, map->loc));
-    b->indent += 2;
-    if (map->kind == ST_APPEND) {   /* the new rows: global row, and row within them */
-      buf_line(b, "const int64_t l_%s = %s + cnp_i;", map->index->name,
-               k->run->device ? "cnp_first" : "A.first");   /* CUDA: first read on the device */
-      if (map->let) buf_line(b, "const int64_t l_%s = cnp_i;", map->let->name);
-      if (map->let && !stmts_read_local(map->body, map->let)) buf_line(b, "(void)l_%s;", map->let->name);
-    } else if (map->gndim) {   /* a reducing grid map: its point from cnp_i (gen_grid.c) */
-      grid_prologue(k, b, map);
-    } else {
-      buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
-    }
-    if (map->gndim) {
-    } else if (!stmts_read_local(map->body, map->index) || (k->rows && !rows_read_index(k, map->body, map->index)))
-      buf_line(b, "(void)l_%s;", map->index->name);
-    map_stmts(k, b, map->body, map->body);
-    line_back(k->u, b);
-    b->indent -= 2;
-    buf_line(b, "} /* map %s */", map->index->name);
-  }
-}
-
-/* The f32/f64 fields scatter-added into (F[K[i]] += v), each once: on the host each block of
-** rows adds into its own zeroed copy, so the sums do not depend on the threads. Integer
-** additions are exact in any order (they stay atomic), f16 rounds at each addition and
-** complex adds stay atomic too. */
-static void priv_stmts(KUse *k, Stmt *s) {
-  for (; s; s = s->next) {
-    if (s->kind == ST_ADD && s->scatter && s->target->kind == EX_INDEX &&
-        (s->target->ref.decl->dtype == DT_F32 || s->target->ref.decl->dtype == DT_F64)) {
-      Decl *f = s->target->ref.decl;
-      int i = 0;
-      while (i < k->n_privs && k->privs[i] != f) i++;
-      if (i == k->n_privs) {
-        if (k->n_privs == 64) cnp_ice("more than 64 fields scatter-added in one kernel");
-        k->privs[k->n_privs++] = f;
-      }
-    }
-    priv_stmts(k, s->body);
-    priv_stmts(k, s->else_body);
-  }
-}
-
-/* Is f one of the group's privatized scatter-add targets? */
-bool kuse_priv(const KUse *use, const Decl *f) {
-  for (int i = 0; use && i < use->n_privs; i++)
-    if (use->privs[i] == f) return true;
-  return false;
-}
-
-void group_use(GenUnit *u, GenOp *op, KUse *use) {
-  memset(use, 0, sizeof *use);
-  use->arena = &u->cc->arena;
-  use->kernel = op->kernel;
-  for (int m = 0; m < op->n_maps; m++) kuse_stmts(use, op->maps[m]->body);
-  if (op->kind == GOP_MAP && !op->fused_sort && op->stmt->kind != ST_APPEND)
-    for (int m = 0; m < op->n_maps; m++) priv_stmts(use, op->maps[m]->body);
-}
