@@ -1401,9 +1401,9 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
     fclose(in);
     return 1;
   }
-  if (!grid_setup_ok(I, diag)) {
+  if (!grid_setup_ok(I, diag)) {   /* exit 3, as the difftest driver's failed setup */
     fclose(in);
-    return 1;
+    return 3;
   }
   for (int64_t step = 0; step < K && !halted(I); step++) {
     for (Decl *d = cc->decls; d; d = d->next)

@@ -96,9 +96,34 @@ bool grid_fn_value(Interp *I, Expr *e, Value *out) {
   return true;
 }
 
-/* Setup fails for a ghost(W) axis with n < W (docs/language.md, Grids), as the generated
-** setup: false, with the message. */
+/* A deposit or gather over a grid with length(...): its plan's setup (cnp_pgrid_create) fails
+** when an axis's scale n / length is not finite and nonzero (docs/language.md, "Particles and
+** grids"; found/pgrid_length_setup: a setup param as a length). False, with the message. */
+static bool pgrid_scales_ok(Interp *I, Stmt *s, FILE *diag) {
+  for (; s; s = s->next) {
+    if (!pgrid_scales_ok(I, s->body, diag) || !pgrid_scales_ok(I, s->else_body, diag)) return false;
+    if (s->kind != ST_DEPOSIT && s->kind != ST_GATHER) continue;
+    Decl *g = (s->kind == ST_DEPOSIT ? s->b.decl : s->a.decl)->grid_of;
+    for (int a = 0; g && a < g->grid->ndim; a++) {
+      if (!g->grid->axis[a].length) continue;
+      double scale = (double)setup_int(I, g->grid->axis[a].ext) / len_value(I, g->grid->axis[a].length);
+      if (!isfinite(scale) || scale == 0.0) {
+        fprintf(diag, "cnpc: interpreter: %s:%d: %s: grid %s: scale[%d] = %g must be finite and nonzero "
+                "(setup fails, docs/language.md)\n", s->loc.file ? s->loc.file->path : "?", s->loc.line,
+                s->kind == ST_DEPOSIT ? "deposit" : "gather", g->name, a, scale);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* Setup fails for a ghost(W) axis with n < W (docs/language.md, Grids) and for a deposit or
+** gather over an axis whose n / length is not finite and nonzero, as the generated setup:
+** false, with the message. */
 bool grid_setup_ok(Interp *I, FILE *diag) {
+  for (Decl *d = I->cc->decls; d; d = d->next)
+    if (d->kind == DECL_STEP && !pgrid_scales_ok(I, d->body, diag)) return false;
   for (Decl *d = I->cc->decls; d; d = d->next)
     for (int a = 0; d->kind == DECL_GRID && !d->target.name && a < d->grid->ndim; a++) {
       int64_t n = setup_int(I, d->grid->axis[a].ext), W = d->grid->axis[a].ghost;
