@@ -847,10 +847,16 @@ void note_term(FieldRT *f, int64_t k, Value before, Value term) {
 }
 
 /* The error bound of element e as the output file states it: its own (f->tol) plus that of
-** its noted terms. */
+** its noted terms. An order-open element (noted terms) is inexact even when its bound is 0
+** (all its terms zero): the sign of a zero sum is the order's (FFTW's -0 where the DFT gives
+** +0, found/fft_negzero), so it states at least the least subnormal, a bound > 0, and the
+** comparison of a bounded element is by value (-0 == +0), only exact ones bit for bit. */
 double elem_tol(const FieldRT *f, int64_t e) {
   double t = f->tol ? f->tol[e] : 0;
-  if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
+  if (f->abssum && f->nterms[e]) {
+    t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
+    if (!(t > 0.0)) t = 0x1p-1074;
+  }
   return t;
 }
 
