@@ -365,6 +365,32 @@ static void fft_dims(const FieldRT *r, int64_t n[3], int *nd, int64_t *comps, in
   for (int a = 0; a < gi->ndim; a++) *N *= n[a];
 }
 
+/* Output element e's bound: what its input's bounds allow (already in tol[e]) plus the
+** transform's own error K eps (S + |y_e|), and at least the least subnormal (its zero's sign
+** is FFTW's: found/fft_negzero). Why this is sound (found/ifft_bound asked for it): FFTW's
+** codelets for these sizes are straight-line networks of additions and multiplications by
+** constants; each output is the sum of its terms x_j w^{kj} (|w| = 1), each term reaching it
+** along one path of at most L levels (L = the sum over axes of ceil(log2 n), the butterfly
+** levels of a mixed-radix transform). A level rounds a complex multiplication by a rounded
+** twiddle (|d| <= sqrt2 gamma_2 + eps, under 4 eps) and an addition (eps per part, 2 eps in
+** |re| + |im|), so each term's relative error is at most (1 + 6 eps)^L - 1 < 8 L eps, and the
+** output's error at most 8 L eps S, S the sum of the terms' magnitudes: sum |x_j| for fft;
+** for ifft (c2r, then the generated 1/N) sum over the modes, each once or twice as it counts,
+** of |Y_k| / N, plus the scaling's eps |y_e| (8 eps |y_e| more here). The standard form, the
+** 2-norm bound c log2(N) eps ||x||_2 of the whole vector, is the same analysis summed over the
+** outputs. K = 2 (T + 1) + 8 (L + 1), T the number of terms (N, or NK for ifft), keeps the old
+** order-open term (2 (T + 1) eps S) as margin; the direct DFT here is in long double (its own
+** error under T 2^-64 S). The old ifft bound noted each last-axis mode's |Re(y_m w)|, the
+** magnitude after the other axes' sums had cancelled, not the terms': 2 ulp short. A
+** non-finite input makes S infinite: such a transform is not compared (FFTW's butterflies
+** skip multiplications the DFT makes, inf * 0). */
+static void fft_bound(FieldRT *out, int64_t e, double K, double eps, double S) {
+  Value v = conv(load(out, e), DT_C128);
+  double y = (isfinite(creal(v.c128)) ? fabs(creal(v.c128)) : INFINITY) + (isfinite(cimag(v.c128)) ? fabs(cimag(v.c128)) : INFINITY);
+  double t = out->tol[e] + K * eps * (S + y);
+  out->tol[e] = t > 0.0 ? t : 0x1p-1074;
+}
+
 static long double complex twiddle(int64_t k, int64_t j, int64_t n, int sign) {
   long double t = 6.283185307179586476925286766559L * (long double)((k * j) % n) / (long double)n;
   return cosl(t) + sign * sinl(t) * (long double complex)_Complex_I;
@@ -383,12 +409,37 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
   int64_t nh = n[la] / 2 + 1, k3[3] = {n[0], n[1], n[2]}, NK = N / n[la] * nh;
   k3[la] = nh;
   DType ct = cx->d->dtype, rt = re->d->dtype;
-  Value zero = conv((Value){.t = DT_F64, .d = 0.0}, ct);
   FieldRT *in = inverse ? cx : re, *out = inverse ? re : cx;
   bool carried = in->tol || in->abssum;
-  if (carried && !out->tol) out->tol = ia(((size_t)(comps * (inverse ? N : NK))) * sizeof(double));
+  int64_t NO = inverse ? N : NK;
+  if (!out->tol) out->tol = ia(((size_t)(comps * NO)) * sizeof(double));
+  if (!out->tol) return;
+  if (out->abssum)
+    for (int64_t e = 0; e < comps * NO; e++) out->nterms[e] = 0;
+  /* The transform's own error, per output element (see fft_bound): levels L, terms' sum. */
+  int L = 0;
+  for (int a = 0; a < nd; a++)
+    for (int64_t p = 1; p < n[a]; p *= 2) L++;
+  double eps = ct == DT_C64 ? 0x1p-24 : 0x1p-53, K = 2.0 * (double)(inverse ? NK : N) + 2.0 + 8.0 * (L + 1);
   for (int64_t c = 0; c < comps; c++) {
-    if (carried && out->tol) {   /* the input's bounds, before the output is written */
+    double mag = 0.0;   /* sum of |terms|: the same for every output element (|twiddle| = 1) */
+    if (!inverse)
+      for (int64_t j = 0; j < N; j++) {
+        Value x = load(re, c * N + j);
+        mag += isfinite(as_double(x)) ? fabs(as_double(x)) : INFINITY;
+      }
+    else {
+      for (int64_t k = 0; k < NK; k++) {
+        int64_t m = k % nh;
+        bool self = m == 0 || (n[la] % 2 == 0 && m == n[la] / 2);
+        Value z = conv(load(cx, c * NK + k), DT_C128);
+        double az = isfinite(creal(z.c128)) && isfinite(cimag(z.c128)) ? fabs(creal(z.c128)) + fabs(cimag(z.c128)) : INFINITY;
+        mag += (self ? 1.0 : 2.0) * az;
+      }
+      mag /= (double)N;
+    }
+    for (int64_t e = 0; e < NO; e++) out->tol[c * NO + e] = 0.0;
+    if (carried) {   /* the input's bounds, before the output is written */
       double t = 0;
       if (!inverse)
         for (int64_t j = 0; j < N; j++) t += elem_tol(in, c * N + j);
@@ -400,7 +451,7 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
         }
         t /= (double)N;
       }
-      for (int64_t e = 0; e < (inverse ? N : NK); e++) out->tol[c * (inverse ? N : NK) + e] = t;
+      for (int64_t e = 0; e < NO; e++) out->tol[c * NO + e] = t;
     }
     if (!inverse) {
       for (int64_t k = 0; k < NK; k++) {
@@ -413,10 +464,10 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
           Value x = load(re, c * N + j);
           long double complex term = (long double)as_double(x) * e;
           acc += term;
-          note_term(cx, c * NK + k, zero, (Value){.t = DT_C128, .c128 = (double complex)term});
         }
         Value v = {.t = DT_C128, .c128 = (double complex)acc};
         store(cx, c * NK + k, conv(v, ct));
+        fft_bound(cx, c * NK + k, K, eps, mag);
       }
     } else {
       for (int64_t j = 0; j < N; j++) {
@@ -439,9 +490,9 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
           if (self) t = creall(y) * creall(twiddle(m, jj[la], n[la], +1));
           long double term = (self ? 1.0L : 2.0L) * t / (long double)N;
           acc += term;
-          note_term(re, c * N + j, conv((Value){.t = DT_F64, .d = 0.0}, rt), (Value){.t = DT_F64, .d = (double)(fabsl(term) * (long double)N)});
         }
         store(re, c * N + j, conv((Value){.t = DT_F64, .d = (double)acc}, rt));
+        fft_bound(re, c * N + j, K, eps, mag);
       }
     }
   }

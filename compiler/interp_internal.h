@@ -48,6 +48,8 @@ typedef struct Interp {
   unsigned char **snap;   /* latest copy per snapshot decl */
   int64_t *snap_n;
   Value *locals;          /* by Local id */
+  double *lbnd;           /* and their error bounds (interp.c, "bounds through maps") */
+  int uncertain;          /* inside a branch taken on an inexact condition: all unbounded */
   char err[512];
   bool failed;
   int64_t step;           /* the step counter: NAME_step() calls before this one */
