@@ -998,7 +998,7 @@ static double expr_bound(Interp *I, Expr *e) {
 }
 
 /* Element k of f's bound set to b (its noted terms folded into b by the caller). */
-static void set_bound(FieldRT *f, int64_t k, double b) {
+void set_bound(FieldRT *f, int64_t k, double b) {
   if (f->abssum) f->nterms[k] = 0;
   if (b == 0.0 && !f->tol) return;
   if (!f->tol) {
@@ -1007,6 +1007,20 @@ static void set_bound(FieldRT *f, int64_t k, double b) {
     f->tol = ia(((size_t)total) * sizeof(double));
   }
   f->tol[k] = b;
+}
+
+/* Every element of f unbounded (a write whose index is inexact may be to any of them). */
+void unbound_all(FieldRT *f) {
+  int64_t total = 1;
+  for (int r = 0; r < f->rank; r++) total *= f->cap[r];
+  for (int64_t k = 0; k < total; k++) set_bound(f, k, INFINITY);
+}
+
+/* Whether an index of the element e names is inexact. */
+static bool index_inexact(Interp *I, Expr *e) {
+  for (int k = 0; k < e->nargs; k++)
+    if (expr_bound(I, e->args[k]) > 0.0) return true;
+  return false;
 }
 
 /* ------------------------------------------------------------------ reductions */
@@ -1080,6 +1094,7 @@ static void mark_unbounded(Interp *I, Stmt *s) {
       memcpy(err, I->err, sizeof err);
       int64_t off = elem_offset(I, s->target, f);
       if (I->failed) I->failed = false, memcpy(I->err, err, sizeof err);
+      else if (index_inexact(I, s->target)) unbound_all(f);
       else if (off >= 0) set_bound(f, off, INFINITY);
     } else if (s->kind == ST_REDUCE) red_of(I, s->target->ref.decl)->lb[I->lane_row % RED_LANES] = INFINITY;
     mark_unbounded(I, s->body);
@@ -1121,6 +1136,11 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
     Value v = eval_as(I, s->value, tt);
     double b = I->uncertain ? INFINITY : bound_as(I, s->value, tt);
     if (I->failed) return;
+    if (index_inexact(I, tg)) {   /* the generated code may write another element */
+      store(f, off, add ? arith(I, s->value, OP_ADD, load(f, off), v) : v);
+      unbound_all(f);
+      return;
+    }
     if (add) {
       Value old = load(f, off);
       if (s->scatter && (dtype_is_float(tt) || dtype_is_complex(tt))) {
@@ -1280,17 +1300,19 @@ static void exec_sum(Interp *I, Stmt *s) {
   for (int64_t c = 0; c < comps; c++)
     for (int64_t g = 0; g < p->n_seg; g++) {
       Value sum = conv(vint(DT_I64, 0), acc);
-      double mag = 0;
+      double mag = 0, inb = 0;
       int64_t nt = 0;
       for (int64_t i = 0; i < p->n; i++)
         if (p->seg[i] == g) {
           Value x = conv(load(val, c * vcap + i), acc);
           sum = arith(I, s->value ? s->value : NULL, OP_ADD, sum, x);
           mag += magnitude(x);
+          inb += elem_tol(val, c * vcap + i);   /* the values' own bounds add up */
           nt++;
         }
       store(out, c * ocap + g, conv(sum, out->d->dtype));
-      out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag;
+      out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag +
+                               (inb == 0.0 ? 0.0 : inb * (1.0 + 4.0 * (double)(nt + 1) * eps_of(acc)));
     }
 }
 
@@ -1394,8 +1416,15 @@ static void exec_scan(Interp *I, Stmt *s) {
   int64_t cap = x->cap[x->rank - 1], n = x->dim ? I->dim_live[x->dim->index] : cap;
   int64_t nch = (n + SCAN_CHUNK_ROWS - 1) / SCAN_CHUNK_ROWS;
   Value *off = ia((size_t)(nch + 1) * sizeof *off);
+  bool bounded = x->tol || x->abssum || y->tol || y->abssum;
+  double *bx = bounded ? ia((size_t)(n + 1) * sizeof(double)) : NULL;
   for (int64_t c = 0; c < row_comps(x); c++) {
     int64_t base = c * cap;
+    double mag = 0.0;   /* the inputs' bounds and sum |x|, read before an in-place scan writes */
+    for (int64_t i = 0; bx && i < n; i++) {
+      Value v = load(x, base + i);
+      bx[i] = elem_tol(x, base + i), mag += fin(v) ? magnitude(v) : INFINITY;
+    }
     for (int64_t k = 0; k < nch; k++) {             /* each chunk's total */
       off[k] = conv(vint(DT_I64, 0), t);
       for (int64_t i = k * SCAN_CHUNK_ROWS; i < n && i < (k + 1) * SCAN_CHUNK_ROWS; i++)
@@ -1415,6 +1444,17 @@ static void exec_scan(Interp *I, Stmt *s) {
         store(y, base + i, a);
         if (!s->inclusive) a = arith(I, NULL, OP_ADD, a, v);
       }
+    }
+    /* Y[i]'s bound: the included inputs' bounds, grown by the at most i + 2 nch + 2 additions
+    ** that reach it, each rounding within 4 eps of a partial sum (|partial| <= sum |x|). */
+    double sb = 0.0;
+    for (int64_t i = 0; bx && i < n; i++) {
+      if (s->inclusive) sb += bx[i];
+      double q = (double)(i + 2 * nch + 2), e = eps_of(t), b = 0.0;
+      if (sb > 0.0)
+        b = dtype_is_int(t) || !isfinite(mag) ? INFINITY : (sb + q * (4.0 * e * mag + tiny_of(t))) * exp(4.0 * e * q);
+      set_bound(y, base + i, b);
+      if (!s->inclusive) sb += bx[i];
     }
   }
 }

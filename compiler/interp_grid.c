@@ -228,6 +228,7 @@ static void pg_fold(FieldRT *g, const GridInfo *gi, const int64_t dims[3], bool 
           Value vt = load(g, jt), vf = load(g, jf);
           store(g, jt, f32 ? (Value){.t = DT_F32, .f = vt.f + vf.f} : (Value){.t = DT_F64, .d = vt.d + vf.d});
           store(g, jf, f32 ? (Value){.t = DT_F32, .f = 0.0f} : (Value){.t = DT_F64, .d = 0.0});
+          if (g->tol) g->tol[jt] += g->tol[jf], g->tol[jf] = 0.0;
           if (g->abssum && g->nterms[jf]) {   /* an open deposit's terms move with the sums */
             if (!g->nterms[jt]) g->abssum[jt] = 0.0;
             g->abssum[jt] += g->abssum[jf], g->nterms[jt] += g->nterms[jf];
@@ -254,12 +255,18 @@ void exec_deposit(Interp *I, Stmt *s) {
   bool f32 = g->d->dtype == DT_F32, open = f32 || s->atomic;
   double *part = calloc((size_t)(ncell * np) + 1, sizeof(double));
   if (!part) { fail(I, s->loc, "out of memory in %s", "deposit"); return; }
-  for (int64_t c = 0; c < ncell; c++) store(g, c, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype));
+  for (int64_t c = 0; c < ncell; c++) {   /* every point written afresh: its old bounds go */
+    store(g, c, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype));
+    if (g->tol || g->abssum) set_bound(g, c, 0.0);
+  }
   int S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
+  bool pos_inexact = false;   /* an inexact position may reach other points: all unbounded */
   for (int64_t p = 0; p < n; p++) {
     PgStencil st;
+    for (int a = 0; a < nd; a++)
+      if (elem_tol(field_of(I, s->list.v[a].decl), p) > 0.0) pos_inexact = true;
     if (!pg_stencil(I, s, gi, p, &st)) continue;
-    double wi = w ? as_double(load(w, p)) : 1.0;
+    double wi = w ? as_double(load(w, p)) : 1.0, bw = w ? elem_tol(w, p) : 0.0;
     int64_t cell = (st.base[0] * dims[1] + st.base[1]) * dims[2] + st.base[2];
     int k = 0;
     for (int s0 = 0; s0 < S; s0++)
@@ -268,10 +275,15 @@ void exec_deposit(Interp *I, Stmt *s) {
           double c = wi * st.W[0][s0] * st.W[1][s1] * st.W[2][s2];
           if (f32) c = (double)(float)c;
           part[cell * np + k] += c;
-          if (open) {
+          if (open || bw > 0.0) {   /* an inexact weight: its terms round differently too */
             int64_t j = ((st.base[0] + s0) % dims[0] * dims[1] + (st.base[1] + s1) % dims[1]) * dims[2] +
                         (st.base[2] + s2) % dims[2];
             note_term(g, j, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype), conv((Value){.t = DT_F64, .d = c}, g->d->dtype));
+            if (bw > 0.0) {   /* plus |W0 W1 W2| times the weight's bound */
+              double nt = (double)g->nterms[j], t = g->tol ? g->tol[j] : 0.0;
+              set_bound(g, j, isfinite(bw) ? t + fabs(st.W[0][s0] * st.W[1][s1] * st.W[2][s2]) * bw * (1.0 + 0x1p-40) : INFINITY);
+              g->nterms[j] = (int64_t)nt;
+            }
           }
         }
   }
@@ -295,6 +307,7 @@ void exec_deposit(Interp *I, Stmt *s) {
       }
   free(part);
   pg_fold(g, gi, dims, f32);
+  if (pos_inexact) unbound_all(g);
 }
 
 /* OUT element e was just written by a gather with input bound bnd: its new bound (none when
@@ -331,6 +344,8 @@ void exec_gather(Interp *I, Stmt *s) {
     for (int64_t p = 0; p < n; p++) {
       PgStencil st;
       double acc = 0.0, bnd = 0.0;
+      for (int a = 0; a < nd; a++)   /* an inexact position may read other points */
+        if (elem_tol(field_of(I, s->list.v[a].decl), p) > 0.0) bnd = INFINITY;
       if (pg_stencil(I, s, gi, p, &st))
         for (int s0 = 0; s0 < S; s0++) {
           int64_t c0 = (st.base[0] + s0) % dims[0] * dims[1];

@@ -79,6 +79,8 @@ FieldRT *field_of(Interp *I, Decl *d);
 Value eval(Interp *I, Expr *e);
 void note_term(FieldRT *f, int64_t k, Value before, Value term);   /* an order-open term */
 double elem_tol(const FieldRT *f, int64_t e);         /* element e's error bound */
+void set_bound(FieldRT *f, int64_t k, double b);      /* element k's bound is b (terms dropped) */
+void unbound_all(FieldRT *f);                         /* every element unbounded */
 
 /* interp_grid.c */
 int64_t grid_offset(Interp *I, Expr *e, FieldRT *f);  /* F[c.., j, i] of a grid field, or -1 */
