@@ -1163,7 +1163,7 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
   }
   case ST_IF: {
     bool c = eval(I, s->value).i;
-    if (!I->uncertain && expr_bound(I, s->value) > 0.0) {   /* either branch may run */
+    if (expr_bound(I, s->value) > 0.0) {   /* either branch may run (in an uncertain one too) */
       mark_unbounded(I, c ? s->else_body : s->body);
       I->uncertain++;
       exec_map_stmts(I, c ? s->body : s->else_body);
