@@ -981,9 +981,10 @@ static double expr_bound(Interp *I, Expr *e) {
     double ma = magnitude(a), mb = magnitude(b);
     switch (op) {
     case OP_ADD: case OP_SUB: return rnd_b(e->type, ba + bb, r);
-    case OP_MUL: return rnd_b(e->type, ma * bb + mb * ba + ba * bb, r);
+    /* (a carried bound that underflows to 0 stays inexact: found, an fft's -0 times 0.25) */
+    case OP_MUL: return rnd_b(e->type, fmax(ma * bb + mb * ba + ba * bb, tiny_of(e->type)), r);
     case OP_DIV:
-      if (bb == 0.0 && !dtype_is_complex(tb) && mb > 0.0) return rnd_b(e->type, ba / mb, r);
+      if (bb == 0.0 && !dtype_is_complex(tb) && mb > 0.0) return rnd_b(e->type, fmax(ba / mb, tiny_of(e->type)), r);
       return INFINITY;
     default: return INFINITY;
     }
