@@ -344,6 +344,7 @@ void exec_gather(Interp *I, Stmt *s) {
     for (int64_t p = 0; p < n; p++) {
       PgStencil st;
       double acc = 0.0, bnd = 0.0;
+      bool inexact = false;
       for (int a = 0; a < nd; a++)   /* an inexact position may read other points */
         if (elem_tol(field_of(I, s->list.v[a].decl), p) > 0.0) bnd = INFINITY;
       if (pg_stencil(I, s, gi, p, &st))
@@ -355,10 +356,12 @@ void exec_gather(Interp *I, Stmt *s) {
             for (int s2 = 0; s2 < S2; s2++) {
               int64_t e = c * ncell + c1 + (st.base[2] + s2) % dims[2];
               acc += w01 * st.W[2][s2] * as_double(load(g, e));
-              bnd += fabs(w01 * st.W[2][s2]) * elem_tol(g, e);
+              double te = elem_tol(g, e);
+              bnd += fabs(w01 * st.W[2][s2]) * te, inexact |= te > 0.0;
             }
           }
         }
+      if (inexact && !(bnd > 0.0)) bnd = 0x1p-1074;   /* an inexact point's bound times a small W: not 0 */
       store(out, c * ocap + p, conv((Value){.t = DT_F64, .d = acc}, out->d->dtype));
       gather_bound(out, c * ocap + p, bnd, acc);
     }
