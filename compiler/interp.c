@@ -847,11 +847,181 @@ void note_term(FieldRT *f, int64_t k, Value before, Value term) {
 }
 
 /* The error bound of element e as the output file states it: its own (f->tol) plus that of
-** its noted terms. */
+** its noted terms. An order-open element (noted terms) is inexact even when its bound is 0
+** (all its terms zero): the sign of a zero sum is the order's (FFTW's -0 where the DFT gives
+** +0, found/fft_negzero), so it states at least the least subnormal, a bound > 0, and the
+** comparison of a bounded element is by value (-0 == +0), only exact ones bit for bit. */
 double elem_tol(const FieldRT *f, int64_t e) {
   double t = f->tol ? f->tol[e] : 0;
-  if (f->abssum && f->nterms[e]) t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
+  if (f->abssum && f->nterms[e]) {
+    t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
+    if (!(t > 0.0)) t = 0x1p-1074;
+  }
   return t;
+}
+
+/* ------------------------------------------------------------------ bounds through maps */
+
+/* A map reading an inexact element (an f32 or atomic deposit's grid point, a gather's output,
+** an fft's, a scatter-add's...) passes a bound on to what it writes and reduces
+** (found/deposit_map_bound, found/ifft_bound): a first-order-free forward error analysis,
+** each value's bound B an upper bound of |generated - interpreter's| given its inputs' bounds.
+** Exact inputs give B = 0 (the operation is then bit for bit, as before). Sound rules only:
+** -x, abs, real, imag, conj keep B; min / max give max(Ba, Bb) (1-Lipschitz); a + b gives
+** Ba + Bb; a * b |a| Bb + |b| Ba + Ba Bb; a / b with b exact Ba / |b|; complex(x, y) Bx + By;
+** select with an exact condition its arm's; each result then adds two roundings of its type
+** (the two sides round different exact values: |fl(x') - fl(x)| <= |x' - x| + eps |x| +
+** eps |x'|; taken as 4 eps (8 for complex) of the result, plus the least subnormal, with the
+** carried B grown by 4 eps, margin over the exact 2 eps + eps^2). Anything else of an inexact
+** value (a comparison, an integer, a cast to one, a call but those above, a non-finite value)
+** is unbounded: INFINITY, which the comparison takes as "any value". The bound of a local is
+** kept by its id; a branch on an inexact condition makes everything either branch writes
+** unbounded. A reduction's lanes carry theirs the same way into the scalar. */
+static double tiny_of(DType t) {
+  return t == DT_F16 ? 0x1p-24 : (t == DT_F32 || t == DT_C64) ? 0x1p-149 : 0x1p-1074;
+}
+static bool fin(Value v) {
+  switch (v.t) {
+  case DT_C64: return isfinite(crealf(v.c64)) && isfinite(cimagf(v.c64));
+  case DT_C128: return isfinite(creal(v.c128)) && isfinite(cimag(v.c128));
+  default: return dtype_is_float(v.t) ? isfinite(as_double(v)) : true;
+  }
+}
+/* b carried into a result r of type t (one more rounding to t). */
+static double rnd_b(DType t, double b, Value r) {
+  if (b == 0.0) return 0.0;
+  if ((!dtype_is_float(t) && !dtype_is_complex(t)) || !isfinite(b) || !fin(r)) return INFINITY;
+  double k = dtype_is_complex(t) ? 8.0 : 4.0, e = eps_of(t);
+  return b * (1.0 + k * e) + k * e * magnitude(r) + tiny_of(t);
+}
+static double expr_bound(Interp *I, Expr *e);
+/* The bound of e converted to t (eval_as(I, e, t)). */
+static double bound_as(Interp *I, Expr *e, DType t) {
+  double b = expr_bound(I, e);
+  if (b == 0.0 || t == e->type) return b;
+  return rnd_b(t, b, eval_as(I, e, t));
+}
+static double call_bound(Interp *I, Expr *e) {
+  Expr **a = e->args;
+  DType t = e->type;
+  switch (e->builtin) {
+  case BI_SELECT: {
+    if (expr_bound(I, a[0]) > 0.0) return INFINITY;
+    return bound_as(I, eval(I, a[0]).i ? a[1] : a[2], t);
+  }
+  case BI_COMPLEX: {
+    DType r = t == DT_C64 ? DT_F32 : DT_F64;
+    double b = bound_as(I, a[0], r) + bound_as(I, a[1], r);
+    return b == 0.0 ? 0.0 : rnd_b(t, b, eval(I, e));
+  }
+  case BI_REAL: case BI_IMAG: case BI_CONJ: case BI_ABS: {
+    if (dtype_is_int(t)) return expr_bound(I, a[0]) > 0.0 ? INFINITY : 0.0;
+    double b = expr_bound(I, a[0]);   /* |re z - re z'| <= |z - z'| (as |.|: |re| + |im|) */
+    return b == 0.0 ? 0.0 : rnd_b(t, b, eval(I, e));
+  }
+  case BI_MIN: case BI_MAX: {
+    double b = fmax(bound_as(I, a[0], t), bound_as(I, a[1], t));
+    if (b == 0.0) return 0.0;
+    if (!fin(eval_as(I, a[0], t)) || !fin(eval_as(I, a[1], t))) return INFINITY;
+    return rnd_b(t, b, eval(I, e));
+  }
+  default: {
+    for (int k = 0; k < e->nargs; k++)
+      if (expr_bound(I, a[k]) > 0.0) return INFINITY;
+    return 0.0;
+  }
+  }
+}
+static double expr_bound(Interp *I, Expr *e) {
+  if (I->failed) return 0.0;
+  switch (e->kind) {
+  case EX_NAME: {
+    if (e->ref.local) {
+      double b = I->lbnd ? I->lbnd[e->ref.local->id] : 0.0;
+      return b == 0.0 || e->type == e->ref.local->type ? b : rnd_b(e->type, b, eval(I, e));
+    }
+    Decl *d = e->ref.decl;
+    if (d->kind == DECL_FIELD && d->scalar) {
+      double b = elem_tol(field_of(I, d), 0);
+      return b == 0.0 || e->type == d->dtype ? b : rnd_b(e->type, b, eval(I, e));
+    }
+    return 0.0;
+  }
+  case EX_INDEX: {
+    for (int k = 0; k < e->nargs; k++)
+      if (expr_bound(I, e->args[k]) > 0.0) return INFINITY;
+    FieldRT *f = field_of(I, e->ref.decl);
+    if (!f->tol && !f->abssum) return 0.0;
+    int64_t off = elem_offset(I, e, f);
+    if (off < 0) return 0.0;
+    double b = elem_tol(f, off);
+    return b == 0.0 || e->type == f->d->dtype ? b : rnd_b(e->type, b, eval(I, e));
+  }
+  case EX_UNARY: {
+    double b = e->op == OP_NOT || e->op == OP_BNOT ? expr_bound(I, e->args[0]) : bound_as(I, e->args[0], e->type);
+    if (b == 0.0) return 0.0;
+    if (e->op == OP_NOT || e->op == OP_BNOT || dtype_is_int(e->type)) return INFINITY;
+    return rnd_b(e->type, b, eval(I, e));
+  }
+  case EX_BINARY: {
+    Op op = e->op;
+    if (op == OP_AND || op == OP_OR || (op >= OP_EQ && op <= OP_GE))
+      return expr_bound(I, e->args[0]) > 0.0 || expr_bound(I, e->args[1]) > 0.0 ? INFINITY : 0.0;
+    int ri = !dtype_is_complex(e->type) || (op != OP_MUL && op != OP_DIV) ? -1
+             : !dtype_is_complex(e->args[1]->type)                     ? 1
+             : op == OP_MUL && !dtype_is_complex(e->args[0]->type)      ? 0
+                                                                        : -1;
+    DType rt = e->type == DT_C64 ? DT_F32 : DT_F64;
+    DType ta = ri == 0 ? rt : e->type, tb = ri == 1 ? rt : e->type;
+    double ba = bound_as(I, e->args[0], ta), bb = bound_as(I, e->args[1], tb);
+    if (ba == 0.0 && bb == 0.0) return 0.0;
+    if (dtype_is_int(e->type) || e->type == DT_BOOL) return INFINITY;
+    Value a = eval_as(I, e->args[0], ta), b = eval_as(I, e->args[1], tb), r = eval(I, e);
+    if (!fin(a) || !fin(b) || !fin(r)) return INFINITY;
+    double ma = magnitude(a), mb = magnitude(b);
+    switch (op) {
+    case OP_ADD: case OP_SUB: return rnd_b(e->type, ba + bb, r);
+    /* (a carried bound that underflows to 0 stays inexact: found, an fft's -0 times 0.25) */
+    case OP_MUL: return rnd_b(e->type, fmax(ma * bb + mb * ba + ba * bb, tiny_of(e->type)), r);
+    case OP_DIV:
+      if (bb == 0.0 && !dtype_is_complex(tb) && mb > 0.0) return rnd_b(e->type, fmax(ba / mb, tiny_of(e->type)), r);
+      return INFINITY;
+    default: return INFINITY;
+    }
+  }
+  case EX_CALL: return call_bound(I, e);
+  case EX_CAST: {
+    double b = expr_bound(I, e->args[0]);
+    return b == 0.0 ? 0.0 : rnd_b(e->cast_to, b, eval(I, e));
+  }
+  default: return 0.0;
+  }
+}
+
+/* Element k of f's bound set to b (its noted terms folded into b by the caller). */
+void set_bound(FieldRT *f, int64_t k, double b) {
+  if (f->abssum) f->nterms[k] = 0;
+  if (b == 0.0 && !f->tol) return;
+  if (!f->tol) {
+    int64_t total = 1;
+    for (int r = 0; r < f->rank; r++) total *= f->cap[r];
+    f->tol = ia(((size_t)total) * sizeof(double));
+  }
+  f->tol[k] = b;
+}
+
+/* Every element of f unbounded (a write whose index is inexact may be to any of them). */
+void unbound_all(FieldRT *f) {
+  int64_t total = 1;
+  for (int r = 0; r < f->rank; r++) total *= f->cap[r];
+  for (int64_t k = 0; k < total; k++) set_bound(f, k, INFINITY);
+}
+
+/* Whether an index of the element e names is inexact. */
+static bool index_inexact(Interp *I, Expr *e) {
+  for (int k = 0; k < e->nargs; k++)
+    if (expr_bound(I, e->args[k]) > 0.0) return true;
+  return false;
 }
 
 /* ------------------------------------------------------------------ reductions */
@@ -860,7 +1030,7 @@ double elem_tol(const FieldRT *f, int64_t e) {
 ** rows cut into chunks of 4096; in a chunk, row i into lane i % 8 in row order; the eight
 ** lanes combined in lane order; the chunks' results in chunk order. */
 enum { RED_CHUNK = 4096, RED_LANES = 8 };
-typedef struct RedRT { Decl *scalar; int op; Value lane[RED_LANES], total; } RedRT;
+typedef struct RedRT { Decl *scalar; int op; Value lane[RED_LANES], total; double lb[RED_LANES], tb; } RedRT;
 
 /* The reduction's start: 0, or the largest (min=) / smallest (max=) value of the type. */
 static Value red_identity(DType t, int op) {
@@ -903,7 +1073,35 @@ static RedRT *red_of(Interp *I, Decl *d) {
   return NULL;
 }
 
+/* The bound of acc op v (a reduction's step) from theirs. */
+static double red_bound(int op, DType t, double ba, double bv, Value acc, Value v, Value r) {
+  if (ba == 0.0 && bv == 0.0) return 0.0;
+  if (!fin(acc) || !fin(v)) return INFINITY;
+  return op == RED_SUM ? rnd_b(t, ba + bv, r) : rnd_b(t, fmax(ba, bv), r);
+}
+
 static void exec_map_stmts(Interp *I, Stmt *s);
+
+/* A branch not taken on an inexact condition: whatever it would write is unbounded (its
+** targets' indices evaluated now; one out of range is no error here). */
+static void mark_unbounded(Interp *I, Stmt *s) {
+  for (; s && !I->failed; s = s->next) {
+    if (s->kind == ST_LET) I->lbnd[s->let->id] = INFINITY;
+    else if ((s->kind == ST_ASSIGN || s->kind == ST_ADD) && s->target->kind == EX_NAME)
+      I->lbnd[s->target->ref.local->id] = INFINITY;
+    else if (s->kind == ST_ASSIGN || s->kind == ST_ADD) {
+      FieldRT *f = field_of(I, s->target->ref.decl);
+      char err[sizeof I->err];
+      memcpy(err, I->err, sizeof err);
+      int64_t off = elem_offset(I, s->target, f);
+      if (I->failed) I->failed = false, memcpy(I->err, err, sizeof err);
+      else if (index_inexact(I, s->target)) unbound_all(f);
+      else if (off >= 0) set_bound(f, off, INFINITY);
+    } else if (s->kind == ST_REDUCE) red_of(I, s->target->ref.decl)->lb[I->lane_row % RED_LANES] = INFINITY;
+    mark_unbounded(I, s->body);
+    mark_unbounded(I, s->else_body);
+  }
+}
 
 static void exec_map_stmt(Interp *I, Stmt *s) {
   switch (s->kind) {
@@ -914,6 +1112,8 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
       v = eval(I, s->value);
       v = v.t == DT_F16 ? (Value){.t = DT_F16, .f = hround(v.f)} : conv(v, DT_F16);
     } else v = eval_as(I, s->value, lt);
+    double b = I->uncertain ? INFINITY : expr_bound(I, s->value);
+    I->lbnd[s->let->id] = b == 0.0 ? 0.0 : rnd_b(lt, b, v);
     I->locals[s->let->id] = v;
     return;
   }
@@ -923,8 +1123,10 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
     if (tg->kind == EX_NAME) {                       /* a let */
       Local *l = tg->ref.local;
       Value v = eval_as(I, s->value, l->type);
-      if (add) v = arith(I, s->value, OP_ADD, I->locals[l->id], v);
+      double b = I->uncertain ? INFINITY : bound_as(I, s->value, l->type);
+      if (add) b += I->lbnd[l->id], v = arith(I, s->value, OP_ADD, I->locals[l->id], v);
       if (l->type == DT_F16) v.f = hround(v.f);
+      I->lbnd[l->id] = b == 0.0 ? 0.0 : rnd_b(l->type, b, v);
       I->locals[l->id] = v;
       return;
     }
@@ -933,24 +1135,56 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
     int64_t off = elem_offset(I, tg, f);
     if (off < 0) return;
     Value v = eval_as(I, s->value, tt);
+    double b = I->uncertain ? INFINITY : bound_as(I, s->value, tt);
     if (I->failed) return;
+    if (index_inexact(I, tg)) {   /* the generated code may write another element */
+      store(f, off, add ? arith(I, s->value, OP_ADD, load(f, off), v) : v);
+      unbound_all(f);
+      return;
+    }
     if (add) {
       Value old = load(f, off);
-      if (s->scatter && (dtype_is_float(tt) || dtype_is_complex(tt))) note_term(f, off, old, v);
+      if (s->scatter && (dtype_is_float(tt) || dtype_is_complex(tt))) {
+        note_term(f, off, old, v);   /* the order-open sum's bound, plus the term's own */
+        v = arith(I, s->value, OP_ADD, old, v);
+        if (b > 0.0) {
+          double t = f->tol ? f->tol[off] : 0.0, nt = f->nterms[off];
+          set_bound(f, off, rnd_b(tt, t + b, v));
+          f->nterms[off] = (int64_t)nt;
+        }
+        store(f, off, v);
+        return;
+      }
+      b += elem_tol(f, off);
       v = arith(I, s->value, OP_ADD, old, v);
     }
     store(f, off, v);
+    if (f->tol || f->abssum || b > 0.0) set_bound(f, off, b == 0.0 ? 0.0 : rnd_b(tt, b, v));
     return;
   }
-  case ST_IF:
-    if (eval(I, s->value).i) exec_map_stmts(I, s->body);
+  case ST_IF: {
+    bool c = eval(I, s->value).i;
+    if (expr_bound(I, s->value) > 0.0) {   /* either branch may run (in an uncertain one too) */
+      mark_unbounded(I, c ? s->else_body : s->body);
+      I->uncertain++;
+      exec_map_stmts(I, c ? s->body : s->else_body);
+      I->uncertain--;
+    } else if (c) exec_map_stmts(I, s->body);
     else if (s->else_body) exec_map_stmts(I, s->else_body);
     return;
+  }
   case ST_REDUCE: {                                 /* into the row's lane */
     RedRT *r = red_of(I, s->target->ref.decl);
-    Value *lane = &r->lane[I->lane_row % RED_LANES];
-    Value v = eval_as(I, s->value, r->scalar->dtype);
-    if (!I->failed) *lane = red_combine(I, r->op, *lane, v);
+    int l = (int)(I->lane_row % RED_LANES);
+    Value *lane = &r->lane[l];
+    DType t = r->scalar->dtype;
+    Value v = eval_as(I, s->value, t);
+    double b = I->uncertain ? INFINITY : bound_as(I, s->value, t);
+    if (!I->failed) {
+      Value nv = red_combine(I, r->op, *lane, v);
+      r->lb[l] = red_bound(r->op, t, r->lb[l], b, *lane, v, nv);
+      *lane = nv;
+    }
     return;
   }
   default:
@@ -969,16 +1203,26 @@ static int64_t row_comps(const FieldRT *f) {
   return n;
 }
 
-/* Permutes rows [0, n) of f so that new row j is old row perm[j]. */
-static void permute_rows(FieldRT *f, const int64_t *perm, int64_t n) {
-  int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
-  unsigned char *tmp = malloc((size_t)(n ? n : 1) * f->esize);
+/* Permutes rows [0, n) of an array of comps x cap elements of es bytes. */
+static void permute_array(unsigned char *data, size_t es, int64_t comps, int64_t cap, const int64_t *perm, int64_t n) {
+  unsigned char *tmp = malloc((size_t)(n ? n : 1) * es);
   for (int64_t c = 0; c < comps; c++) {
-    unsigned char *base = f->data + (size_t)(c * cap) * f->esize;
-    for (int64_t j = 0; j < n; j++) memcpy(tmp + (size_t)j * f->esize, base + (size_t)perm[j] * f->esize, f->esize);
-    memcpy(base, tmp, (size_t)n * f->esize);
+    unsigned char *base = data + (size_t)(c * cap) * es;
+    for (int64_t j = 0; j < n; j++) memcpy(tmp + (size_t)j * es, base + (size_t)perm[j] * es, es);
+    memcpy(base, tmp, (size_t)n * es);
   }
   free(tmp);
+}
+
+/* Permutes rows [0, n) of f so that new row j is old row perm[j]; their bounds move with them. */
+static void permute_rows(FieldRT *f, const int64_t *perm, int64_t n) {
+  int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
+  permute_array(f->data, f->esize, comps, cap, perm, n);
+  if (f->tol) permute_array((unsigned char *)f->tol, sizeof(double), comps, cap, perm, n);
+  if (f->abssum) {
+    permute_array((unsigned char *)f->abssum, sizeof(double), comps, cap, perm, n);
+    permute_array((unsigned char *)f->nterms, sizeof(int64_t), comps, cap, perm, n);
+  }
 }
 
 typedef struct { int64_t key; uint64_t ukey; int64_t row; } SortRec;
@@ -1057,17 +1301,19 @@ static void exec_sum(Interp *I, Stmt *s) {
   for (int64_t c = 0; c < comps; c++)
     for (int64_t g = 0; g < p->n_seg; g++) {
       Value sum = conv(vint(DT_I64, 0), acc);
-      double mag = 0;
+      double mag = 0, inb = 0;
       int64_t nt = 0;
       for (int64_t i = 0; i < p->n; i++)
         if (p->seg[i] == g) {
           Value x = conv(load(val, c * vcap + i), acc);
           sum = arith(I, s->value ? s->value : NULL, OP_ADD, sum, x);
           mag += magnitude(x);
+          inb += elem_tol(val, c * vcap + i);   /* the values' own bounds add up */
           nt++;
         }
       store(out, c * ocap + g, conv(sum, out->d->dtype));
-      out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag;
+      out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag +
+                               (inb == 0.0 ? 0.0 : inb * (1.0 + 4.0 * (double)(nt + 1) * eps_of(acc)));
     }
 }
 
@@ -1106,11 +1352,12 @@ static void exec_rows(Interp *I, Stmt *s, int64_t first, int64_t n) {
   RedRT reds[64];
   I->reds = reds, I->nreds = 0;
   collect_reds(I, s->body, reds, 64);
-  for (int k = 0; k < I->nreds; k++) reds[k].total = red_identity(reds[k].scalar->dtype, reds[k].op);
+  for (int k = 0; k < I->nreds; k++) reds[k].total = red_identity(reds[k].scalar->dtype, reds[k].op), reds[k].tb = 0.0;
   for (int64_t i = 0; i < n && !I->failed; i++) {
     if (i % RED_CHUNK == 0)                         /* a new chunk: fresh lanes */
       for (int k = 0; k < I->nreds; k++)
-        for (int l = 0; l < RED_LANES; l++) reds[k].lane[l] = red_identity(reds[k].scalar->dtype, reds[k].op);
+        for (int l = 0; l < RED_LANES; l++)
+          reds[k].lane[l] = red_identity(reds[k].scalar->dtype, reds[k].op), reds[k].lb[l] = 0.0;
     I->row = first + i, I->lane_row = i;
     I->locals[s->index->id] = vint(DT_I64, first + i);
     if (s->gndim) {                                 /* a grid point: the last axis fastest */
@@ -1126,11 +1373,22 @@ static void exec_rows(Interp *I, Stmt *s, int64_t first, int64_t n) {
     if (i % RED_CHUNK == RED_CHUNK - 1 || i == n - 1)   /* the chunk's end: lanes, then total */
       for (int k = 0; k < I->nreds; k++) {
         RedRT *r = &reds[k];
-        for (int l = 1; l < RED_LANES; l++) r->lane[0] = red_combine(I, r->op, r->lane[0], r->lane[l]);
-        r->total = red_combine(I, r->op, r->total, r->lane[0]);
+        DType t = r->scalar->dtype;
+        for (int l = 1; l < RED_LANES; l++) {
+          Value nv = red_combine(I, r->op, r->lane[0], r->lane[l]);
+          r->lb[0] = red_bound(r->op, t, r->lb[0], r->lb[l], r->lane[0], r->lane[l], nv);
+          r->lane[0] = nv;
+        }
+        Value nt = red_combine(I, r->op, r->total, r->lane[0]);
+        r->tb = red_bound(r->op, t, r->tb, r->lb[0], r->total, r->lane[0], nt);
+        r->total = nt;
       }
   }
-  for (int k = 0; k < I->nreds && !I->failed; k++) store(field_of(I, reds[k].scalar), 0, reds[k].total);
+  for (int k = 0; k < I->nreds && !I->failed; k++) {   /* the scalar and its bound */
+    FieldRT *sc = field_of(I, reds[k].scalar);
+    store(sc, 0, reds[k].total);
+    if (sc->tol || sc->abssum || reds[k].tb > 0.0) set_bound(sc, 0, reds[k].tb);
+  }
   I->reds = NULL, I->nreds = 0;
 }
 
@@ -1159,8 +1417,15 @@ static void exec_scan(Interp *I, Stmt *s) {
   int64_t cap = x->cap[x->rank - 1], n = x->dim ? I->dim_live[x->dim->index] : cap;
   int64_t nch = (n + SCAN_CHUNK_ROWS - 1) / SCAN_CHUNK_ROWS;
   Value *off = ia((size_t)(nch + 1) * sizeof *off);
+  bool bounded = x->tol || x->abssum || y->tol || y->abssum;
+  double *bx = bounded ? ia((size_t)(n + 1) * sizeof(double)) : NULL;
   for (int64_t c = 0; c < row_comps(x); c++) {
     int64_t base = c * cap;
+    double mag = 0.0;   /* the inputs' bounds and sum |x|, read before an in-place scan writes */
+    for (int64_t i = 0; bx && i < n; i++) {
+      Value v = load(x, base + i);
+      bx[i] = elem_tol(x, base + i), mag += fin(v) ? magnitude(v) : INFINITY;
+    }
     for (int64_t k = 0; k < nch; k++) {             /* each chunk's total */
       off[k] = conv(vint(DT_I64, 0), t);
       for (int64_t i = k * SCAN_CHUNK_ROWS; i < n && i < (k + 1) * SCAN_CHUNK_ROWS; i++)
@@ -1181,13 +1446,26 @@ static void exec_scan(Interp *I, Stmt *s) {
         if (!s->inclusive) a = arith(I, NULL, OP_ADD, a, v);
       }
     }
+    /* Y[i]'s bound: the included inputs' bounds, grown by the at most i + 2 nch + 2 additions
+    ** that reach it, each rounding within 4 eps of a partial sum (|partial| <= sum |x|). */
+    double sb = 0.0;
+    for (int64_t i = 0; bx && i < n; i++) {
+      if (s->inclusive) sb += bx[i];
+      double q = (double)(i + 2 * nch + 2), e = eps_of(t), b = 0.0;
+      if (sb > 0.0)
+        b = dtype_is_int(t) || !isfinite(mag) ? INFINITY : (sb + q * (4.0 * e * mag + tiny_of(t))) * exp(4.0 * e * q);
+      set_bound(y, base + i, b);
+      if (!s->inclusive) sb += bx[i];
+    }
   }
 }
 
 /* record H: the scalar's value into the ring of K values, at recorded % K. */
 static void exec_history(Interp *I, Stmt *s) {
   FieldRT *h = field_of(I, s->a.decl), *sc = field_of(I, s->b.decl);
-  store(h, (int64_t)(h->recorded % (uint64_t)h->cap[0]), load(sc, 0));
+  int64_t k = (int64_t)(h->recorded % (uint64_t)h->cap[0]);
+  store(h, k, load(sc, 0));
+  if (h->tol || elem_tol(sc, 0) > 0.0) set_bound(h, k, elem_tol(sc, 0));   /* and its bound */
   h->recorded++;
 }
 
@@ -1300,7 +1578,9 @@ static int write_outputs(Interp *I, const char *out_path, FILE *diag) {
       fwrite(&nb, 8, 1, out);
       for (uint64_t j = 0; j < got; j++)
         fwrite(f->data + (size_t)((f->recorded - got + j) % K) * f->esize, f->esize, 1, out);
+      m = f->tol ? (int64_t)got : 0;   /* the recorded scalars' bounds, in the same order */
       fwrite(&m, 8, 1, out);
+      for (uint64_t j = 0; j < got && m; j++) fwrite(&f->tol[(f->recorded - got + j) % K], 8, 1, out);
     } else if (d->kind == DECL_FIELD) {
       FieldRT *f = &I->fields[k];
       int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
@@ -1350,6 +1630,7 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   I->snap = ia(((size_t)cc->n_decl[DECL_SNAPSHOT] + 1) * sizeof *I->snap);
   I->snap_n = ia(((size_t)cc->n_decl[DECL_SNAPSHOT] + 1) * sizeof(int64_t));
   I->locals = ia(((size_t)cc->n_locals + 1) * sizeof(Value));
+  I->lbnd = ia(((size_t)cc->n_locals + 1) * sizeof(double));
   plans = ia(((size_t)cc->n_decl[DECL_PLAN] + 1) * sizeof *plans);
   for (int k = 0; k < cc->n_decl[DECL_SNAPSHOT]; k++) I->snap_n[k] = -1;
   I->failed_step = -1;
@@ -1401,9 +1682,9 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
     fclose(in);
     return 1;
   }
-  if (!grid_setup_ok(I, diag)) {
+  if (!grid_setup_ok(I, diag)) {   /* exit 3, as the difftest driver's failed setup */
     fclose(in);
-    return 1;
+    return 3;
   }
   for (int64_t step = 0; step < K && !halted(I); step++) {
     for (Decl *d = cc->decls; d; d = d->next)

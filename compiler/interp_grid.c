@@ -96,9 +96,34 @@ bool grid_fn_value(Interp *I, Expr *e, Value *out) {
   return true;
 }
 
-/* Setup fails for a ghost(W) axis with n < W (docs/language.md, Grids), as the generated
-** setup: false, with the message. */
+/* A deposit or gather over a grid with length(...): its plan's setup (cnp_pgrid_create) fails
+** when an axis's scale n / length is not finite and nonzero (docs/language.md, "Particles and
+** grids"; found/pgrid_length_setup: a setup param as a length). False, with the message. */
+static bool pgrid_scales_ok(Interp *I, Stmt *s, FILE *diag) {
+  for (; s; s = s->next) {
+    if (!pgrid_scales_ok(I, s->body, diag) || !pgrid_scales_ok(I, s->else_body, diag)) return false;
+    if (s->kind != ST_DEPOSIT && s->kind != ST_GATHER) continue;
+    Decl *g = (s->kind == ST_DEPOSIT ? s->b.decl : s->a.decl)->grid_of;
+    for (int a = 0; g && a < g->grid->ndim; a++) {
+      if (!g->grid->axis[a].length) continue;
+      double scale = (double)setup_int(I, g->grid->axis[a].ext) / len_value(I, g->grid->axis[a].length);
+      if (!isfinite(scale) || scale == 0.0) {
+        fprintf(diag, "cnpc: interpreter: %s:%d: %s: grid %s: scale[%d] = %g must be finite and nonzero "
+                "(setup fails, docs/language.md)\n", s->loc.file ? s->loc.file->path : "?", s->loc.line,
+                s->kind == ST_DEPOSIT ? "deposit" : "gather", g->name, a, scale);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* Setup fails for a ghost(W) axis with n < W (docs/language.md, Grids) and for a deposit or
+** gather over an axis whose n / length is not finite and nonzero, as the generated setup:
+** false, with the message. */
 bool grid_setup_ok(Interp *I, FILE *diag) {
+  for (Decl *d = I->cc->decls; d; d = d->next)
+    if (d->kind == DECL_STEP && !pgrid_scales_ok(I, d->body, diag)) return false;
   for (Decl *d = I->cc->decls; d; d = d->next)
     for (int a = 0; d->kind == DECL_GRID && !d->target.name && a < d->grid->ndim; a++) {
       int64_t n = setup_int(I, d->grid->axis[a].ext), W = d->grid->axis[a].ghost;
@@ -203,6 +228,7 @@ static void pg_fold(FieldRT *g, const GridInfo *gi, const int64_t dims[3], bool 
           Value vt = load(g, jt), vf = load(g, jf);
           store(g, jt, f32 ? (Value){.t = DT_F32, .f = vt.f + vf.f} : (Value){.t = DT_F64, .d = vt.d + vf.d});
           store(g, jf, f32 ? (Value){.t = DT_F32, .f = 0.0f} : (Value){.t = DT_F64, .d = 0.0});
+          if (g->tol) g->tol[jt] += g->tol[jf], g->tol[jf] = 0.0;
           if (g->abssum && g->nterms[jf]) {   /* an open deposit's terms move with the sums */
             if (!g->nterms[jt]) g->abssum[jt] = 0.0;
             g->abssum[jt] += g->abssum[jf], g->nterms[jt] += g->nterms[jf];
@@ -229,12 +255,18 @@ void exec_deposit(Interp *I, Stmt *s) {
   bool f32 = g->d->dtype == DT_F32, open = f32 || s->atomic;
   double *part = calloc((size_t)(ncell * np) + 1, sizeof(double));
   if (!part) { fail(I, s->loc, "out of memory in %s", "deposit"); return; }
-  for (int64_t c = 0; c < ncell; c++) store(g, c, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype));
+  for (int64_t c = 0; c < ncell; c++) {   /* every point written afresh: its old bounds go */
+    store(g, c, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype));
+    if (g->tol || g->abssum) set_bound(g, c, 0.0);
+  }
   int S1 = nd > 1 ? S : 1, S2 = nd > 2 ? S : 1;
+  bool pos_inexact = false;   /* an inexact position may reach other points: all unbounded */
   for (int64_t p = 0; p < n; p++) {
     PgStencil st;
+    for (int a = 0; a < nd; a++)
+      if (elem_tol(field_of(I, s->list.v[a].decl), p) > 0.0) pos_inexact = true;
     if (!pg_stencil(I, s, gi, p, &st)) continue;
-    double wi = w ? as_double(load(w, p)) : 1.0;
+    double wi = w ? as_double(load(w, p)) : 1.0, bw = w ? elem_tol(w, p) : 0.0;
     int64_t cell = (st.base[0] * dims[1] + st.base[1]) * dims[2] + st.base[2];
     int k = 0;
     for (int s0 = 0; s0 < S; s0++)
@@ -243,10 +275,15 @@ void exec_deposit(Interp *I, Stmt *s) {
           double c = wi * st.W[0][s0] * st.W[1][s1] * st.W[2][s2];
           if (f32) c = (double)(float)c;
           part[cell * np + k] += c;
-          if (open) {
+          if (open || bw > 0.0) {   /* an inexact weight: its terms round differently too */
             int64_t j = ((st.base[0] + s0) % dims[0] * dims[1] + (st.base[1] + s1) % dims[1]) * dims[2] +
                         (st.base[2] + s2) % dims[2];
             note_term(g, j, conv((Value){.t = DT_F64, .d = 0.0}, g->d->dtype), conv((Value){.t = DT_F64, .d = c}, g->d->dtype));
+            if (bw > 0.0) {   /* plus |W0 W1 W2| times the weight's bound */
+              double nt = (double)g->nterms[j], t = g->tol ? g->tol[j] : 0.0;
+              set_bound(g, j, isfinite(bw) ? t + fabs(st.W[0][s0] * st.W[1][s1] * st.W[2][s2]) * bw * (1.0 + 0x1p-40) : INFINITY);
+              g->nterms[j] = (int64_t)nt;
+            }
           }
         }
   }
@@ -270,6 +307,7 @@ void exec_deposit(Interp *I, Stmt *s) {
       }
   free(part);
   pg_fold(g, gi, dims, f32);
+  if (pos_inexact) unbound_all(g);
 }
 
 /* OUT element e was just written by a gather with input bound bnd: its new bound (none when
@@ -306,6 +344,9 @@ void exec_gather(Interp *I, Stmt *s) {
     for (int64_t p = 0; p < n; p++) {
       PgStencil st;
       double acc = 0.0, bnd = 0.0;
+      bool inexact = false;
+      for (int a = 0; a < nd; a++)   /* an inexact position may read other points */
+        if (elem_tol(field_of(I, s->list.v[a].decl), p) > 0.0) bnd = INFINITY;
       if (pg_stencil(I, s, gi, p, &st))
         for (int s0 = 0; s0 < S; s0++) {
           int64_t c0 = (st.base[0] + s0) % dims[0] * dims[1];
@@ -315,10 +356,12 @@ void exec_gather(Interp *I, Stmt *s) {
             for (int s2 = 0; s2 < S2; s2++) {
               int64_t e = c * ncell + c1 + (st.base[2] + s2) % dims[2];
               acc += w01 * st.W[2][s2] * as_double(load(g, e));
-              bnd += fabs(w01 * st.W[2][s2]) * elem_tol(g, e);
+              double te = elem_tol(g, e);
+              bnd += fabs(w01 * st.W[2][s2]) * te, inexact |= te > 0.0;
             }
           }
         }
+      if (inexact && !(bnd > 0.0)) bnd = 0x1p-1074;   /* an inexact point's bound times a small W: not 0 */
       store(out, c * ocap + p, conv((Value){.t = DT_F64, .d = acc}, out->d->dtype));
       gather_bound(out, c * ocap + p, bnd, acc);
     }
@@ -340,6 +383,32 @@ static void fft_dims(const FieldRT *r, int64_t n[3], int *nd, int64_t *comps, in
   for (int a = 0; a < gi->ndim; a++) *N *= n[a];
 }
 
+/* Output element e's bound: what its input's bounds allow (already in tol[e]) plus the
+** transform's own error K eps (S + |y_e|), and at least the least subnormal (its zero's sign
+** is FFTW's: found/fft_negzero). Why this is sound (found/ifft_bound asked for it): FFTW's
+** codelets for these sizes are straight-line networks of additions and multiplications by
+** constants; each output is the sum of its terms x_j w^{kj} (|w| = 1), each term reaching it
+** along one path of at most L levels (L = the sum over axes of ceil(log2 n), the butterfly
+** levels of a mixed-radix transform). A level rounds a complex multiplication by a rounded
+** twiddle (|d| <= sqrt2 gamma_2 + eps, under 4 eps) and an addition (eps per part, 2 eps in
+** |re| + |im|), so each term's relative error is at most (1 + 6 eps)^L - 1 < 8 L eps, and the
+** output's error at most 8 L eps S, S the sum of the terms' magnitudes: sum |x_j| for fft;
+** for ifft (c2r, then the generated 1/N) sum over the modes, each once or twice as it counts,
+** of |Y_k| / N, plus the scaling's eps |y_e| (8 eps |y_e| more here). The standard form, the
+** 2-norm bound c log2(N) eps ||x||_2 of the whole vector, is the same analysis summed over the
+** outputs. K = 2 (T + 1) + 8 (L + 1), T the number of terms (N, or NK for ifft), keeps the old
+** order-open term (2 (T + 1) eps S) as margin; the direct DFT here is in long double (its own
+** error under T 2^-64 S). The old ifft bound noted each last-axis mode's |Re(y_m w)|, the
+** magnitude after the other axes' sums had cancelled, not the terms': 2 ulp short. A
+** non-finite input makes S infinite: such a transform is not compared (FFTW's butterflies
+** skip multiplications the DFT makes, inf * 0). */
+static void fft_bound(FieldRT *out, int64_t e, double K, double eps, double S) {
+  Value v = conv(load(out, e), DT_C128);
+  double y = (isfinite(creal(v.c128)) ? fabs(creal(v.c128)) : INFINITY) + (isfinite(cimag(v.c128)) ? fabs(cimag(v.c128)) : INFINITY);
+  double t = out->tol[e] + K * eps * (S + y);
+  out->tol[e] = t > 0.0 ? t : 0x1p-1074;
+}
+
 static long double complex twiddle(int64_t k, int64_t j, int64_t n, int sign) {
   long double t = 6.283185307179586476925286766559L * (long double)((k * j) % n) / (long double)n;
   return cosl(t) + sign * sinl(t) * (long double complex)_Complex_I;
@@ -358,12 +427,37 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
   int64_t nh = n[la] / 2 + 1, k3[3] = {n[0], n[1], n[2]}, NK = N / n[la] * nh;
   k3[la] = nh;
   DType ct = cx->d->dtype, rt = re->d->dtype;
-  Value zero = conv((Value){.t = DT_F64, .d = 0.0}, ct);
   FieldRT *in = inverse ? cx : re, *out = inverse ? re : cx;
   bool carried = in->tol || in->abssum;
-  if (carried && !out->tol) out->tol = ia(((size_t)(comps * (inverse ? N : NK))) * sizeof(double));
+  int64_t NO = inverse ? N : NK;
+  if (!out->tol) out->tol = ia(((size_t)(comps * NO)) * sizeof(double));
+  if (!out->tol) return;
+  if (out->abssum)
+    for (int64_t e = 0; e < comps * NO; e++) out->nterms[e] = 0;
+  /* The transform's own error, per output element (see fft_bound): levels L, terms' sum. */
+  int L = 0;
+  for (int a = 0; a < nd; a++)
+    for (int64_t p = 1; p < n[a]; p *= 2) L++;
+  double eps = ct == DT_C64 ? 0x1p-24 : 0x1p-53, K = 2.0 * (double)(inverse ? NK : N) + 2.0 + 8.0 * (L + 1);
   for (int64_t c = 0; c < comps; c++) {
-    if (carried && out->tol) {   /* the input's bounds, before the output is written */
+    double mag = 0.0;   /* sum of |terms|: the same for every output element (|twiddle| = 1) */
+    if (!inverse)
+      for (int64_t j = 0; j < N; j++) {
+        Value x = load(re, c * N + j);
+        mag += isfinite(as_double(x)) ? fabs(as_double(x)) : INFINITY;
+      }
+    else {
+      for (int64_t k = 0; k < NK; k++) {
+        int64_t m = k % nh;
+        bool self = m == 0 || (n[la] % 2 == 0 && m == n[la] / 2);
+        Value z = conv(load(cx, c * NK + k), DT_C128);
+        double az = isfinite(creal(z.c128)) && isfinite(cimag(z.c128)) ? fabs(creal(z.c128)) + fabs(cimag(z.c128)) : INFINITY;
+        mag += (self ? 1.0 : 2.0) * az;
+      }
+      mag /= (double)N;
+    }
+    for (int64_t e = 0; e < NO; e++) out->tol[c * NO + e] = 0.0;
+    if (carried) {   /* the input's bounds, before the output is written */
       double t = 0;
       if (!inverse)
         for (int64_t j = 0; j < N; j++) t += elem_tol(in, c * N + j);
@@ -375,7 +469,7 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
         }
         t /= (double)N;
       }
-      for (int64_t e = 0; e < (inverse ? N : NK); e++) out->tol[c * (inverse ? N : NK) + e] = t;
+      for (int64_t e = 0; e < NO; e++) out->tol[c * NO + e] = t;
     }
     if (!inverse) {
       for (int64_t k = 0; k < NK; k++) {
@@ -388,10 +482,10 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
           Value x = load(re, c * N + j);
           long double complex term = (long double)as_double(x) * e;
           acc += term;
-          note_term(cx, c * NK + k, zero, (Value){.t = DT_C128, .c128 = (double complex)term});
         }
         Value v = {.t = DT_C128, .c128 = (double complex)acc};
         store(cx, c * NK + k, conv(v, ct));
+        fft_bound(cx, c * NK + k, K, eps, mag);
       }
     } else {
       for (int64_t j = 0; j < N; j++) {
@@ -414,9 +508,9 @@ void exec_fft(Interp *I, Stmt *s, bool inverse) {
           if (self) t = creall(y) * creall(twiddle(m, jj[la], n[la], +1));
           long double term = (self ? 1.0L : 2.0L) * t / (long double)N;
           acc += term;
-          note_term(re, c * N + j, conv((Value){.t = DT_F64, .d = 0.0}, rt), (Value){.t = DT_F64, .d = (double)(fabsl(term) * (long double)N)});
         }
         store(re, c * N + j, conv((Value){.t = DT_F64, .d = (double)acc}, rt));
+        fft_bound(re, c * N + j, K, eps, mag);
       }
     }
   }

@@ -48,6 +48,8 @@ typedef struct Interp {
   unsigned char **snap;   /* latest copy per snapshot decl */
   int64_t *snap_n;
   Value *locals;          /* by Local id */
+  double *lbnd;           /* and their error bounds (interp.c, "bounds through maps") */
+  int uncertain;          /* inside a branch taken on an inexact condition: all unbounded */
   char err[512];
   bool failed;
   int64_t step;           /* the step counter: NAME_step() calls before this one */
@@ -77,6 +79,8 @@ FieldRT *field_of(Interp *I, Decl *d);
 Value eval(Interp *I, Expr *e);
 void note_term(FieldRT *f, int64_t k, Value before, Value term);   /* an order-open term */
 double elem_tol(const FieldRT *f, int64_t e);         /* element e's error bound */
+void set_bound(FieldRT *f, int64_t k, double b);      /* element k's bound is b (terms dropped) */
+void unbound_all(FieldRT *f);                         /* every element unbounded */
 
 /* interp_grid.c */
 int64_t grid_offset(Interp *I, Expr *e, FieldRT *f);  /* F[c.., j, i] of a grid field, or -1 */

@@ -195,10 +195,11 @@ class Gen:
                 text += " boundary(%s)" % bounds[0]
             elif bounds != ["periodic"] * nd or self.chance(0.5):
                 text += " boundary(%s)" % ", ".join(bounds)
-            # (not g_f64: the driver's value may be 0, -0, inf or NaN, and a deposit's plan then
-            # fails setup, which the interpreter does not model: found/OPEN pgrid_length_setup)
+            # (g_f64 may be 0, -0, inf or NaN: then a deposit's or gather's plan fails setup, in
+            # the interpreter too, and the loop counts two failed setups as agreement:
+            # found/pgrid_length_setup)
             if self.chance(0.5):
-                text += " length(%s)" % ", ".join(self.pick(["1.0", "2.5", "C_F", "C_F + 0.5"]
+                text += " length(%s)" % ", ".join(self.pick(["1.0", "2.5", "C_F", "C_F + 0.5", "g_f64"]
                                                          if "C_F" in self.consts.get("f64", []) and
                                                          "g_f64" in self.setup_params.get("f64", [])
                                                          else ["1.0", "2.5", "0.75"]) for _ in range(nd))
