@@ -601,6 +601,9 @@ static bool int_const_as(const Expr *x, DType t, double *out) {
 ** max(C, C) is written as C: found, minmax_const_compare). */
 static bool const_like(const Expr *e) {
   if (e->flags & EXF_CONST) return true;
+  /* select(q, C, C'): gcc folds a constant condition, or equal arms, to one constant (found,
+  ** select_intmin_compare) */
+  if (e->kind == EX_CALL && e->builtin == BI_SELECT) return const_like(e->args[1]) && const_like(e->args[2]);
   if (e->kind != EX_CALL || (e->builtin != BI_MIN && e->builtin != BI_MAX && e->builtin != BI_ABS)) return false;
   for (int i = 0; i < e->nargs; i++)
     if (!const_like(e->args[i])) return false;
@@ -643,6 +646,12 @@ int gen_hidden_u64(const Expr *e) {
   return -1;
 }
 
+/* A literal, a negated literal or a const's name: written as a C constant. */
+static bool plain_const(const Expr *e) {
+  return e->kind == EX_INT || (e->kind == EX_UNARY && e->op == OP_NEG && e->args[0]->kind == EX_INT) ||
+         (e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_CONST);
+}
+
 int gen_hidden_const(const Expr *e) {
   if (e->kind != EX_BINARY || e->op < OP_EQ || e->op > OP_GE) return -1;
   DType ot = operand_type(e);
@@ -655,6 +664,11 @@ int gen_hidden_const(const Expr *e) {
   if (c < 0 && const_like(e->args[0]) && const_like(e->args[1]) &&
       !(e->args[0]->flags & e->args[1]->flags & EXF_CONST))
     c = (e->args[1]->flags & EXF_CONST) ? 1 : 0;
+  /* both constant, one written as a call (`C_N <= C_N - C_N`: cnp_g_sub_i32(...), a value of
+  ** the type to gcc): the plain constant, which the limit check below looks at (found,
+  ** intmin_const_compare) */
+  if (c < 0 && const_like(e->args[0]) && const_like(e->args[1]))
+    c = plain_const(e->args[0]) ? 0 : 1;
   if (c < 0) return -1;
   const Expr *ce = e->args[c], *o = e->args[1 - c];
   int64_t v = 0;
