@@ -37,8 +37,10 @@
 ** Reductions into scalars and scans follow the host order docs/language.md fixes (lanes and
 ** chunks: RedRT, exec_scan), so their results are bit-identical; draws are Philox4x32-10
 ** with the generator's own log and cos, numbered by their calls' places in the source.
-** The grids (stencil offsets, coord() and wave(), halo, deposit, gather, fft, ifft) are in
-** interp_grid.c; the types and helpers both files use in interp_internal.h.
+** The values and conversions are in interp_value.c, the error bounds in interp_bound.c, the
+** row statements (sort, compact, offsets, segments, sum, copy) in interp_rows.c, the grids
+** (stencil offsets, coord() and wave(), halo, deposit, gather, fft, ifft) in interp_grid.c;
+** the types and helpers they share in interp_internal.h.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "interp_internal.h"   /* Value, FieldRT, Interp; <complex.h> without its I */
@@ -48,172 +50,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ f16 */
-
-/* binary16 bits -> float (exact). */
-static float h2f(uint16_t h) {
-  int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-  float v;
-  if (e == 31) {
-    if (m == 0) v = INFINITY;
-    else {                              /* NaN with its payload, as the hardware keeps it */
-      uint32_t b = 0x7f800000u | ((uint32_t)m << 13);
-      memcpy(&v, &b, sizeof v);
-    }
-  } else if (e == 0) v = ldexpf((float)m, -24);
-  else v = ldexpf((float)(m | 1024), e - 25);
-  return s ? -v : v;
-}
-
-/* The nearest binary16 (ties to even) of a double, rounded once. */
-static uint16_t d2h(double x) {
-  uint16_t sign = signbit(x) ? 0x8000 : 0;
-  if (isnan(x)) {
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return (uint16_t)(sign | 0x7e00 | ((b >> 42) & 0x3ff));
-  }
-  x = fabs(x);
-  if (x >= 65520.0) return sign | 0x7c00;      /* rounds to infinity */
-  /* quantum: 2^-24 below 2^-14 (subnormals), else 2^(e-10) for x in [2^e, 2^(e+1)) */
-  int e;
-  frexp(x, &e);                                 /* x = f * 2^e, f in [0.5, 1) */
-  int q = e - 1 - 10;
-  if (q < -24) q = -24;
-  double scaled = ldexp(x, -q);                 /* exact */
-  double r = nearbyint(scaled);                 /* ties to even in the default mode */
-  double v = ldexp(r, q);
-  if (v >= 65520.0) return sign | 0x7c00;
-  /* encode v (an exact f16 value) */
-  if (v == 0.0) return sign;
-  int ve;
-  frexp(v, &ve);
-  if (ve - 1 < -14) return (uint16_t)(sign | (uint16_t)ldexp(v, 24));   /* subnormal */
-  int E = ve - 1 + 15;
-  uint16_t m = (uint16_t)(ldexp(v, -(ve - 1) + 10) - 1024.0);
-  return (uint16_t)(sign | (E << 10) | m);
-}
-
-static float hround(double x) { return h2f(d2h(x)); }
-
-/* ------------------------------------------------------------------ values */
-
-static Value vint(DType t, int64_t i) { Value v = {.t = t}; v.i = i; return v; }
-
-static bool is_sint(DType t) { return t == DT_I32 || t == DT_I64; }
-
-/* Real part as a double (for conversions from real types). */
-double as_double(Value v) {
-  switch (v.t) {
-  case DT_BOOL: case DT_I32: case DT_I64: return (double)v.i;
-  case DT_U64: return (double)v.u;
-  case DT_F16: case DT_F32: return v.f;
-  case DT_F64: return v.d;
-  default: return 0;
-  }
-}
-
-/* float -> integer: saturating, NaN -> 0 (docs/language.md, Types). */
-static int64_t sat_i64(double x, double lo, double hi_excl, int64_t ilo, int64_t ihi) {
-  if (isnan(x)) return 0;
-  if (x < lo) return ilo;
-  if (x >= hi_excl) return ihi;
-  return (int64_t)x;
-}
-
-/* Conversion of v to type t (casts, promotions, stores): C's conversions between integer
-** types, integer <-> float as C (float -> integer saturating), f16 rounded once. */
-Value conv(Value v, DType t) {
-  if (v.t == t) return v;
-  Value r = {.t = t};
-  bool vfloat = dtype_is_float(v.t);
-  switch (t) {
-  case DT_BOOL:
-    if (dtype_is_complex(v.t)) r.i = v.t == DT_C64 ? v.c64 != 0 : v.c128 != 0;
-    else if (v.t == DT_U64) r.i = v.u != 0;
-    else if (vfloat) r.i = as_double(v) != 0;
-    else r.i = v.i != 0;
-    return r;
-  case DT_I32:
-    if (vfloat) r.i = sat_i64(as_double(v), -2147483648.0, 2147483648.0, INT32_MIN, INT32_MAX);
-    else r.i = (int32_t)(uint32_t)(v.t == DT_U64 ? v.u : (uint64_t)v.i);
-    return r;
-  case DT_I64:
-    if (vfloat) r.i = sat_i64(as_double(v), -9223372036854775808.0, 9223372036854775808.0, INT64_MIN, INT64_MAX);
-    else r.i = v.t == DT_U64 ? (int64_t)v.u : v.i;
-    return r;
-  case DT_U64:
-    if (vfloat) {
-      double x = as_double(v);
-      r.u = isnan(x) || x <= 0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x;
-    } else r.u = v.t == DT_U64 ? v.u : (uint64_t)v.i;
-    return r;
-  case DT_F16:
-    if (v.t == DT_F64) r.f = hround(v.d);
-    else if (v.t == DT_F32) r.f = hround(v.f);
-    else if (v.t == DT_U64) r.f = hround((float)v.u);       /* integers: through f32 (exact below 2^24) */
-    else r.f = hround((float)v.i);
-    return r;
-  case DT_F32:
-    if (v.t == DT_U64) r.f = (float)v.u;
-    else if (v.t == DT_F64) r.f = (float)v.d;
-    else if (v.t == DT_F16) r.f = v.f;
-    else r.f = (float)v.i;
-    return r;
-  case DT_F64:
-    if (v.t == DT_U64) r.d = (double)v.u;
-    else if (vfloat) r.d = as_double(v);
-    else r.d = (double)v.i;
-    return r;
-  case DT_C64:
-    if (v.t == DT_C128) r.c64 = (float complex)v.c128;
-    else r.c64 = conv(v, DT_F32).f;
-    return r;
-  case DT_C128:
-    if (v.t == DT_C64) r.c128 = v.c64;
-    else r.c128 = conv(v, DT_F64).d;
-    return r;
-  default:
-    return r;
-  }
-}
-
-/* ------------------------------------------------------------------ storage */
-
-Value load(const FieldRT *f, int64_t k) {
-  const unsigned char *p = f->data + (size_t)k * f->esize;
-  Value v = {.t = f->d->dtype};
-  switch (v.t) {
-  case DT_BOOL: v.i = *p != 0; break;
-  case DT_I32: { int32_t x; memcpy(&x, p, 4); v.i = x; break; }
-  case DT_I64: memcpy(&v.i, p, 8); break;
-  case DT_U64: memcpy(&v.u, p, 8); break;
-  case DT_F16: { uint16_t h; memcpy(&h, p, 2); v.f = h2f(h); break; }
-  case DT_F32: memcpy(&v.f, p, 4); break;
-  case DT_F64: memcpy(&v.d, p, 8); break;
-  case DT_C64: memcpy(&v.c64, p, 8); break;
-  case DT_C128: memcpy(&v.c128, p, 16); break;
-  default: break;
-  }
-  return v;
-}
-
-/* Stores v (already of the field's type; f16: any float, rounded here). */
-void store(FieldRT *f, int64_t k, Value v) {
-  unsigned char *p = f->data + (size_t)k * f->esize;
-  switch (f->d->dtype) {
-  case DT_BOOL: *p = (unsigned char)(v.i != 0); break;
-  case DT_I32: { int32_t x = (int32_t)v.i; memcpy(p, &x, 4); break; }
-  case DT_I64: memcpy(p, &v.i, 8); break;
-  case DT_U64: memcpy(p, &v.u, 8); break;
-  case DT_F16: { uint16_t h = d2h(v.f); memcpy(p, &h, 2); break; }
-  case DT_F32: memcpy(p, &v.f, 4); break;
-  case DT_F64: memcpy(p, &v.d, 8); break;
-  case DT_C64: memcpy(p, &v.c64, 8); break;
-  case DT_C128: memcpy(p, &v.c128, 16); break;
-  default: break;
-  }
-}
 
 /* ------------------------------------------------------------------ evaluation */
 
@@ -264,7 +100,7 @@ FieldRT *field_of(Interp *I, Decl *d) {
 }
 
 /* Linear element offset of F[args] (C order, capacity extents); -1 if out of range. */
-static int64_t elem_offset(Interp *I, Expr *e, FieldRT *f) {
+int64_t elem_offset(Interp *I, Expr *e, FieldRT *f) {
   if (f->d->grid_of) return grid_offset(I, e, f);
   int64_t off = 0;
   for (int k = 0; k < e->nargs; k++) {
@@ -306,13 +142,13 @@ static bool literal_as(Expr *e, DType t, Value *out) {
 
 /* e as a value of type t: an untyped literal adapts (from its exact value), anything else
 ** is evaluated in its own type and converted. */
-static Value eval_as(Interp *I, Expr *e, DType t) {
+Value eval_as(Interp *I, Expr *e, DType t) {
   Value v;
   if (literal_as(e, t, &v)) return v;
   return conv(eval(I, e), t);
 }
 
-static Value arith(Interp *I, Expr *e, Op op, Value a, Value b) {
+Value arith(Interp *I, Expr *e, Op op, Value a, Value b) {
   Value r = {.t = a.t};
   switch (a.t) {
   case DT_I32: case DT_I64: {
@@ -811,219 +647,6 @@ Value eval(Interp *I, Expr *e) {
   return v;
 }
 
-/* ------------------------------------------------------------------ statements */
-
-static double eps_of(DType t) {
-  switch (t) {
-  case DT_F16: return 0x1p-11;
-  case DT_F32: case DT_C64: return 0x1p-24;
-  default: return 0x1p-53;
-  }
-}
-
-/* |x| for the error bound; a NaN part counts 0 (it equals any NaN in the comparison, and
-** must not make the bound of the other part NaN: a c64 scatter-add with a NaN real part) */
-static double nn(double x) { return isnan(x) ? 0.0 : fabs(x); }
-static double magnitude(Value v) {
-  switch (v.t) {
-  case DT_C64: return nn(crealf(v.c64)) + nn(cimagf(v.c64));
-  case DT_C128: return nn(creal(v.c128)) + nn(cimag(v.c128));
-  default: return nn(as_double(v));
-  }
-}
-
-/* Notes an order-open addition (scatter-add of floating values) for the error bound. */
-void note_term(FieldRT *f, int64_t k, Value before, Value term) {
-  if (!f->abssum) {
-    int64_t total = 1;
-    for (int r = 0; r < f->rank; r++) total *= f->cap[r];
-    f->abssum = ia(((size_t)total) * sizeof(double));
-    f->nterms = ia(((size_t)total) * sizeof(int64_t));
-    if (!f->abssum || !f->nterms) return;
-  }
-  if (f->nterms[k] == 0) f->abssum[k] = magnitude(before);
-  f->abssum[k] += magnitude(term);
-  f->nterms[k]++;
-}
-
-/* The error bound of element e as the output file states it: its own (f->tol) plus that of
-** its noted terms. An order-open element (noted terms) is inexact even when its bound is 0
-** (all its terms zero): the sign of a zero sum is the order's (FFTW's -0 where the DFT gives
-** +0, found/fft_negzero), so it states at least the least subnormal, a bound > 0, and the
-** comparison of a bounded element is by value (-0 == +0), only exact ones bit for bit. */
-double elem_tol(const FieldRT *f, int64_t e) {
-  double t = f->tol ? f->tol[e] : 0;
-  if (f->abssum && f->nterms[e]) {
-    t += 2.0 * (double)(f->nterms[e] + 1) * eps_of(f->d->dtype) * f->abssum[e];
-    if (!(t > 0.0)) t = 0x1p-1074;
-  }
-  return t;
-}
-
-/* ------------------------------------------------------------------ bounds through maps */
-
-/* A map reading an inexact element (an f32 or atomic deposit's grid point, a gather's output,
-** an fft's, a scatter-add's...) passes a bound on to what it writes and reduces
-** (found/deposit_map_bound, found/ifft_bound): a first-order-free forward error analysis,
-** each value's bound B an upper bound of |generated - interpreter's| given its inputs' bounds.
-** Exact inputs give B = 0 (the operation is then bit for bit, as before). Sound rules only:
-** -x, abs, real, imag, conj keep B; min / max give max(Ba, Bb) (1-Lipschitz); a + b gives
-** Ba + Bb; a * b |a| Bb + |b| Ba + Ba Bb; a / b with b exact Ba / |b|; complex(x, y) Bx + By;
-** select with an exact condition its arm's; each result then adds two roundings of its type
-** (the two sides round different exact values: |fl(x') - fl(x)| <= |x' - x| + eps |x| +
-** eps |x'|; taken as 4 eps (8 for complex) of the result, plus the least subnormal, with the
-** carried B grown by 4 eps, margin over the exact 2 eps + eps^2). Anything else of an inexact
-** value (a comparison, an integer, a cast to one, a call but those above, a non-finite value)
-** is unbounded: INFINITY, which the comparison takes as "any value". The bound of a local is
-** kept by its id; a branch on an inexact condition makes everything either branch writes
-** unbounded. A reduction's lanes carry theirs the same way into the scalar. */
-static double tiny_of(DType t) {
-  return t == DT_F16 ? 0x1p-24 : (t == DT_F32 || t == DT_C64) ? 0x1p-149 : 0x1p-1074;
-}
-static bool fin(Value v) {
-  switch (v.t) {
-  case DT_C64: return isfinite(crealf(v.c64)) && isfinite(cimagf(v.c64));
-  case DT_C128: return isfinite(creal(v.c128)) && isfinite(cimag(v.c128));
-  default: return dtype_is_float(v.t) ? isfinite(as_double(v)) : true;
-  }
-}
-/* b carried into a result r of type t (one more rounding to t). */
-static double rnd_b(DType t, double b, Value r) {
-  if (b == 0.0) return 0.0;
-  if ((!dtype_is_float(t) && !dtype_is_complex(t)) || !isfinite(b) || !fin(r)) return INFINITY;
-  double k = dtype_is_complex(t) ? 8.0 : 4.0, e = eps_of(t);
-  return b * (1.0 + k * e) + k * e * magnitude(r) + tiny_of(t);
-}
-static double expr_bound(Interp *I, Expr *e);
-/* The bound of e converted to t (eval_as(I, e, t)). */
-static double bound_as(Interp *I, Expr *e, DType t) {
-  double b = expr_bound(I, e);
-  if (b == 0.0 || t == e->type) return b;
-  return rnd_b(t, b, eval_as(I, e, t));
-}
-static double call_bound(Interp *I, Expr *e) {
-  Expr **a = e->args;
-  DType t = e->type;
-  switch (e->builtin) {
-  case BI_SELECT: {
-    if (expr_bound(I, a[0]) > 0.0) return INFINITY;
-    return bound_as(I, eval(I, a[0]).i ? a[1] : a[2], t);
-  }
-  case BI_COMPLEX: {
-    DType r = t == DT_C64 ? DT_F32 : DT_F64;
-    double b = bound_as(I, a[0], r) + bound_as(I, a[1], r);
-    return b == 0.0 ? 0.0 : rnd_b(t, b, eval(I, e));
-  }
-  case BI_REAL: case BI_IMAG: case BI_CONJ: case BI_ABS: {
-    if (dtype_is_int(t)) return expr_bound(I, a[0]) > 0.0 ? INFINITY : 0.0;
-    double b = expr_bound(I, a[0]);   /* |re z - re z'| <= |z - z'| (as |.|: |re| + |im|) */
-    return b == 0.0 ? 0.0 : rnd_b(t, b, eval(I, e));
-  }
-  case BI_MIN: case BI_MAX: {
-    double b = fmax(bound_as(I, a[0], t), bound_as(I, a[1], t));
-    if (b == 0.0) return 0.0;
-    if (!fin(eval_as(I, a[0], t)) || !fin(eval_as(I, a[1], t))) return INFINITY;
-    return rnd_b(t, b, eval(I, e));
-  }
-  default: {
-    for (int k = 0; k < e->nargs; k++)
-      if (expr_bound(I, a[k]) > 0.0) return INFINITY;
-    return 0.0;
-  }
-  }
-}
-static double expr_bound(Interp *I, Expr *e) {
-  if (I->failed) return 0.0;
-  switch (e->kind) {
-  case EX_NAME: {
-    if (e->ref.local) {
-      double b = I->lbnd ? I->lbnd[e->ref.local->id] : 0.0;
-      return b == 0.0 || e->type == e->ref.local->type ? b : rnd_b(e->type, b, eval(I, e));
-    }
-    Decl *d = e->ref.decl;
-    if (d->kind == DECL_FIELD && d->scalar) {
-      double b = elem_tol(field_of(I, d), 0);
-      return b == 0.0 || e->type == d->dtype ? b : rnd_b(e->type, b, eval(I, e));
-    }
-    return 0.0;
-  }
-  case EX_INDEX: {
-    for (int k = 0; k < e->nargs; k++)
-      if (expr_bound(I, e->args[k]) > 0.0) return INFINITY;
-    FieldRT *f = field_of(I, e->ref.decl);
-    if (!f->tol && !f->abssum) return 0.0;
-    int64_t off = elem_offset(I, e, f);
-    if (off < 0) return 0.0;
-    double b = elem_tol(f, off);
-    return b == 0.0 || e->type == f->d->dtype ? b : rnd_b(e->type, b, eval(I, e));
-  }
-  case EX_UNARY: {
-    double b = e->op == OP_NOT || e->op == OP_BNOT ? expr_bound(I, e->args[0]) : bound_as(I, e->args[0], e->type);
-    if (b == 0.0) return 0.0;
-    if (e->op == OP_NOT || e->op == OP_BNOT || dtype_is_int(e->type)) return INFINITY;
-    return rnd_b(e->type, b, eval(I, e));
-  }
-  case EX_BINARY: {
-    Op op = e->op;
-    if (op == OP_AND || op == OP_OR || (op >= OP_EQ && op <= OP_GE))
-      return expr_bound(I, e->args[0]) > 0.0 || expr_bound(I, e->args[1]) > 0.0 ? INFINITY : 0.0;
-    int ri = !dtype_is_complex(e->type) || (op != OP_MUL && op != OP_DIV) ? -1
-             : !dtype_is_complex(e->args[1]->type)                     ? 1
-             : op == OP_MUL && !dtype_is_complex(e->args[0]->type)      ? 0
-                                                                        : -1;
-    DType rt = e->type == DT_C64 ? DT_F32 : DT_F64;
-    DType ta = ri == 0 ? rt : e->type, tb = ri == 1 ? rt : e->type;
-    double ba = bound_as(I, e->args[0], ta), bb = bound_as(I, e->args[1], tb);
-    if (ba == 0.0 && bb == 0.0) return 0.0;
-    if (dtype_is_int(e->type) || e->type == DT_BOOL) return INFINITY;
-    Value a = eval_as(I, e->args[0], ta), b = eval_as(I, e->args[1], tb), r = eval(I, e);
-    if (!fin(a) || !fin(b) || !fin(r)) return INFINITY;
-    double ma = magnitude(a), mb = magnitude(b);
-    switch (op) {
-    case OP_ADD: case OP_SUB: return rnd_b(e->type, ba + bb, r);
-    /* (a carried bound that underflows to 0 stays inexact: found, an fft's -0 times 0.25) */
-    case OP_MUL: return rnd_b(e->type, fmax(ma * bb + mb * ba + ba * bb, tiny_of(e->type)), r);
-    case OP_DIV:
-      if (bb == 0.0 && !dtype_is_complex(tb) && mb > 0.0) return rnd_b(e->type, fmax(ba / mb, tiny_of(e->type)), r);
-      return INFINITY;
-    default: return INFINITY;
-    }
-  }
-  case EX_CALL: return call_bound(I, e);
-  case EX_CAST: {
-    double b = expr_bound(I, e->args[0]);
-    return b == 0.0 ? 0.0 : rnd_b(e->cast_to, b, eval(I, e));
-  }
-  default: return 0.0;
-  }
-}
-
-/* Element k of f's bound set to b (its noted terms folded into b by the caller). */
-void set_bound(FieldRT *f, int64_t k, double b) {
-  if (f->abssum) f->nterms[k] = 0;
-  if (b == 0.0 && !f->tol) return;
-  if (!f->tol) {
-    int64_t total = 1;
-    for (int r = 0; r < f->rank; r++) total *= f->cap[r];
-    f->tol = ia(((size_t)total) * sizeof(double));
-  }
-  f->tol[k] = b;
-}
-
-/* Every element of f unbounded (a write whose index is inexact may be to any of them). */
-void unbound_all(FieldRT *f) {
-  int64_t total = 1;
-  for (int r = 0; r < f->rank; r++) total *= f->cap[r];
-  for (int64_t k = 0; k < total; k++) set_bound(f, k, INFINITY);
-}
-
-/* Whether an index of the element e names is inexact. */
-static bool index_inexact(Interp *I, Expr *e) {
-  for (int k = 0; k < e->nargs; k++)
-    if (expr_bound(I, e->args[k]) > 0.0) return true;
-  return false;
-}
-
 /* ------------------------------------------------------------------ reductions */
 
 /* A reduction of the running map into a scalar, in the host order docs/language.md fixes:
@@ -1194,152 +817,6 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
 
 static void exec_map_stmts(Interp *I, Stmt *s) {
   for (; s && !I->failed; s = s->next) exec_map_stmt(I, s);
-}
-
-/* Rows of a field over a dim: each row is the elements [c..., i] for all leading c. */
-static int64_t row_comps(const FieldRT *f) {
-  int64_t n = 1;
-  for (int r = 0; r + 1 < f->rank; r++) n *= f->cap[r];
-  return n;
-}
-
-/* Permutes rows [0, n) of an array of comps x cap elements of es bytes. */
-static void permute_array(unsigned char *data, size_t es, int64_t comps, int64_t cap, const int64_t *perm, int64_t n) {
-  unsigned char *tmp = malloc((size_t)(n ? n : 1) * es);
-  for (int64_t c = 0; c < comps; c++) {
-    unsigned char *base = data + (size_t)(c * cap) * es;
-    for (int64_t j = 0; j < n; j++) memcpy(tmp + (size_t)j * es, base + (size_t)perm[j] * es, es);
-    memcpy(base, tmp, (size_t)n * es);
-  }
-  free(tmp);
-}
-
-/* Permutes rows [0, n) of f so that new row j is old row perm[j]; their bounds move with them. */
-static void permute_rows(FieldRT *f, const int64_t *perm, int64_t n) {
-  int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
-  permute_array(f->data, f->esize, comps, cap, perm, n);
-  if (f->tol) permute_array((unsigned char *)f->tol, sizeof(double), comps, cap, perm, n);
-  if (f->abssum) {
-    permute_array((unsigned char *)f->abssum, sizeof(double), comps, cap, perm, n);
-    permute_array((unsigned char *)f->nterms, sizeof(int64_t), comps, cap, perm, n);
-  }
-}
-
-typedef struct { int64_t key; uint64_t ukey; int64_t row; } SortRec;
-static bool sort_unsigned;
-static int sort_cmp(const void *a, const void *b) {
-  const SortRec *x = a, *y = b;
-  if (sort_unsigned) { if (x->ukey != y->ukey) return x->ukey < y->ukey ? -1 : 1; }
-  else if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->row < y->row ? -1 : x->row > y->row;   /* stable */
-}
-
-typedef struct PlanRT { int64_t n_seg; int64_t *seg; int64_t n; } PlanRT;   /* segment of each row, -1 dropped */
-static PlanRT *plans;
-
-static void exec_sort(Interp *I, Stmt *s) {
-  FieldRT *key = field_of(I, s->a.decl);
-  int64_t n = I->dim_live[key->dim->index];
-  SortRec *r = malloc((size_t)(n ? n : 1) * sizeof *r);
-  for (int64_t i = 0; i < n; i++) {
-    Value v = load(key, i);
-    r[i] = (SortRec){v.i, v.u, i};
-  }
-  sort_unsigned = key->d->dtype == DT_U64;
-  qsort(r, (size_t)n, sizeof *r, sort_cmp);
-  int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
-  for (int64_t i = 0; i < n; i++) perm[i] = r[i].row;
-  permute_rows(key, perm, n);
-  for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, n);
-  free(perm);
-  free(r);
-}
-
-static void exec_offsets(Interp *I, Stmt *s) {
-  FieldRT *key = field_of(I, s->a.decl), *off = field_of(I, s->b.decl);
-  int64_t n = I->dim_live[key->dim->index], ncell = off->cap[off->rank - 1] - 1;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t k = load(key, i).i;
-    if (k < 0 || k >= ncell || (i && load(key, i - 1).i > k)) {
-      fail(I, s->loc, "offsets: key '%s' unsorted or out of range", key->d->name);
-      return;
-    }
-  }
-  int64_t r = 0;
-  for (int64_t c = 0; c <= ncell; c++) {
-    while (r < n && load(key, r).i < c) r++;
-    store(off, c, vint(DT_I64, r));
-  }
-}
-
-static void exec_segments(Interp *I, Stmt *s) {
-  Decl *pd = s->a.decl;
-  FieldRT *key = field_of(I, s->b.decl);
-  PlanRT *p = &plans[pd->index];
-  int64_t n = I->dim_live[key->dim->index];
-  p->n_seg = setup_int(I, s->value);
-  p->seg = ia((size_t)(n ? n : 1) * sizeof *p->seg);
-  p->n = n;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t k = load(key, i).i;
-    if (k >= p->n_seg) {
-      fail(I, s->loc, "segments: a key of '%s' >= the segment count", key->d->name);
-      return;
-    }
-    p->seg[i] = k < 0 ? -1 : k;
-  }
-}
-
-static void exec_sum(Interp *I, Stmt *s) {
-  PlanRT *p = &plans[s->a.decl->index];
-  FieldRT *val = field_of(I, s->list.v[0].decl), *out = field_of(I, s->b.decl);
-  if (!p->seg) { fail(I, s->loc, "sum over plan '%s' before it is built", s->a.decl->name); return; }
-  DType acc = dtype_sum_acc(val->d->dtype);
-  int64_t comps = row_comps(val), vcap = val->cap[val->rank - 1], ocap = out->cap[out->rank - 1];
-  int64_t total = comps * ocap;
-  if (!out->tol) out->tol = ia(((size_t)total) * sizeof(double));
-  for (int64_t c = 0; c < comps; c++)
-    for (int64_t g = 0; g < p->n_seg; g++) {
-      Value sum = conv(vint(DT_I64, 0), acc);
-      double mag = 0, inb = 0;
-      int64_t nt = 0;
-      for (int64_t i = 0; i < p->n; i++)
-        if (p->seg[i] == g) {
-          Value x = conv(load(val, c * vcap + i), acc);
-          sum = arith(I, s->value ? s->value : NULL, OP_ADD, sum, x);
-          mag += magnitude(x);
-          inb += elem_tol(val, c * vcap + i);   /* the values' own bounds add up */
-          nt++;
-        }
-      store(out, c * ocap + g, conv(sum, out->d->dtype));
-      out->tol[c * ocap + g] = 2.0 * (double)nt * eps_of(acc) * mag +
-                               (inb == 0.0 ? 0.0 : inb * (1.0 + 4.0 * (double)(nt + 1) * eps_of(acc)));
-    }
-}
-
-static void exec_copy(Interp *I, Stmt *s) {
-  FieldRT *f = field_of(I, s->b.decl);
-  Decl *sd = s->a.decl;
-  int64_t comps = row_comps(f), cap = f->cap[f->rank - 1];
-  int64_t live = f->dim ? I->dim_live[f->dim->index] : cap;
-  size_t nb = (size_t)(comps * live) * f->esize;
-  I->snap[sd->index] = ia(nb ? nb : 1);
-  for (int64_t c = 0; c < comps; c++)
-    memcpy(I->snap[sd->index] + (size_t)(c * live) * f->esize, f->data + (size_t)(c * cap) * f->esize,
-           (size_t)live * f->esize);
-  I->snap_n[sd->index] = (int64_t)nb;
-}
-
-static void exec_compact(Interp *I, Stmt *s) {
-  FieldRT *m = field_of(I, s->a.decl);
-  Decl *dim = m->dim;
-  int64_t n = I->dim_live[dim->index], k = 0;
-  int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
-  for (int64_t i = 0; i < n; i++)
-    if (m->data[i]) perm[k++] = i;
-  for (int j = 0; j < s->list.n; j++) permute_rows(field_of(I, s->list.v[j].decl), perm, k);
-  free(perm);
-  I->dim_live[dim->index] = k;
 }
 
 /* The call stops at an error of the interpreter or a failed statement (NAME_step() returns). */
@@ -1631,7 +1108,7 @@ int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
   I->snap_n = ia(((size_t)cc->n_decl[DECL_SNAPSHOT] + 1) * sizeof(int64_t));
   I->locals = ia(((size_t)cc->n_locals + 1) * sizeof(Value));
   I->lbnd = ia(((size_t)cc->n_locals + 1) * sizeof(double));
-  plans = ia(((size_t)cc->n_decl[DECL_PLAN] + 1) * sizeof *plans);
+  I->plans = ia(((size_t)cc->n_decl[DECL_PLAN] + 1) * sizeof *I->plans);
   for (int k = 0; k < cc->n_decl[DECL_SNAPSHOT]; k++) I->snap_n[k] = -1;
   I->failed_step = -1;
   I->draws = ia(4096 * sizeof *I->draws);

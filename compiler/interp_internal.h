@@ -38,6 +38,8 @@ typedef struct FieldRT {
   uint64_t recorded;      /* a history: values recorded so far (its ring holds the last K) */
 } FieldRT;
 
+typedef struct PlanRT { int64_t n_seg; int64_t *seg; int64_t n; } PlanRT;   /* segment of each row, -1 dropped */
+
 typedef struct Interp {
   Cnp *cc;
   int ndecl;
@@ -65,22 +67,52 @@ typedef struct Interp {
   Stmt *gmap;             /* the grid map being run (map (j, i) in G), or NULL */
   int status;             /* a failed NAME_step(): its cnp_status (0: none failed) */
   int64_t failed_step;    /* and its call number */
+  PlanRT *plans;          /* per plan decl (interp_rows.c) */
 } Interp;
 
-/* interp.c */
+static inline Value vint(DType t, int64_t i) { Value v = {.t = t}; v.i = i; return v; }
+static inline bool is_sint(DType t) { return t == DT_I32 || t == DT_I64; }
+
+/* interp_value.c */
+float h2f(uint16_t h);                                /* binary16 bits -> float (exact) */
+float hround(double x);                               /* x rounded to the nearest f16 */
 double as_double(Value v);
 Value conv(Value v, DType t);                         /* v converted to t (docs/language.md) */
 Value load(const FieldRT *f, int64_t k);              /* element k of f's storage */
 void store(FieldRT *f, int64_t k, Value v);           /* (rounded to f's dtype) */
+
+/* interp.c */
 void *ia(size_t n);                                   /* zeroed, freed with the interpreter */
 void fail(Interp *I, Loc at, const char *fmt, const char *a);   /* the first error stops it */
 int64_t setup_int(Interp *I, Expr *e);                /* a setup-time integer expression */
 FieldRT *field_of(Interp *I, Decl *d);
 Value eval(Interp *I, Expr *e);
+Value arith(Interp *I, Expr *e, Op op, Value a, Value b);   /* a op b with the language's rules */
+Value eval_as(Interp *I, Expr *e, DType t);           /* e's value converted to t */
+int64_t elem_offset(Interp *I, Expr *e, FieldRT *f);  /* the element F[...] reads or writes */
+
+/* interp_bound.c */
 void note_term(FieldRT *f, int64_t k, Value before, Value term);   /* an order-open term */
 double elem_tol(const FieldRT *f, int64_t e);         /* element e's error bound */
 void set_bound(FieldRT *f, int64_t k, double b);      /* element k's bound is b (terms dropped) */
 void unbound_all(FieldRT *f);                         /* every element unbounded */
+double eps_of(DType t);                               /* unit roundoff of t's arithmetic */
+double tiny_of(DType t);                              /* least subnormal of t */
+double magnitude(Value v);
+bool fin(Value v);                                    /* finite (every part) */
+double rnd_b(DType t, double b, Value r);             /* b plus the roundings of a result r */
+double expr_bound(Interp *I, Expr *e);                /* the bound carried into e's value */
+double bound_as(Interp *I, Expr *e, DType t);
+bool index_inexact(Interp *I, Expr *e);               /* an index computed from inexact values */
+
+/* interp_rows.c */
+int64_t row_comps(const FieldRT *f);
+void exec_sort(Interp *I, Stmt *s);
+void exec_offsets(Interp *I, Stmt *s);
+void exec_segments(Interp *I, Stmt *s);
+void exec_sum(Interp *I, Stmt *s);
+void exec_copy(Interp *I, Stmt *s);
+void exec_compact(Interp *I, Stmt *s);
 
 /* interp_grid.c */
 int64_t grid_offset(Interp *I, Expr *e, FieldRT *f);  /* F[c.., j, i] of a grid field, or -1 */
