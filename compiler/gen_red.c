@@ -438,7 +438,11 @@ void red_header(GenUnit *u, Buf *b) {
     hist = hist || (d->kind == DECL_FIELD && d->history_of.name);
   }
   if (!scalars) return;
-  EMIT_SNIPPET(b, TM, "header_scalar", {"n", u->name});
+  /* NAME_scalar() accepts only the scalars' names (a one-element field is not a scalar). */
+  Buf names = {0};
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_FIELD && d->scalar) buf_printf(&names, "%s\"%s\"", names.n ? ", " : "", d->name);
+  EMIT_SNIPPET(b, TM, "header_scalar", {"n", u->name}, {"names", buf_take(u, &names)});
   if (hist) EMIT_SNIPPET(b, TM, "header_history", {"n", u->name});
 }
 

@@ -18,7 +18,7 @@ static const char usage_text[] =
   "options:\n"
   "  -o FILE              base name of the outputs (default: the pipeline's name,\n"
   "                       `pipeline pic;` writes pic.h, pic.c, ...; -o pic.c means pic)\n"
-  "  --out-dir DIR        directory for the outputs (default: .)\n"
+  "  --out-dir DIR        directory for the outputs (default: .; ignored with -o)\n"
   "  --emit=LIST          what to write: header,c,cuda,dot,manifest,fortran,cxx\n"
   "                       (default header,c,cuda; manifest = NAME.json, fortran =\n"
   "                       NAME_cnp.f90 + NAME_cnp_layout.c, cxx = NAME.hpp)\n"

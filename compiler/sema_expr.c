@@ -74,6 +74,12 @@ static bool int_literal_tree(const Expr *e) {
 /* A literal adapts to the integer type it is stored into; its value must fit there
 ** (`k[i] = 3000000000;` into i32, or `u[i] = -1;`, would silently change the value). */
 static void check_literal_fits(Sema *S, Loc loc, DType to, const Expr *v) {
+  if (v->kind == EX_CALL && v->builtin == BI_SELECT && (v->flags & EXF_UNTYPED) && v->nargs == 3) {
+    /* select(c, 3000000000, 1) adapts like its two literals: each must fit */
+    check_literal_fits(S, v->args[1]->loc, to, v->args[1]);
+    check_literal_fits(S, v->args[2]->loc, to, v->args[2]);
+    return;
+  }
   if (!dtype_is_int(to) || !(v->flags & EXF_UNTYPED) || !dtype_is_int(v->type) || !int_literal_tree(v))
     return;
   bool fl;

@@ -152,6 +152,8 @@ int main(void) {
   CHECK(reduce_history(p, "ke", h, 2) == CNP_EINVAL, "ke is not a history");
   double d;
   CHECK(reduce_scalar(p, "x", &d) == CNP_EINVAL, "x is not a scalar");
+  CHECK(reduce_scalar(p, "one", &d) == CNP_EINVAL, "one (a field of one element) is not a scalar");
+  CHECK(reduce_scalar(p, "keh", &d) == CNP_EINVAL && reduce_scalar(p, NULL, &d) == CNP_EINVAL, "a history, NULL");
   reduce_stats st; reduce_stats_get(p, &st);
   if (e2e_cuda) CHECK(st.host_syncs == 0 || st.graph_replays == 0, "graph steps without host syncs");
   printf("reduce ok (%s backend): %lld rows live, launches per step %llu\n", e2e_cuda ? "CUDA" : "host",

@@ -31,8 +31,16 @@ cnp_array split_field(split *p, const char *name);
 ** a scalar. */
 static inline int split_scalar(split *p, const char *name, void *out)
 {
-  cnp_array s = split_field(p, name), h;
+  static const char *const names[] = { "energy" };
+  cnp_array s, h;
   const int64_t one = 1;
+  size_t k = 0, j = 0;
+  for (; name && k < sizeof names / sizeof names[0]; k++) {
+    for (j = 0; names[k][j] && names[k][j] == name[j]; j++) {}
+    if (!names[k][j] && !name[j]) break;
+  }
+  if (!name || k == sizeof names / sizeof names[0]) return CNP_EINVAL;
+  s = split_field(p, name);
   if (!s.data || !out || s.ndim != 1 || s.shape[0] != 1) return CNP_EINVAL;
   if (cnp_array_wrap(&h, out, CNP_BACKEND_HOST, 0, s.dtype, 1, &one, NULL) != CNP_OK) return CNP_EINVAL;
   return (int)cnp_array_copy(&h, &s, NULL);
