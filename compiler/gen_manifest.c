@@ -66,6 +66,11 @@ static void decl_entry(Buf *b, const Decl *d) {
       jextent(b, d->shape.ext[i]);
     }
     buf_puts(b, "]");
+    if (d->scalar) buf_puts(b, ", \"scalar\": true");      /* `scalar NAME : T;` */
+    if (d->history_of.name) {                                /* `history NAME = S[K];` */
+      buf_puts(b, ", \"history_of\": ");
+      jstr(b, d->history_of.name);
+    }
     break;
   case DECL_SNAPSHOT: case DECL_MIRROR: case DECL_PLAN:
     buf_puts(b, ", \"of\": ");

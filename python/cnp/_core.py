@@ -248,6 +248,8 @@ class Module:
         self.decls = {d["name"]: d for d in decls if d.get("name")}
         self.dims = [d["name"] for d in decls if d["kind"] == "dim"]
         self.fields = {d["name"]: d for d in decls if d["kind"] == "field"}
+        self.scalars = [n for n, d in self.fields.items() if d.get("scalar")]      # `scalar S : T;`
+        self.histories = [n for n, d in self.fields.items() if d.get("history_of")]  # `history H = S[K];`
         self.snapshots = {d["name"]: d for d in decls if d["kind"] == "snapshot"}
         self.setup_params = {d["name"]: d for d in decls if d["kind"] == "param" and d["setup"]}
         self.step_params = [self.decls[n] for n in manifest["api"]["step_params"]]
@@ -504,9 +506,9 @@ class Pipeline:
     def scalar(self, name):
         """The value of `scalar name` (NAME_scalar): a NumPy scalar of its dtype, copied (host
         or CUDA backend). Call sync() first. CnpError(CNP_EINVAL) if name is not a scalar."""
-        a = self._view1(name, "scalar")
-        if a.shape[0] != 1:
+        if name not in self.module.scalars:   # a field of one element is not a scalar
             raise CnpError(CNP_EINVAL, "%s: %r is not a scalar" % (self.module.name, name), "CNP_EINVAL")
+        a = self._view1(name, "scalar")
         return self._host_copy(a, "scalar " + name)[0]
 
     def history(self, name, n=None):
@@ -514,6 +516,8 @@ class Pipeline:
         min(n, recorded, K) values, oldest first (the history is a ring of K entries: older
         ones are overwritten). Call sync() first. CnpError(CNP_EINVAL) if name is not a
         history."""
+        if name not in self.module.histories:
+            raise CnpError(CNP_EINVAL, "%s: %r is not a history" % (self.module.name, name), "CNP_EINVAL")
         h = self._view1(name, "history")
         c = self.module._field(self._handle(), (name + ".count").encode())
         if not c.data:

@@ -57,3 +57,13 @@ def test_scalar_and_history_errors(hist):
         assert e.value.name == "CNP_EINVAL"
         with pytest.raises(cnp.CnpError):
             p.history("total")                                # a scalar, not a history
+
+
+def test_a_field_of_one_element_is_not_a_scalar(hist):
+    with hist.setup(N=1, K=3) as p:                           # x : f64[N] has one element
+        p.step()
+        p.sync()
+        with pytest.raises(cnp.CnpError) as e:
+            p.scalar("x")
+        assert e.value.name == "CNP_EINVAL"
+        assert p.scalar("total") == 1.0                       # x0 = 0, one step: 1

@@ -420,6 +420,19 @@ def same(t, a, b, tol):
     return True
 
 
+# Element comparisons made by compare(), by kind: "exact" (bit for bit), "bounded" (within
+# the interpreter's finite bound), "unbounded" (its bound is infinite: not compared).
+COMPARED = {"exact": 0, "bounded": 0, "unbounded": 0}
+
+
+def count_compared(tol, n):
+    if not tol:
+        COMPARED["exact"] += n
+        return
+    for x in tol[:n]:
+        COMPARED["unbounded" if x == math.inf else "bounded" if x else "exact"] += 1
+
+
 def compare(decls, ref_path, out_path, limit=6):
     ref, out = read_out(ref_path, decls), read_out(out_path, decls)
     bad = []
@@ -437,6 +450,7 @@ def compare(decls, ref_path, out_path, limit=6):
                 bad.append("field %s: %d bytes, expected %d" % (n, len(od), len(rd_)))
                 continue
             er, eo = elems(d["t"], rd_), elems(d["t"], od)
+            count_compared(tol, len(er))
             wrong = [k for k in range(len(er)) if not same(d["t"], er[k], eo[k], tol[k] if tol else None)]
             if wrong:
                 k = wrong[0]
