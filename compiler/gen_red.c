@@ -55,6 +55,7 @@ void red_line(Buf *b, DType t, int op, const char *acc, const char *v) {
   const char *ct = gen_ctype(t), *ut = wrap_type(t);
   if (op == RED_SUM && ut) EMIT_SNIPPET(b, TM, "red_wrap", {"acc", acc}, {"v", v}, {"T", ct}, {"UT", ut});
   else if (op == RED_SUM) EMIT_SNIPPET(b, TM, "red_sum", {"acc", acc}, {"v", v});
+  else if (t == DT_U64) EMIT_SNIPPET(b, TM, "red_uminmax", {"acc", acc}, {"v", v}, {"fn", op == RED_MIN ? "min" : "max"});
   else EMIT_SNIPPET(b, TM, "red_minmax", {"acc", acc}, {"v", v}, {"T", ct}, {"op", op == RED_MIN ? "<" : ">"});
 }
 
