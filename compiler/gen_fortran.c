@@ -153,6 +153,7 @@ typedef struct FMod {
   int n_comp;
   int n_streams;
   int accessors;          /* typed accessors (fields and snapshots) */
+  int reds;               /* scalars and histories (their accessors copy) */
 } FMod;
 
 #define TM "fortran"   /* templates/fortran.tmpl */
@@ -214,8 +215,11 @@ static void interfaces(FMod *m, Buf *b) {
       dummies = arena_printf(&u->cc->arena, "%s, %s", dummies, dn[k]);
       EMIT_SNIPPET(&values, TM, "step_value", {"T", t}, {"f", dn[k++]}, {"d", d->name});
     }
+  Buf copy = {0};
+  if (m->reds) EMIT_SNIPPET(&copy, TM, "copy_iface", {"n", u->name});
   EMIT_SNIPPET(b, TM, "interfaces", {"n", u->name}, {"stem", u->stem}, {"dummies", dummies},
-               {"values", buf_take(u, &values)}, {"acc", m->accessors ? "1" : ""});
+               {"values", buf_take(u, &values)}, {"acc", m->accessors ? "1" : ""},
+               {"red", m->reds ? "1" : ""}, {"copy_iface", buf_take(u, &copy)});
 }
 
 /* NAME_check_layout: the offsets of NAME_config's components in Fortran, NAME_cnp_comp_name. */
@@ -239,6 +243,22 @@ static void procedures(FMod *m, Buf *b) {
   layout_check(m, b);
   EMIT_SNIPPET(b, TM, "setup", {"n", u->name});
   if (m->accessors) EMIT_SNIPPET(b, TM, "extents", {"n", u->name});
+  if (m->reds) EMIT_SNIPPET(b, TM, "copy_out", {"n", u->name});
+}
+
+/* NAME_scalar_S(p[, stat]) of a scalar, NAME_history_H(p, buf) of a history: copies, so
+** that they work on both backends (the header's NAME_scalar/NAME_history are static inline:
+** Fortran cannot bind them). */
+static void red_accessor(FMod *m, Buf *b, Decl *d) {
+  GenUnit *u = m->u;
+  bool h = d->history_of.name != NULL;
+  const char *fn = fn_unique(u, &m->mod, arena_printf(&u->cc->arena, "%s_%s_%s", u->name, h ? "history" : "scalar", d->name));
+  if (h)
+    EMIT_SNIPPET(b, TM, "history_acc", {"n", u->name}, {"fn", fn}, {"s", d->history_of.name}, {"h", d->name},
+                 {"T", f_type(d->dtype, false)}, {"cdt", gen_cnp_dtype(d->dtype)});
+  else
+    EMIT_SNIPPET(b, TM, "scalar_acc", {"n", u->name}, {"fn", fn}, {"s", d->name}, {"dt", dtype_name(d->dtype)},
+                 {"T", f_type(d->dtype, false)}, {"cdt", gen_cnp_dtype(d->dtype)});
 }
 
 /* An extent as written: "N", "3", "n_cells + 1" (arena text). */
@@ -289,6 +309,7 @@ void gen_fortran(GenUnit *u, Buf *b) {
   for (Decl *d = u->cc->decls; d; d = d->next) {
     if (d->kind == DECL_STREAM) m.n_streams++;
     if (d->kind == DECL_FIELD || (d->kind == DECL_SNAPSHOT && d->target.decl)) m.accessors++;
+    if (d->kind == DECL_FIELD && (d->scalar || d->history_of.name)) m.reds++;
   }
   /* module-scope names the emitter writes itself */
   static const char *const fixed[] = {"cnp_array", "CNP_BACKEND_HOST", "CNP_BACKEND_CUDA"};
@@ -298,7 +319,7 @@ void gen_fortran(GenUnit *u, Buf *b) {
       "extent_c", "set_extent_c", "snapshot_c", "error_c", "cnp_layout", "cnp_status_name_c",
       "cnp_last_error_c", "cnp_strlen", "cnp_string", "status_name", "last_error", "error_message",
       "check_layout", "cnp_comp_name", "setup", "field", "extent", "set_extent", "snapshot",
-      "cnp_extents", "cnp_stats_probe", "cnp_array_probe"};
+      "cnp_extents", "cnp_stats_probe", "cnp_array_probe", "cnp_wrap_c", "cnp_copy_c", "cnp_copy_out"};
   for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)
     fn_reserve(&m.mod, arena_printf(&u->cc->arena, "%s_%s", n, procs[i]));
   fn_reserve(&m.mod, arena_printf(&u->cc->arena, "%s_NUM_STREAMS", u->upper));
@@ -319,6 +340,8 @@ void gen_fortran(GenUnit *u, Buf *b) {
     if (d->kind == DECL_FIELD) accessor(&m, b, d, d, false);
     if (d->kind == DECL_SNAPSHOT && d->target.decl) accessor(&m, b, d, d->target.decl, true);
   }
+  for (Decl *d = u->cc->decls; d; d = d->next)
+    if (d->kind == DECL_FIELD && (d->scalar || d->history_of.name)) red_accessor(&m, b, d);
   EMIT_SNIPPET(b, TM, "end", {"n", n});
   fold_lines(b);
 }
