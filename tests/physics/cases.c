@@ -29,6 +29,13 @@ void phys_landau_params(es1d_params *p, int64_t *steps)
   *steps = 200;
 }
 
+void phys_landau4_params(es1d_params *p, int64_t *steps)
+{
+  *p = base_params(400000, 5 * PHYS_PI, 0.01); /* k = 2 pi / L = 0.4: k lambda_D = 0.4 */
+  p->vth = 1.0;
+  *steps = 350;
+}
+
 void phys_two_stream_params(es1d_params *p, int64_t *steps)
 {
   /* k v0 = sqrt(3/8): the fastest mode */
@@ -85,6 +92,16 @@ int phys_check_landau(const es1d_history *h, phys_check c[2], char *err, size_t 
     return fit_failed(err, errlen, "Landau: fewer than 3 peaks of the field energy to fit");
   judge(&c[0], "Landau", "γ", g, PHYS_LANDAU_GAMMA, 0.03);
   judge(&c[1], "Landau", "ω", w, PHYS_LANDAU_OMEGA, 0.01);
+  return !c[0].pass + !c[1].pass;
+}
+
+int phys_check_landau4(const es1d_history *h, phys_check c[2], char *err, size_t errlen)
+{
+  double g, w;
+  if (fit_damped(h->t, h->field_energy, h->n_steps, PHYS_LANDAU_T0, PHYS_LANDAU4_T1, &g, &w) < 0)
+    return fit_failed(err, errlen, "Landau (k lambda_D = 0.4): fewer than 3 peaks to fit");
+  judge(&c[0], "Landau k=0.4", "γ", g, PHYS_LANDAU4_GAMMA, 0.05);
+  judge(&c[1], "Landau k=0.4", "ω", w, PHYS_LANDAU4_OMEGA, 0.01);
   return !c[0].pass + !c[1].pass;
 }
 

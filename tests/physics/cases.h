@@ -14,6 +14,9 @@
 #define PHYS_LANDAU_OMEGA 1.4157
 #define PHYS_TWO_STREAM_GAMMA 0.35355339059327373 /* 1 / (2 sqrt 2) at k v0 = sqrt(3/8) */
 #define PHYS_COLD_OMEGA 1.0
+/* Landau damping at k lambda_D = 0.4 (the same dispersion relation, docs/physics.md) */
+#define PHYS_LANDAU4_GAMMA (-0.0661)
+#define PHYS_LANDAU4_OMEGA 1.2851
 
 typedef struct phys_check {
   const char *label;   /* "Landau" */
@@ -27,6 +30,7 @@ typedef struct phys_check {
 void phys_landau_params(es1d_params *p, int64_t *steps);
 void phys_two_stream_params(es1d_params *p, int64_t *steps);
 void phys_cold_params(es1d_params *p, int64_t *steps);
+void phys_landau4_params(es1d_params *p, int64_t *steps);   /* k lambda_D = 0.4 */
 #define PHYS_CONSERVATION_STEPS 500   /* 50 / omega_p at omega_p dt = 0.1 */
 #define PHYS_CONSERVATION_PARTICLES 100000 /* both set-ups, for the energy and charge checks */
 
@@ -36,6 +40,9 @@ void phys_cold_params(es1d_params *p, int64_t *steps);
 #define PHYS_TWO_STREAM_LO 1e-6       /* W from 1e-6 to 1e-2 of its saturation value */
 #define PHYS_TWO_STREAM_HI 1e-2
 #define PHYS_COLD_T0 0.5
+#ifndef PHYS_LANDAU4_T1
+#define PHYS_LANDAU4_T1 30.0          /* k lambda_D = 0.4: slower damping, a longer window */
+#endif
 #define PHYS_COLD_T1 1e9
 
 /* Sets up impl with p and advances `steps` steps; on success *state is the caller's (teardown)
@@ -49,6 +56,7 @@ int phys_check_landau(const es1d_history *h, phys_check c[2], char *err, size_t 
 int phys_check_two_stream(const es1d_history *h, phys_check *c, double *ta, double *tb,
                           double *tsat, char *err, size_t errlen);
 int phys_check_cold(const es1d_history *h, phys_check *c, char *err, size_t errlen);
+int phys_check_landau4(const es1d_history *h, phys_check c[2], char *err, size_t errlen);
 /* max_n |W_n + K_n - (W_0 + K_0)| / (W_0 + K_0) < 1%. */
 int phys_check_energy(const es1d_history *h, const char *label, phys_check *c);
 /* max_n |Q_n| <= 1e-12 L: the total charge is zero to rounding at every step. */

@@ -257,7 +257,7 @@ int main(int argc, char **argv)
     a += 2;
   }
   if (a >= argc) {
-    fprintf(stderr, "usage: test_physics [--impl ref|cnp|rt] landau|two_stream|cold|energy|charge|threads|fit|params|match\n");
+    fprintf(stderr, "usage: test_physics [--impl ref|cnp|rt] landau|landau4|two_stream|cold|energy|charge|threads|fit|params|match\n");
     return 2;
   }
   const char *which = argv[a];
@@ -278,6 +278,14 @@ int main(int argc, char **argv)
     phys_landau_params(&p, &steps);
     if (run(impl, &p, steps, &st, &h)) return 1;
     failed = phys_check_landau(&h, c, err, sizeof err);
+    if (failed >= 0) {
+      phys_print(stdout, &c[0]);
+      phys_print(stdout, &c[1]);
+    }
+  } else if (!strcmp(which, "landau4")) {
+    phys_landau4_params(&p, &steps);
+    if (run(impl, &p, steps, &st, &h)) return 1;
+    failed = phys_check_landau4(&h, c, err, sizeof err);
     if (failed >= 0) {
       phys_print(stdout, &c[0]);
       phys_print(stdout, &c[1]);
