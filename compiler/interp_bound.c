@@ -175,7 +175,9 @@ double expr_bound(Interp *I, Expr *e) {
     DType ta = ri == 0 ? rt : e->type, tb = ri == 1 ? rt : e->type;
     double ba = bound_as(I, e->args[0], ta), bb = bound_as(I, e->args[1], tb);
     if (ba == 0.0 && bb == 0.0) return 0.0;
-    if (dtype_is_int(e->type) || e->type == DT_BOOL) return INFINITY;
+    /* an unbounded operand: the result too (inf * 0 in the product rule would be a NaN,
+    ** which fmax() below drops: found, fft_unbounded_scaled) */
+    if (isinf(ba) || isinf(bb) || dtype_is_int(e->type) || e->type == DT_BOOL) return INFINITY;
     Value a = eval_as(I, e->args[0], ta), b = eval_as(I, e->args[1], tb), r = eval(I, e);
     if (!fin(a) || !fin(b) || !fin(r)) return INFINITY;
     double ma = magnitude(a), mb = magnitude(b);

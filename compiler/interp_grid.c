@@ -357,7 +357,8 @@ void exec_gather(Interp *I, Stmt *s) {
               int64_t e = c * ncell + c1 + (st.base[2] + s2) % dims[2];
               acc += w01 * st.W[2][s2] * as_double(load(g, e));
               double te = elem_tol(g, e);
-              bnd += fabs(w01 * st.W[2][s2]) * te, inexact |= te > 0.0;
+              bnd += isinf(te) ? INFINITY : fabs(w01 * st.W[2][s2]) * te;   /* (inf * a weight 0: */
+              inexact |= te > 0.0;                                             /* not a NaN) */
             }
           }
         }
