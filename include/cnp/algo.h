@@ -94,7 +94,8 @@ cnp_status cnp_sort_by_key(cnp_array *keys, cnp_array *order, const cnp_array *v
 ** Dense cell offsets. sorted_cells: int32 or int64 [N], 1-D contiguous, non-decreasing,
 ** each in [0, n_cells). offsets: int64 [n_cells + 1], 1-D contiguous; cell k owns rows
 ** [offsets[k], offsets[k+1]). An unsorted input is CNP_EORDER and an id out of range is
-** CNP_ERANGE; the message names the first offending index and its value(s). ws is optional
+** CNP_ERANGE; the message names the first offending index and its value(s), and offsets is
+** then partly written (docs/algorithms.md). ws is optional
 ** (may be NULL; on CUDA, calls without one share a device scratch and run one at a time).
 */
 cnp_status cnp_cell_offsets(const cnp_array *sorted_cells, int64_t n_cells,
