@@ -51,6 +51,7 @@ program test_hist
   call check(got == 2 .and. h(1) == expected(11) .and. h(2) == expected(12), 'a shorter buffer: the latest')
   call check(hist_scalar_total(p) == expected(12), 'scalar total after 12 steps')
   call hist_teardown(p)
+  if (allocated(msg)) deallocate(msg)   ! main-program variables are not freed at the end
   if (fails > 0) stop 1
   print '(a)', 'test_hist: ok'
 
