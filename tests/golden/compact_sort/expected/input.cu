@@ -590,6 +590,7 @@ static int csort_k0_update(csort_h *p, cudaGraphExec_t x)
 static int csort_g0_enqueue(csort_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:11: map i in N */
   if ((st = csort_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:16: compact live (x, v, bin); */
@@ -919,7 +920,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 923 "input.cu"
+#line 924 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -938,7 +939,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 942 "input.cu"
+#line 943 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -955,7 +956,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 959 "input.cu"
+#line 960 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -969,7 +970,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 973 "input.cu"
+#line 974 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -987,7 +988,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 991 "input.cu"
+#line 992 "input.cu"
     }
   }
   p->stats.steps++;

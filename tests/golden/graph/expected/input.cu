@@ -593,6 +593,7 @@ static int graph_k1_update(graph_h *p, cudaGraphExec_t x)
 static int graph_g0_enqueue(graph_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:12: map i in N */
   if ((st = graph_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:16: compact live (x, v); */
@@ -715,6 +716,7 @@ static int graph_k2_update(graph_h *p, cudaGraphExec_t x)
 static int graph_g1_enqueue(graph_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
   if ((st = graph_k2_capture(p, S)) != CNP_OK) return st;
   return st;
@@ -980,7 +982,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
     CNP_G_TRY(graph_k0(p, S),
               "input.cnp:12: map i in N");
-#line 984 "input.cu"
+#line 986 "input.cu"
 
     /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -997,20 +999,20 @@ static int graph_h_step(graph_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1001 "input.cu"
+#line 1003 "input.cu"
 
     /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_k1(p, S),
               "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 1007 "input.cu"
+#line 1009 "input.cu"
   }
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done");
-#line 1014 "input.cu"
+#line 1016 "input.cu"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -1020,7 +1022,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1024 "input.cu"
+#line 1026 "input.cu"
   if (p->gx_1) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g1_replay(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
@@ -1032,7 +1034,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
     CNP_G_TRY(graph_k2(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1036 "input.cu"
+#line 1038 "input.cu"
   }
 
   /* the next call orders its work after this call's (see the waits above) */

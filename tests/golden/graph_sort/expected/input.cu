@@ -604,6 +604,7 @@ static int graph_sort_k0_update(graph_sort_h *p, cudaGraphExec_t x)
 static int graph_sort_g0_enqueue(graph_sort_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:18: map i in N */
   if ((st = graph_sort_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:23: compact live (x, w, cell); */
@@ -962,7 +963,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 966 "input.cu"
+#line 967 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -981,7 +982,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 985 "input.cu"
+#line 986 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -998,7 +999,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 1002 "input.cu"
+#line 1003 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -1012,7 +1013,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 1016 "input.cu"
+#line 1017 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -1030,7 +1031,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 1034 "input.cu"
+#line 1035 "input.cu"
     }
   }
 
@@ -1038,7 +1039,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 1042 "input.cu"
+#line 1043 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -1048,14 +1049,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 1052 "input.cu"
+#line 1053 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 1059 "input.cu"
+#line 1060 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

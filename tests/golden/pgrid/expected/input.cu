@@ -232,6 +232,7 @@ CNP_G_INLINE int pgrid_failed(pgrid_h *p, int st, const char *where)
 static int pgrid_g0_enqueue(pgrid_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:15: deposit q at (y, x) -> rho with cic; */
   {
     const cnp_array pos[2] = {cnp_g_live(&p->f_y, p->cap_N), cnp_g_live(&p->f_x, p->cap_N)};
@@ -521,7 +522,7 @@ static int pgrid_h_step(pgrid_h *p)
                 "input.cnp:15: deposit q at (y, x) -> rho with cic");
       p->stats.launches++;
     }
-#line 525 "input.cu"
+#line 526 "input.cu"
 
     /* input.cnp:16: deposit 1 at (y, x) -> n with cic atomic; */
 #line 16 "input.cnp"
@@ -531,7 +532,7 @@ static int pgrid_h_step(pgrid_h *p)
                 "input.cnp:16: deposit 1 at (y, x) -> n with cic atomic");
       p->stats.launches++;
     }
-#line 535 "input.cu"
+#line 536 "input.cu"
 
     /* input.cnp:17: gather E at (y, x) -> Ep with cic; */
 #line 17 "input.cnp"
@@ -545,7 +546,7 @@ static int pgrid_h_step(pgrid_h *p)
         p->stats.launches++;
       }
     }
-#line 549 "input.cu"
+#line 550 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -957,6 +957,7 @@ static int scanfuse_k1_update(scanfuse_h *p, cudaGraphExec_t x)
 static int scanfuse_g0_enqueue(scanfuse_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; } */
   if ((st = scanfuse_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:13: scan inclusive x -> cx; */
@@ -1216,7 +1217,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1220 "input.cu"
+#line 1221 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1239,13 +1240,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1243 "input.cu"
+#line 1244 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1249 "input.cu"
+#line 1250 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1268,7 +1269,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1272 "input.cu"
+#line 1273 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -937,6 +937,7 @@ static int unswitch_k2_update(unswitch_h *p, cudaGraphExec_t x)
 static int unswitch_g0_enqueue(unswitch_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:14: map i in N */
   if ((st = unswitch_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
@@ -1201,19 +1202,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(unswitch_k0(p, S),
               "input.cnp:14: map i in N");
-#line 1205 "input.cu"
+#line 1206 "input.cu"
 
     /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
     CNP_G_TRY(unswitch_k1(p, S),
               "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 1211 "input.cu"
+#line 1212 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(unswitch_k2(p, S),
               "input.cnp:20: map i in N");
-#line 1217 "input.cu"
+#line 1218 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -545,6 +545,7 @@ static int twows_k0_update(twows_h *p, cudaGraphExec_t x)
 static int twows_g0_enqueue(twows_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); } */
   if ((st = twows_k0_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:10: compact la (a, ka); */
@@ -671,6 +672,7 @@ static int twows_k1_update(twows_h *p, cudaGraphExec_t x)
 static int twows_g1_enqueue(twows_h *p, cnp_stream *S)
 {
   int st = CNP_OK;  /* (a graph of records only sets none) */
+  (void)p, (void)S;  /* (a graph of swaps and records uses neither: found, nvcc_graph_swap) */
   /* input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); } */
   if ((st = twows_k1_capture(p, S)) != CNP_OK) return st;
   /* input.cnp:15: compact lb (b, kb); */
@@ -988,7 +990,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 992 "input.cu"
+#line 994 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -1005,7 +1007,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1009 "input.cu"
+#line 1011 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -1019,7 +1021,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1023 "input.cu"
+#line 1025 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -1041,7 +1043,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 1045 "input.cu"
+#line 1047 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -1058,7 +1060,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1062 "input.cu"
+#line 1064 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -1072,7 +1074,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1076 "input.cu"
+#line 1078 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
