@@ -481,6 +481,8 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
   } else {
     buf_printf(b, "%s(", float_fn(bi, e->type));
   }
+  bool all_const = true;   /* every argument constant: the call itself may be folded */
+  for (int i = 0; i < e->nargs; i++) all_const = all_const && const_tree(e->args[i]);
   for (int i = 0; i < e->nargs; i++) {
     if (i) buf_puts(b, ", ");
     /* float functions get float arguments (CUDA has no device overloads for integers:
@@ -490,12 +492,20 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     ** gcc -O2 does not fold the call (templates/complex.c.tmpl; found, complex_const_fold) */
     bool opaque = dtype_is_complex(t) && !k->t->complex_prefix && bi != BI_CONJ && bi != BI_REAL &&
                   bi != BI_IMAG && const_tree(x);
+    /* and the constant arguments of an inexact real library function of constants only (not
+    ** sqrt floor ceil round trunc abs min max, which are exact): gcc folds tanhf(constant)
+    ** correctly rounded (MPFR), even at -O0, where the C library's may differ by an ulp
+    ** (found, tanh_const_fold) */
+    bool ropaque = !dtype_is_complex(t) && flt && all_const && bi != BI_SQRT && bi != BI_FLOOR &&
+                   bi != BI_CEIL && bi != BI_ROUND && bi != BI_TRUNC && bi != BI_ABS && bi != BI_MIN &&
+                   bi != BI_MAX;
     if (opaque) buf_printf(b, "cnp_g_opaque%s(", t == DT_C64 ? "64" : "128");
+    if (ropaque) buf_printf(b, "cnp_g_opaque_f%s(", t == DT_F64 ? "64" : "32");
     if (gen_converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))
       gen_ex_as(k, b, x, t);
     else
       ex(k, b, x);
-    if (opaque) buf_puts(b, ")");
+    if (opaque || ropaque) buf_puts(b, ")");
   }
   buf_puts(b, ")");
 }

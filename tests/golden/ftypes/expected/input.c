@@ -48,6 +48,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -414,7 +418,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 27 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 418 "input.c"
+#line 422 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -663,7 +667,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 18 "input.cnp"
   CNP_G_TRY(ftypes_k0(p, S),
             "input.cnp:18: map i in N");
-#line 667 "input.c"
+#line 671 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -48,6 +48,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -198,7 +202,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 202 "input.c"
+#line 206 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -242,7 +246,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 246 "input.c"
+#line 250 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -284,7 +288,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 288 "input.c"
+#line 292 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -473,7 +477,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(graph_k0(p, S),
             "input.cnp:12: map i in N");
-#line 477 "input.c"
+#line 481 "input.c"
 
   /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -490,19 +494,19 @@ static int graph_h_step(graph_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 494 "input.c"
+#line 498 "input.c"
 
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
   CNP_G_TRY(graph_k1(p, S),
             "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 500 "input.c"
+#line 504 "input.c"
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done");
-#line 506 "input.c"
+#line 510 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -512,13 +516,13 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 516 "input.c"
+#line 520 "input.c"
 
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
 #line 20 "input.cnp"
   CNP_G_TRY(graph_k2(p, S),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 522 "input.c"
+#line 526 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -51,6 +51,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -243,7 +247,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 247 "input.cu"
+#line 251 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -268,7 +272,7 @@ static __global__ void graph_k0_cuda(const graph_k0_args A)
     f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 272 "input.cu"
+#line 276 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -335,7 +339,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 339 "input.cu"
+#line 343 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -354,7 +358,7 @@ static __global__ void graph_k1_cuda(const graph_k1_args A)
     const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
     f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 358 "input.cu"
+#line 362 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -419,7 +423,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 423 "input.cu"
+#line 427 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -439,7 +443,7 @@ static __global__ void graph_k2_cuda(const graph_k2_args A)
     const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
     f_y[l_i] = (double)f_x[l_i];
-#line 443 "input.cu"
+#line 447 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -982,7 +986,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
     CNP_G_TRY(graph_k0(p, S),
               "input.cnp:12: map i in N");
-#line 986 "input.cu"
+#line 990 "input.cu"
 
     /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -999,20 +1003,20 @@ static int graph_h_step(graph_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1003 "input.cu"
+#line 1007 "input.cu"
 
     /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_k1(p, S),
               "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 1009 "input.cu"
+#line 1013 "input.cu"
   }
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done");
-#line 1016 "input.cu"
+#line 1020 "input.cu"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -1022,7 +1026,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1026 "input.cu"
+#line 1030 "input.cu"
   if (p->gx_1) {  /* the CUDA graph captured at setup */
     CNP_G_TRY(graph_g1_replay(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
@@ -1034,7 +1038,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
     CNP_G_TRY(graph_k2(p, S),
               "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 1038 "input.cu"
+#line 1042 "input.cu"
   }
 
   /* the next call orders its work after this call's (see the waits above) */

@@ -51,6 +51,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -614,7 +618,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 618 "input.cu"
+#line 622 "input.cu"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -630,7 +634,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 634 "input.cu"
+#line 638 "input.cu"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -646,7 +650,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 650 "input.cu"
+#line 654 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -687,7 +691,7 @@ static __global__ void gridg_k0_cuda(const gridg_k0_args A)
   f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
   f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 691 "input.cu"
+#line 695 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -799,7 +803,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 803 "input.cu"
+#line 807 "input.cu"
         } /* map i */
       }
     }
@@ -826,7 +830,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 830 "input.cu"
+#line 834 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -874,7 +878,7 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
       (void)cnp_x1;
 #line 23 "input.cnp"
       r_total += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 878 "input.cu"
+#line 882 "input.cu"
     } /* map i */
   }
   {  /* scalar total: this block's partial */
@@ -1020,7 +1024,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1024 "input.cu"
+#line 1028 "input.cu"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -1031,7 +1035,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1035 "input.cu"
+#line 1039 "input.cu"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -1042,7 +1046,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1046 "input.cu"
+#line 1050 "input.cu"
       }
     }
   }
@@ -1082,7 +1086,7 @@ static __global__ void gridg_k2_cuda(const gridg_k2_args A)
   (void)cnp_i;
 #line 25 "input.cnp"
   f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1086 "input.cu"
+#line 1090 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
 
@@ -1179,7 +1183,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1183 "input.cu"
+#line 1187 "input.cu"
         } /* map p */
       }
     }
@@ -1213,7 +1217,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1217 "input.cu"
+#line 1221 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1875,7 +1879,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
     CNP_G_TRY(gridg_k0(p, S),
               "input.cnp:17: map (j, i) in G");
-#line 1879 "input.cu"
+#line 1883 "input.cu"
 
     /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1884,13 +1888,13 @@ static int gridg_h_step(gridg_h *p, double dt)
       p->f_a = p->f_b;
       p->f_b = t;
     }
-#line 1888 "input.cu"
+#line 1892 "input.cu"
 
     /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
     CNP_G_TRY(gridg_k1(p, S),
               "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1894 "input.cu"
+#line 1898 "input.cu"
 
     /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1905,19 +1909,19 @@ static int gridg_h_step(gridg_h *p, double dt)
                   "input.cnp:24: halo h");
       p->stats.launches++;
     }
-#line 1909 "input.cu"
+#line 1913 "input.cu"
 
     /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
     CNP_G_TRY(gridg_k2(p, S),
               "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1915 "input.cu"
+#line 1919 "input.cu"
 
     /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
     CNP_G_TRY(gridg_k3(p, S),
               "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1921 "input.cu"
+#line 1925 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

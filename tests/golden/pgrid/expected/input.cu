@@ -51,6 +51,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -522,7 +526,7 @@ static int pgrid_h_step(pgrid_h *p)
                 "input.cnp:15: deposit q at (y, x) -> rho with cic");
       p->stats.launches++;
     }
-#line 526 "input.cu"
+#line 530 "input.cu"
 
     /* input.cnp:16: deposit 1 at (y, x) -> n with cic atomic; */
 #line 16 "input.cnp"
@@ -532,7 +536,7 @@ static int pgrid_h_step(pgrid_h *p)
                 "input.cnp:16: deposit 1 at (y, x) -> n with cic atomic");
       p->stats.launches++;
     }
-#line 536 "input.cu"
+#line 540 "input.cu"
 
     /* input.cnp:17: gather E at (y, x) -> Ep with cic; */
 #line 17 "input.cnp"
@@ -546,7 +550,7 @@ static int pgrid_h_step(pgrid_h *p)
         p->stats.launches++;
       }
     }
-#line 550 "input.cu"
+#line 554 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -48,6 +48,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -521,7 +525,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 525 "input.c"
+#line 529 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -578,7 +582,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 582 "input.c"
+#line 586 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -757,7 +761,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
   CNP_G_TRY(scanfuse_k0(p, S),
             "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 761 "input.c"
+#line 765 "input.c"
 
   /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -771,13 +775,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_f64(x, y, n, nc, stride, 1, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 775 "input.c"
+#line 779 "input.c"
 
   /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
   CNP_G_TRY(scanfuse_k1(p, S),
             "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 781 "input.c"
+#line 785 "input.c"
 
   /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -791,7 +795,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_i64(x, y, n, nc, stride, 0, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 795 "input.c"
+#line 799 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -51,6 +51,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -642,7 +646,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 646 "input.cu"
+#line 650 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -677,7 +681,7 @@ static __global__ void scanfuse_k0_cuda(const scanfuse_k0_args A)
       f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
       f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 681 "input.cu"
+#line 685 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -761,7 +765,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 765 "input.cu"
+#line 769 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -793,7 +797,7 @@ static __global__ void scanfuse_k1_cuda(const scanfuse_k1_args A)
       const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
       f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 797 "input.cu"
+#line 801 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -1217,7 +1221,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1221 "input.cu"
+#line 1225 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1240,13 +1244,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1244 "input.cu"
+#line 1248 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1250 "input.cu"
+#line 1254 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1269,7 +1273,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1273 "input.cu"
+#line 1277 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -51,6 +51,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -563,7 +567,7 @@ static int split_k0_host(const split_k0_args *ap)
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 567 "input.cu"
+#line 571 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -598,7 +602,7 @@ static __global__ void split_k0_cuda(const split_k0_args A)
   double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
   f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 602 "input.cu"
+#line 606 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -722,7 +726,7 @@ static int split_k1_host(const split_k1_args *ap)
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 726 "input.cu"
+#line 730 "input.cu"
         } /* map i */
       }
     }
@@ -757,7 +761,7 @@ static int split_k1_host(const split_k1_args *ap)
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 761 "input.cu"
+#line 765 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -816,7 +820,7 @@ static __global__ void split_k1_cuda(const split_k1_args A)
       f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
       r_energy += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 820 "input.cu"
+#line 824 "input.cu"
     } /* map i */
   }
   {  /* scalar energy: this block's partial */
@@ -1382,13 +1386,13 @@ static int split_h_step(split_h *p)
                 "input.cnp:16: fft rho -> rk");
       p->stats.launches++;
     }
-#line 1386 "input.cu"
+#line 1390 "input.cu"
 
     /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
     CNP_G_TRY(split_k0(p, S),
               "input.cnp:17: map (j, i) in K");
-#line 1392 "input.cu"
+#line 1396 "input.cu"
 
     /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -1402,7 +1406,7 @@ static int split_h_step(split_h *p)
                 "input.cnp:21: ifft rk -> phi");
       p->stats.launches++;
     }
-#line 1406 "input.cu"
+#line 1410 "input.cu"
 
     /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -1425,13 +1429,13 @@ static int split_h_step(split_h *p)
       }
       p->stats.launches++;
     }
-#line 1429 "input.cu"
+#line 1433 "input.cu"
 
     /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
     CNP_G_TRY(split_k1(p, S),
               "input.cnp:23: map (j, i) in G");
-#line 1435 "input.cu"
+#line 1439 "input.cu"
   }
 
   /* ---- input.cnp:28: allreduce energy; ---- */
@@ -1454,7 +1458,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 1458 "input.cu"
+#line 1462 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

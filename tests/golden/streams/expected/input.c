@@ -48,6 +48,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -411,7 +415,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v)");
     p->stats.launches++;
   }
-#line 415 "input.c"
+#line 419 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -422,7 +426,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off");
     p->stats.launches++;
   }
-#line 426 "input.c"
+#line 430 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -432,7 +436,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells)");
     p->stats.launches++;
   }
-#line 436 "input.c"
+#line 440 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -448,7 +452,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 452 "input.c"
+#line 456 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -464,13 +468,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 468 "input.c"
+#line 472 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready");
-#line 474 "input.c"
+#line 478 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -480,14 +484,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 484 "input.c"
+#line 488 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 491 "input.c"
+#line 495 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

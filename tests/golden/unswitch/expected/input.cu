@@ -51,6 +51,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -341,7 +345,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 345 "input.cu"
+#line 349 "input.cu"
           } /* map i */
         }
       }
@@ -355,7 +359,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 359 "input.cu"
+#line 363 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -377,7 +381,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 381 "input.cu"
+#line 385 "input.cu"
           } /* map i */
         }
       }
@@ -391,7 +395,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 395 "input.cu"
+#line 399 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -430,7 +434,7 @@ static __global__ void unswitch_k0_cuda(const unswitch_k0_args A)
       f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
       r_ke += (double)((l_vo * l_vo));
-#line 434 "input.cu"
+#line 438 "input.cu"
     } /* map i */
   }
   {  /* scalar ke: this block's partial */
@@ -539,7 +543,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 543 "input.cu"
+#line 547 "input.cu"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -558,7 +562,7 @@ static __global__ void unswitch_k1_cuda(const unswitch_k1_args A)
     const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
     f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 562 "input.cu"
+#line 566 "input.cu"
   } /* map k */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -637,7 +641,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 641 "input.cu"
+#line 645 "input.cu"
         } /* map i */
       }
     }
@@ -650,7 +654,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 654 "input.cu"
+#line 658 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -684,7 +688,7 @@ static __global__ void unswitch_k2_cuda(const unswitch_k2_args A)
 #line 21 "input.cnp"
         r_s2 += (double)(f_x[l_i]);
       }
-#line 688 "input.cu"
+#line 692 "input.cu"
     } /* map i */
   }
   {  /* scalar s2: this block's partial */
@@ -1202,19 +1206,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(unswitch_k0(p, S),
               "input.cnp:14: map i in N");
-#line 1206 "input.cu"
+#line 1210 "input.cu"
 
     /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
     CNP_G_TRY(unswitch_k1(p, S),
               "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 1212 "input.cu"
+#line 1216 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(unswitch_k2(p, S),
               "input.cnp:20: map i in N");
-#line 1218 "input.cu"
+#line 1222 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

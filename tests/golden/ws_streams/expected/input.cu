@@ -51,6 +51,10 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
+/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -318,7 +322,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 322 "input.cu"
+#line 326 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -342,7 +346,7 @@ static __global__ void twows_k0_cuda(const twows_k0_args A)
     f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
     f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 346 "input.cu"
+#line 350 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -416,7 +420,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 420 "input.cu"
+#line 424 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -440,7 +444,7 @@ static __global__ void twows_k1_cuda(const twows_k1_args A)
     f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
     f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 444 "input.cu"
+#line 448 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -990,7 +994,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 994 "input.cu"
+#line 998 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -1007,7 +1011,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1011 "input.cu"
+#line 1015 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -1021,7 +1025,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1025 "input.cu"
+#line 1029 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -1043,7 +1047,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 1047 "input.cu"
+#line 1051 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -1060,7 +1064,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1064 "input.cu"
+#line 1068 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -1074,7 +1078,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1078 "input.cu"
+#line 1082 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
