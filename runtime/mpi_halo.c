@@ -162,24 +162,46 @@ static cnp_status sendrecv(const cnp_halo *h, const void *sbuf, int dest, int st
   return rc == MPI_SUCCESS ? CNP_OK : cnp__mpi_fail(rc, op, "MPI_Sendrecv");
 }
 
-static cnp_status prologue(cnp_halo *h, cnp_array *a, cnp_stream *s, const char *op)
+/*
+** agree: every rank of the communicator learns the lowest status of all ranks (and the lowest
+** rank with it), so one rank's bad argument fails the call everywhere instead of leaving
+** its neighbours waiting in MPI_Sendrecv. CNP_OK when every rank is fine.
+*/
+static cnp_status agree(const cnp_halo *h, cnp_status local, const char *op)
+{
+  struct { int code, rank; } in = {(int)local, h->comm->rank}, res;
+  int rc = MPI_Allreduce(&in, &res, 1, MPI_2INT, MPI_MINLOC, h->comm->comm);
+  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allreduce");
+  if (res.code == CNP_OK) return CNP_OK;
+  if (res.code != (int)local)
+    return cnp__fail((cnp_status)res.code, op, "rank %d failed its checks (%s); nothing was "
+                     "exchanged", res.rank, cnp_status_string((cnp_status)res.code));
+  return (cnp_status)res.code;
+}
+
+/* The local checks (and the producer's synchronization), then their agreement. A handle
+** that is not a halo has no communicator to agree over: that error stays local. */
+static cnp_status prologue(cnp_halo *h, cnp_array *a, cnp_stream *s, bool sums, const char *op)
 {
   cnp_status st = halo_check(h, op);
   if (st != CNP_OK) return st;
-  if ((st = check_array(h, a, op)) != CNP_OK) return st;
-  if (s) {
-    if ((st = cnp__check_stream(s, op)) != CNP_OK) return st;
-    if (s->backend != h->backend)
-      return cnp__fail(CNP_EDEVICE, op, "stream is on %s, the array on %s",
-                       cnp_backend_name(s->backend), cnp_backend_name(h->backend));
+  st = check_array(h, a, op);
+  if (st == CNP_OK && sums && h->dtype != CNP_FLOAT32 && h->dtype != CNP_FLOAT64)
+    st = cnp__fail(CNP_EDTYPE, op, "accumulate needs float32 or float64 (got %s)",
+                   cnp_dtype_name(h->dtype));
+  if (st == CNP_OK && s) {
+    if ((st = cnp__check_stream(s, op)) == CNP_OK && s->backend != h->backend)
+      st = cnp__fail(CNP_EDEVICE, op, "stream is on %s, the array on %s",
+                     cnp_backend_name(s->backend), cnp_backend_name(h->backend));
   }
-  return cnp_synchronize_for_mpi(a, s, NULL);
+  if (st == CNP_OK) st = cnp_synchronize_for_mpi(a, s, NULL);
+  return agree(h, st, op);
 }
 
 cnp_status cnp_halo_exchange(cnp_halo *h, cnp_array *a, cnp_stream *s)
 {
   static const char op[] = "cnp_halo_exchange";
-  cnp_status st = prologue(h, a, s, op);
+  cnp_status st = prologue(h, a, s, false, op);
   if (st != CNP_OK) return st;
   int64_t g = h->g, n0 = h->n0;
   char *base = a->data;
@@ -226,11 +248,8 @@ static void add_into(const cnp_halo *h, void *dst, const void *src)
 cnp_status cnp_halo_accumulate(cnp_halo *h, cnp_array *a, cnp_stream *s)
 {
   static const char op[] = "cnp_halo_accumulate";
-  cnp_status st = prologue(h, a, s, op);
+  cnp_status st = prologue(h, a, s, true, op);
   if (st != CNP_OK) return st;
-  if (h->dtype != CNP_FLOAT32 && h->dtype != CNP_FLOAT64)
-    return cnp__fail(CNP_EDTYPE, op, "accumulate needs float32 or float64 (got %s)",
-                     cnp_dtype_name(h->dtype));
   int64_t g = h->g, n0 = h->n0;
   size_t P = h->plane;
   char *r_lo, *r_hi;

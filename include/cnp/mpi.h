@@ -243,8 +243,9 @@ cnp_status cnp_migrate_by_domain(cnp_migrate_plan *p, const cnp_domain *d,
 **             A missing neighbour (non-periodic ends) receives nothing.
 ** s: the stream the array's producer used (CUDA: synchronized before MPI; NULL: the device's
 ** default stream). a must match like (CNP_ESHAPE / CNP_EDTYPE / CNP_EDEVICE, CNP_ELAYOUT
-** for non-contiguous). Nothing is allocated per call. Argument errors are local (not agreed
-** across ranks): the failing rank returns at once, its neighbours wait in MPI_Sendrecv. */
+** for non-contiguous). Nothing is allocated per call. Argument errors are agreed across the
+** ranks (one MPI_Allreduce): if any rank's checks fail, every rank returns that status before
+** any data moves. Only a handle that is not a halo fails locally (it has no communicator). */
 typedef struct cnp_halo cnp_halo;
 
 cnp_status cnp_halo_create(cnp_halo **out, cnp_comm *comm, const cnp_array *like, int ghost,

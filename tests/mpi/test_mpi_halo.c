@@ -124,6 +124,13 @@ static void test_bad_arguments(void)
   ASSERT_ST(CNP_EDTYPE, cnp_halo_exchange(h, &ai, NULL));
   ASSERT_ST(CNP_EINVAL, cnp_halo_exchange(h, NULL, NULL));
   ASSERT_ST(CNP_EINVAL, cnp_halo_exchange(NULL, &a, NULL));
+  /* one rank's bad argument fails the call on every rank (agreed; no rank is left waiting
+  ** in MPI_Sendrecv) and changes no rank's array */
+  for (int64_t k = 0; k < 18; k++) ((double *)a.data)[k] = (double)k;
+  ASSERT_ST(CNP_ESHAPE, cnp_halo_exchange(h, t_rank == 0 ? &c : &a, NULL));
+  ASSERT_ST(CNP_EDTYPE, cnp_halo_accumulate(h, t_rank == t_size - 1 ? &ai : &a, NULL));
+  for (int64_t k = 0; k < 18; k++) ASSERT(((double *)a.data)[k] == (double)k);
+  OK(cnp_halo_exchange(h, &a, NULL));                /* and the next good call works */
   OK(cnp_halo_destroy(h));
   OK(cnp_halo_create(&h, comm, &ai, 1, 1));
   ASSERT_ST(CNP_EDTYPE, cnp_halo_accumulate(h, &ai, NULL));
