@@ -85,24 +85,33 @@ static int fit_failed(char *err, size_t errlen, const char *what)
   return -1;
 }
 
-int phys_check_landau(const es1d_history *h, phys_check c[2], char *err, size_t errlen)
+/* One damped-oscillation check: fit the field energy's peaks over [PHYS_LANDAU_T0, t1] and
+** judge the rate (relative tolerance tol_gamma) and the frequency (1%). */
+static int check_damped(const es1d_history *h, double t1, const char *label, double gamma,
+                        double omega, double tol_gamma, phys_check c[2], char *err,
+                        size_t errlen)
 {
   double g, w;
-  if (fit_damped(h->t, h->field_energy, h->n_steps, PHYS_LANDAU_T0, PHYS_LANDAU_T1, &g, &w) < 0)
-    return fit_failed(err, errlen, "Landau: fewer than 3 peaks of the field energy to fit");
-  judge(&c[0], "Landau", "γ", g, PHYS_LANDAU_GAMMA, 0.03);
-  judge(&c[1], "Landau", "ω", w, PHYS_LANDAU_OMEGA, 0.01);
+  if (fit_damped(h->t, h->field_energy, h->n_steps, PHYS_LANDAU_T0, t1, &g, &w) < 0) {
+    char what[96];
+    snprintf(what, sizeof what, "%s: fewer than 3 peaks of the field energy to fit", label);
+    return fit_failed(err, errlen, what);
+  }
+  judge(&c[0], label, "γ", g, gamma, tol_gamma);
+  judge(&c[1], label, "ω", w, omega, 0.01);
   return !c[0].pass + !c[1].pass;
+}
+
+int phys_check_landau(const es1d_history *h, phys_check c[2], char *err, size_t errlen)
+{
+  return check_damped(h, PHYS_LANDAU_T1, "Landau", PHYS_LANDAU_GAMMA, PHYS_LANDAU_OMEGA, 0.03,
+                      c, err, errlen);
 }
 
 int phys_check_landau4(const es1d_history *h, phys_check c[2], char *err, size_t errlen)
 {
-  double g, w;
-  if (fit_damped(h->t, h->field_energy, h->n_steps, PHYS_LANDAU_T0, PHYS_LANDAU4_T1, &g, &w) < 0)
-    return fit_failed(err, errlen, "Landau (k lambda_D = 0.4): fewer than 3 peaks to fit");
-  judge(&c[0], "Landau k=0.4", "γ", g, PHYS_LANDAU4_GAMMA, 0.05);
-  judge(&c[1], "Landau k=0.4", "ω", w, PHYS_LANDAU4_OMEGA, 0.01);
-  return !c[0].pass + !c[1].pass;
+  return check_damped(h, PHYS_LANDAU4_T1, "Landau k=0.4", PHYS_LANDAU4_GAMMA,
+                      PHYS_LANDAU4_OMEGA, 0.05, c, err, errlen);
 }
 
 int phys_check_two_stream(const es1d_history *h, phys_check *c, double *ta, double *tb,
