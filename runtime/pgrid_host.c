@@ -2,7 +2,7 @@
 ** pgrid_host.c — host particle–grid interaction (cnp__pgrid_host): OpenMP loops over
 ** particles (keys, contributions, atomic scatter, gather) and over grid points (the fold of
 ** the SORTED mode), with the sort and the per-cell sums done by cnp_sort_by_key and the
-** segment plan (algo_host.c). The shapes are pgrid_shape.h. Every loop body is an
+** segment plan (algo_host_segments.c). The shapes are pgrid_shape.h. Every loop body is an
 ** always-inline function of (float32?, ndim, shape) instantiated for the 18 constant
 ** combinations (PG_DISPATCH), so the stencil loops unroll.
 **
