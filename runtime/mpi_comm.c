@@ -377,3 +377,15 @@ cnp_status cnp_mpi_library_version(char *buf, size_t len)
   memcpy(buf, v, k + 1);
   return CNP_OK;
 }
+
+cnp_status cnp__comm_agree(const cnp_comm *c, cnp_status local, const char *op,
+                           const char *when, const char *done)
+{
+  struct { int code, rank; } in = {(int)local, c->rank}, res;
+  int rc = MPI_Allreduce(&in, &res, 1, MPI_2INT, MPI_MINLOC, c->comm);
+  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allreduce");
+  if (res.code == CNP_OK) return CNP_OK;
+  if (res.code == (int)local) return local;    /* this rank's own message stands */
+  return cnp__fail((cnp_status)res.code, op, "rank %d failed %s (%s); nothing was %s",
+                   res.rank, when, cnp_status_string((cnp_status)res.code), done);
+}

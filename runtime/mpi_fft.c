@@ -558,17 +558,11 @@ static cnp_status call_args(cnp_fft_dist_plan *p, const cnp_array *in, cnp_array
   return cnp__g_stream(s, CNP_BACKEND_HOST, 0, op);
 }
 
-/* One MPI_Allreduce(MINLOC) of the local status: every rank returns an error if any rank
-** failed (its own message, or one naming the failing rank). */
+/* Every rank returns an error if any rank failed (its own message, or one naming the
+** failing rank). */
 static cnp_status agree_call(cnp_fft_dist_plan *p, cnp_status local, const char *op)
 {
-  struct { int code, rank; } in = {(int)local, p->comm->rank}, res;
-  int rc = MPI_Allreduce(&in, &res, 1, MPI_2INT, MPI_MINLOC, p->comm->comm);
-  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allreduce");
-  if (local != CNP_OK) return local;
-  if (res.code == CNP_OK) return CNP_OK;
-  return cnp__fail((cnp_status)res.code, op, "rank %d failed its argument checks (%s); "
-                   "nothing was transformed", res.rank, cnp_status_string((cnp_status)res.code));
+  return cnp__comm_agree(p->comm, local, op, "its argument checks", "transformed");
 }
 
 #if CNP_HAVE_FFTW

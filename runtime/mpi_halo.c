@@ -162,23 +162,6 @@ static cnp_status sendrecv(const cnp_halo *h, const void *sbuf, int dest, int st
   return rc == MPI_SUCCESS ? CNP_OK : cnp__mpi_fail(rc, op, "MPI_Sendrecv");
 }
 
-/*
-** agree: every rank of the communicator learns the lowest status of all ranks (and the lowest
-** rank with it), so one rank's bad argument fails the call everywhere instead of leaving
-** its neighbours waiting in MPI_Sendrecv. CNP_OK when every rank is fine.
-*/
-static cnp_status agree(const cnp_halo *h, cnp_status local, const char *op)
-{
-  struct { int code, rank; } in = {(int)local, h->comm->rank}, res;
-  int rc = MPI_Allreduce(&in, &res, 1, MPI_2INT, MPI_MINLOC, h->comm->comm);
-  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allreduce");
-  if (res.code == CNP_OK) return CNP_OK;
-  if (res.code != (int)local)
-    return cnp__fail((cnp_status)res.code, op, "rank %d failed its checks (%s); nothing was "
-                     "exchanged", res.rank, cnp_status_string((cnp_status)res.code));
-  return (cnp_status)res.code;
-}
-
 /* The local checks (and the producer's synchronization), then their agreement. A handle
 ** that is not a halo has no communicator to agree over: that error stays local. */
 static cnp_status prologue(cnp_halo *h, cnp_array *a, cnp_stream *s, bool sums, const char *op)
@@ -195,7 +178,8 @@ static cnp_status prologue(cnp_halo *h, cnp_array *a, cnp_stream *s, bool sums, 
                      cnp_backend_name(s->backend), cnp_backend_name(h->backend));
   }
   if (st == CNP_OK) st = cnp_synchronize_for_mpi(a, s, NULL);
-  return agree(h, st, op);
+  /* agreed, so one rank's bad argument cannot leave its neighbours in MPI_Sendrecv */
+  return cnp__comm_agree(h->comm, st, op, "its checks", "exchanged");
 }
 
 cnp_status cnp_halo_exchange(cnp_halo *h, cnp_array *a, cnp_stream *s)

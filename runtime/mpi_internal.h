@@ -22,6 +22,11 @@ struct cnp_comm {
 
 /* Validate a communicator handle and that MPI is still usable. */
 cnp_status cnp__comm_check(const cnp_comm *c, const char *op);
+/* One MPI_Allreduce(MINLOC) of every rank's local status over c: CNP_OK when all are fine,
+** else the lowest failing status on every rank (a rank that failed with it keeps its own
+** message; the others get "rank R failed WHEN (...); nothing was DONE"). */
+cnp_status cnp__comm_agree(const cnp_comm *c, cnp_status local, const char *op,
+                           const char *when, const char *done);
 /* CNP_EMPI with "<what> failed: <MPI_Error_string> (MPI error class N)". */
 cnp_status cnp__mpi_fail(int mpierr, const char *op, const char *what);
 /* CNP_ESTATE unless MPI is initialized and not finalized. */

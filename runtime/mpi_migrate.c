@@ -436,14 +436,7 @@ static cnp_status scan_leavers(cnp_migrate_plan *p, const void *dest, cnp_dtype 
 static cnp_status agree(cnp_migrate_plan *p, cnp_status local, const char *op,
                         const char *when)
 {
-  struct { int code, rank; } in = {(int)local, p->comm->rank}, res;
-  int rc = MPI_Allreduce(&in, &res, 1, MPI_2INT, MPI_MINLOC, p->comm->comm);
-  if (rc != MPI_SUCCESS) return cnp__mpi_fail(rc, op, "MPI_Allreduce");
-  if (res.code == CNP_OK) return CNP_OK;
-  if (res.code != (int)local)
-    return cnp__fail((cnp_status)res.code, op, "rank %d failed %s (%s); nothing was moved",
-                     res.rank, when, cnp_status_string((cnp_status)res.code));
-  return (cnp_status)res.code;
+  return cnp__comm_agree(p->comm, local, op, when, "moved");
 }
 
 /* One step's state: counts of this rank and the stream the copies are ordered on. */
