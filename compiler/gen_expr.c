@@ -488,17 +488,21 @@ static void ex_call(KCtx *k, Buf *b, Expr *e) {
     /* float functions get float arguments (CUDA has no device overloads for integers:
     ** sqrt(k), fmin(k, x)); u64 min/max get u64 ones */
     Expr *x = e->args[i];
-    /* a constant argument of a complex library function is opaque in the host unit, so
-    ** gcc -O2 does not fold the call (templates/complex.c.tmpl; found, complex_const_fold) */
+    /* On the host, every argument of an inexact library function is opaque to the
+    ** optimizer, so the call gets the C library's result that docs/language.md names. gcc
+    ** folds tanh(constant) correctly rounded (MPFR, MPC), even at -O0, where the C
+    ** library may differ by an ulp; and at -O2 an argument that is constant only on some
+    ** paths is enough: the phi of `x = 1.0` on one branch, of a comparison's two values,
+    ** or of `x == 1.0` in the enclosing condition (found: complex_const_fold,
+    ** tanh_const_fold, tanh_range_fold). Exact functions (sqrt floor ceil round trunc fmod
+    ** abs min max conj real imag) fold to the same bits and stay plain. On the device only
+    ** arguments constant in the source are (nvcc folds those, not phis). */
+    bool host = !k->run->device;
     bool opaque = dtype_is_complex(t) && !k->t->complex_prefix && bi != BI_CONJ && bi != BI_REAL &&
-                  bi != BI_IMAG && const_tree(x);
-    /* and the constant arguments of an inexact real library function of constants only (not
-    ** sqrt floor ceil round trunc abs min max, which are exact): gcc folds tanhf(constant)
-    ** correctly rounded (MPFR), even at -O0, where the C library's may differ by an ulp
-    ** (found, tanh_const_fold) */
-    bool ropaque = !dtype_is_complex(t) && flt && all_const && bi != BI_SQRT && bi != BI_FLOOR &&
-                   bi != BI_CEIL && bi != BI_ROUND && bi != BI_TRUNC && bi != BI_ABS && bi != BI_MIN &&
-                   bi != BI_MAX;
+                  bi != BI_IMAG && (host || const_tree(x));
+    bool ropaque = !dtype_is_complex(t) && flt && (host || all_const) && bi != BI_SQRT &&
+                   bi != BI_FLOOR && bi != BI_CEIL && bi != BI_ROUND && bi != BI_TRUNC &&
+                   bi != BI_FMOD && bi != BI_ABS && bi != BI_MIN && bi != BI_MAX;
     if (opaque) buf_printf(b, "cnp_g_opaque%s(", t == DT_C64 ? "64" : "128");
     if (ropaque) buf_printf(b, "cnp_g_opaque_f%s(", t == DT_F64 ? "64" : "32");
     if (gen_converted_type(t) || (flt && x->type != t) || (e->type == DT_U64 && x->type != DT_U64))

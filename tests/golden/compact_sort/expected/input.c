@@ -48,10 +48,22 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
-/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
-** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+/* The argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding of an
+** argument it can prove constant). An empty asm that says it changes the register costs no
+** instruction; elsewhere (and on the device) a volatile local. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#define CNP_G_OPAQUE_REG "+x"
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__aarch64__)
+#define CNP_G_OPAQUE_REG "+w"
+#endif
+#ifdef CNP_G_OPAQUE_REG
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+#else
 CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
 CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
+#endif
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -307,7 +319,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 311 "input.c"
+#line 323 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -364,7 +376,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 368 "input.c"
+#line 380 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -400,7 +412,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 404 "input.c"
+#line 416 "input.c"
         } /* map i */
       }
     }
@@ -638,7 +650,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 642 "input.c"
+#line 654 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -657,7 +669,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 661 "input.c"
+#line 673 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -673,7 +685,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v)");
       p->stats.launches++;
     }
-#line 677 "input.c"
+#line 689 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -686,7 +698,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb)");
       p->stats.launches++;
     }
-#line 690 "input.c"
+#line 702 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -704,7 +716,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 708 "input.c"
+#line 720 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -51,10 +51,22 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
-/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
-** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+/* The argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding of an
+** argument it can prove constant). An empty asm that says it changes the register costs no
+** instruction; elsewhere (and on the device) a volatile local. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#define CNP_G_OPAQUE_REG "+x"
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__aarch64__)
+#define CNP_G_OPAQUE_REG "+w"
+#endif
+#ifdef CNP_G_OPAQUE_REG
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+#else
 __host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
 __host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
+#endif
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -346,7 +358,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 350 "input.cu"
+#line 362 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -403,7 +415,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 407 "input.cu"
+#line 419 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -439,7 +451,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 443 "input.cu"
+#line 455 "input.cu"
         } /* map i */
       }
     }
@@ -482,7 +494,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 486 "input.cu"
+#line 498 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -924,7 +936,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 928 "input.cu"
+#line 940 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -943,7 +955,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 947 "input.cu"
+#line 959 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -960,7 +972,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 964 "input.cu"
+#line 976 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -974,7 +986,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 978 "input.cu"
+#line 990 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -992,7 +1004,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 996 "input.cu"
+#line 1008 "input.cu"
     }
   }
   p->stats.steps++;

@@ -48,10 +48,22 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
-/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
-** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+/* The argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding of an
+** argument it can prove constant). An empty asm that says it changes the register costs no
+** instruction; elsewhere (and on the device) a volatile local. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#define CNP_G_OPAQUE_REG "+x"
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__aarch64__)
+#define CNP_G_OPAQUE_REG "+w"
+#endif
+#ifdef CNP_G_OPAQUE_REG
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+#else
 CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
 CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
+#endif
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -407,18 +419,18 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
 #line 21 "input.cnp"
       f_z[l_i] = ((f_z[l_i] * P_w) + CNP_G_C128((f_y[l_i] / (f_y[l_i] - CNP_G_C64(1.0f)))));
 #line 22 "input.cnp"
-      f_m[l_i] = (double)((cabs(f_z[l_i]) + ((double)l_t)) + ((f_z[l_i] == CNP_G_C128(f_y[l_i])) ? 1.0 : 0.0));
+      f_m[l_i] = (double)((cabs(cnp_g_opaque128(f_z[l_i])) + ((double)l_t)) + ((f_z[l_i] == CNP_G_C128(f_y[l_i])) ? 1.0 : 0.0));
 #line 23 "input.cnp"
-      f_y[l_i] = csqrtf(f_y[l_i]);
+      f_y[l_i] = csqrtf(cnp_g_opaque64(f_y[l_i]));
 #line 24 "input.cnp"
-      f_g[l_i] = cnp_g_f2h(cnp_g_h2f(f_g[l_i]) + cnp_g_hround((float)atan2f(f_x[l_i], 2.0f)));
+      f_g[l_i] = cnp_g_f2h(cnp_g_h2f(f_g[l_i]) + cnp_g_hround((float)atan2f(cnp_g_opaque_f32(f_x[l_i]), cnp_g_opaque_f32(2.0f))));
 #line 25 "input.cnp"
       f_xb[l_i] = (float)((f_x[l_i] + ((float)(((f_x[l_i] > 0.0f) ? UINT64_C(18446744073709551615) : UINT64_C(18446744073709551615))))) + ((float)f_cell[l_i]));
 #line 26 "input.cnp"
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 27 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 422 "input.c"
+#line 434 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -667,7 +679,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 18 "input.cnp"
   CNP_G_TRY(ftypes_k0(p, S),
             "input.cnp:18: map i in N");
-#line 671 "input.c"
+#line 683 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

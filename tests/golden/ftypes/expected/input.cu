@@ -51,10 +51,22 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 __host__ __device__ CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
-/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
-** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+/* The argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding of an
+** argument it can prove constant). An empty asm that says it changes the register costs no
+** instruction; elsewhere (and on the device) a volatile local. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#define CNP_G_OPAQUE_REG "+x"
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__aarch64__)
+#define CNP_G_OPAQUE_REG "+w"
+#endif
+#ifdef CNP_G_OPAQUE_REG
+__host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+__host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+#else
 __host__ __device__ CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
 __host__ __device__ CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
+#endif
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -472,14 +484,14 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
 #line 23 "input.cnp"
       f_y[l_i] = cnp_g_csqrt(f_y[l_i]);
 #line 24 "input.cnp"
-      f_g[l_i] = cnp_g_f2h(cnp_g_h2f(f_g[l_i]) + cnp_g_hround((float)atan2f(f_x[l_i], 2.0f)));
+      f_g[l_i] = cnp_g_f2h(cnp_g_h2f(f_g[l_i]) + cnp_g_hround((float)atan2f(cnp_g_opaque_f32(f_x[l_i]), cnp_g_opaque_f32(2.0f))));
 #line 25 "input.cnp"
       f_xb[l_i] = (float)((f_x[l_i] + ((float)(((f_x[l_i] > 0.0f) ? UINT64_C(18446744073709551615) : UINT64_C(18446744073709551615))))) + ((float)f_cell[l_i]));
 #line 26 "input.cnp"
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 27 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 483 "input.cu"
+#line 495 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -525,7 +537,7 @@ static __global__ void ftypes_k0_cuda(const ftypes_k0_args A)
     cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 27 "input.cnp"
     cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 529 "input.cu"
+#line 541 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -951,7 +963,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 18 "input.cnp"
     CNP_G_TRY(ftypes_k0(p, S),
               "input.cnp:18: map i in N");
-#line 955 "input.cu"
+#line 967 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

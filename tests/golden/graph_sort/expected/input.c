@@ -48,10 +48,22 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
-/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
-** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+/* The argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding of an
+** argument it can prove constant). An empty asm that says it changes the register costs no
+** instruction; elsewhere (and on the device) a volatile local. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#define CNP_G_OPAQUE_REG "+x"
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__aarch64__)
+#define CNP_G_OPAQUE_REG "+w"
+#endif
+#ifdef CNP_G_OPAQUE_REG
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+#else
 CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
 CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
+#endif
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -321,7 +333,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 325 "input.c"
+#line 337 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -379,7 +391,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 383 "input.c"
+#line 395 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -415,7 +427,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 419 "input.c"
+#line 431 "input.c"
         } /* map i */
       }
     }
@@ -681,7 +693,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 685 "input.c"
+#line 697 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -700,7 +712,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 704 "input.c"
+#line 716 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -716,7 +728,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w)");
       p->stats.launches++;
     }
-#line 720 "input.c"
+#line 732 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -729,7 +741,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells)");
       p->stats.launches++;
     }
-#line 733 "input.c"
+#line 745 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -747,14 +759,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 751 "input.c"
+#line 763 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 758 "input.c"
+#line 770 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -764,14 +776,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 768 "input.c"
+#line 780 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 775 "input.c"
+#line 787 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -48,10 +48,22 @@
 #define CNP_G_ABS(a) ((a) < 0 ? -(a) : (a))
 CNP_G_INLINE uint64_t cnp_g_umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 CNP_G_INLINE uint64_t cnp_g_umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
-/* A constant argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
-** ex_call: the C library's result, not the compiler's correctly rounded folding). */
+/* The argument of an inexact real library function, opaque to the optimizer (gen_expr.c,
+** ex_call: the C library's result, not the compiler's correctly rounded folding of an
+** argument it can prove constant). An empty asm that says it changes the register costs no
+** instruction; elsewhere (and on the device) a volatile local. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#define CNP_G_OPAQUE_REG "+x"
+#elif (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && defined(__aarch64__)
+#define CNP_G_OPAQUE_REG "+w"
+#endif
+#ifdef CNP_G_OPAQUE_REG
+CNP_G_INLINE float cnp_g_opaque_f32(float x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+CNP_G_INLINE double cnp_g_opaque_f64(double x) { __asm__("" : CNP_G_OPAQUE_REG(x)); return x; }
+#else
 CNP_G_INLINE float cnp_g_opaque_f32(float x) { volatile float v = x; return v; }
 CNP_G_INLINE double cnp_g_opaque_f64(double x) { volatile double v = x; return v; }
+#endif
 /* Index checks of gathers and scatters: build with -DCNP_DEBUG_BOUNDS (or cnpc
 ** --debug-bounds) to turn an out-of-range index into CNP_ERANGE from step(). */
 #ifdef CNP_DEBUG_BOUNDS
@@ -391,7 +403,7 @@ static int pgrid_h_step(pgrid_h *p)
               "input.cnp:15: deposit q at (y, x) -> rho with cic");
     p->stats.launches++;
   }
-#line 395 "input.c"
+#line 407 "input.c"
 
   /* input.cnp:16: deposit 1 at (y, x) -> n with cic atomic; */
 #line 16 "input.cnp"
@@ -401,7 +413,7 @@ static int pgrid_h_step(pgrid_h *p)
               "input.cnp:16: deposit 1 at (y, x) -> n with cic atomic");
     p->stats.launches++;
   }
-#line 405 "input.c"
+#line 417 "input.c"
 
   /* input.cnp:17: gather E at (y, x) -> Ep with cic; */
 #line 17 "input.cnp"
@@ -415,7 +427,7 @@ static int pgrid_h_step(pgrid_h *p)
       p->stats.launches++;
     }
   }
-#line 419 "input.c"
+#line 431 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;
