@@ -302,7 +302,17 @@ typedef struct KCtx {
   const Expr *unsw;       /* host reducing kernel: the step-invariant condition the loop is
                           ** unswitched on (gen_red.c), written as unsw_val in this copy */
   int unsw_val;
+  const struct DrawBufs *dbuf;   /* host plain kernel: uniform draws read from the chunk's
+                                 ** buffers cnp_dN (gen_host.c, kernel_draws), or NULL */
 } KCtx;
+
+/* The uniform()/uniform_f32() calls of a plain host kernel whose seed is the same for every
+** row: each chunk of rows fills its buffer cnp_dN first, a Philox block per 2 (4) rows. */
+enum { DRAWBUF_MAX = 8, DRAWBUF_ROWS = 128 };
+typedef struct DrawBufs {
+  int n;
+  const Expr *e[DRAWBUF_MAX];
+} DrawBufs;
 
 /* gen_expr.c (types, literals, expressions, map bodies) and gen_common.c (locations,
 ** setup-time expressions, kernel arguments, the CNP_G_TRY wrapper, text helpers). */

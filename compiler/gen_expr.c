@@ -380,8 +380,13 @@ static void ex_select(KCtx *k, Buf *b, Expr *e) {
 static void ex_draw(KCtx *k, Buf *b, Expr *e) {
   Builtin bi = e->builtin;
   static const char *fn[] = {"uniform_f64", "normal_f64", "uniform_f32", "normal_f32"};
-  buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
   k->lit = DT_VOID;                         /* an integer seed literal stays an integer */
+  for (int i = 0; k->dbuf && i < k->dbuf->n; i++)
+    if (k->dbuf->e[i] == e) {               /* filled for the chunk (gen_host.c) */
+      buf_printf(b, "cnp_d%d[cnp_i - cnp_i0]", i);
+      return;
+    }
+  buf_printf(b, "cnp_g_%s(", fn[bi - BI_UNIFORM]);
   gen_ex_as(k, b, e->args[0], DT_U64);
   /* the row: the map index (in an append, the global row l_I = first + cnp_i, not k) */
   if (k->map && k->map->kind == ST_APPEND) buf_printf(b, ", cnp_step, l_%s", k->map->index->name);

@@ -30,10 +30,81 @@ void scan_fused_types(GenUnit *u, Decl *x, const char **nc, const char **ut) {
             : arena_printf(&u->cc->arena, "A.f_%s_e%d", x->name, d);
 }
 
+/* Is a draw's seed the same for every row of the kernel: literals, consts and params
+** through operators, casts and calls other than draws? (Then the chunk can fill it.) */
+static bool seed_invariant(const Expr *e) {
+  switch (e->kind) {
+  case EX_INT: case EX_FLOAT: case EX_BOOL: return true;
+  case EX_NAME:
+    return !e->ref.local && e->ref.decl && (e->ref.decl->kind == DECL_CONST || e->ref.decl->kind == DECL_PARAM);
+  case EX_CALL:
+    if (builtin_is_draw(e->builtin) || e->builtin == BI_NONE || e->builtin == BI_STEP_INDEX) return false;
+    /* fall through */
+  case EX_UNARY: case EX_BINARY: case EX_CAST:
+    for (int i = 0; i < e->nargs; i++)
+      if (!seed_invariant(e->args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static void draws_expr(DrawBufs *d, const Expr *e) {
+  if (!e) return;
+  if (e->kind == EX_CALL && (e->builtin == BI_UNIFORM || e->builtin == BI_UNIFORM_F32) &&
+      seed_invariant(e->args[0]) && d->n < DRAWBUF_MAX) {
+    d->e[d->n++] = e;
+    return;
+  }
+  for (int i = 0; i < e->nargs; i++) draws_expr(d, e->args[i]);
+}
+
+static void draws_stmts(DrawBufs *d, const Stmt *s) {
+  for (; s; s = s->next) {
+    draws_expr(d, s->target);
+    draws_expr(d, s->value);
+    draws_stmts(d, s->body);
+    draws_stmts(d, s->else_body);
+  }
+}
+
+/* The chunk's buffers and their fills: `double cnp_d0[512];` and the fill of rows cnp_i0
+** .. cnp_e - 1 (templates/philox.tmpl). */
+static const char *draw_fills(GenUnit *u, KCtx *k, const DrawBufs *d) {
+  Buf b = {.indent = 4};
+  for (int i = 0; i < d->n; i++) {
+    const Expr *e = d->e[i];
+    bool f32 = e->builtin == BI_UNIFORM_F32;
+    Buf sd = {0};
+    k->lit = DT_VOID;                        /* an integer seed literal stays an integer */
+    gen_ex_as(k, &sd, e->args[0], DT_U64);
+    buf_line(&b, "%s cnp_d%d[%d];", f32 ? "float" : "double", i, DRAWBUF_ROWS);
+    buf_line(&b, "cnp_g_fill_uniform_%s(cnp_d%d, %s, cnp_step, cnp_i0, cnp_e - cnp_i0, %" PRId64 "u);",
+             f32 ? "f32" : "f64", i, buf_str(&sd), e->ival);
+    buf_free(&sd);
+  }
+  return buf_take(u, &b);
+}
+
 void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL};
   Buf locals = {.indent = 2}, body = {.indent = 4};
   kernel_locals(&locals, use);
+  DrawBufs draws = {0};   /* plain maps over rows: uniform draws a chunk at a time */
+  bool plain = !op->scan_fused;
+  for (int m = 0; m < op->n_maps; m++) plain = plain && op->maps[m]->kind == ST_MAP && !op->maps[m]->gndim;
+  for (int m = 0; plain && m < op->n_maps; m++) draws_stmts(&draws, op->maps[m]->body);
+  if (draws.n) {
+    Buf body6 = {.indent = 6};
+    const char *fills = draw_fills(u, &k, &draws);
+    k.dbuf = &draws;
+    group_body(&k, &body6, op);
+    b->indent = 0;
+    EMIT_SNIPPET(b, TM, "kernel_draws", {"N", u->name}, {"K", gen_int(u, op->kernel)},
+                 {"n_maps", arena_printf(&u->cc->arena, "%s fused", n_maps(u, op))},
+                 {"locals", buf_take(u, &locals)}, {"fills", fills}, {"body", buf_take(u, &body6)},
+                 {"CH", gen_int(u, DRAWBUF_ROWS)}, {"CH1", gen_int(u, DRAWBUF_ROWS - 1)});
+    return;
+  }
   group_body(&k, &body, op);
   b->indent = 0;
   if (op->scan_fused) {   /* chunks of SCAN_CHUNK rows, each followed by its scan totals */
@@ -225,7 +296,7 @@ static const char *fused_sums(GenUnit *u, GenOp *op, const RowVals *rv, bool acc
 ** into the double buffers; if a key is out of range, the maps then run for real. The text
 ** is templates/host.tmpl, section fused. */
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL};
   Stmt *c = op->mask_of, *sum = op->fused_sum;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   RowVals rv;

@@ -90,7 +90,7 @@ static const char *priv_chunks(GenUnit *u, const KUse *use, bool kern) {
 }
 
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use, NULL, 0};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use, NULL, 0, NULL};
   Arena *a = &u->cc->arena;
   const char *L = gen_int(u, RED_LANES);
   bool pv = use->n_privs > 0;

@@ -415,18 +415,21 @@ static uint32_t draw_number(Interp *I, Expr *e) {
 }
 
 /* uniform / normal / uniform_f32 / normal_f32 (docs/language.md, "Random numbers"): key the
-** seed, counter (row low, row high, step counter low 32 bits, draw number). */
+** seed, counter (block low, block high, step counter low 32 bits, draw number). The block
+** is the row for normals, row / 2 for uniform (row 2b takes w1:w0, 2b + 1 w3:w2) and row / 4
+** for uniform_f32 (row 4b + j takes w_j). */
 static Value draw(Interp *I, Expr *e, uint64_t seed) {
-  uint32_t w[4] = {(uint32_t)I->row, (uint32_t)((uint64_t)I->row >> 32), (uint32_t)I->step,
-                   draw_number(I, e)};
+  uint64_t row = (uint64_t)I->row;
+  uint64_t block = e->builtin == BI_UNIFORM ? row >> 1 : e->builtin == BI_UNIFORM_F32 ? row >> 2 : row;
+  uint32_t w[4] = {(uint32_t)block, (uint32_t)(block >> 32), (uint32_t)I->step, draw_number(I, e)};
   philox4x32_10(w, (uint32_t)seed, (uint32_t)(seed >> 32));
   double u53a = (double)((((uint64_t)w[1] << 32) | w[0]) >> 11) * 0x1p-53;   /* w1:w0 */
   double u53b = (double)((((uint64_t)w[3] << 32) | w[2]) >> 11) * 0x1p-53;   /* w3:w2 */
   float u24a = (float)(w[0] >> 8) * 0x1p-24f, u24b = (float)(w[1] >> 8) * 0x1p-24f;
   Value r = {.t = e->type};
   switch (e->builtin) {
-  case BI_UNIFORM: r.d = u53a; break;
-  case BI_UNIFORM_F32: r.f = u24a; break;
+  case BI_UNIFORM: r.d = row & 1 ? u53b : u53a; break;
+  case BI_UNIFORM_F32: r.f = (float)(w[row & 3] >> 8) * 0x1p-24f; break;
   case BI_NORMAL: r.d = sqrt(-2.0 * draw_log01(1.0 - u53a)) * draw_cos2pi(u53b); break;
   default: r.f = (float)(sqrt(-2.0 * draw_log01(1.0 - (double)u24a)) * draw_cos2pi((double)u24b)); break;
   }

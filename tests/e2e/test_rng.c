@@ -15,6 +15,9 @@
 #ifndef CNP_G_INLINE
 #define CNP_G_INLINE static inline
 #endif
+#ifndef CNP_G_RESTRICT
+#define CNP_G_RESTRICT restrict
+#endif
 #include "../../templates/philox.tmpl"   /* the generator's Philox, for the KAT check */
 
 #define NN (1 << 20)
@@ -31,11 +34,13 @@ static void words(uint64_t seed, int64_t step, int64_t row, uint32_t draw, uint3
   uint32_t c[4] = {(uint32_t)row, (uint32_t)((uint64_t)row >> 32), (uint32_t)step, draw};
   cnp_g_philox4x32_10(c, (uint32_t)seed, (uint32_t)(seed >> 32), w);
 }
+/* uniform(): rows 2b and 2b + 1 take w1:w0 and w3:w2 of block b */
 static double ref_u(uint64_t seed, int64_t step, int64_t row, uint32_t draw)
 {
   uint32_t w[4];
-  words(seed, step, row, draw, w);
-  return ldexp((double)((((uint64_t)w[1] << 32) | w[0]) >> 11), -53);
+  words(seed, step, row >> 1, draw, w);
+  const uint32_t *h = w + 2 * (row & 1);
+  return ldexp((double)((((uint64_t)h[1] << 32) | h[0]) >> 11), -53);
 }
 
 /* Pearson correlation of x[0..n) and y[0..n) (strides sx, sy). */
@@ -92,8 +97,8 @@ int main(void)
             u[t][2 * NN + i], w0, w1, w2);
       CHECK(lit[i] == ref_u(UINT64_C(18446744073709551557), t, i, 6), "literal seed at step %d row %d", t, i);
       uint32_t w[4];
-      words(SEED, t, i, 3, w);
-      CHECK(uf[t][i] == ldexpf((float)(w[0] >> 8), -24), "uniform_f32 at step %d row %d", t, i);
+      words(SEED, t, i >> 2, 3, w);   /* uniform_f32(): row 4b + j takes w_j of block b */
+      CHECK(uf[t][i] == ldexpf((float)(w[i & 3] >> 8), -24), "uniform_f32 at step %d row %d", t, i);
       CHECK(u[t][i] >= 0.0 && u[t][i] < 1.0 && uf[t][i] >= 0.0f && uf[t][i] < 1.0f, "in [0, 1)");
       /* normals: bit for bit the template's (its own log and cos: the same on the GPU), and
       ** within 1e-14 / 1e-6 of Box-Muller through the C library */

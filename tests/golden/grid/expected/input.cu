@@ -273,16 +273,26 @@ typedef uint64_t CNP_G_PW;
   } while (0)
 /* Philox4x32-10 of the counter (c0, c1, c2, c3) under the key (k0, k1), in place: ten
 ** rounds, the key bumped by the Weyl constants (0x9E3779B9, 0xBB67AE85) before each round
-** after the first (Random123's philox4x32_R with R = 10). */
+** after the first (Random123's philox4x32_R with R = 10). Written out, not a loop: inlined
+** into a large OpenMP loop body, gcc vectorizes a loop of rounds but no longer unrolls it. */
+#define CNP_G_PHILOX_BUMP(k0, k1)                                          \
+  do {                                                                     \
+    k0 = (k0 + 0x9E3779B9u) & 0xFFFFFFFFu;                                 \
+    k1 = (k1 + 0xBB67AE85u) & 0xFFFFFFFFu;                                 \
+  } while (0)
 #define CNP_G_PHILOX10(k0, k1)                                             \
   do {                                                                     \
     CNP_G_PW cnp_k0 = (k0), cnp_k1 = (k1);                                 \
     CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1);                                    \
-    for (int cnp_r = 1; cnp_r < 10; cnp_r++) {                             \
-      cnp_k0 = (cnp_k0 + 0x9E3779B9u) & 0xFFFFFFFFu;                       \
-      cnp_k1 = (cnp_k1 + 0xBB67AE85u) & 0xFFFFFFFFu;                       \
-      CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1);                                  \
-    }                                                                      \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
+    CNP_G_PHILOX_BUMP(cnp_k0, cnp_k1); CNP_G_PHILOX_ROUND(cnp_k0, cnp_k1); \
   } while (0)
 /* Philox4x32-10 of ctr[0..3] under key (k0, k1) into out[0..3]. */
 CNP_G_HD CNP_G_INLINE void cnp_g_philox4x32_10(const uint32_t ctr[4], uint32_t k0, uint32_t k1, uint32_t out[4])
@@ -294,28 +304,64 @@ CNP_G_HD CNP_G_INLINE void cnp_g_philox4x32_10(const uint32_t ctr[4], uint32_t k
   out[2] = (uint32_t)c2;
   out[3] = (uint32_t)c3;
 }
-/* The four words of a draw: key = seed, counter = (row low, row high, step counter low 32
-** bits, draw number). */
-#define CNP_G_DRAW(seed, step, row, draw)                                  \
-  CNP_G_PW c0 = (uint32_t)(uint64_t)(row), c1 = (uint32_t)((uint64_t)(row) >> 32); \
+/* The four words of a draw's block: key = seed, counter = (block low, block high, step
+** counter low 32 bits, draw number). */
+#define CNP_G_DRAW(seed, step, block, draw)                                \
+  CNP_G_PW c0 = (uint32_t)(uint64_t)(block), c1 = (uint32_t)((uint64_t)(block) >> 32); \
   CNP_G_PW c2 = (uint32_t)(uint64_t)(step), c3 = (draw);                   \
   CNP_G_PHILOX10((uint32_t)(seed), (uint32_t)((seed) >> 32))
-/* uniform(): the top 53 bits of w1:w0 times 2^-53, in [0, 1); uniform_f32(): the top 24 bits
-** of w0 times 2^-24, in [0, 1). Exact conversions (integers below 2^53 / 2^24): the same
-** value everywhere. */
+/* uniform(): the top 53 bits of a 64-bit word times 2^-53, in [0, 1); uniform_f32(): the top
+** 24 bits of a 32-bit word times 2^-24, in [0, 1). Exact conversions (integers below 2^53 /
+** 2^24): the same value everywhere. A block's four words serve two rows of uniform() (row
+** 2b: w1:w0, row 2b + 1: w3:w2 of block b) and four of uniform_f32() (row 4b + j: w_j);
+** normal() and normal_f32() take one block per row. */
 #define CNP_G_U53(lo, hi) ((double)(int64_t)((((uint64_t)(hi) << 32) | (uint64_t)(lo)) >> 11) * (1.0 / 9007199254740992.0))
 #define CNP_G_U24(w) ((float)(int32_t)((uint32_t)(w) >> 8) * (1.0f / 16777216.0f))
 CNP_G_HD CNP_G_INLINE double cnp_g_uniform_f64(uint64_t seed, int64_t step, int64_t row, uint32_t draw)
 {
-  CNP_G_DRAW(seed, step, row, draw);
-  (void)c2, (void)c3;
-  return CNP_G_U53(c0, c1);
+  CNP_G_DRAW(seed, step, (uint64_t)row >> 1, draw);
+  return (row & 1) ? CNP_G_U53(c2, c3) : CNP_G_U53(c0, c1);
 }
 CNP_G_HD CNP_G_INLINE float cnp_g_uniform_f32(uint64_t seed, int64_t step, int64_t row, uint32_t draw)
 {
-  CNP_G_DRAW(seed, step, row, draw);
-  (void)c1, (void)c2, (void)c3;
-  return CNP_G_U24(c0);
+  CNP_G_DRAW(seed, step, (uint64_t)row >> 2, draw);
+  CNP_G_PW w = (row & 2) ? ((row & 1) ? c3 : c2) : ((row & 1) ? c1 : c0);
+  return CNP_G_U24(w);
+}
+/* The host loop's draws of a chunk (gen_host.c, kernel_draws): rows row0 .. row0 + n - 1 of
+** one uniform() call into out, one Philox block per two rows (the rows before the first
+** even one and after the last pair one by one): the same values as cnp_g_uniform_f64, at
+** half the blocks. */
+CNP_G_INLINE void cnp_g_fill_uniform_f64(double *CNP_G_RESTRICT out, uint64_t seed, int64_t step,
+                                         int64_t row0, int64_t n, uint32_t draw)
+{
+  int64_t i = 0;
+  for (; i < n && ((row0 + i) & 1); i++) out[i] = cnp_g_uniform_f64(seed, step, row0 + i, draw);
+  const int64_t nb = (n - i) >> 1, b0 = (row0 + i) >> 1;
+  double *CNP_G_RESTRICT o = out + i;
+  for (int64_t j = 0; j < nb; j++) {
+    CNP_G_DRAW(seed, step, b0 + j, draw);
+    o[2 * j] = CNP_G_U53(c0, c1);
+    o[2 * j + 1] = CNP_G_U53(c2, c3);
+  }
+  for (i += 2 * nb; i < n; i++) out[i] = cnp_g_uniform_f64(seed, step, row0 + i, draw);
+}
+/* The same for uniform_f32(): one block per four rows. */
+CNP_G_INLINE void cnp_g_fill_uniform_f32(float *CNP_G_RESTRICT out, uint64_t seed, int64_t step,
+                                         int64_t row0, int64_t n, uint32_t draw)
+{
+  int64_t i = 0;
+  for (; i < n && ((row0 + i) & 3); i++) out[i] = cnp_g_uniform_f32(seed, step, row0 + i, draw);
+  const int64_t nb = (n - i) >> 2, b0 = (row0 + i) >> 2;
+  float *CNP_G_RESTRICT o = out + i;
+  for (int64_t j = 0; j < nb; j++) {
+    CNP_G_DRAW(seed, step, b0 + j, draw);
+    o[4 * j] = CNP_G_U24(c0);
+    o[4 * j + 1] = CNP_G_U24(c1);
+    o[4 * j + 2] = CNP_G_U24(c2);
+    o[4 * j + 3] = CNP_G_U24(c3);
+  }
+  for (i += 4 * nb; i < n; i++) out[i] = cnp_g_uniform_f32(seed, step, row0 + i, draw);
 }
 /* log(x) for x in (0, 1] and cos(2 pi u) for u in [0, 1), for normal(): written with
 ** exact steps (exponent bits, Sterbenz subtractions), correctly rounded operations (+ - * / sqrt), bit
@@ -630,7 +676,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 634 "input.cu"
+#line 680 "input.cu"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -646,7 +692,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 650 "input.cu"
+#line 696 "input.cu"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -662,7 +708,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 666 "input.cu"
+#line 712 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -703,7 +749,7 @@ static __global__ void gridg_k0_cuda(const gridg_k0_args A)
   f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
   f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 707 "input.cu"
+#line 753 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -815,7 +861,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 819 "input.cu"
+#line 865 "input.cu"
         } /* map i */
       }
     }
@@ -842,7 +888,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 846 "input.cu"
+#line 892 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -890,7 +936,7 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
       (void)cnp_x1;
 #line 23 "input.cnp"
       r_total += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 894 "input.cu"
+#line 940 "input.cu"
     } /* map i */
   }
   {  /* scalar total: this block's partial */
@@ -1036,7 +1082,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1040 "input.cu"
+#line 1086 "input.cu"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -1047,7 +1093,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1051 "input.cu"
+#line 1097 "input.cu"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -1058,7 +1104,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1062 "input.cu"
+#line 1108 "input.cu"
       }
     }
   }
@@ -1098,7 +1144,7 @@ static __global__ void gridg_k2_cuda(const gridg_k2_args A)
   (void)cnp_i;
 #line 25 "input.cnp"
   f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1102 "input.cu"
+#line 1148 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
 
@@ -1195,7 +1241,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1199 "input.cu"
+#line 1245 "input.cu"
         } /* map p */
       }
     }
@@ -1229,7 +1275,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1233 "input.cu"
+#line 1279 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1891,7 +1937,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
     CNP_G_TRY(gridg_k0(p, S),
               "input.cnp:17: map (j, i) in G");
-#line 1895 "input.cu"
+#line 1941 "input.cu"
 
     /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1900,13 +1946,13 @@ static int gridg_h_step(gridg_h *p, double dt)
       p->f_a = p->f_b;
       p->f_b = t;
     }
-#line 1904 "input.cu"
+#line 1950 "input.cu"
 
     /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
     CNP_G_TRY(gridg_k1(p, S),
               "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1910 "input.cu"
+#line 1956 "input.cu"
 
     /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1921,19 +1967,19 @@ static int gridg_h_step(gridg_h *p, double dt)
                   "input.cnp:24: halo h");
       p->stats.launches++;
     }
-#line 1925 "input.cu"
+#line 1971 "input.cu"
 
     /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
     CNP_G_TRY(gridg_k2(p, S),
               "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1931 "input.cu"
+#line 1977 "input.cu"
 
     /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
     CNP_G_TRY(gridg_k3(p, S),
               "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1937 "input.cu"
+#line 1983 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
