@@ -78,7 +78,7 @@ double half_round(double v) {
 }
 
 void fmt_float(Buf *b, double v, DType t) {
-  if (isinf(v)) {
+  if (isinf(v) && t != DT_F32 && t != DT_F16) {
     buf_puts(b, v > 0 ? "HUGE_VAL" : "(-HUGE_VAL)");
     return;
   }
@@ -87,7 +87,9 @@ void fmt_float(Buf *b, double v, DType t) {
     return;
   }
   if ((t == DT_F32 || t == DT_F16) && isinf((float)v)) {   /* 1e300 as f32: +-inf (rounded to
-    ** nearest, docs/language.md), not `1e300f` (gcc -Woverflow) */
+    ** nearest, docs/language.md), not `1e300f` (gcc -Woverflow); an f32 or f16 infinity (1e30
+    ** as f16) a float, not HUGE_VAL, which would make `fabsf(inf + h)` a double (found,
+    ** f16_inf_literal) */
     buf_puts(b, v > 0 ? "((float)HUGE_VAL)" : "(-(float)HUGE_VAL)");
     return;
   }
