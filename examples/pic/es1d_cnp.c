@@ -77,6 +77,7 @@ static int cnp_setup(void **state, const es1d_params *prm, char *err, size_t err
   cfg.strict = cfg.backend == CNP_BACKEND_CUDA;
   cfg.N = n;
   cfg.n_cells = nc;
+  cfg.n_nodes = nc + 1;
   cfg.L = prm->length;
   cfg.dt = prm->dt;
   cfg.wq = -(double)nc / (double)n;
