@@ -65,10 +65,16 @@ class Field:
 
 
 class Gen:
-    def __init__(self, seed, size, known):
+    def __init__(self, seed, size, known, cplx=True):
         self.r = random.Random(seed)
         self.size = size
         self.known = known
+        # cplx=False: no complex values anywhere (no c64/c128 field, param, let or
+        # subexpression, no fft): for runs of the CUDA unit, whose complex arithmetic is
+        # cuda::std::complex's and differs from C99's in the last bits (docs/robustness.md)
+        self.cplx = cplx
+        self.num = NUM if cplx else INTS + FLOATS
+        self.all = ["bool"] + self.num
         self.out = []
         self.nlet = 0
 
@@ -86,7 +92,7 @@ class Gen:
         o.append("pipeline %s;" % self.name)
         # per-step params of every dtype, and setup ones
         self.params = {}
-        for t in ALL:
+        for t in self.all:
             if self.chance(0.7) or t in ("f64", "i64", "bool"):
                 n = "q_%s" % t
                 self.params.setdefault(t, []).append(n)
@@ -135,14 +141,14 @@ class Gen:
 
         nrow = 3 + self.size
         for d in self.dims:
-            for t in r.sample(NUM, min(len(NUM), nrow)) + ["f64", "i64"]:
+            for t in r.sample(self.num, min(len(self.num), nrow)) + ["f64", "i64"]:
                 add("row", t, d, self.pick([1, 1, 1, 2, 3]))
             add("mask", "bool", d)
             add("key", self.pick(["i32", "i64", "u64"]), d)
             add("key", self.pick(["i32", "i64"]), d)
-        for t in r.sample(NUM, 4) + ["i64"]:
+        for t in r.sample(self.num, 4) + ["i64"]:
             add("tab", t, self.pick(["NC", "NT"]))
-        for t in r.sample(NUM, 3) + ["f64", "i64"]:
+        for t in r.sample(self.num, 3) + ["f64", "i64"]:
             add("acc", t, self.pick(["NC", "NT"]))
         self.off = add("off", "i64", "NC + 1")
         # scalars (reduced into by maps, read by later ones) and histories of them
@@ -228,7 +234,7 @@ class Gen:
                 gr["fields"].append(f)
                 gr["dep"] = f.name
                 gr["gout"] = row("py%d" % g).name
-            if all(b == "periodic" for b in bounds) and self.chance(0.6):
+            if self.cplx and all(b == "periodic" for b in bounds) and self.chance(0.6):
                 # a spectral grid: fft of a real field written (bounded, finite) just before,
                 # k-space maps scaling the transform in place by factors of modulus <= 1
                 # (wave()), ifft back; compared within the interpreter's tolerance, so no
@@ -475,7 +481,7 @@ class Gen:
                 return "(%s %s %s)" % (self.expr("bool", ctx, d), self.pick(["&&", "||"]), self.expr("bool", ctx, d))
             if k == 1:
                 return "!%s" % self.paren(self.expr("bool", ctx, d))
-            if k == 2:
+            if k == 2 and self.cplx:
                 u = self.pick(CPLX)
                 e = "(%s %s %s)" % (self.expr(u, ctx, d), self.pick(["==", "!="]), self.expr(u, ctx, d))
                 return e
@@ -521,7 +527,7 @@ class Gen:
             a = self.expr(t, ctx, d)
             ut = t
             if self.chance(0.3):                         # a narrower operand that promotes to t
-                ut = self.pick([u for u in NUM if promote(t, u) == t and (t not in INTS or u in INTS)])
+                ut = self.pick([u for u in self.num if promote(t, u) == t and (t not in INTS or u in INTS)])
             b = self.expr(ut, ctx, d)
             # (a large integer constant in a float operation was written as an integer, clang
             # -Wimplicit-const-int-float-conversion: fixed for a constant or literal operand,
@@ -580,7 +586,7 @@ class Gen:
                 return "%s(%s)" % (f, self.expr(t, ctx, d))
             if k == 1:
                 return "%s(%s, %s)" % (self.pick(["fmod", "pow", "min", "max", "atan2"]), self.expr(t, ctx, d), self.expr(t, ctx, d))
-            if k == 2 and t != "f16":
+            if k == 2 and t != "f16" and self.cplx:
                 c = "c64" if t == "f32" else "c128"
                 return "%s(%s)" % (self.pick(["real", "imag", "abs", "arg"]), self.expr(c, ctx, d))
             if k == 3:
@@ -660,7 +666,7 @@ class Gen:
             if k == 10:
                 k = 9
             if k <= 1:                                   # let
-                t = self.pick(NUM + ["bool"])
+                t = self.pick(self.num + ["bool"])
                 name = "l%d" % self.nlet
                 self.nlet += 1
                 v = self.expr(t, ctx)
@@ -681,7 +687,7 @@ class Gen:
                 # it is stored after)
                 sink = [f for f in self.fields if f.t == t and f.ext == ctx["over"] and f.kind == "row"
                         and f.name not in ctx["gathered"]]
-                if t in NUM and t != "bool" and self.chance(0.4):
+                if t in self.num and t != "bool" and self.chance(0.4):
                     lines.append("%s%s += %s;" % (pad, name, self.expr(t, ctx)))
                 else:
                     v = self.expr(t, ctx)
@@ -928,9 +934,10 @@ def main():
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--size", type=int, default=2, help="program size knob (1: tiny, 2: default, 5: large)")
     ap.add_argument("--known", action="store_true", help="also write constructs with known open bugs")
+    ap.add_argument("--no-complex", dest="cplx", action="store_false", help="no complex values at all")
     ap.add_argument("-o", "--output")
     a = ap.parse_args()
-    text = Gen(a.seed, a.size, a.known).program()
+    text = Gen(a.seed, a.size, a.known, a.cplx).program()
     if a.output:
         with open(a.output, "w") as f:
             f.write(text)
