@@ -549,6 +549,7 @@ typedef struct CnpOptions {
   ColorMode color;          /* --color=never|always|auto (default never) */
   const char *interpret;    /* --interpret IN: run the reference interpreter on data file IN */
   const char *interpret_out;/* --interpret-out OUT: where it writes the fields */
+  bool interpret_cuda;      /* --interpret-order=cuda: reductions in the CUDA backend's order */
 } CnpOptions;
 
 /* ======================================================================== the compilation */

@@ -801,7 +801,7 @@ static void exec_map_stmt(Interp *I, Stmt *s) {
   }
   case ST_REDUCE: {                                 /* into the row's lane */
     RedRT *r = red_of(I, s->target->ref.decl);
-    int l = (int)(I->lane_row % RED_LANES);
+    int l = I->cuda_order ? 0 : (int)(I->lane_row % RED_LANES);   /* CUDA: the row's own */
     Value *lane = &r->lane[l];
     DType t = r->scalar->dtype;
     Value v = eval_as(I, s->value, t);
@@ -825,6 +825,43 @@ static void exec_map_stmts(Interp *I, Stmt *s) {
 /* The call stops at an error of the interpreter or a failed statement (NAME_step() returns). */
 static bool halted(const Interp *I) { return I->failed || I->status; }
 
+/* CUDA's order (docs/language.md, "Reductions"): each row's value from the identity, each
+** block of RED_BLOCK rows combined in a fixed tree (pairs at distance RED_BLOCK / 2, ..., 1),
+** then one block combines the blocks' partials: thread t the partials t, t + RED_BLOCK, ...
+** in order from the identity, then the same tree. v[0..n), b[0..n): the rows' values and
+** bounds; the result and its bound in r->total, r->tb. */
+enum { RED_BLOCK = 256 };
+static void red_tree(Interp *I, RedRT *r, Value *v, double *b) {
+  DType t = r->scalar->dtype;
+  for (int s = RED_BLOCK / 2; s > 0; s >>= 1)
+    for (int k = 0; k < s; k++) {
+      Value nv = red_combine(I, r->op, v[k], v[k + s]);
+      b[k] = red_bound(r->op, t, b[k], b[k + s], v[k], v[k + s], nv);
+      v[k] = nv;
+    }
+}
+
+static void red_cuda(Interp *I, RedRT *r, const Value *rv, const double *rb, int64_t n) {
+  DType t = r->scalar->dtype;
+  Value id = red_identity(t, r->op), v[RED_BLOCK], acc[RED_BLOCK];
+  double b[RED_BLOCK], ab[RED_BLOCK];
+  int64_t nb = (n + RED_BLOCK - 1) / RED_BLOCK;
+  for (int k = 0; k < RED_BLOCK; k++) acc[k] = id, ab[k] = 0.0;
+  for (int64_t c = 0; c < nb; c++) {               /* block c's partial, into thread c % B */
+    for (int k = 0; k < RED_BLOCK; k++) {
+      int64_t i = c * RED_BLOCK + k;
+      v[k] = i < n ? rv[i] : id, b[k] = i < n ? rb[i] : 0.0;
+    }
+    red_tree(I, r, v, b);
+    int k = (int)(c % RED_BLOCK);
+    Value nv = red_combine(I, r->op, acc[k], v[0]);
+    ab[k] = red_bound(r->op, t, ab[k], b[0], acc[k], v[0], nv);
+    acc[k] = nv;
+  }
+  red_tree(I, r, acc, ab);
+  r->total = acc[0], r->tb = ab[0];
+}
+
 /* The body of a map (or an append) for its n rows first, first + 1, ... in order (the index
 ** the row, an append's k its place r); its reductions in the fixed order (RedRT), by r, each
 ** scalar set to its reduction over the rows after them. */
@@ -833,8 +870,17 @@ static void exec_rows(Interp *I, Stmt *s, int64_t first, int64_t n) {
   I->reds = reds, I->nreds = 0;
   collect_reds(I, s->body, reds, 64);
   for (int k = 0; k < I->nreds; k++) reds[k].total = red_identity(reds[k].scalar->dtype, reds[k].op), reds[k].tb = 0.0;
+  Value *rv = NULL;                                 /* CUDA's order: every row's value */
+  double *rb = NULL;
+  if (I->cuda_order && I->nreds && n > 0) {
+    rv = ia((size_t)n * (size_t)I->nreds * sizeof *rv);
+    rb = ia((size_t)n * (size_t)I->nreds * sizeof *rb);
+  }
   for (int64_t i = 0; i < n && !I->failed; i++) {
-    if (i % RED_CHUNK == 0)                         /* a new chunk: fresh lanes */
+    if (rv)                                         /* CUDA: each row from the identity */
+      for (int k = 0; k < I->nreds; k++)
+        reds[k].lane[0] = red_identity(reds[k].scalar->dtype, reds[k].op), reds[k].lb[0] = 0.0;
+    else if (i % RED_CHUNK == 0)                    /* a new chunk: fresh lanes */
       for (int k = 0; k < I->nreds; k++)
         for (int l = 0; l < RED_LANES; l++)
           reds[k].lane[l] = red_identity(reds[k].scalar->dtype, reds[k].op), reds[k].lb[l] = 0.0;
@@ -850,6 +896,10 @@ static void exec_rows(Interp *I, Stmt *s, int64_t first, int64_t n) {
     }
     if (s->kind == ST_APPEND && s->let) I->locals[s->let->id] = vint(DT_I64, i);
     exec_map_stmts(I, s->body);
+    if (rv) {
+      for (int k = 0; k < I->nreds; k++) rv[(int64_t)k * n + i] = reds[k].lane[0], rb[(int64_t)k * n + i] = reds[k].lb[0];
+      continue;
+    }
     if (i % RED_CHUNK == RED_CHUNK - 1 || i == n - 1)   /* the chunk's end: lanes, then total */
       for (int k = 0; k < I->nreds; k++) {
         RedRT *r = &reds[k];
@@ -864,6 +914,7 @@ static void exec_rows(Interp *I, Stmt *s, int64_t first, int64_t n) {
         r->total = nt;
       }
   }
+  for (int k = 0; rv && k < I->nreds && !I->failed; k++) red_cuda(I, &reds[k], rv + (int64_t)k * n, rb + (int64_t)k * n, n);
   for (int k = 0; k < I->nreds && !I->failed; k++) {   /* the scalar and its bound */
     FieldRT *sc = field_of(I, reds[k].scalar);
     store(sc, 0, reds[k].total);
@@ -1090,7 +1141,7 @@ static int write_outputs(Interp *I, const char *out_path, FILE *diag) {
 }
 
 int interp_run(Cnp *cc, const char *in_path, const char *out_path, FILE *diag) {
-  Interp I0 = {.cc = cc}, *I = &I0;
+  Interp I0 = {.cc = cc, .cuda_order = cc->opt && cc->opt->interpret_cuda}, *I = &I0;
   ia_arena = &cc->arena;
   FILE *in = fopen(in_path, "rb");
   if (!in) { fprintf(diag, "cnpc: error: cannot open '%s'\n", in_path); return 1; }

@@ -61,6 +61,8 @@ typedef struct Interp {
   Decl *append_dim;       /* running an append's body: its rows up to append_end are valid */
   int64_t append_end;
   struct RedRT *reds;     /* the reductions of the map being run */
+  bool cuda_order;        /* --interpret-order=cuda: each row from the identity, then the
+                          ** CUDA backend's block tree (interp.c, red_cuda) */
   int nreds;
   Expr **draws;           /* every draw call, in source order: its index is its draw number */
   int ndraws;

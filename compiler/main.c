@@ -41,6 +41,8 @@ static const char usage_text[] =
   "  --print              print the checked program back as .cnp source and stop\n"
   "  --interpret IN       run the steps with the reference interpreter on data file IN\n"
   "  --interpret-out OUT  (with --interpret) write the resulting fields to OUT\n"
+  "  --interpret-order=host|cuda  (with --interpret) reduce into scalars in the host\n"
+  "                       backend's order (the default) or the CUDA backend's block tree\n"
   "                       (the differential tests' file formats: docs/robustness.md)\n"
   "  --color=WHEN         color diagnostics: never (default), always, auto\n"
   "  --help, --version\n"
@@ -132,6 +134,8 @@ static int parse_args(int argc, char **argv, CnpOptions *opt) {
       NEED_ARG(); opt->interpret = next;
     } else if (!strcmp(a, "--interpret-out")) {
       NEED_ARG(); opt->interpret_out = next;
+    } else if (!strcmp(a, "--interpret-order=host") || !strcmp(a, "--interpret-order=cuda")) {
+      opt->interpret_cuda = !strcmp(a, "--interpret-order=cuda");
     } else if (!strcmp(a, "--check")) {
       opt->check_only = true;
     } else if (!strcmp(a, "-Werror")) {
