@@ -129,7 +129,7 @@ def generated(source_dir, tmp_path_factory, start):
     """The histories of es1d.cnp's step, set up as examples/pic/es1d_cnp.c does."""
     es1d = cnp.compile(str(source_dir / "examples/pic/es1d.cnp"), build_dir=str(tmp_path_factory.mktemp("es1d")))
     x0, v0 = start
-    with es1d.setup(N=N_PARTICLES, n_cells=N_CELLS, L=L, dt=DT, wq=-N_CELLS / N_PARTICLES,
+    with es1d.setup(N=N_PARTICLES, n_cells=N_CELLS, n_nodes=N_CELLS + 1, L=L, dt=DT, wq=-N_CELLS / N_PARTICLES,
                     mass=L / N_PARTICLES, n_hist=STEPS, once=STEPS + 1, rho_len=N_CELLS) as p:
         p.field("x")[...] = x0
         p.field("v")[...] = v0               # v^0: the first step pushes it back half a step

@@ -203,7 +203,7 @@ Test(gen, f16_constants_fold_to_their_f16_value)
   Buf c = {0};
   gen_unit(&u, &gen_target_host, &c);
   /* largest finite; overflow; a subnormal (17 * 2^-24); zero; a tie to even (-2048) */
-  cr_assert(strstr(buf_str(&c), "f_x[l_i] = (float)((((65504.0f + HUGE_VAL) + "
+  cr_assert(strstr(buf_str(&c), "f_x[l_i] = (float)((((65504.0f + ((float)HUGE_VAL)) + "
                                 "1.0132789611816406e-06f) + 0.0f) + -2048.0f);"),
             "%s", strstr(buf_str(&c), "f_x[l_i] ="));
   buf_free(&c);
