@@ -40,6 +40,11 @@ typedef struct FieldRT {
 
 typedef struct PlanRT { int64_t n_seg; int64_t *seg; int64_t n; } PlanRT;   /* segment of each row, -1 dropped */
 
+/* A reduction of the running map into a scalar (interp_red.c): the eight lanes of the host
+** order, the running total, and their error bounds. */
+enum { RED_CHUNK = 4096, RED_LANES = 8, RED_BLOCK = 256 };
+typedef struct RedRT { Decl *scalar; int op; Value lane[RED_LANES], total; double lb[RED_LANES], tb; } RedRT;
+
 typedef struct Interp {
   Cnp *cc;
   int ndecl;
@@ -90,6 +95,15 @@ int64_t setup_int(Interp *I, Expr *e);                /* a setup-time integer ex
 FieldRT *field_of(Interp *I, Decl *d);
 Value eval(Interp *I, Expr *e);
 Value arith(Interp *I, Expr *e, Op op, Value a, Value b);   /* a op b with the language's rules */
+int cmp_values(Value a, Value b, Op op);              /* a op b, a comparison */
+
+/* interp_red.c */
+Value red_identity(DType t, int op);                 /* 0, or the type's largest / smallest */
+Value red_combine(Interp *I, int op, Value acc, Value v);   /* one step: acc op v */
+double red_bound(int op, DType t, double ba, double bv, Value acc, Value v, Value r);
+void collect_reds(Interp *I, Stmt *s, RedRT *r, int cap);   /* a map's reductions, once each */
+RedRT *red_of(Interp *I, Decl *d);
+void red_cuda(Interp *I, RedRT *r, const Value *rv, const double *rb, int64_t n);   /* CUDA's order */
 Value eval_as(Interp *I, Expr *e, DType t);           /* e's value converted to t */
 int64_t elem_offset(Interp *I, Expr *e, FieldRT *f);  /* the element F[...] reads or writes */
 
