@@ -274,7 +274,7 @@ static int64_t small_const(const Expr *e) {
 /* Is e the same for every row of the kernel: literals, consts, params, step_index() and
 ** elements of fields the group never writes, read at constant indices inside constant
 ** extents (so reading them once, before the loop, is always in bounds)? */
-static bool kernel_invariant(GenOp *op, const Expr *e) {
+bool kernel_invariant(GenOp *op, const Expr *e) {
   switch (e->kind) {
   case EX_INT: case EX_FLOAT: case EX_BOOL: return true;
   case EX_NAME:

@@ -30,40 +30,22 @@ void scan_fused_types(GenUnit *u, Decl *x, const char **nc, const char **ut) {
             : arena_printf(&u->cc->arena, "A.f_%s_e%d", x->name, d);
 }
 
-/* Is a draw's seed the same for every row of the kernel: literals, consts and params
-** through operators, casts and calls other than draws? (Then the chunk can fill it.) */
-static bool seed_invariant(const Expr *e) {
-  switch (e->kind) {
-  case EX_INT: case EX_FLOAT: case EX_BOOL: return true;
-  case EX_NAME:
-    return !e->ref.local && e->ref.decl && (e->ref.decl->kind == DECL_CONST || e->ref.decl->kind == DECL_PARAM);
-  case EX_CALL:
-    if (builtin_is_draw(e->builtin) || e->builtin == BI_NONE || e->builtin == BI_STEP_INDEX) return false;
-    /* fall through */
-  case EX_UNARY: case EX_BINARY: case EX_CAST:
-    for (int i = 0; i < e->nargs; i++)
-      if (!seed_invariant(e->args[i])) return false;
-    return true;
-  default: return false;
-  }
-}
-
-static void draws_expr(DrawBufs *d, const Expr *e) {
+static void draws_expr(GenOp *op, DrawBufs *d, const Expr *e) {
   if (!e) return;
   if (e->kind == EX_CALL && (e->builtin == BI_UNIFORM || e->builtin == BI_UNIFORM_F32) &&
-      seed_invariant(e->args[0]) && d->n < DRAWBUF_MAX) {
+      kernel_invariant(op, e->args[0]) && d->n < DRAWBUF_MAX) {   /* its seed the same for every row */
     d->e[d->n++] = e;
     return;
   }
-  for (int i = 0; i < e->nargs; i++) draws_expr(d, e->args[i]);
+  for (int i = 0; i < e->nargs; i++) draws_expr(op, d, e->args[i]);
 }
 
-static void draws_stmts(DrawBufs *d, const Stmt *s) {
+static void draws_stmts(GenOp *op, DrawBufs *d, const Stmt *s) {
   for (; s; s = s->next) {
-    draws_expr(d, s->target);
-    draws_expr(d, s->value);
-    draws_stmts(d, s->body);
-    draws_stmts(d, s->else_body);
+    draws_expr(op, d, s->target);
+    draws_expr(op, d, s->value);
+    draws_stmts(op, d, s->body);
+    draws_stmts(op, d, s->else_body);
   }
 }
 
@@ -92,7 +74,7 @@ void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
   DrawBufs draws = {0};   /* plain maps over rows: uniform draws a chunk at a time */
   bool plain = !op->scan_fused;
   for (int m = 0; m < op->n_maps; m++) plain = plain && op->maps[m]->kind == ST_MAP && !op->maps[m]->gndim;
-  for (int m = 0; plain && m < op->n_maps; m++) draws_stmts(&draws, op->maps[m]->body);
+  for (int m = 0; plain && m < op->n_maps; m++) draws_stmts(op, &draws, op->maps[m]->body);
   if (draws.n) {
     Buf body6 = {.indent = 6};
     const char *fills = draw_fills(u, &k, &draws);
