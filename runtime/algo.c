@@ -765,8 +765,8 @@ cnp_dtype cnp_reduce_dtype(cnp_reduce_op op, cnp_dtype t)
 ** contiguous runs along one axis. */
 static int scan_axis(const cnp_array *a)
 {
-  if (a->ndim == 1) return 0;
   int c = is_contig(a, 0), f = is_contig(a, 1);
+  if (a->ndim == 1) return c ? 0 : -1;         /* a strided vector is no contiguous run */
   if (c && f) {
     for (int d = 0; d < a->ndim; d++)
       if (a->shape[d] != 1) return d;
@@ -819,6 +819,9 @@ static cnp_status check_scan(const cnp_array *in, const cnp_array *out, cnp_scan
   for (int d = 0; same_shape && d < in->ndim; d++) same_shape = out->shape[d] == in->shape[d];
   if (!same_shape) return cnp__fail(CNP_ESHAPE, op, "out and in differ in shape");
   int axis = scan_axis(in);
+  if (axis < 0 && in->ndim == 1)
+    return cnp__fail(CNP_ELAYOUT, op, "in is not contiguous (stride %lld bytes)",
+                     (long long)in->strides[0]);
   if (axis < 0)
     return cnp__fail(CNP_ELAYOUT, op, "in is neither C- nor F-contiguous");
   for (int d = 0; d < in->ndim && numel_of(in) > 0; d++)

@@ -238,9 +238,10 @@ cnp_status cnp_segment_plan_build_sorted_device_count(cnp_segment_plan *plan,
 ** Scans and reductions, deterministic on both backends (the orders: docs/algorithms.md).
 **
 ** cnp_scan: prefix sums along the element axis, every component at once.
-**   in:    int32, int64, uint64, float16, float32 or float64; 1-D (N,), or a component-
-**          major C-order (k..., N) array (each component a contiguous run of N elements),
-**          or its F-order twin (N, k...). The element axis is the last axis of a C-order
+**   in:    int32, int64, uint64, float16, float32 or float64; 1-D contiguous (N,) (a
+**          strided or stride-0 vector is CNP_ELAYOUT), or a component-major C-order
+**          (k..., N) array (each component a contiguous run of N elements), or its
+**          F-order twin (N, k...). The element axis is the last axis of a C-order
 **          array, axis 0 of an F-order one, the axis of extent > 1 of an array that is both
 **          (a (N, 1) column scans along N). Anything else is CNP_ELAYOUT.
 **   out:   the same dtype, shape and strides (CNP_EDTYPE / CNP_ESHAPE / CNP_ELAYOUT), on the

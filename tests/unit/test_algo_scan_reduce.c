@@ -287,6 +287,19 @@ Test(algo_scan, errors)
   strided.strides[0] = 16;
   cnp_array o4 = o;
   o4.shape[0] = 4;
+  cnp_array o4s = o4;                          /* a strided vector is no contiguous run */
+  o4s.strides[0] = 16;
+  double before[8];
+  memcpy(before, a.data, sizeof before);
+  EXPECT_FAIL(cnp_scan(&strided, &o4s, CNP_SCAN_INCLUSIVE, NULL, NULL, NULL), CNP_ELAYOUT,
+              "in is not contiguous (stride 16 bytes)");
+  EXPECT_FAIL(cnp_scan(&strided, &strided, CNP_SCAN_EXCLUSIVE, NULL, NULL, NULL), CNP_ELAYOUT,
+              "in is not contiguous (stride 16 bytes)");
+  cnp_array bcast = a;                         /* stride 0: one element seen 8 times */
+  bcast.strides[0] = 0;
+  EXPECT_FAIL(cnp_scan(&bcast, &bcast, CNP_SCAN_INCLUSIVE, NULL, NULL, NULL), CNP_ELAYOUT,
+              "in is not contiguous (stride 0 bytes)");
+  cr_assert_eq(memcmp(before, a.data, sizeof before), 0, "a failed scan changed its input");
   cnp_array m3 = m23;
   m3.strides[0] = 48;                          /* rows 48 bytes apart: neither C nor F */
   cnp_array m3o = m3;
@@ -328,8 +341,6 @@ Test(algo_scan, errors)
   EXPECT_FAIL(cnp_reduce(&fc, CNP_REDUCE_SUM, &fr, NULL, NULL, NULL), CNP_EUNSUPPORTED,
               "cnp_reduce: this libcnp was built without CUDA");
 #endif
-  (void)strided;
-  (void)o4;
   cnp_workspace_destroy(ws);
   cnp_array all[10] = {a, o, b, i32, o7, m23, m32, mf, cnt, c64};
   free_all(all, 10);
