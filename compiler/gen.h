@@ -304,6 +304,7 @@ typedef struct KCtx {
   int unsw_val;
   const struct DrawBufs *dbuf;   /* host plain kernel: uniform draws read from the chunk's
                                  ** buffers cnp_dN (gen_host.c, kernel_draws), or NULL */
+  bool red_buf;           /* host reduction: the row's value into cnp_t_S[cnp_i - cnp_s] */
 } KCtx;
 
 /* The uniform()/uniform_f32() calls of a plain host kernel whose seed is the same for every
@@ -385,6 +386,7 @@ void pgrid_graph_gather(GenUnit *u, Buf *b, GenOp *op, const char *D);
 #define RED_BLOCK 256     /* CUDA: threads per block of a reducing kernel, and of the combine */
 #define RED_CHUNK 4096    /* host: rows per chunk of a reducing loop */
 #define RED_LANES 8       /* host: accumulators per chunk (row i into lane i % RED_LANES) */
+#define RED_SUB 512       /* host, a kernel that scatter-adds: rows per sub-block of row values */
 #define PRIV_ROWS 16      /* host: rows per element of the scatter-add targets in a block, at least */
 #define SCAN_CHUNK 1024   /* both: rows per chunk of a scan */
 #define SCAN_TILE 16      /* host, one thread: work items (4 chunks) per tile of a scan */
@@ -393,6 +395,7 @@ bool red_group(const GenOp *op);                /* ... some map of a fused group
 const char *red_ident(DType t, int op);         /* the identity of a reduction, as C text */
 /* "acc = acc OP v;" for a reduction of dtype t (signed sums wrap). */
 void red_line(Buf *b, DType t, int op, const char *acc, const char *v);
+void red_store(Buf *b, const char *acc, const char *v);   /* acc = v; */
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
 void red_kernel_cuda_tail(GenUnit *u, Buf *b, GenOp *op, KUse *use);   /* block partials */
 void red_combine_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);       /* the second pass */

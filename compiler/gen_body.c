@@ -209,9 +209,12 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
     Buf v = {0};
     DType tt = s->target->ref.decl->dtype;
     gen_ex_as(k, &v, s->value, tt);
-    red_line(b, tt, s->red, arena_printf(&u->cc->arena, k->lanes ? "r_%s[cnp_l]" : "r_%s",
-                                         s->target->ref.decl->name),
-             arena_printf(&u->cc->arena, "(%s)(%s)", gen_ctype(tt), buf_str(&v)));
+    const char *val = arena_printf(&u->cc->arena, "(%s)(%s)", gen_ctype(tt), buf_str(&v));
+    if (k->red_buf)   /* the lanes take it after the sub-block (gen_red.c, red_buffered) */
+      red_store(b, arena_printf(&u->cc->arena, "cnp_t_%s[cnp_i - cnp_s]", s->target->ref.decl->name), val);
+    else
+      red_line(b, tt, s->red, arena_printf(&u->cc->arena, k->lanes ? "r_%s[cnp_l]" : "r_%s",
+                                           s->target->ref.decl->name), val);
     buf_free(&v);
     return;
   }

@@ -59,6 +59,42 @@ void red_line(Buf *b, DType t, int op, const char *acc, const char *v) {
   else EMIT_SNIPPET(b, TM, "red_minmax", {"acc", acc}, {"v", v}, {"T", ct}, {"op", op == RED_MIN ? "<" : ">"});
 }
 
+void red_store(Buf *b, const char *acc, const char *v) {
+  EMIT_SNIPPET(b, TM, "red_store", {"acc", acc}, {"v", v});
+}
+
+/* The reductions into f in statements s: *n counts them, *cond is set when one sits in an
+** if (a row may skip it). */
+static void red_uses(const Stmt *s, const Decl *f, bool nested, int *n, bool *cond) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_REDUCE && s->target->ref.decl == f) {
+      (*n)++;
+      *cond |= nested;
+    }
+    red_uses(s->body, f, nested || s->kind == ST_IF, n, cond);
+    red_uses(s->else_body, f, true, n, cond);
+  }
+}
+
+/* A kernel that scatter-adds (its body cannot vectorize anyway) keeps each row's value of a
+** scalar in a buffer and reduces the buffer into the lanes after each sub-block of RED_SUB
+** rows, instead of a lane loop around the body: the same operations in the same order, so the
+** same bits, as long as a row reduces into each scalar at most once (a row that does not adds
+** the identity: x + 0 is x, as a lane, which starts at +0, is never -0) and the scalar is a
+** plain integer or float. */
+static bool red_buffered(const GenOp *op, const KUse *use, bool *cond) {
+  if (use->n_privs == 0 || use->n_reds == 0) return false;
+  for (int i = 0; i < use->n_reds; i++) {
+    DType t = use->reds[i]->dtype;
+    if (t != DT_I32 && t != DT_I64 && t != DT_U64 && t != DT_F32 && t != DT_F64) return false;
+    int n = 0;
+    cond[i] = false;
+    for (int m = 0; m < op->n_maps; m++) red_uses(op->maps[m]->body, use->reds[i], false, &n, &cond[i]);
+    if (n != 1) return false;
+  }
+  return true;
+}
+
 /* red_line() as a block at `indent`. */
 static const char *red_block(GenUnit *u, int indent, DType t, int op, const char *acc, const char *v) {
   Buf c = {.indent = indent};
@@ -90,7 +126,7 @@ static const char *priv_chunks(GenUnit *u, const KUse *use, bool kern) {
 }
 
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use, NULL, 0, NULL};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use, NULL, 0, NULL, false};
   Arena *a = &u->cc->arena;
   const char *L = gen_int(u, RED_LANES);
   bool pv = use->n_privs > 0;
@@ -117,9 +153,15 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   }
   Buf body1 = {.indent = 6 + in + up};
   Buf body8b = {.indent = body8.indent}, body6b = {.indent = body6.indent}, body1b = {.indent = body1.indent};
+  bool cond[64];
+  const bool rb = red_buffered(op, use, cond);
+  if (rb) body1.indent = body1b.indent = 8 + in + up;
   for (int v = uc ? 1 : 0; v >= 0; v--) {
     k.unsw = uc, k.unsw_val = v;
-    if (use->n_reds) {
+    if (rb) {
+      k.lanes = false, k.red_buf = true;
+      group_body(&k, v == 1 || !uc ? &body1 : &body1b, op);
+    } else if (use->n_reds) {
       group_body(&k, v == 1 || !uc ? &body8 : &body8b, op);
       group_body(&k, v == 1 || !uc ? &body6 : &body6b, op);
     } else {
@@ -128,11 +170,20 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
     }
   }
   k.unsw = NULL;
+  Buf tbufs = {.indent = lanes.indent}, rowinit = {.indent = 8 + in + up}, pass = {.indent = 6 + in + up};
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
     EMIT_SNIPPET(&lanes_end, TM, "lane_end", {"L", L}, {"f", f->name},
-                 {"combine", red_block(u, 6, f->dtype, use->red_op[i], arena_printf(a, "r_%s[0]", f->name),
-                                       arena_printf(a, "r_%s[cnp_l]", f->name))});
+                 {"combine", red_block(u, lanes_end.indent + 2, f->dtype, use->red_op[i],
+                                       arena_printf(a, "r_%s[0]", f->name), arena_printf(a, "r_%s[cnp_l]", f->name))});
+    if (!rb) continue;
+    const char *ct = gen_ctype(f->dtype), *lane = arena_printf(a, "r_%s[cnp_l]", f->name),
+               *slot = arena_printf(a, "cnp_t_%s[cnp_g + cnp_l]", f->name);
+    EMIT_SNIPPET(&tbufs, TM, "tbuf_decl", {"T", ct}, {"f", f->name}, {"SB", gen_int(u, RED_SUB)});
+    if (cond[i]) EMIT_SNIPPET(&rowinit, TM, "tbuf_init", {"f", f->name}, {"id", red_ident(f->dtype, use->red_op[i])});
+    EMIT_SNIPPET(&pass, TM, "lane_pass", {"f", f->name}, {"L", L},
+                 {"combine8", red_block(u, pass.indent + 6, f->dtype, use->red_op[i], lane, slot)},
+                 {"combine1", red_block(u, pass.indent + 4, f->dtype, use->red_op[i], lane, slot)});
   }
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
@@ -143,6 +194,7 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   }
   Buf chunk = {.indent = 4 + in};
   const char *lanes_s = buf_take(u, &lanes), *lanes_end_s = buf_take(u, &lanes_end);
+  const char *tbufs_s = buf_take(u, &tbufs), *rowinit_s = buf_take(u, &rowinit), *pass_s = buf_take(u, &pass);
   if (uc) {
     Buf c = {0};
     gen_ex(&k, &c, (Expr *)uc);
@@ -152,16 +204,24 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
     buf_line(&chunk, "if (cnp_u) {");
     chunk.indent += 2;
   }
-  EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", lanes_s},
-               {"body8", buf_take(u, &body8)}, {"body6", buf_take(u, &body6)},
-               {"body", buf_take(u, &body1)}, {"red", use->n_reds ? "1" : ""}, {"lanes_end", lanes_end_s});
+  for (int v = uc ? 1 : 0; v >= 0; v--) {
+    if (v == 0 && uc) {
+      chunk.indent -= 2;
+      buf_line(&chunk, "} else {");
+      chunk.indent += 2;
+    }
+    bool first = v == 1 || !uc;
+    if (rb)
+      EMIT_SNIPPET(&chunk, TM, "chunk_buf", {"CH", gen_int(u, RED_CHUNK)}, {"SB", gen_int(u, RED_SUB)},
+                   {"lanes", lanes_s}, {"tbufs", tbufs_s}, {"rowinit", rowinit_s},
+                   {"body", buf_take(u, first ? &body1 : &body1b)}, {"pass", pass_s}, {"lanes_end", lanes_end_s});
+    else
+      EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", lanes_s},
+                   {"body8", buf_take(u, first ? &body8 : &body8b)}, {"body6", buf_take(u, first ? &body6 : &body6b)},
+                   {"body", buf_take(u, first ? &body1 : &body1b)}, {"red", use->n_reds ? "1" : ""},
+                   {"lanes_end", lanes_end_s});
+  }
   if (uc) {
-    chunk.indent -= 2;
-    buf_line(&chunk, "} else {");
-    chunk.indent += 2;
-    EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", lanes_s},
-                 {"body8", buf_take(u, &body8b)}, {"body6", buf_take(u, &body6b)},
-                 {"body", buf_take(u, &body1b)}, {"red", use->n_reds ? "1" : ""}, {"lanes_end", lanes_end_s});
     chunk.indent -= 2;
     buf_line(&chunk, "}");
   }

@@ -332,7 +332,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
-      r_ke[0] += r_ke[cnp_l];
+        r_ke[0] += r_ke[cnp_l];
       A.rp_ke[cnp_c] = r_ke[0];
     } else {
       double r_ke[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -368,7 +368,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
-      r_ke[0] += r_ke[cnp_l];
+        r_ke[0] += r_ke[cnp_l];
       A.rp_ke[cnp_c] = r_ke[0];
     }
   }
