@@ -202,7 +202,11 @@ def slot(t, r, edge):
     return b + bytes(16 - len(b))
 
 
-def make_data(decls, seed, steps, size=2):
+def make_data(decls, seed, steps, size=2, big=False):
+    """The data file: setup params, dims (capacity, live extent), fields, step params. With
+    big, every dim's capacity is 4097 to 9096 (several chunks of 4096 rows, sub-blocks of
+    512, scans' chunks of 1024); otherwise small. The same stream of draws either way up to
+    the first dim, so a seed's small data never changes."""
     r = random.Random(seed * 7919 + 17)
     edge = r.choice([0.0, 0.05, 0.2])
     env = {}
@@ -219,6 +223,8 @@ def make_data(decls, seed, steps, size=2):
                 out.append(slot(d["t"], r, edge))
         elif d["kind"] == "dim":
             cap = r.randint(1, 12 * size + 8)
+            if big:
+                cap = 4097 + (cap * 613 + seed) % 5000
             live = cap if r.random() < (0.2 if decls[0].get("appends") else 0.7) else r.randint(0, cap)
             env[d["name"]] = cap
             out.append(struct.pack("<qq", cap, live))
