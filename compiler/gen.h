@@ -344,7 +344,8 @@ const char *row_name(GenUnit *u, Decl *f, int64_t comp);
 bool signed_int(DType t);
 void group_body(KCtx *k, Buf *b, GenOp *op);
 const Expr *group_invariant_cond(GenOp *op);   /* gen_expr.c: a condition to unswitch on, or NULL */
-bool kernel_invariant(GenOp *op, const Expr *e);   /* gen_body.c: the same for every row of the group */
+bool kernel_invariant(GenOp *op, const Expr *e);   /* gen_body.c: the same for every row of the group
+                                                    ** (op NULL: no field element counts) */
 void group_use(GenUnit *u, GenOp *op, KUse *use);
 bool kuse_priv(const KUse *use, const Decl *f);   /* a privatized scatter-add target */
 void kernel_args(GenUnit *u, Buf *b, GenOp *op, KUse *use, const GenTarget *t);

@@ -285,7 +285,7 @@ bool kernel_invariant(GenOp *op, const Expr *e) {
            (e->ref.decl->kind == DECL_CONST || e->ref.decl->kind == DECL_PARAM);
   case EX_INDEX: {
     Decl *f = e->ref.decl;
-    if (e->ref.local || !f || f->kind != DECL_FIELD || f->scalar || f->history_of.name ||
+    if (!op || e->ref.local || !f || f->kind != DECL_FIELD || f->scalar || f->history_of.name ||
         e->nargs != f->shape.rank)
       return false;
     for (int i = 0; i < e->nargs; i++) {

@@ -170,6 +170,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -319,7 +328,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 323 "input.c"
+#line 332 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -376,7 +385,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 380 "input.c"
+#line 389 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -412,7 +421,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 416 "input.c"
+#line 425 "input.c"
         } /* map i */
       }
     }
@@ -650,7 +659,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
   CNP_G_TRY(csort_k0(p, S),
             "input.cnp:11: map i in N");
-#line 654 "input.c"
+#line 663 "input.c"
 
   /* input.cnp:16: compact live (x, v, bin); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -669,7 +678,7 @@ static int csort_h_step(csort_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 673 "input.c"
+#line 682 "input.c"
   }
 
   /* input.cnp:17: sort bin (x, v); */
@@ -685,7 +694,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:17: sort bin (x, v)");
       p->stats.launches++;
     }
-#line 689 "input.c"
+#line 698 "input.c"
   }
 
   /* input.cnp:18: byb = segments(bin, nb); */
@@ -698,7 +707,7 @@ static int csort_h_step(csort_h *p)
                 "input.cnp:18: byb = segments(bin, nb)");
       p->stats.launches++;
     }
-#line 702 "input.c"
+#line 711 "input.c"
   }
 
   /* input.cnp:19: sum byb (v) -> total; */
@@ -716,7 +725,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
       }
     }
-#line 720 "input.c"
+#line 729 "input.c"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

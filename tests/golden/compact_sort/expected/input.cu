@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -358,7 +367,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
         r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
         r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 362 "input.cu"
+#line 371 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -415,7 +424,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           r_live = (uint8_t)(r_x >= 0.0);
 #line 14 "input.cnp"
           r_bin = (int64_t)cnp_g_f64_i64(r_x);
-#line 419 "input.cu"
+#line 428 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -451,7 +460,7 @@ static int csort_k0_host(const csort_k0_args *ap, csort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
           f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 455 "input.cu"
+#line 464 "input.cu"
         } /* map i */
       }
     }
@@ -494,7 +503,7 @@ static __global__ void csort_k0_cuda(const csort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] >= 0.0);
 #line 14 "input.cnp"
     f_bin[l_i] = (int64_t)cnp_g_f64_i64(f_x[l_i]);
-#line 498 "input.cu"
+#line 507 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -936,7 +945,7 @@ static int csort_h_step(csort_h *p)
 #line 11 "input.cnp"
     CNP_G_TRY(csort_k0(p, S),
               "input.cnp:11: map i in N");
-#line 940 "input.cu"
+#line 949 "input.cu"
 
     /* input.cnp:16: compact live (x, v, bin); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -955,7 +964,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 959 "input.cu"
+#line 968 "input.cu"
     }
 
     /* input.cnp:17: sort bin (x, v); */
@@ -972,7 +981,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 976 "input.cu"
+#line 985 "input.cu"
     }
 
     /* input.cnp:18: byb = segments(bin, nb); */
@@ -986,7 +995,7 @@ static int csort_h_step(csort_h *p)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 990 "input.cu"
+#line 999 "input.cu"
     }
 
     /* input.cnp:19: sum byb (v) -> total; */
@@ -1004,7 +1013,7 @@ static int csort_h_step(csort_h *p)
           p->stats.launches++;
         }
       }
-#line 1008 "input.cu"
+#line 1017 "input.cu"
     }
   }
   p->stats.steps++;

@@ -247,6 +247,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -567,7 +576,7 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_fft_forward(p->fft_0, &p->f_rho, &p->f_rho_hat, S),
             "input.cnp:15: fft rho -> rho_hat");
   p->stats.launches++;
-#line 571 "input.c"
+#line 580 "input.c"
 
   /* input.cnp:16: ifft rho_hat -> phi; */
 #line 16 "input.cnp"
@@ -578,14 +587,14 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_g_fft_scale_f64(&p->f_phi, cnp_fft_norm(p->fft_0), S),
             "input.cnp:16: ifft rho_hat -> phi");
   p->stats.launches++;
-#line 582 "input.c"
+#line 591 "input.c"
 
   /* input.cnp:17: fft E -> E_hat; */
 #line 17 "input.cnp"
   CNP_G_TRY(cnp_fft_forward(p->fft_1, &p->f_E, &p->f_E_hat, S),
             "input.cnp:17: fft E -> E_hat");
   p->stats.launches++;
-#line 589 "input.c"
+#line 598 "input.c"
 
   /* input.cnp:18: ifft E_hat -> E; */
 #line 18 "input.cnp"
@@ -596,7 +605,7 @@ static int spec_h_step(spec_h *p)
   CNP_G_TRY(cnp_g_fft_scale_f32(&p->f_E, cnp_fft_norm(p->fft_1), S),
             "input.cnp:18: ifft E_hat -> E");
   p->stats.launches++;
-#line 600 "input.c"
+#line 609 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -170,6 +170,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -288,7 +297,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       double l_t = (double)(f_a[l_i] * P_dt);
 #line 14 "input.cnp"
       f_a[l_i] = (double)(f_a[l_i] + l_t);
-#line 292 "input.c"
+#line 301 "input.c"
     } /* map i */
     { /* input.cnp:16: map j in N */
       const int64_t l_j = cnp_i;
@@ -296,7 +305,7 @@ static int fuse_k0_host(const fuse_k0_args *ap)
       f_b[l_j] = (float)(((float)f_a[l_j]) * P_k);
 #line 18 "input.cnp"
       f_keep[l_j] = (uint8_t)(f_b[l_j] > 0.5f);
-#line 300 "input.c"
+#line 309 "input.c"
     } /* map j */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -341,7 +350,7 @@ static int fuse_k1_host(const fuse_k1_args *ap)
       const int64_t l_q = cnp_i;
 #line 20 "input.cnp"
       f_m[l_q] = (int32_t)cnp_g_add_i32(f_m[l_q], 1);
-#line 345 "input.c"
+#line 354 "input.c"
     } /* map q */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -510,13 +519,13 @@ static int fuse_h_step(fuse_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(fuse_k0(p, S),
             "input.cnp:12: map i in N");
-#line 514 "input.c"
+#line 523 "input.c"
 
   /* input.cnp:20: map q in M { m[q] = m[q] + 1; } */
 #line 20 "input.cnp"
   CNP_G_TRY(fuse_k1(p, S),
             "input.cnp:20: map q in M { m[q] = m[q] + 1; }");
-#line 520 "input.c"
+#line 529 "input.c"
 
   /* input.cnp:21: compact keep (a, b); */
 #line 21 "input.cnp"
@@ -533,7 +542,7 @@ static int fuse_h_step(fuse_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 537 "input.c"
+#line 546 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -170,6 +170,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -304,7 +313,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 308 "input.c"
+#line 317 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -366,7 +375,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 370 "input.c"
+#line 379 "input.c"
         } /* map i */
       }
     }
@@ -376,7 +385,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 380 "input.c"
+#line 389 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -437,7 +446,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 441 "input.c"
+#line 450 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -481,7 +490,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 485 "input.c"
+#line 494 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -679,13 +688,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
   /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 683 "input.c"
+#line 692 "input.c"
 
     /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_loop_k0(p, S),
               "input.cnp:17: map i in m");
-#line 689 "input.c"
+#line 698 "input.c"
 
     /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -694,18 +703,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->f_u = p->f_w;
       p->f_w = t;
     }
-#line 698 "input.c"
+#line 707 "input.c"
 
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   } /* repeat (cnp_rep_16_3) */
-#line 703 "input.c"
+#line 712 "input.c"
 
   /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
   CNP_G_TRY(graph_loop_k1(p, S),
             "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 709 "input.c"
+#line 718 "input.c"
 
   /* ---- input.cnp:26: step inject on s ---- */
   S = p->s_s;
@@ -714,7 +723,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
   CNP_G_TRY(graph_loop_k2(p, S),
             "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 718 "input.c"
+#line 727 "input.c"
 
   /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -730,7 +739,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 734 "input.c"
+#line 743 "input.c"
 
   /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -744,7 +753,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     if (want > room)
       return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
   }
-#line 748 "input.c"
+#line 757 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

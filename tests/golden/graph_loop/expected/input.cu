@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -392,7 +401,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 396 "input.cu"
+#line 405 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -419,7 +428,7 @@ static __global__ void graph_loop_k0_cuda(const graph_loop_k0_args A)
     double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
     f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 423 "input.cu"
+#line 432 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -504,7 +513,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 508 "input.cu"
+#line 517 "input.cu"
         } /* map i */
       }
     }
@@ -514,7 +523,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 518 "input.cu"
+#line 527 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -546,7 +555,7 @@ static __global__ void graph_loop_k1_cuda(const graph_loop_k1_args A)
       const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
       { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res = cnp_v > r_res ? cnp_v : r_res; }
-#line 550 "input.cu"
+#line 559 "input.cu"
     } /* map i */
   }
   {  /* scalar res: this block's partial */
@@ -659,7 +668,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 663 "input.cu"
+#line 672 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -683,7 +692,7 @@ static __global__ void graph_loop_k2_cuda(const graph_loop_k2_args A)
     f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
     f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 687 "input.cu"
+#line 696 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -753,7 +762,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 757 "input.cu"
+#line 766 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -780,7 +789,7 @@ static __global__ void graph_loop_k3_cuda(const graph_loop_k3_args A)
     const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
     f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 784 "input.cu"
+#line 793 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1544,13 +1553,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1548 "input.cu"
+#line 1557 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1554 "input.cu"
+#line 1563 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1559,18 +1568,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1563 "input.cu"
+#line 1572 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1568 "input.cu"
+#line 1577 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1574 "input.cu"
+#line 1583 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1586,7 +1595,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1590 "input.cu"
+#line 1599 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1602,7 +1611,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1606 "input.cu"
+#line 1615 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1616,7 +1625,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1620 "input.cu"
+#line 1629 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -170,6 +170,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -333,7 +342,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 337 "input.c"
+#line 346 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -391,7 +400,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 395 "input.c"
+#line 404 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -427,7 +436,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 431 "input.c"
+#line 440 "input.c"
         } /* map i */
       }
     }
@@ -693,7 +702,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 697 "input.c"
+#line 706 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -712,7 +721,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 716 "input.c"
+#line 725 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -728,7 +737,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w)");
       p->stats.launches++;
     }
-#line 732 "input.c"
+#line 741 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -741,7 +750,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells)");
       p->stats.launches++;
     }
-#line 745 "input.c"
+#line 754 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -759,14 +768,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 763 "input.c"
+#line 772 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 770 "input.c"
+#line 779 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -776,14 +785,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 780 "input.c"
+#line 789 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 787 "input.c"
+#line 796 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

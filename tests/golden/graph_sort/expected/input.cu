@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -372,7 +381,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 376 "input.cu"
+#line 385 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -430,7 +439,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 434 "input.cu"
+#line 443 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -466,7 +475,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 470 "input.cu"
+#line 479 "input.cu"
         } /* map i */
       }
     }
@@ -510,7 +519,7 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
     f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 514 "input.cu"
+#line 523 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -979,7 +988,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 983 "input.cu"
+#line 992 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -998,7 +1007,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 1002 "input.cu"
+#line 1011 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -1015,7 +1024,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 1019 "input.cu"
+#line 1028 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -1029,7 +1038,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 1033 "input.cu"
+#line 1042 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -1047,7 +1056,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 1051 "input.cu"
+#line 1060 "input.cu"
     }
   }
 
@@ -1055,7 +1064,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 1059 "input.cu"
+#line 1068 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -1065,14 +1074,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 1069 "input.cu"
+#line 1078 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 1076 "input.cu"
+#line 1085 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -676,7 +685,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 680 "input.cu"
+#line 689 "input.cu"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -692,7 +701,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 696 "input.cu"
+#line 705 "input.cu"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -708,7 +717,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 712 "input.cu"
+#line 721 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -749,7 +758,7 @@ static __global__ void gridg_k0_cuda(const gridg_k0_args A)
   f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
   f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 753 "input.cu"
+#line 762 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -861,7 +870,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 865 "input.cu"
+#line 874 "input.cu"
         } /* map i */
       }
     }
@@ -888,7 +897,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 892 "input.cu"
+#line 901 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -936,7 +945,7 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
       (void)cnp_x1;
 #line 23 "input.cnp"
       r_total += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 940 "input.cu"
+#line 949 "input.cu"
     } /* map i */
   }
   {  /* scalar total: this block's partial */
@@ -1082,7 +1091,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1086 "input.cu"
+#line 1095 "input.cu"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -1093,7 +1102,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1097 "input.cu"
+#line 1106 "input.cu"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -1104,7 +1113,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1108 "input.cu"
+#line 1117 "input.cu"
       }
     }
   }
@@ -1144,7 +1153,7 @@ static __global__ void gridg_k2_cuda(const gridg_k2_args A)
   (void)cnp_i;
 #line 25 "input.cnp"
   f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1148 "input.cu"
+#line 1157 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
 
@@ -1241,7 +1250,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1245 "input.cu"
+#line 1254 "input.cu"
         } /* map p */
       }
     }
@@ -1275,7 +1284,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1279 "input.cu"
+#line 1288 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1937,7 +1946,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
     CNP_G_TRY(gridg_k0(p, S),
               "input.cnp:17: map (j, i) in G");
-#line 1941 "input.cu"
+#line 1950 "input.cu"
 
     /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1946,13 +1955,13 @@ static int gridg_h_step(gridg_h *p, double dt)
       p->f_a = p->f_b;
       p->f_b = t;
     }
-#line 1950 "input.cu"
+#line 1959 "input.cu"
 
     /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
     CNP_G_TRY(gridg_k1(p, S),
               "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1956 "input.cu"
+#line 1965 "input.cu"
 
     /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1967,19 +1976,19 @@ static int gridg_h_step(gridg_h *p, double dt)
                   "input.cnp:24: halo h");
       p->stats.launches++;
     }
-#line 1971 "input.cu"
+#line 1980 "input.cu"
 
     /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
     CNP_G_TRY(gridg_k2(p, S),
               "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1977 "input.cu"
+#line 1986 "input.cu"
 
     /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
     CNP_G_TRY(gridg_k3(p, S),
               "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1983 "input.cu"
+#line 1992 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -375,7 +384,7 @@ static int redbuf_k0_host(const redbuf_k0_args *ap)
           { /* input.cnp:13: map i in N */
             const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
-            int64_t l_c = (int64_t)cnp_g_min_i64(cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
+            int64_t l_c = (int64_t)cnp_g_min_br_i64(cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
 #line 15 "input.cnp"
             pv_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)] += (double)1.0;
 #line 16 "input.cnp"
@@ -387,7 +396,7 @@ static int redbuf_k0_host(const redbuf_k0_args *ap)
 #line 18 "input.cnp"
               cnp_t_nfast[cnp_i - cnp_s] = (int64_t)(1);
             }
-#line 391 "input.cu"
+#line 400 "input.cu"
           } /* map i */
         }
         {  /* the sub-block's values of ke into the lanes, in row order */
@@ -495,7 +504,7 @@ static __global__ void redbuf_k0_cuda(const redbuf_k0_args A)
 #line 18 "input.cnp"
         r_nfast = (int64_t)((uint64_t)r_nfast + (uint64_t)(int64_t)(1));
       }
-#line 499 "input.cu"
+#line 508 "input.cu"
     } /* map i */
   }
   {  /* scalar ke: this block's partial */
@@ -703,14 +712,14 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
           { /* input.cnp:20: map i in N */
             const int64_t l_i = cnp_i;
 #line 21 "input.cnp"
-            int64_t l_c = (int64_t)cnp_g_min_i64(cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
+            int64_t l_c = (int64_t)cnp_g_min_br_i64(cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
 #line 22 "input.cnp"
             pv_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)] += (double)f_v[l_i];
 #line 23 "input.cnp"
             r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
             r_both[cnp_l] += (double)(f_x[l_i]);
-#line 714 "input.cu"
+#line 723 "input.cu"
           } /* map i */
         }
       }
@@ -719,14 +728,14 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
         { /* input.cnp:20: map i in N */
           const int64_t l_i = cnp_i;
 #line 21 "input.cnp"
-          int64_t l_c = (int64_t)cnp_g_min_i64(cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
+          int64_t l_c = (int64_t)cnp_g_min_br_i64(cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
 #line 22 "input.cnp"
           pv_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)] += (double)f_v[l_i];
 #line 23 "input.cnp"
           r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
           r_both[cnp_l] += (double)(f_x[l_i]);
-#line 730 "input.cu"
+#line 739 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -777,7 +786,7 @@ static __global__ void redbuf_k1_cuda(const redbuf_k1_args A)
       r_both += (double)(f_v[l_i]);
 #line 24 "input.cnp"
       r_both += (double)(f_x[l_i]);
-#line 781 "input.cu"
+#line 790 "input.cu"
     } /* map i */
   }
   {  /* scalar both: this block's partial */
@@ -1311,13 +1320,13 @@ static int redbuf_h_step(redbuf_h *p)
 #line 13 "input.cnp"
     CNP_G_TRY(redbuf_k0(p, S),
               "input.cnp:13: map i in N");
-#line 1315 "input.cu"
+#line 1324 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(redbuf_k1(p, S),
               "input.cnp:20: map i in N");
-#line 1321 "input.cu"
+#line 1330 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

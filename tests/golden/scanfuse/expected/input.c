@@ -170,6 +170,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -537,7 +546,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 541 "input.c"
+#line 550 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -594,7 +603,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 598 "input.c"
+#line 607 "input.c"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -773,7 +782,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
   CNP_G_TRY(scanfuse_k0(p, S),
             "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 777 "input.c"
+#line 786 "input.c"
 
   /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -787,13 +796,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_f64(x, y, n, nc, stride, 1, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 791 "input.c"
+#line 800 "input.c"
 
   /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
   CNP_G_TRY(scanfuse_k1(p, S),
             "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 797 "input.c"
+#line 806 "input.c"
 
   /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -807,7 +816,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
     cnp_g_scan_rest_i64(x, y, n, nc, stride, 0, part, (stride + 1023) / 1024 + 1);
     p->stats.launches++;
   }
-#line 811 "input.c"
+#line 820 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

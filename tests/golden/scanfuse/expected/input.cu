@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -658,7 +667,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 662 "input.cu"
+#line 671 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -693,7 +702,7 @@ static __global__ void scanfuse_k0_cuda(const scanfuse_k0_args A)
       f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
       f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 697 "input.cu"
+#line 706 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -777,7 +786,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 781 "input.cu"
+#line 790 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -809,7 +818,7 @@ static __global__ void scanfuse_k1_cuda(const scanfuse_k1_args A)
       const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
       f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 813 "input.cu"
+#line 822 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -1233,7 +1242,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1237 "input.cu"
+#line 1246 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1256,13 +1265,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1260 "input.cu"
+#line 1269 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1266 "input.cu"
+#line 1275 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1285,7 +1294,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1289 "input.cu"
+#line 1298 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

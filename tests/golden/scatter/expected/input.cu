@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -350,7 +359,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
         { /* input.cnp:10: map i in N */
           const int64_t l_i = cnp_i;
 #line 11 "input.cnp"
-          int64_t l_c = (int64_t)cnp_g_min_i64(cnp_g_max_i64(cnp_g_f64_i64(floor((f_pos[l_i] * ((double)P_n_cells)))), 0), cnp_g_sub_i64(P_n_cells, 1));
+          int64_t l_c = (int64_t)cnp_g_min_br_i64(cnp_g_max_br_i64(cnp_g_f64_i64(floor((f_pos[l_i] * ((double)P_n_cells)))), 0), cnp_g_sub_i64(P_n_cells, 1));
 #line 12 "input.cnp"
           f_cell[l_i] = (int64_t)l_c;
 #line 13 "input.cnp"
@@ -370,7 +379,7 @@ static int scatter_k0_host(const scatter_k0_args *ap)
 #line 21 "input.cnp"
           CNP_G_OMP("omp atomic")
           f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)] += (int64_t)1;
-#line 374 "input.cu"
+#line 383 "input.cu"
         } /* map i */
       }
     }
@@ -426,7 +435,7 @@ static __global__ void scatter_k0_cuda(const scatter_k0_args A)
     cnp_g_atomic_add(&f_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)], (double)f_q[l_i]);
 #line 21 "input.cnp"
     cnp_g_atomic_add(&f_hits[CNP_G_IDX(l_c, A.f_hits_e0, bad)], (int64_t)1);
-#line 430 "input.cu"
+#line 439 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -818,7 +827,7 @@ static int scatter_h_step(scatter_h *p)
 #line 10 "input.cnp"
     CNP_G_TRY(scatter_k0(p, S),
               "input.cnp:10: map i in N");
-#line 822 "input.cu"
+#line 831 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

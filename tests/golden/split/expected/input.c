@@ -247,6 +247,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -495,7 +504,7 @@ static int split_k0_host(const split_k0_args *ap)
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 499 "input.c"
+#line 508 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -596,7 +605,7 @@ static int split_k1_host(const split_k1_args *ap)
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 600 "input.c"
+#line 609 "input.c"
         } /* map i */
       }
     }
@@ -631,7 +640,7 @@ static int split_k1_host(const split_k1_args *ap)
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 635 "input.c"
+#line 644 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -928,13 +937,13 @@ static int split_h_step(split_h *p)
               "input.cnp:16: fft rho -> rk");
     p->stats.launches++;
   }
-#line 932 "input.c"
+#line 941 "input.c"
 
   /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
   CNP_G_TRY(split_k0(p, S),
             "input.cnp:17: map (j, i) in K");
-#line 938 "input.c"
+#line 947 "input.c"
 
   /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -948,7 +957,7 @@ static int split_h_step(split_h *p)
               "input.cnp:21: ifft rk -> phi");
     p->stats.launches++;
   }
-#line 952 "input.c"
+#line 961 "input.c"
 
   /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -967,13 +976,13 @@ static int split_h_step(split_h *p)
     }
     p->stats.launches++;
   }
-#line 971 "input.c"
+#line 980 "input.c"
 
   /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
   CNP_G_TRY(split_k1(p, S),
             "input.cnp:23: map (j, i) in G");
-#line 977 "input.c"
+#line 986 "input.c"
 
   /* ---- input.cnp:28: allreduce energy; ---- */
   S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */
@@ -995,7 +1004,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 999 "input.c"
+#line 1008 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

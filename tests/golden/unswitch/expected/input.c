@@ -170,6 +170,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -314,7 +323,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 318 "input.c"
+#line 327 "input.c"
           } /* map i */
         }
       }
@@ -328,7 +337,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 332 "input.c"
+#line 341 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -350,7 +359,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 354 "input.c"
+#line 363 "input.c"
           } /* map i */
         }
       }
@@ -364,7 +373,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 368 "input.c"
+#line 377 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -422,7 +431,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 426 "input.c"
+#line 435 "input.c"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -478,7 +487,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 482 "input.c"
+#line 491 "input.c"
         } /* map i */
       }
     }
@@ -491,7 +500,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 495 "input.c"
+#line 504 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -697,19 +706,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(unswitch_k0(p, S),
             "input.cnp:14: map i in N");
-#line 701 "input.c"
+#line 710 "input.c"
 
   /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
   CNP_G_TRY(unswitch_k1(p, S),
             "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 707 "input.c"
+#line 716 "input.c"
 
   /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
   CNP_G_TRY(unswitch_k2(p, S),
             "input.cnp:20: map i in N");
-#line 713 "input.c"
+#line 722 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

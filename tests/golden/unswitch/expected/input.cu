@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -357,7 +366,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 361 "input.cu"
+#line 370 "input.cu"
           } /* map i */
         }
       }
@@ -371,7 +380,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 375 "input.cu"
+#line 384 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -393,7 +402,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 397 "input.cu"
+#line 406 "input.cu"
           } /* map i */
         }
       }
@@ -407,7 +416,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 411 "input.cu"
+#line 420 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -446,7 +455,7 @@ static __global__ void unswitch_k0_cuda(const unswitch_k0_args A)
       f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
       r_ke += (double)((l_vo * l_vo));
-#line 450 "input.cu"
+#line 459 "input.cu"
     } /* map i */
   }
   {  /* scalar ke: this block's partial */
@@ -555,7 +564,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 559 "input.cu"
+#line 568 "input.cu"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -574,7 +583,7 @@ static __global__ void unswitch_k1_cuda(const unswitch_k1_args A)
     const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
     f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 578 "input.cu"
+#line 587 "input.cu"
   } /* map k */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -653,7 +662,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 657 "input.cu"
+#line 666 "input.cu"
         } /* map i */
       }
     }
@@ -666,7 +675,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 670 "input.cu"
+#line 679 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -700,7 +709,7 @@ static __global__ void unswitch_k2_cuda(const unswitch_k2_args A)
 #line 21 "input.cnp"
         r_s2 += (double)(f_x[l_i]);
       }
-#line 704 "input.cu"
+#line 713 "input.cu"
     } /* map i */
   }
   {  /* scalar s2: this block's partial */
@@ -1218,19 +1227,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(unswitch_k0(p, S),
               "input.cnp:14: map i in N");
-#line 1222 "input.cu"
+#line 1231 "input.cu"
 
     /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
     CNP_G_TRY(unswitch_k1(p, S),
               "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 1228 "input.cu"
+#line 1237 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(unswitch_k2(p, S),
               "input.cnp:20: map i in N");
-#line 1234 "input.cu"
+#line 1243 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

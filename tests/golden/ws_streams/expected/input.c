@@ -170,6 +170,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -287,7 +296,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 291 "input.c"
+#line 300 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -338,7 +347,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 342 "input.c"
+#line 351 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -542,7 +551,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
   CNP_G_TRY(twows_k0(p, S),
             "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 546 "input.c"
+#line 555 "input.c"
 
   /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -559,7 +568,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 563 "input.c"
+#line 572 "input.c"
 
   /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -572,7 +581,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:11: sort ka (a)");
     p->stats.launches++;
   }
-#line 576 "input.c"
+#line 585 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
   p->ws_used = 1;
@@ -587,7 +596,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(twows_k1(p, S),
             "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 591 "input.c"
+#line 600 "input.c"
 
   /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -604,7 +613,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 608 "input.c"
+#line 617 "input.c"
 
   /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -617,7 +626,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:16: sort kb (b)");
     p->stats.launches++;
   }
-#line 621 "input.c"
+#line 630 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
   p->ws_used = 1;

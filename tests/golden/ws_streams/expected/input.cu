@@ -200,6 +200,15 @@ CNP_G_HD CNP_G_INLINE int32_t cnp_g_min_i32(int32_t a, int32_t b) { return a < b
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* The same in a host kernel that scatter-adds, for a float-to-integer cast against a bound
+** the same for every row (an index clamp: min(i64(x * scale), n - 1)): a branch, rarely
+** taken and so predicted, where a conditional move would make the gathers' and scatter-adds'
+** addresses wait for the compare (gen_expr.c, clamp_branch; docs/codegen.md). The empty asm
+** keeps gcc from turning the branch back into a conditional move. */
+CNP_G_INLINE int32_t cnp_g_min_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int32_t cnp_g_max_br_i32(int32_t a, int32_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_min_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a > b, 0)) { __asm__ volatile(""); return b; } return a; }
+CNP_G_INLINE int64_t cnp_g_max_br_i64(int64_t a, int64_t b) { if (__builtin_expect(a < b, 0)) { __asm__ volatile(""); return b; } return a; }
 /* min/max of floats (f16 in f32): a NaN operand gives the other one (C's fmin/fmax), and a
 ** tie of zeros -0 for min, +0 for max (IEEE 754-2019 minimum/maximum), which C leaves open:
 ** glibc's fmaxf(-0.f, +0.f) and gcc's inline maxss differ (difftest found/fmax_signed_zero). */
@@ -334,7 +343,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 338 "input.cu"
+#line 347 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -358,7 +367,7 @@ static __global__ void twows_k0_cuda(const twows_k0_args A)
     f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
     f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 362 "input.cu"
+#line 371 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -432,7 +441,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 436 "input.cu"
+#line 445 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -456,7 +465,7 @@ static __global__ void twows_k1_cuda(const twows_k1_args A)
     f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
     f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 460 "input.cu"
+#line 469 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -1006,7 +1015,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
     CNP_G_TRY(twows_k0(p, S),
               "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 1010 "input.cu"
+#line 1019 "input.cu"
 
     /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -1023,7 +1032,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1027 "input.cu"
+#line 1036 "input.cu"
 
     /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -1037,7 +1046,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1041 "input.cu"
+#line 1050 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
@@ -1059,7 +1068,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(twows_k1(p, S),
               "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 1063 "input.cu"
+#line 1072 "input.cu"
 
     /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -1076,7 +1085,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1080 "input.cu"
+#line 1089 "input.cu"
 
     /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -1090,7 +1099,7 @@ static int twows_h_step(twows_h *p)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
     }
-#line 1094 "input.cu"
+#line 1103 "input.cu"
   }
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
