@@ -26,15 +26,11 @@ static void kernel_cuda_red(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   group_body(&k, &body, op);
   red_kernel_cuda_tail(u, &tail, op, use);
   b->indent = 0;
-  if (op->stmt->kind == ST_APPEND)   /* new rows (launched directly: lower.c) */
-    EMIT_SNIPPET(b, TM, "kernel_red_append", {"N", u->name}, {"K", gen_int(u, op->kernel)},
-                 {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
-                 {"tail", buf_take(u, &tail)});
-  else
-    EMIT_SNIPPET(b, TM, "kernel_red", {"N", u->name}, {"K", gen_int(u, op->kernel)},
-                 {"M", op->mask_of ? op->mask_of->a.decl->name : ""},
-                 {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
-                 {"tail", buf_take(u, &tail)});
+  bool app = op->stmt->kind == ST_APPEND;   /* new rows (launched directly: lower.c) */
+  EMIT_SNIPPET(b, TM, "kernel_red", {"N", u->name}, {"K", gen_int(u, op->kernel)}, {"app", app ? "1" : ""},
+               {"M", !app && op->mask_of ? op->mask_of->a.decl->name : ""},
+               {"init", buf_take(u, &init)}, {"body", buf_take(u, &body)},
+               {"tail", buf_take(u, &tail)});
   red_combine_cuda(u, b, op, use);
 }
 
