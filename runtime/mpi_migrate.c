@@ -853,18 +853,20 @@ cnp_status cnp_domain_dest(const cnp_domain *d, const cnp_array *pos, int n_pos,
       dest->backend != CNP_BACKEND_HOST)
     return cnp__fail(CNP_EDTYPE, op, "dest must be a host int32 (N,) array with N >= n");
   char *out = dest->data;
-  for (int64_t i = 0; i < n; i++) {
-    double x[3];
-    for (int k = 0; k < d->ndim; k++) {
-      const char *p = ax[k].base + i * ax[k].stride;
-      x[k] = ax[k].t == CNP_FLOAT64 ? *(const double *)p : (double)*(const float *)p;
+  for (int pass = 0; pass < 2; pass++)   /* check every position, then write: a failure
+                                         ** leaves dest as it was */
+    for (int64_t i = 0; i < n; i++) {
+      double x[3];
+      for (int k = 0; k < d->ndim; k++) {
+        const char *p = ax[k].base + i * ax[k].stride;
+        x[k] = ax[k].t == CNP_FLOAT64 ? *(const double *)p : (double)*(const float *)p;
+      }
+      int axis = 0, r = owner(d, x, &axis);
+      if (r < 0)
+        return cnp__fail(CNP_ERANGE, op, "particle %lld: position %g on axis %d is outside "
+                         "[%g, %g)", (long long)i, x[axis], axis, d->lo[axis], d->hi[axis]);
+      if (pass) *(int32_t *)(out + i * dest->strides[0]) = r;
     }
-    int axis = 0, r = owner(d, x, &axis);
-    if (r < 0)
-      return cnp__fail(CNP_ERANGE, op, "particle %lld: position %g on axis %d is outside "
-                       "[%g, %g)", (long long)i, x[axis], axis, d->lo[axis], d->hi[axis]);
-    *(int32_t *)(out + i * dest->strides[0]) = r;
-  }
   return CNP_OK;
 }
 

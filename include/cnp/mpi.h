@@ -212,7 +212,8 @@ typedef struct cnp_domain {
 /* Rank owning position x[0..ndim-1]; CNP_ERANGE outside a non-periodic axis. */
 cnp_status cnp_domain_rank(const cnp_domain *d, const double *x, int *rank);
 /* dest[i] = owner of particle i < n. pos: either n_pos == ndim arrays of shape (N,), or one
-** (ndim, N) component-major array; float32 or float64, host memory. Local (no MPI). */
+** (ndim, N) component-major array; float32 or float64, host memory. Local (no MPI). A
+** position outside a non-periodic axis is CNP_ERANGE, and dest is then left unchanged. */
 cnp_status cnp_domain_dest(const cnp_domain *d, const cnp_array *pos, int n_pos, int64_t n,
                            cnp_array *dest);
 /* cnp_domain_dest into the plan's own destination array, then cnp_migrate, with errors in

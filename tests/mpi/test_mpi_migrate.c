@@ -345,6 +345,15 @@ static void test_domain(void)
     OK(cnp_domain_rank(&d, x, &r));
     ASSERT_EQ_I(r, DEST()[i]);
   }
+  /* A position outside a non-periodic box: CNP_ERANGE, and dest as it was (the last row
+  ** is the bad one, so a writing pass would have changed the first two). */
+  int32_t before[3] = {DEST()[0], DEST()[1], DEST()[2]};
+  DEST()[0] = DEST()[1] = DEST()[2] = -7;
+  d.periodic[0] = 0;
+  ASSERT_ST(CNP_ERANGE, cnp_domain_dest(&d, &p2, 1, 3, &fdest));
+  for (int i = 0; i < 3; i++) ASSERT_EQ_I(-7, DEST()[i]);
+  d.periodic[0] = 1;
+  for (int i = 0; i < 3; i++) DEST()[i] = before[i];
   /* A position outside a non-periodic box fails the collective step on every rank. */
   d.periodic[0] = 0;
   if (t_rank == 0) X()[0] = 5.0;
