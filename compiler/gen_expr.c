@@ -398,7 +398,6 @@ static void ex_draw(KCtx *k, Buf *b, Expr *e) {
   buf_printf(b, ", %" PRId64 "u)", e->ival);
 }
 
-/* isnan/isfinite, and real/conj/imag/arg of a value that is not complex: true if written. */
 /* A float-to-integer cast, or an index clamp of one (below). */
 static bool clamp_of_cast(const Expr *e) {
   if (e->kind == EX_CAST) return dtype_is_float(e->args[0]->type);
@@ -415,6 +414,7 @@ static bool clamp_branch(KCtx *k, const Expr *e) {
   return k->run == &gen_target_host && k->priv && k->priv->n_privs > 0 && clamp_of_cast(e);
 }
 
+/* isnan/isfinite, and real/conj/imag/arg of a value that is not complex: true if written. */
 static bool ex_real_special(KCtx *k, Buf *b, Expr *e) {
   Builtin bi = e->builtin;
   if (bi == BI_ISNAN || bi == BI_ISFINITE) {  /* of an integer: constant (as numpy) */
