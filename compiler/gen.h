@@ -305,7 +305,18 @@ typedef struct KCtx {
   const struct DrawBufs *dbuf;   /* host plain kernel: uniform draws read from the chunk's
                                  ** buffers cnp_dN (gen_host.c, kernel_draws), or NULL */
   bool red_buf;           /* host reduction: the row's value into cnp_t_S[cnp_i - cnp_s] */
+  const struct SaBufs *sab;   /* host: the buffered scatter-adds (gen_red.c, sa_buffered), or
+                              ** NULL; the body then uses helpers gcc can vectorize */
 } KCtx;
+
+/* The privatized scatter-adds of a host kernel that buffers them (gen_red.c, sa_buffered):
+** statement N's index and value go into cnp_siN / cnp_svN[cnp_i - cnp_s], and after each
+** sub-block of RED_SUB rows one loop adds them into the block's copies in row order. */
+enum { SABUF_MAX = 8 };
+typedef struct SaBufs {
+  int n;
+  const Stmt *s[SABUF_MAX];
+} SaBufs;
 
 /* The uniform()/uniform_f32() calls of a plain host kernel whose seed is the same for every
 ** row: each chunk of rows fills its buffer cnp_dN first, a Philox block per 2 (4) rows. */
@@ -398,6 +409,7 @@ const char *red_ident(DType t, int op);         /* the identity of a reduction, 
 void red_line(Buf *b, DType t, int op, const char *acc, const char *v);
 void red_store(Buf *b, const char *acc, const char *v);   /* acc = v; */
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use);
+void sa_store(KCtx *k, Buf *b, const Stmt *s, const char *idx, const char *ct, const char *v);
 void red_kernel_cuda_tail(GenUnit *u, Buf *b, GenOp *op, KUse *use);   /* block partials */
 void red_combine_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use);       /* the second pass */
 void red_struct(GenUnit *u, Buf *b);

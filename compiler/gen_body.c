@@ -155,9 +155,14 @@ static void map_store(KCtx *k, Buf *b, Stmt *s) {
       buf_line(b, "%s %s %s;", T, add ? "+=" : "=", V);
   } else if (add && s->scatter && !k->run->device && kuse_priv(k->priv, tg->ref.decl)) {
     Buf pv = {0};                               /* the block's own copy (gen_red.c) */
-    buf_printf(&pv, "pv_%s[", tg->ref.decl->name);
-    gen_lin_index(k, &pv, tg);
-    buf_line(b, "%s] += (%s)%s;", buf_str(&pv), ct, V);
+    if (k->sab) {                               /* buffered: added after the sub-block */
+      gen_lin_index(k, &pv, tg);
+      sa_store(k, b, s, buf_str(&pv), ct, V);
+    } else {
+      buf_printf(&pv, "pv_%s[", tg->ref.decl->name);
+      gen_lin_index(k, &pv, tg);
+      buf_line(b, "%s] += (%s)%s;", buf_str(&pv), ct, V);
+    }
     buf_free(&pv);
   } else if (add && s->scatter) {
     k->run->atomic_add(b, T, ct, V);

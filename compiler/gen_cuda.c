@@ -15,7 +15,7 @@
 /* A kernel that reduces into scalars (gen_red.c): rows past the live extent keep the
 ** identity, each block writes its partials, the second pass combines them. */
 static void kernel_cuda_red(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false};
+  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false, NULL};
   Buf init = {.indent = 2}, body = {.indent = 4}, tail = {.indent = 2};
   for (int i = 0; i < use->n_reds; i++)
     buf_line(&init, "%s r_%s = %s;", gen_ctype(use->reds[i]->dtype), use->reds[i]->name,
@@ -35,7 +35,7 @@ static void kernel_cuda_red(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
 }
 
 static void kernel_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false};
+  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false, NULL};
   if (use->n_reds) {
     kernel_cuda_red(u, b, op, use);
     return;

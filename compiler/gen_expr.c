@@ -409,9 +409,10 @@ static bool clamp_of_cast(const Expr *e) {
 /* An integer min/max to write as a branch (int.tmpl, cnp_g_min_br_i64): in a host kernel
 ** that scatter-adds into privatized copies (its body does not vectorize: nothing to lose),
 ** a clamp of a float-to-integer cast by a bound the same for every row, which the rows
-** rarely reach (a cell index: min(i64(x * scale), n - 1)). es1d's push: about 3%. */
+** rarely reach (a cell index: min(i64(x * scale), n - 1)). es1d's push: about 3%. Not where
+** the scatter-adds are buffered (gen_red.c, sa_buffered): there the body vectorizes. */
 static bool clamp_branch(KCtx *k, const Expr *e) {
-  return k->run == &gen_target_host && k->priv && k->priv->n_privs > 0 && clamp_of_cast(e);
+  return k->run == &gen_target_host && k->priv && k->priv->n_privs > 0 && !k->sab && clamp_of_cast(e);
 }
 
 /* isnan/isfinite, and real/conj/imag/arg of a value that is not complex: true if written. */
@@ -893,8 +894,9 @@ static void ex_cast(KCtx *k, Buf *b, Expr *e) {
   } else if (gen_converted_type(e->cast_to)) {
     gen_ex_as(k, b, e->args[0], e->cast_to);
   } else if (dtype_is_int(e->cast_to) && dtype_is_float(e->args[0]->type)) {
-    /* saturating, NaN -> 0 (templates/int.tmpl) */
-    buf_printf(b, "cnp_g_%s_%s(", e->args[0]->type == DT_F64 ? "f64" : "f32", dtype_name(e->cast_to));
+    /* saturating, NaN -> 0 (templates/int.tmpl); the _v forms in a body that vectorizes */
+    buf_printf(b, "cnp_g_%s_%s%s(", e->args[0]->type == DT_F64 ? "f64" : "f32", dtype_name(e->cast_to),
+               k->sab && e->cast_to != DT_U64 ? "_v" : "");
     ex(k, b, e->args[0]);
     buf_puts(b, ")");
   } else {

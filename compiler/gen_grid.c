@@ -374,7 +374,7 @@ void kernel_grid_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *u
   Stmt *m = op->stmt;
   const GridInfo *gi = m->over.decl->grid;
   int last = m->gndim - 1;
-  KCtx k = {u, t, &gen_target_host, m, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false};
+  KCtx k = {u, t, &gen_target_host, m, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false, NULL};
   Offs o;
   memset(&o, 0, sizeof o);
   offs_stmts(m, m->body, &o);
@@ -449,7 +449,7 @@ static const int blk[3][3] = {{256, 1, 1}, {32, 8, 1}, {32, 4, 4}};
 void kernel_grid_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   Stmt *m = op->stmt;
   int nd = m->gndim;
-  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, m, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false};
+  KCtx k = {u, &gen_target_cuda, &gen_target_cuda, m, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false, NULL};
   Offs o;
   memset(&o, 0, sizeof o);
   offs_stmts(m, m->body, &o);

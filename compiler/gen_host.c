@@ -68,7 +68,7 @@ static const char *draw_fills(GenUnit *u, KCtx *k, const DrawBufs *d) {
 }
 
 void kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false, NULL};
   Buf locals = {.indent = 2}, body = {.indent = 4};
   kernel_locals(&locals, use);
   DrawBufs draws = {0};   /* plain maps over rows: uniform draws a chunk at a time */
@@ -278,7 +278,7 @@ static const char *fused_sums(GenUnit *u, GenOp *op, const RowVals *rv, bool acc
 ** into the double buffers; if a key is out of range, the maps then run for real. The text
 ** is templates/host.tmpl, section fused. */
 void kernel_host_fused(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, false, NULL, NULL, 0, NULL, false, NULL};
   Stmt *c = op->mask_of, *sum = op->fused_sum;
   Decl *mask = c->a.decl, *key = op->fused_sort->a.decl, *plan = op->fused_plan;
   RowVals rv;

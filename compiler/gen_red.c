@@ -95,6 +95,59 @@ static bool red_buffered(const GenOp *op, const KUse *use, bool *cond) {
   return true;
 }
 
+/* The privatized scatter-adds of statements s into use (in the order a row runs them); false
+** if one sits in an if (a row may skip it), there are more than SABUF_MAX, or a scatter-add
+** is atomic (integer, f16, complex: no atomic in the rows' simd loop). */
+static bool sa_stmts(const Stmt *s, const KUse *use, bool nested, SaBufs *sab) {
+  for (; s; s = s->next) {
+    if (s->kind == ST_ADD && s->scatter) {   /* an atomic one (not privatized): no simd loop */
+      if (s->target->kind != EX_INDEX || !kuse_priv(use, s->target->ref.decl)) return false;
+      if (nested || sab->n == SABUF_MAX) return false;
+      sab->s[sab->n++] = s;
+    }
+    if (!sa_stmts(s->body, use, true, sab) || !sa_stmts(s->else_body, use, true, sab)) return false;
+  }
+  return true;
+}
+
+/* A host kernel (of the .c unit) that scatter-adds into privatized copies buffers its
+** scatter-adds when each runs once per row: each row writes the index and the value of each
+** into a sub-block buffer (cnp_siN, cnp_svN), and after the sub-block one loop adds them into
+** the copies, row by row in row order: the additions of the fused loop in its order, so the
+** same bits. The body, without its scattered read-modify-writes, then vectorizes (the
+** unit is compiled with no-trapping-math under gcc, unit_host.tmpl, so floor() does too):
+** es1d's push ran 15-25% faster (docs/codegen.md, "Buffered scatter-adds"). Only with
+** reductions that are buffered too (rb), or none. */
+static bool sa_buffered(const GenTarget *t, const GenOp *op, const KUse *use, bool rb, SaBufs *sab) {
+  sab->n = 0;
+  if (t != &gen_target_host || use->n_privs == 0 || (use->n_reds && !rb)) return false;
+  for (int m = 0; m < op->n_maps; m++)
+    if (!sa_stmts(op->maps[m]->body, use, false, sab)) return false;
+  return sab->n > 0;
+}
+
+void sa_store(KCtx *k, Buf *b, const Stmt *s, const char *idx, const char *ct, const char *v) {
+  int n = 0;
+  while (n < k->sab->n && k->sab->s[n] != s) n++;
+  if (n == k->sab->n) cnp_ice("a scatter-add the kernel did not buffer");
+  EMIT_SNIPPET(b, TM, "sa_store", {"n", gen_int(k->u, n)}, {"idx", idx}, {"T", ct}, {"v", v});
+}
+
+/* The buffers of sab (their declarations, at `indent`) and the loop that adds them. */
+static void sa_text(GenUnit *u, const SaBufs *sab, Buf *decls, Buf *pass) {
+  Buf adds = {.indent = pass->indent + 2};
+  for (int i = 0; i < sab->n; i++) {
+    const Stmt *s = sab->s[i];
+    Decl *f = s->target->ref.decl;
+    const char *what = arena_printf(&u->cc->arena, "%s:%d: %s", base_name(s->loc.file->path), s->loc.line,
+                                    src_line(u, s->loc));
+    EMIT_SNIPPET(decls, TM, "sa_decl", {"n", gen_int(u, i)}, {"SB", gen_int(u, RED_SUB)},
+                 {"T", gen_ctype(f->dtype)}, {"what", what});
+    EMIT_SNIPPET(&adds, TM, "sa_add", {"f", f->name}, {"n", gen_int(u, i)});
+  }
+  EMIT_SNIPPET(pass, TM, "sa_pass", {"adds", buf_take(u, &adds)});
+}
+
 /* red_line() as a block at `indent`. */
 static const char *red_block(GenUnit *u, int indent, DType t, int op, const char *acc, const char *v) {
   Buf c = {.indent = indent};
@@ -126,7 +179,7 @@ static const char *priv_chunks(GenUnit *u, const KUse *use, bool kern) {
 }
 
 void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *use) {
-  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use, NULL, 0, NULL, false};
+  KCtx k = {u, t, &gen_target_host, NULL, DT_VOID, NULL, true, use, NULL, 0, NULL, false, NULL};
   Arena *a = &u->cc->arena;
   const char *L = gen_int(u, RED_LANES);
   bool pv = use->n_privs > 0;
@@ -155,7 +208,10 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   Buf body8b = {.indent = body8.indent}, body6b = {.indent = body6.indent}, body1b = {.indent = body1.indent};
   bool cond[64];
   const bool rb = red_buffered(op, use, cond);
-  if (rb) body1.indent = body1b.indent = 8 + in + up;
+  SaBufs sab;
+  const bool sb = sa_buffered(t, op, use, rb, &sab);
+  if (sb) k.sab = &sab;
+  if (rb || sb) body1.indent = body1b.indent = 8 + in + up;
   for (int v = uc ? 1 : 0; v >= 0; v--) {
     k.unsw = uc, k.unsw_val = v;
     if (rb) {
@@ -171,6 +227,8 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   }
   k.unsw = NULL;
   Buf tbufs = {.indent = lanes.indent}, rowinit = {.indent = 8 + in + up}, pass = {.indent = 6 + in + up};
+  Buf sapass = {.indent = 6 + in + up};
+  if (sb) sa_text(u, &sab, &tbufs, &sapass);
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
     EMIT_SNIPPET(&lanes_end, TM, "lane_end", {"L", L}, {"f", f->name},
@@ -195,6 +253,10 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   Buf chunk = {.indent = 4 + in};
   const char *lanes_s = buf_take(u, &lanes), *lanes_end_s = buf_take(u, &lanes_end);
   const char *tbufs_s = buf_take(u, &tbufs), *rowinit_s = buf_take(u, &rowinit), *pass_s = buf_take(u, &pass);
+  const char *sapass_s = buf_take(u, &sapass);
+  Buf simd = {.indent = 6 + in + up};   /* the rows' loop: independent rows (unit_host.tmpl) */
+  if (sb) buf_line(&simd, "CNP_G_SIMD");
+  const char *simd_s = buf_take(u, &simd);
   if (uc) {
     Buf c = {0};
     gen_ex(&k, &c, (Expr *)uc);
@@ -211,10 +273,11 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
       chunk.indent += 2;
     }
     bool first = v == 1 || !uc;
-    if (rb)
+    if (rb || sb)
       EMIT_SNIPPET(&chunk, TM, "chunk_buf", {"CH", gen_int(u, RED_CHUNK)}, {"SB", gen_int(u, RED_SUB)},
                    {"lanes", lanes_s}, {"tbufs", tbufs_s}, {"rowinit", rowinit_s},
-                   {"body", buf_take(u, first ? &body1 : &body1b)}, {"pass", pass_s}, {"lanes_end", lanes_end_s});
+                   {"body", buf_take(u, first ? &body1 : &body1b)}, {"sapass", sapass_s}, {"simd", simd_s}, {"pass", pass_s},
+                   {"lanes_end", lanes_end_s});
     else
       EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", lanes_s},
                    {"body8", buf_take(u, first ? &body8 : &body8b)}, {"body6", buf_take(u, first ? &body6 : &body6b)},

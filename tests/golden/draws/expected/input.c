@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -427,13 +447,13 @@ static int draws_k0_host(const draws_k0_args *ap)
 #line 20 "input.cnp"
           f_g[l_i] += (double)cnp_g_uniform_f64(((uint64_t)f_key[l_i]), cnp_step, cnp_i, 3u);
         }
-#line 431 "input.c"
+#line 451 "input.c"
       } /* map i */
       { /* input.cnp:22: map i in N { x[i] += uniform(seed ^ 3); } */
         const int64_t l_i = cnp_i;
 #line 22 "input.cnp"
         f_x[l_i] += (double)cnp_d2[cnp_i - cnp_i0];
-#line 437 "input.c"
+#line 457 "input.c"
       } /* map i */
     }
   }
@@ -608,7 +628,7 @@ static int draws_h_step(draws_h *p, double kT)
 #line 16 "input.cnp"
   CNP_G_TRY(draws_k0(p, S),
             "input.cnp:16: map i in N");
-#line 612 "input.c"
+#line 632 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -430,7 +450,7 @@ static int ftypes_k0_host(const ftypes_k0_args *ap)
       cnp_g_hadd(&f_hs[CNP_G_IDX(f_cell[l_i], A.f_hs_e0, bad)], l_t);
 #line 27 "input.cnp"
       cnp_g_cadd128(&f_zs[CNP_G_IDX(f_cell[l_i], A.f_zs_e0, bad)], f_z[l_i]);
-#line 434 "input.c"
+#line 454 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -679,7 +699,7 @@ static int ftypes_h_step(ftypes_h *p, cnp_complex128 w)
 #line 18 "input.cnp"
   CNP_G_TRY(ftypes_k0(p, S),
             "input.cnp:18: map i in N");
-#line 683 "input.c"
+#line 703 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -214,7 +234,7 @@ static int graph_k0_host(const graph_k0_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + (P_dt * f_v[l_i]));
 #line 14 "input.cnp"
       f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 218 "input.c"
+#line 238 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -258,7 +278,7 @@ static int graph_k1_host(const graph_k1_args *ap)
       const int64_t l_i = cnp_i;
 #line 17 "input.cnp"
       f_v[l_i] = (double)(f_v[l_i] * 0.5);
-#line 262 "input.c"
+#line 282 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -300,7 +320,7 @@ static int graph_k2_host(const graph_k2_args *ap)
       const int64_t l_i = cnp_i;
 #line 20 "input.cnp"
       f_y[l_i] = (double)f_x[l_i];
-#line 304 "input.c"
+#line 324 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -489,7 +509,7 @@ static int graph_h_step(graph_h *p, double dt)
 #line 12 "input.cnp"
   CNP_G_TRY(graph_k0(p, S),
             "input.cnp:12: map i in N");
-#line 493 "input.c"
+#line 513 "input.c"
 
   /* input.cnp:16: compact live (x, v); */
 #line 16 "input.cnp"
@@ -506,19 +526,19 @@ static int graph_h_step(graph_h *p, double dt)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 510 "input.c"
+#line 530 "input.c"
 
   /* input.cnp:17: map i in N { v[i] = v[i] * 0.5; } */
 #line 17 "input.cnp"
   CNP_G_TRY(graph_k1(p, S),
             "input.cnp:17: map i in N { v[i] = v[i] * 0.5; }");
-#line 516 "input.c"
+#line 536 "input.c"
 
   /* input.cnp:18: record done; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:18: record done");
-#line 522 "input.c"
+#line 542 "input.c"
 
   /* ---- input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } ---- */
   S = p->s_io;
@@ -528,13 +548,13 @@ static int graph_h_step(graph_h *p, double dt)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 532 "input.c"
+#line 552 "input.c"
 
   /* input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } } */
 #line 20 "input.cnp"
   CNP_G_TRY(graph_k2(p, S),
             "input.cnp:20: step tail on io after done { map i in N { y[i] = x[i]; } }");
-#line 538 "input.c"
+#line 558 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -218,6 +238,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
@@ -313,7 +340,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 317 "input.c"
+#line 344 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -375,7 +402,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 379 "input.c"
+#line 406 "input.c"
         } /* map i */
       }
     }
@@ -385,7 +412,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 389 "input.c"
+#line 416 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -446,7 +473,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 450 "input.c"
+#line 477 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -490,7 +517,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 494 "input.c"
+#line 521 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -688,13 +715,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
   /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 692 "input.c"
+#line 719 "input.c"
 
     /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_loop_k0(p, S),
               "input.cnp:17: map i in m");
-#line 698 "input.c"
+#line 725 "input.c"
 
     /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -703,18 +730,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->f_u = p->f_w;
       p->f_w = t;
     }
-#line 707 "input.c"
+#line 734 "input.c"
 
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   } /* repeat (cnp_rep_16_3) */
-#line 712 "input.c"
+#line 739 "input.c"
 
   /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
   CNP_G_TRY(graph_loop_k1(p, S),
             "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 718 "input.c"
+#line 745 "input.c"
 
   /* ---- input.cnp:26: step inject on s ---- */
   S = p->s_s;
@@ -723,7 +750,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
   CNP_G_TRY(graph_loop_k2(p, S),
             "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 727 "input.c"
+#line 754 "input.c"
 
   /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -739,7 +766,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 743 "input.c"
+#line 770 "input.c"
 
   /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -753,7 +780,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     if (want > room)
       return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
   }
-#line 757 "input.c"
+#line 784 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

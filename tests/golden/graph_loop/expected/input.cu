@@ -248,6 +248,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
@@ -401,7 +408,7 @@ static int graph_loop_k0_host(const graph_loop_k0_args *ap)
       double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
       f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 405 "input.cu"
+#line 412 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -428,7 +435,7 @@ static __global__ void graph_loop_k0_cuda(const graph_loop_k0_args A)
     double l_r = (double)((l_i < cnp_g_sub_i64(P_m, 1)) ? f_u[CNP_G_IDX(cnp_g_min_i64(cnp_g_add_i64(l_i, 1), cnp_g_sub_i64(P_m, 1)), A.f_u_e0, bad)] : 0.0);
 #line 20 "input.cnp"
     f_w[l_i] = (double)(0.5 * ((l_l + l_r) + (P_dt * f_f[l_i])));
-#line 432 "input.cu"
+#line 439 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -513,7 +520,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
           const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
           { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 517 "input.cu"
+#line 524 "input.cu"
         } /* map i */
       }
     }
@@ -523,7 +530,7 @@ static int graph_loop_k1_host(const graph_loop_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
         { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res[cnp_l] = cnp_v > r_res[cnp_l] ? cnp_v : r_res[cnp_l]; }
-#line 527 "input.cu"
+#line 534 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -555,7 +562,7 @@ static __global__ void graph_loop_k1_cuda(const graph_loop_k1_args A)
       const int64_t l_i = cnp_i;
 #line 24 "input.cnp"
       { const double cnp_v = (double)(fabs((f_u[l_i] - f_w[l_i]))); r_res = cnp_v > r_res ? cnp_v : r_res; }
-#line 559 "input.cu"
+#line 566 "input.cu"
     } /* map i */
   }
   {  /* scalar res: this block's partial */
@@ -668,7 +675,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 672 "input.cu"
+#line 679 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -692,7 +699,7 @@ static __global__ void graph_loop_k2_cuda(const graph_loop_k2_args A)
     f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
     f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 696 "input.cu"
+#line 703 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -762,7 +769,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 766 "input.cu"
+#line 773 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -789,7 +796,7 @@ static __global__ void graph_loop_k3_cuda(const graph_loop_k3_args A)
     const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
     f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 793 "input.cu"
+#line 800 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1553,13 +1560,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1557 "input.cu"
+#line 1564 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1563 "input.cu"
+#line 1570 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1568,18 +1575,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1572 "input.cu"
+#line 1579 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1577 "input.cu"
+#line 1584 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1583 "input.cu"
+#line 1590 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1595,7 +1602,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1599 "input.cu"
+#line 1606 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1611,7 +1618,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1615 "input.cu"
+#line 1622 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1625,7 +1632,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1629 "input.cu"
+#line 1636 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

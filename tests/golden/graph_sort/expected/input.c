@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -218,6 +238,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct graph_sort_h graph_sort_h;
@@ -342,7 +369,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 346 "input.c"
+#line 373 "input.c"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -400,7 +427,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 404 "input.c"
+#line 431 "input.c"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -436,7 +463,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 440 "input.c"
+#line 467 "input.c"
         } /* map i */
       }
     }
@@ -702,7 +729,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
   CNP_G_TRY(graph_sort_k0(p, S),
             "input.cnp:18: map i in N");
-#line 706 "input.c"
+#line 733 "input.c"
 
   /* input.cnp:23: compact live (x, w, cell); */
   if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -721,7 +748,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 725 "input.c"
+#line 752 "input.c"
   }
 
   /* input.cnp:24: sort cell (x, w); */
@@ -737,7 +764,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:24: sort cell (x, w)");
       p->stats.launches++;
     }
-#line 741 "input.c"
+#line 768 "input.c"
   }
 
   /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -750,7 +777,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
                 "input.cnp:25: dep = segments(cell, n_cells)");
       p->stats.launches++;
     }
-#line 754 "input.c"
+#line 781 "input.c"
   }
 
   /* input.cnp:26: sum dep (w) -> rho; */
@@ -768,14 +795,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
       }
     }
-#line 772 "input.c"
+#line 799 "input.c"
   }
 
   /* input.cnp:27: record done; */
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 779 "input.c"
+#line 806 "input.c"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -785,14 +812,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 789 "input.c"
+#line 816 "input.c"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 796 "input.c"
+#line 823 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

@@ -248,6 +248,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct graph_sort_h graph_sort_h;
@@ -381,7 +388,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
         r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
         r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 385 "input.cu"
+#line 392 "input.cu"
       } /* map i */
       f_live[cnp_i] = r_live;
       uint32_t kv = UINT32_MAX;
@@ -439,7 +446,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           r_live = (uint8_t)(r_x < 1.0);
 #line 21 "input.cnp"
           r_cell = (int64_t)cnp_g_f64_i64((r_x * ((double)P_n_cells)));
-#line 443 "input.cu"
+#line 450 "input.cu"
         } /* map i */
         const int64_t j = h[kv]++;  /* placed by pass 1's key */
         dst_x[j] = r_x;
@@ -475,7 +482,7 @@ static int graph_sort_k0_host(const graph_sort_k0_args *ap, graph_sort_h *p)
           f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
           f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 479 "input.cu"
+#line 486 "input.cu"
         } /* map i */
       }
     }
@@ -519,7 +526,7 @@ static __global__ void graph_sort_k0_cuda(const graph_sort_k0_args A)
     f_live[l_i] = (uint8_t)(f_x[l_i] < 1.0);
 #line 21 "input.cnp"
     f_cell[l_i] = (int64_t)cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells)));
-#line 523 "input.cu"
+#line 530 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
@@ -988,7 +995,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 18 "input.cnp"
     CNP_G_TRY(graph_sort_k0(p, S),
               "input.cnp:18: map i in N");
-#line 992 "input.cu"
+#line 999 "input.cu"
 
     /* input.cnp:23: compact live (x, w, cell); */
     if (!p->fused_k0) {  /* else done by kernel 0 */
@@ -1007,7 +1014,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
       }
-#line 1011 "input.cu"
+#line 1018 "input.cu"
     }
 
     /* input.cnp:24: sort cell (x, w); */
@@ -1024,7 +1031,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
       }
-#line 1028 "input.cu"
+#line 1035 "input.cu"
     }
 
     /* input.cnp:25: dep = segments(cell, n_cells); */
@@ -1038,7 +1045,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
         p->stats.launches++;
         if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
       }
-#line 1042 "input.cu"
+#line 1049 "input.cu"
     }
 
     /* input.cnp:26: sum dep (w) -> rho; */
@@ -1056,7 +1063,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
           p->stats.launches++;
         }
       }
-#line 1060 "input.cu"
+#line 1067 "input.cu"
     }
   }
 
@@ -1064,7 +1071,7 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 27 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_done, S),
             "input.cnp:27: record done");
-#line 1068 "input.cu"
+#line 1075 "input.cu"
 
   /* ---- input.cnp:29: step drain on io after done { copy out <- rho; } ---- */
   S = p->s_io;
@@ -1074,14 +1081,14 @@ static int graph_sort_h_step(graph_sort_h *p, double dt)
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_done),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
-#line 1078 "input.cu"
+#line 1085 "input.cu"
 
   /* input.cnp:29: step drain on io after done { copy out <- rho; } */
 #line 29 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_out, &p->f_rho, S, NULL, &p->h_out),
             "input.cnp:29: step drain on io after done { copy out <- rho; }");
   p->has_out = 1;
-#line 1085 "input.cu"
+#line 1092 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_s, p->s_s),

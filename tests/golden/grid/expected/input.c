@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -218,6 +238,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Counter-based random numbers of map bodies (docs/language.md, "Random numbers";
@@ -588,7 +615,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 592 "input.c"
+#line 619 "input.c"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -604,7 +631,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 608 "input.c"
+#line 635 "input.c"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -620,7 +647,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 624 "input.c"
+#line 651 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -709,7 +736,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 713 "input.c"
+#line 740 "input.c"
         } /* map i */
       }
     }
@@ -736,7 +763,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 740 "input.c"
+#line 767 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -830,7 +857,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 834 "input.c"
+#line 861 "input.c"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -841,7 +868,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 845 "input.c"
+#line 872 "input.c"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -852,7 +879,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 856 "input.c"
+#line 883 "input.c"
       }
     }
   }
@@ -922,13 +949,23 @@ static int gridg_k3_host(const gridg_k3_args *ap)
     const int64_t cnp_ce = cnp_q * cnp_pc + cnp_pc < cnp_nc ? cnp_q * cnp_pc + cnp_pc : cnp_nc;
     for (int64_t cnp_c = cnp_q * cnp_pc; cnp_c < cnp_ce; cnp_c++) {
       const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
-      for (int64_t cnp_i = cnp_c * 4096; cnp_i < cnp_e; cnp_i++) {
-        { /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
-          const int64_t l_p = cnp_i;
+      int64_t cnp_si0[512];  /* each row's index and value of input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
+      double cnp_sv0[512];
+      for (int64_t cnp_s = cnp_c * 4096; cnp_s < cnp_e; cnp_s += 512) {  /* sub-blocks of 512 rows */
+        const int64_t cnp_se = cnp_s + 512 < cnp_e ? cnp_s + 512 : cnp_e;
+        CNP_G_SIMD
+        for (int64_t cnp_i = cnp_s; cnp_i < cnp_se; cnp_i++) {
+          { /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
+            const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
-          pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 931 "input.c"
-        } /* map p */
+            cnp_si0[cnp_i - cnp_s] = (CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad);
+            cnp_sv0[cnp_i - cnp_s] = (double)f_w[l_p];
+#line 964 "input.c"
+          } /* map p */
+        }
+        for (int64_t cnp_k = 0; cnp_k < cnp_se - cnp_s; cnp_k++) {  /* the sub-block's scatter-adds, in row order */
+          pv_a[cnp_si0[cnp_k]] += cnp_sv0[cnp_k];
+        }
       }
     }
   }
@@ -1194,7 +1231,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
   CNP_G_TRY(gridg_k0(p, S),
             "input.cnp:17: map (j, i) in G");
-#line 1198 "input.c"
+#line 1235 "input.c"
 
   /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1203,13 +1240,13 @@ static int gridg_h_step(gridg_h *p, double dt)
     p->f_a = p->f_b;
     p->f_b = t;
   }
-#line 1207 "input.c"
+#line 1244 "input.c"
 
   /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
   CNP_G_TRY(gridg_k1(p, S),
             "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1213 "input.c"
+#line 1250 "input.c"
 
   /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1220,19 +1257,19 @@ static int gridg_h_step(gridg_h *p, double dt)
               "input.cnp:24: halo h");
     p->stats.launches++;
   }
-#line 1224 "input.c"
+#line 1261 "input.c"
 
   /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
   CNP_G_TRY(gridg_k2(p, S),
             "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1230 "input.c"
+#line 1267 "input.c"
 
   /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
   CNP_G_TRY(gridg_k3(p, S),
             "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1236 "input.c"
+#line 1273 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -248,6 +248,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Counter-based random numbers of map bodies (docs/language.md, "Random numbers";
@@ -685,7 +692,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 689 "input.cu"
+#line 696 "input.cu"
     }
     /* the interior: no stencil point wraps (branch-free) */
     for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -701,7 +708,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 705 "input.cu"
+#line 712 "input.cu"
     }
     /* the last points */
     for (int64_t l_i = cnp_hi; l_i < cnp_n1; l_i++) {
@@ -717,7 +724,7 @@ static int gridg_k0_host(const gridg_k0_args *ap)
       f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
       f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 721 "input.cu"
+#line 728 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -758,7 +765,7 @@ static __global__ void gridg_k0_cuda(const gridg_k0_args A)
   f_e[((0) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)((double)l_j * cnp_d0);
 #line 20 "input.cnp"
   f_e[((1) * cnp_s0 + cnp_x0) * cnp_s1 + cnp_x1] = (double)(((double)l_i * cnp_d1) + (0.001 * cnp_g_uniform_f64(((uint64_t)7), cnp_step, cnp_i, 0u)));
-#line 762 "input.cu"
+#line 769 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -870,7 +877,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
           (void)cnp_x1;
 #line 23 "input.cnp"
           r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 874 "input.cu"
+#line 881 "input.cu"
         } /* map i */
       }
     }
@@ -897,7 +904,7 @@ static int gridg_k1_host(const gridg_k1_args *ap)
         (void)cnp_x1;
 #line 23 "input.cnp"
         r_total[cnp_l] += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 901 "input.cu"
+#line 908 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -945,7 +952,7 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
       (void)cnp_x1;
 #line 23 "input.cnp"
       r_total += (double)(f_a[(cnp_x0) * cnp_s1 + cnp_x1]);
-#line 949 "input.cu"
+#line 956 "input.cu"
     } /* map i */
   }
   {  /* scalar total: this block's partial */
@@ -1091,7 +1098,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1095 "input.cu"
+#line 1102 "input.cu"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -1102,7 +1109,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1106 "input.cu"
+#line 1113 "input.cu"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -1113,7 +1120,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1117 "input.cu"
+#line 1124 "input.cu"
       }
     }
   }
@@ -1153,7 +1160,7 @@ static __global__ void gridg_k2_cuda(const gridg_k2_args A)
   (void)cnp_i;
 #line 25 "input.cnp"
   f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1157 "input.cu"
+#line 1164 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
 
@@ -1250,7 +1257,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1254 "input.cu"
+#line 1261 "input.cu"
         } /* map p */
       }
     }
@@ -1284,7 +1291,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1288 "input.cu"
+#line 1295 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1946,7 +1953,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
     CNP_G_TRY(gridg_k0(p, S),
               "input.cnp:17: map (j, i) in G");
-#line 1950 "input.cu"
+#line 1957 "input.cu"
 
     /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1955,13 +1962,13 @@ static int gridg_h_step(gridg_h *p, double dt)
       p->f_a = p->f_b;
       p->f_b = t;
     }
-#line 1959 "input.cu"
+#line 1966 "input.cu"
 
     /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
     CNP_G_TRY(gridg_k1(p, S),
               "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1965 "input.cu"
+#line 1972 "input.cu"
 
     /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1976,19 +1983,19 @@ static int gridg_h_step(gridg_h *p, double dt)
                   "input.cnp:24: halo h");
       p->stats.launches++;
     }
-#line 1980 "input.cu"
+#line 1987 "input.cu"
 
     /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
     CNP_G_TRY(gridg_k2(p, S),
               "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1986 "input.cu"
+#line 1993 "input.cu"
 
     /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
     CNP_G_TRY(gridg_k3(p, S),
               "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 1992 "input.cu"
+#line 1999 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

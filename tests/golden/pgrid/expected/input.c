@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -403,7 +423,7 @@ static int pgrid_h_step(pgrid_h *p)
               "input.cnp:15: deposit q at (y, x) -> rho with cic");
     p->stats.launches++;
   }
-#line 407 "input.c"
+#line 427 "input.c"
 
   /* input.cnp:16: deposit 1 at (y, x) -> n with cic atomic; */
 #line 16 "input.cnp"
@@ -413,7 +433,7 @@ static int pgrid_h_step(pgrid_h *p)
               "input.cnp:16: deposit 1 at (y, x) -> n with cic atomic");
     p->stats.launches++;
   }
-#line 417 "input.c"
+#line 437 "input.c"
 
   /* input.cnp:17: gather E at (y, x) -> Ep with cic; */
 #line 17 "input.cnp"
@@ -427,7 +447,7 @@ static int pgrid_h_step(pgrid_h *p)
       p->stats.launches++;
     }
   }
-#line 431 "input.c"
+#line 451 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -218,6 +238,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
@@ -333,19 +360,23 @@ static int redbuf_k0_host(const redbuf_k0_args *ap)
       double r_vmin[8] = {(double)INFINITY, (double)INFINITY, (double)INFINITY, (double)INFINITY, (double)INFINITY, (double)INFINITY, (double)INFINITY, (double)INFINITY};
       int64_t r_nfast[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       const int64_t cnp_e = cnp_c * 4096 + 4096 < A.n ? cnp_c * 4096 + 4096 : A.n;
+      int64_t cnp_si0[512];  /* each row's index and value of input.cnp:15: rho[c] += 1.0; */
+      double cnp_sv0[512];
       double cnp_t_ke[512];  /* the sub-block's row values of ke */
       double cnp_t_vmin[512];  /* the sub-block's row values of vmin */
       int64_t cnp_t_nfast[512];  /* the sub-block's row values of nfast */
       for (int64_t cnp_s = cnp_c * 4096; cnp_s < cnp_e; cnp_s += 512) {  /* sub-blocks of 512 rows */
         const int64_t cnp_se = cnp_s + 512 < cnp_e ? cnp_s + 512 : cnp_e;
+        CNP_G_SIMD
         for (int64_t cnp_i = cnp_s; cnp_i < cnp_se; cnp_i++) {
           cnp_t_nfast[cnp_i - cnp_s] = 0;  /* a row that does not reduce: the identity */
           { /* input.cnp:13: map i in N */
             const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
-            int64_t l_c = (int64_t)cnp_g_min_br_i64(cnp_g_f64_i64((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
+            int64_t l_c = (int64_t)cnp_g_min_i64(cnp_g_f64_i64_v((f_x[l_i] * ((double)P_n_cells))), cnp_g_sub_i64(P_n_cells, 1));
 #line 15 "input.cnp"
-            pv_rho[CNP_G_IDX(l_c, A.f_rho_e0, bad)] += (double)1.0;
+            cnp_si0[cnp_i - cnp_s] = CNP_G_IDX(l_c, A.f_rho_e0, bad);
+            cnp_sv0[cnp_i - cnp_s] = (double)1.0;
 #line 16 "input.cnp"
             cnp_t_ke[cnp_i - cnp_s] = (double)((f_v[l_i] * f_v[l_i]));
 #line 17 "input.cnp"
@@ -355,8 +386,11 @@ static int redbuf_k0_host(const redbuf_k0_args *ap)
 #line 18 "input.cnp"
               cnp_t_nfast[cnp_i - cnp_s] = (int64_t)(1);
             }
-#line 359 "input.c"
+#line 390 "input.c"
           } /* map i */
+        }
+        for (int64_t cnp_k = 0; cnp_k < cnp_se - cnp_s; cnp_k++) {  /* the sub-block's scatter-adds, in row order */
+          pv_rho[cnp_si0[cnp_k]] += cnp_sv0[cnp_k];
         }
         {  /* the sub-block's values of ke into the lanes, in row order */
           const int64_t cnp_m = cnp_se - cnp_s;
@@ -513,7 +547,7 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
             r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
             r_both[cnp_l] += (double)(f_x[l_i]);
-#line 517 "input.c"
+#line 551 "input.c"
           } /* map i */
         }
       }
@@ -529,7 +563,7 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
           r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
           r_both[cnp_l] += (double)(f_x[l_i]);
-#line 533 "input.c"
+#line 567 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -804,13 +838,13 @@ static int redbuf_h_step(redbuf_h *p)
 #line 13 "input.cnp"
   CNP_G_TRY(redbuf_k0(p, S),
             "input.cnp:13: map i in N");
-#line 808 "input.c"
+#line 842 "input.c"
 
   /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
   CNP_G_TRY(redbuf_k1(p, S),
             "input.cnp:20: map i in N");
-#line 814 "input.c"
+#line 848 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

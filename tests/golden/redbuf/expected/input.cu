@@ -248,6 +248,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
@@ -396,7 +403,7 @@ static int redbuf_k0_host(const redbuf_k0_args *ap)
 #line 18 "input.cnp"
               cnp_t_nfast[cnp_i - cnp_s] = (int64_t)(1);
             }
-#line 400 "input.cu"
+#line 407 "input.cu"
           } /* map i */
         }
         {  /* the sub-block's values of ke into the lanes, in row order */
@@ -504,7 +511,7 @@ static __global__ void redbuf_k0_cuda(const redbuf_k0_args A)
 #line 18 "input.cnp"
         r_nfast = (int64_t)((uint64_t)r_nfast + (uint64_t)(int64_t)(1));
       }
-#line 508 "input.cu"
+#line 515 "input.cu"
     } /* map i */
   }
   {  /* scalar ke: this block's partial */
@@ -719,7 +726,7 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
             r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
             r_both[cnp_l] += (double)(f_x[l_i]);
-#line 723 "input.cu"
+#line 730 "input.cu"
           } /* map i */
         }
       }
@@ -735,7 +742,7 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
           r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
           r_both[cnp_l] += (double)(f_x[l_i]);
-#line 739 "input.cu"
+#line 746 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -786,7 +793,7 @@ static __global__ void redbuf_k1_cuda(const redbuf_k1_args A)
       r_both += (double)(f_v[l_i]);
 #line 24 "input.cnp"
       r_both += (double)(f_x[l_i]);
-#line 790 "input.cu"
+#line 797 "input.cu"
     } /* map i */
   }
   {  /* scalar both: this block's partial */
@@ -1320,13 +1327,13 @@ static int redbuf_h_step(redbuf_h *p)
 #line 13 "input.cnp"
     CNP_G_TRY(redbuf_k0(p, S),
               "input.cnp:13: map i in N");
-#line 1324 "input.cu"
+#line 1331 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(redbuf_k1(p, S),
               "input.cnp:20: map i in N");
-#line 1330 "input.cu"
+#line 1337 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -248,6 +248,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Prefix sum of nc rows of n elements (row c at x + c * stride) into y (may be x), in the
@@ -667,7 +674,7 @@ static int scanfuse_k0_host(const scanfuse_k0_args *ap)
         f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
         f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 671 "input.cu"
+#line 678 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -702,7 +709,7 @@ static __global__ void scanfuse_k0_cuda(const scanfuse_k0_args A)
       f_x[l_i] = (double)(f_x[l_i] * P_a);
 #line 12 "input.cnp"
       f_x[1 * A.f_x_e1 + l_i] = (double)(f_x[1 * A.f_x_e1 + l_i] - P_a);
-#line 706 "input.cu"
+#line 713 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -786,7 +793,7 @@ static int scanfuse_k1_host(const scanfuse_k1_args *ap)
         const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
         f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 790 "input.cu"
+#line 797 "input.cu"
       } /* map i */
     }
     for (int64_t cnp_k = 0; cnp_k < cnp_nc; cnp_k++) {  /* this chunk's totals */
@@ -818,7 +825,7 @@ static __global__ void scanfuse_k1_cuda(const scanfuse_k1_args A)
       const int64_t l_i = cnp_i;
 #line 14 "input.cnp"
       f_k[l_i] = (int64_t)cnp_g_mul_i64(f_k[l_i], 3);
-#line 822 "input.cu"
+#line 829 "input.cu"
     } /* map i */
   }
   __syncthreads();  /* no thread returned early: every one reaches it */
@@ -1242,7 +1249,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
 #line 12 "input.cnp"
     CNP_G_TRY(scanfuse_k0(p, S),
               "input.cnp:12: map i in N { x[0, i] = x[0, i] * a; x[1, i] = x[1, i] - a; }");
-#line 1246 "input.cu"
+#line 1253 "input.cu"
 
     /* input.cnp:13: scan inclusive x -> cx; */
 #line 13 "input.cnp"
@@ -1265,13 +1272,13 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1269 "input.cu"
+#line 1276 "input.cu"
 
     /* input.cnp:14: map i in N { k[i] = k[i] * 3; } */
 #line 14 "input.cnp"
     CNP_G_TRY(scanfuse_k1(p, S),
               "input.cnp:14: map i in N { k[i] = k[i] * 3; }");
-#line 1275 "input.cu"
+#line 1282 "input.cu"
 
     /* input.cnp:15: scan exclusive k -> k; */
 #line 15 "input.cnp"
@@ -1294,7 +1301,7 @@ static int scanfuse_h_step(scanfuse_h *p, double a)
       }
       p->stats.launches++;
     }
-#line 1298 "input.cu"
+#line 1305 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

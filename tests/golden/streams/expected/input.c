@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -427,7 +447,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v)");
     p->stats.launches++;
   }
-#line 431 "input.c"
+#line 451 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -438,7 +458,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off");
     p->stats.launches++;
   }
-#line 442 "input.c"
+#line 462 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -448,7 +468,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells)");
     p->stats.launches++;
   }
-#line 452 "input.c"
+#line 472 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -464,7 +484,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 468 "input.c"
+#line 488 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -480,13 +500,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 484 "input.c"
+#line 504 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready");
-#line 490 "input.c"
+#line 510 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -496,14 +516,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 500 "input.c"
+#line 520 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 507 "input.c"
+#line 527 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -218,6 +238,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Before the lane loop of a reducing host kernel (8 rows, one per accumulator): gcc unrolls
@@ -323,7 +350,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 327 "input.c"
+#line 354 "input.c"
           } /* map i */
         }
       }
@@ -337,7 +364,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 341 "input.c"
+#line 368 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -359,7 +386,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
             f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
             r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 363 "input.c"
+#line 390 "input.c"
           } /* map i */
         }
       }
@@ -373,7 +400,7 @@ static int unswitch_k0_host(const unswitch_k0_args *ap)
           f_v[l_i] = (double)(l_vo - (P_dt * f_x[l_i]));
 #line 17 "input.cnp"
           r_ke[cnp_l] += (double)((l_vo * l_vo));
-#line 377 "input.c"
+#line 404 "input.c"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -431,7 +458,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 435 "input.c"
+#line 462 "input.c"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -487,7 +514,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 491 "input.c"
+#line 518 "input.c"
         } /* map i */
       }
     }
@@ -500,7 +527,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 504 "input.c"
+#line 531 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -706,19 +733,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(unswitch_k0(p, S),
             "input.cnp:14: map i in N");
-#line 710 "input.c"
+#line 737 "input.c"
 
   /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
   CNP_G_TRY(unswitch_k1(p, S),
             "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 716 "input.c"
+#line 743 "input.c"
 
   /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
   CNP_G_TRY(unswitch_k2(p, S),
             "input.cnp:20: map i in N");
-#line 722 "input.c"
+#line 749 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

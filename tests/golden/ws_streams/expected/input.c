@@ -34,6 +34,26 @@
 #else
 #define CNP_G_RESTRICT restrict
 #endif
+/* gcc: the unit as with -fno-trapping-math. The results are the same bits (it gives up only
+** the floating-point exception flags, which the unit never reads, and traps, which it never
+** enables); it lets gcc vectorize a loop that calls floor(), as the push of a kernel whose
+** scatter-adds are buffered does (docs/codegen.md, "Buffered scatter-adds"). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER) && !defined(__INTEL_LLVM_COMPILER)
+#pragma GCC optimize("no-trapping-math")
+#endif
+/* Before the rows' loop of a kernel whose scatter-adds are buffered (reduce.tmpl, chunk_buf):
+** its rows do not depend on each other (a map's rows never do; the buffered scatter-adds
+** and the reductions write one slot per row), which the compiler cannot see through the
+** pointers. */
+#if defined(__clang__)
+#define CNP_G_SIMD   /* clang: a loop it cannot vectorize would be -Wpass-failed */
+#elif defined(_OPENMP)
+#define CNP_G_SIMD _Pragma("omp simd")
+#elif defined(__GNUC__)
+#define CNP_G_SIMD _Pragma("GCC ivdep")
+#else
+#define CNP_G_SIMD
+#endif
 /* Helpers below may go unused by a pipeline: inline keeps gcc quiet about that, and the
 ** unused attribute clang (which warns about unused static inline functions of a .c). */
 #ifdef __cplusplus
@@ -218,6 +238,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64(float x) { if (__builtin_expect(fabs
 CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32(double x) { if (__builtin_expect(fabs(x) < 2147483648.0, 1)) return (int32_t)x; return x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
 CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64(double x) { if (__builtin_expect(fabs(x) < 9223372036854775808.0, 1)) return (int64_t)x; return x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 #endif
+/* The same conversions as one conditional expression each, no branch and no intrinsic: the
+** forms of a host kernel whose body gcc vectorizes (its scatter-adds buffered, compiler/
+** gen_red.c, sa_buffered), where the SSE2 scalar conversion would keep the loop scalar. */
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f32_i32_v(float x) { return fabsf(x) < 2147483648.0f ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : INT32_MIN; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f32_i64_v(float x) { return fabsf(x) < 9223372036854775808.0f ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
+CNP_G_HD CNP_G_INLINE int32_t cnp_g_f64_i32_v(double x) { return fabs(x) < 2147483648.0 ? (int32_t)x : x != x ? 0 : x > 0 ? INT32_MAX : x <= -2147483649.0 ? INT32_MIN : (int32_t)x; }
+CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 9223372036854775808.0 ? (int64_t)x : x != x ? 0 : x > 0 ? INT64_MAX : INT64_MIN; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 typedef struct twows_h twows_h;
@@ -296,7 +323,7 @@ static int twows_k0_host(const twows_k0_args *ap)
       f_la[l_i] = (uint8_t)(f_a[l_i] > 0.5);
 #line 9 "input.cnp"
       f_ka[l_i] = (int64_t)cnp_g_f64_i64((f_a[l_i] * 1e+01));
-#line 300 "input.c"
+#line 327 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -347,7 +374,7 @@ static int twows_k1_host(const twows_k1_args *ap)
       f_lb[l_i] = (uint8_t)(f_b[l_i] > 0.5);
 #line 14 "input.cnp"
       f_kb[l_i] = (int64_t)cnp_g_f64_i64((f_b[l_i] * 1e+01));
-#line 351 "input.c"
+#line 378 "input.c"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -551,7 +578,7 @@ static int twows_h_step(twows_h *p)
 #line 9 "input.cnp"
   CNP_G_TRY(twows_k0(p, S),
             "input.cnp:9: map i in N { la[i] = a[i] > 0.5; ka[i] = i64(a[i] * 10.0); }");
-#line 555 "input.c"
+#line 582 "input.c"
 
   /* input.cnp:10: compact la (a, ka); */
 #line 10 "input.cnp"
@@ -568,7 +595,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 572 "input.c"
+#line 599 "input.c"
 
   /* input.cnp:11: sort ka (a); */
 #line 11 "input.cnp"
@@ -581,7 +608,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:11: sort ka (a)");
     p->stats.launches++;
   }
-#line 585 "input.c"
+#line 612 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:8: step on s1");
   p->ws_used = 1;
@@ -596,7 +623,7 @@ static int twows_h_step(twows_h *p)
 #line 14 "input.cnp"
   CNP_G_TRY(twows_k1(p, S),
             "input.cnp:14: map i in M { lb[i] = b[i] > 0.5; kb[i] = i64(b[i] * 10.0); }");
-#line 600 "input.c"
+#line 627 "input.c"
 
   /* input.cnp:15: compact lb (b, kb); */
 #line 15 "input.cnp"
@@ -613,7 +640,7 @@ static int twows_h_step(twows_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 617 "input.c"
+#line 644 "input.c"
 
   /* input.cnp:16: sort kb (b); */
 #line 16 "input.cnp"
@@ -626,7 +653,7 @@ static int twows_h_step(twows_h *p)
               "input.cnp:16: sort kb (b)");
     p->stats.launches++;
   }
-#line 630 "input.c"
+#line 657 "input.c"
   CNP_G_TRY(cnp_event_record(p->ws_ev, S),
             "input.cnp:13: step on s2");
   p->ws_used = 1;
