@@ -2,7 +2,7 @@
 ** bench_deposit.c -- why the complete 1D step's particle loop is one fused scalar loop.
 **
 ** The es1d step's particle pass (docs/physics.md: CIC gather of E at x, leapfrog push, move,
-** periodic wrap, CIC deposit of the new x into a per-chunk charge grid) written four ways,
+** periodic wrap, CIC deposit of the new x into a per-chunk charge grid) written six ways,
 ** timed on one thread (CPU time of the thread, fastest of R runs, each variant in turn):
 **   fused       one scalar loop, as examples/pic/ref/es1d.c and the generated unit do it
 **   lanes       the same loop under `omp simd` with 8 private grids per chunk (row i adds into
@@ -10,7 +10,13 @@
 **               body vectorizes, the deposit with AVX-512 gathers and scatters where the
 **               target has them
 **   two-phase   per 512 rows, a vectorizable pass (gather, push, wrap, the new cell and
-**               fraction into two buffers), then a scalar deposit from the buffers
+**               fraction into two buffers), then a scalar deposit from the buffers: the
+**               additions of the fused loop in its order (the generated unit's "buffered
+**               scatter-adds", docs/codegen.md)
+**   two-phase 4 the same with the deposit into 4 grids (row k into grid k % 4): another
+**               order of the additions, four independent chains where rows in cell order
+**               hit one cell in turn
+**   fused 4     the fused loop into 4 grids (row i into grid i % 4)
 **   no deposit  the fused loop without the deposit: what the deposit's scattered
 **               read-modify-writes cost (a bound, not a variant: it deposits nothing)
 ** and memcpy of the 32 bytes per particle the pass must move (x and v read and written).
