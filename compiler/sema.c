@@ -266,7 +266,9 @@ static void check_const(Sema *S, Decl *d) {
     }
   }
   d->ival = iv;
-  d->fval = dtype_is_int(d->dtype) ? (double)iv : fv;
+  /* a typed f32 / f16 constant holds its f32 / f16 value (as its uses compute with it) */
+  d->fval = dtype_is_int(d->dtype) ? (double)iv : d->dtype == DT_F32 ? (double)(float)fv
+          : d->dtype == DT_F16 ? half_round(fv) : fv;
 }
 
 Decl *field_ref(Sema *S, Ref *r) { return resolve(S, r, K(DECL_FIELD)); }

@@ -649,14 +649,37 @@ static int64_t fold_shift(int op, int64_t a, int64_t s, int bits, bool uns) {
   return a < 0 ? ~(~a >> s) : a >> s;
 }
 
+/* The integer value v (a u64 one as its bit pattern) as a double. */
+static double int_double(int64_t v, DType t) { return t == DT_U64 ? (double)(uint64_t)v : (double)v; }
+
+/* A typed integer result of node e in e's type: an i32 operation wraps modulo 2^32 as the
+** generated code computes it (an untyped literal tree keeps its exact value, which must fit
+** where it is used: check_literal_fits). */
+static void fold_int_result(const Expr *e, int64_t *iv, double *fv) {
+  if (e->type == DT_I32 && !(e->flags & EXF_UNTYPED)) *iv = (int32_t)(uint32_t)*iv;
+  *fv = int_double(*iv, e->type);
+}
+
+/* An operand (value isf/iv/fv of node a) of a floating operation of type t: in f32 / f16
+** operations it is the f32 value the generated code computes with (an integer or a literal
+** converted to f32, to the nearest f16 for f16); in f64 ones the double. */
+static double fold_float_operand(const Expr *a, bool isf, int64_t iv, double fv, DType t) {
+  double v = isf ? fv : int_double(iv, a->type);
+  if (t != DT_F32 && t != DT_F16) return v;
+  if (!isf) v = a->type == DT_U64 ? (double)(float)(uint64_t)iv : (double)(float)iv;
+  if (t == DT_F16 && (!isf || (a->flags & EXF_UNTYPED))) return half_round(isf ? fv : v);
+  return (double)(float)v;
+}
+
 /*
 ** Fold a constant expression (literals, consts, + - * / %, bit operators, unary - and ~,
-** casts).
+** casts) with the rules of the generated code (docs/language.md, Types): i32 operations wrap
+** in 32 bits, f32 and f16 ones are computed in f32, casts round (f32, f16) or saturate.
 ** Returns false (after reporting) when it is not constant.
 */
 bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
   switch (e->kind) {
-  case EX_INT: *is_float = false; *iv = e->ival; *fv = (double)e->ival; return true;
+  case EX_INT: *is_float = false; *iv = e->ival; *fv = int_double(e->ival, e->type); return true;
   case EX_FLOAT: *is_float = true; *fv = e->fval; *iv = fold_f2i(e->fval, DT_I64); return true;
   case EX_NAME:
     if (e->ref.decl && e->ref.decl->kind == DECL_CONST) {
@@ -671,10 +694,19 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
     if (!fold(S, e->args[0], is_float, iv, fv)) return false;
     if (dtype_is_int(e->cast_to)) {
       *iv = *is_float ? fold_f2i(*fv, e->cast_to) : e->cast_to == DT_I32 ? (int32_t)(uint32_t)*iv : *iv;
-      *fv = e->cast_to == DT_U64 ? (double)(uint64_t)*iv : (double)*iv;
+      *fv = int_double(*iv, e->cast_to);
       *is_float = false;
     }
-    else if (dtype_is_float(e->cast_to)) { *is_float = true; }
+    else if (dtype_is_float(e->cast_to)) {   /* f32(0.1) is the float nearest 0.1 */
+      const Expr *a = e->args[0];
+      if (e->cast_to == DT_F16)
+        *fv = half_round(*is_float ? *fv : a->type == DT_U64 ? (double)(float)(uint64_t)*iv : (double)(float)*iv);
+      else if (e->cast_to == DT_F32)
+        *fv = *is_float ? (double)(float)*fv : a->type == DT_U64 ? (double)(float)(uint64_t)*iv : (double)(float)*iv;
+      else if (!*is_float)
+        *fv = int_double(*iv, a->type);
+      *is_float = true;
+    }
     return true;
   }
   case EX_UNARY:
@@ -682,11 +714,15 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
     if (!fold(S, e->args[0], is_float, iv, fv)) return false;
     if (e->op == OP_BNOT) {
       *iv = ~*iv;
-      *fv = (double)*iv;
+      fold_int_result(e, iv, fv);
+      return true;
+    }
+    if (*is_float) {
+      *fv = -*fv;
       return true;
     }
     *iv = (int64_t)(0 - (uint64_t)*iv);
-    *fv = -*fv;
+    fold_int_result(e, iv, fv);
     return true;
   case EX_BINARY: {
     bool fa, fb;
@@ -696,6 +732,9 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
     if (!fold(S, e->args[0], &fa, &ia, &da) || !fold(S, e->args[1], &fb, &ib, &db)) return false;
     *is_float = fa || fb;
     if (*is_float) {
+      DType ft = e->flags & EXF_UNTYPED ? DT_F64 : e->type;   /* untyped literals: exact */
+      da = fold_float_operand(e->args[0], fa, ia, da, ft);
+      db = fold_float_operand(e->args[1], fb, ib, db, ft);
       switch (e->op) {
       case OP_ADD: *fv = da + db; break;
       case OP_SUB: *fv = da - db; break;
@@ -706,6 +745,7 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
         break;
       default: diag_error(S->cc, e->loc, "'%%' needs integers; use fmod() for floating values"); return false;
       }
+      if (ft == DT_F32 || ft == DT_F16) *fv = (double)(float)*fv;   /* computed in f32 */
       *iv = fold_f2i(*fv, DT_I64);
       return true;
     }
@@ -727,7 +767,7 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
       else *iv = e->op == OP_DIV ? ia / ib : ia % ib;
       break;
     }
-    *fv = (double)*iv;
+    fold_int_result(e, iv, fv);
     return true;
   }
   default:
