@@ -30,9 +30,17 @@ static void check_cadence(GenUnit *u, Buf *b, Loc loc, Expr *k, Expr *j, const c
                {"what", arena_printf(&u->cc->arena, "%s '%s'", what, expr_src(u, k))});
 }
 
+/* `repeat K` with a setup param in K: K >= 1 at setup, as cnpc checks a constant one. */
+static void check_repeat_count(GenUnit *u, Buf *b, Loc loc, Expr *k) {
+  if (!k || (k->flags & EXF_CONST)) return;
+  EMIT_SNIPPET(b, TM, "check_repeat", {"k", setup_str(u, k, "cfg->")}, {"file", base_name(loc.file->path)},
+               {"line", gen_int(u, loc.line)}, {"src", expr_src(u, k)});
+}
+
 static void check_cadences(GenUnit *u, Buf *b, Stmt *s) {
   for (; s; s = s->next) {
     if (s->kind == ST_EVERY) check_cadence(u, b, s->loc, s->value, s->value2, "every");
+    if (s->kind == ST_REPEAT) check_repeat_count(u, b, s->loc, s->value);
     if (s->kind == ST_EVERY || s->kind == ST_REPEAT) check_cadences(u, b, s->body);
   }
 }
