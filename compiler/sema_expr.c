@@ -58,14 +58,39 @@ static bool assignable(DType to, DType from, unsigned flags) {
 
 static DType real_of(DType t) { return t == DT_C64 ? DT_F32 : t == DT_C128 ? DT_F64 : t; }
 
-/* An integer literal, possibly negated or combined with + - * of literals (no division). */
-static bool int_literal_tree(const Expr *e) {
+static int64_t fold_shift(int op, int64_t a, int64_t s, int bits, bool uns);
+
+/*
+** The value of an integer literal, possibly negated or complemented, or combined with
+** + - * / % & | ^ << >> of literals (`1 << 40`, `~0`), computed in i64 as the generated code
+** computes such an untyped tree. False when it is not one, or for a division by zero (an
+** error of its own).
+*/
+static bool int_literal_value(const Expr *e, int64_t *v) {
+  int64_t a, b;
   switch (e->kind) {
-  case EX_INT: return true;
-  case EX_UNARY: return e->op == OP_NEG && int_literal_tree(e->args[0]);
+  case EX_INT: *v = e->ival; return true;
+  case EX_UNARY:
+    if ((e->op != OP_NEG && e->op != OP_BNOT) || !int_literal_value(e->args[0], &a)) return false;
+    *v = e->op == OP_NEG ? (int64_t)(0 - (uint64_t)a) : ~a;
+    return true;
   case EX_BINARY:
-    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && int_literal_tree(e->args[0]) &&
-           int_literal_tree(e->args[1]);
+    if (!int_literal_value(e->args[0], &a) || !int_literal_value(e->args[1], &b)) return false;
+    switch (e->op) {
+    case OP_ADD: *v = (int64_t)((uint64_t)a + (uint64_t)b); return true;
+    case OP_SUB: *v = (int64_t)((uint64_t)a - (uint64_t)b); return true;
+    case OP_MUL: *v = (int64_t)((uint64_t)a * (uint64_t)b); return true;
+    case OP_BAND: *v = a & b; return true;
+    case OP_BOR: *v = a | b; return true;
+    case OP_BXOR: *v = a ^ b; return true;
+    case OP_SHL: case OP_SHR: *v = fold_shift(e->op, a, b, 64, false); return true;
+    case OP_DIV: case OP_MOD:
+      if (b == 0) return false;
+      if (a == INT64_MIN && b == -1) *v = e->op == OP_DIV ? INT64_MIN : 0;
+      else *v = e->op == OP_DIV ? a / b : a % b;
+      return true;
+    default: return false;
+    }
   default: return false;
   }
 }
@@ -80,18 +105,16 @@ static void check_literal_fits(Sema *S, Loc loc, DType to, const Expr *v) {
     check_literal_fits(S, v->args[2]->loc, to, v->args[2]);
     return;
   }
-  if (!dtype_is_int(to) || !(v->flags & EXF_UNTYPED) || !dtype_is_int(v->type) || !int_literal_tree(v))
-    return;
-  bool fl;
   int64_t iv;
-  double fv;
+  if (!dtype_is_int(to) || !(v->flags & EXF_UNTYPED) || !dtype_is_int(v->type) || !int_literal_value(v, &iv))
+    return;
   if (v->type == DT_U64 && v->kind == EX_INT) {   /* above INT64_MAX: only u64 holds it */
     if (to != DT_U64)
       diag_error(S->cc, loc, "integer constant %llu does not fit in '%s' (write %s(...) to convert it)",
                  (unsigned long long)v->uval, dtype_name(to), dtype_name(to));
     return;
   }
-  if (v->type == DT_U64 || !fold(S, v, &fl, &iv, &fv) || fl) return;
+  if (v->type == DT_U64) return;
   if ((to == DT_I32 && (iv < INT32_MIN || iv > INT32_MAX)) || (to == DT_U64 && iv < 0))
     diag_error(S->cc, loc, "integer constant %lld does not fit in '%s' (write %s(...) to convert it)",
                (long long)iv, dtype_name(to), dtype_name(to));
