@@ -16,8 +16,10 @@ static const char *line_of(GenUnit *u, Loc loc) { return gen_int(u, loc.line); }
 static void check_extent(GenUnit *u, Buf *b, Decl *d, Expr *e, const char *v) {
   EMIT_SNIPPET(b, TM, "check_extent", {"computed", extent_computed(e) ? "1" : ""}, {"v", v},
                {"file", base_name(d->loc.file->path)}, {"line", line_of(u, d->loc)},
-               {"what", arena_printf(&u->cc->arena, "%s %s: %s '%s'", decl_kind_name(d->kind), d->name,
-                                     d->kind == DECL_PLAN ? "segment count" : "extent", expr_src(u, e))});
+               {"what", arena_printf(&u->cc->arena, "%s %s: %s '%s'",
+                                     d->history_of.name ? "history" : decl_kind_name(d->kind), d->name,
+                                     d->kind == DECL_PLAN ? "segment count" : d->history_of.name ? "length" : "extent",
+                                     expr_src(u, e))});
 }
 
 /* `every K [offset J]` with a setup param in K or J: checked at setup, before any step can

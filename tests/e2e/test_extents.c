@@ -20,6 +20,7 @@ int main(void) {
   expect_fail(-2097152, 4, "field z: extent 'nc - 100' must be > 0");
   expect_fail(100, 4, "field z: extent 'nc - 100' must be > 0 (got 0)");
   expect_fail(101, 3037000500LL, "field r: extent 'N * N + 1' overflows int64");
+  expect_fail(102, 4, "extents.cnp:14: history hx: length 'nc - 102' must be > 0 (got 0)");
   extents *p; char err[256];
   extents_config cfg = EXTENTS_CONFIG_INIT; cfg.nc = 103; cfg.N = 5;
   CHECK(extents_setup(&p, &cfg, err, sizeof err) == 0, "setup: %s", err);
