@@ -53,14 +53,15 @@ int main(void) {
   }
   const int64_t *cv = constfold_field(p, "cv").data;
   cb = constfold_field(p, "cb").data;
-  const int64_t ecv[5][3] = {
+  const int64_t ecv[6][3] = {
     {5, 5, 5},                                   /* L = i32(2^32 + 5) */
     {5, -1, INT32_MIN},                          /* i32(ki): the low 32 bits */
     {INT64_MIN, 5, -1},                          /* i64(ku): the bit pattern */
     {0, 15, 15},                                 /* u64 of a negative i32 sign-extends */
     {0, 2, 2},                                   /* bool(-0.0) false, bool(NaN) true (cb read before) */
+    {INT64_MIN, INT64_MIN, INT64_MIN},           /* an untyped i64 constant wraps */
   };
-  for (int c = 0; c < 5; c++)
+  for (int c = 0; c < 6; c++)
     for (int n = 0; n < 3; n++)
       CHECK(cv[c * 3 + n] == ecv[c][n], "cv[%d, %d] = %lld, expected %lld", c, n, (long long)cv[c * 3 + n],
             (long long)ecv[c][n]);
