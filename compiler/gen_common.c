@@ -167,6 +167,14 @@ static void setup_node(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   cnp_ice("setup expression of kind %d not handled", (int)e->kind);
 }
 
+/* An append's count as an int64_t: a u64 count above INT64_MAX is INT64_MAX (more rows than
+** any capacity: the rows that fit, then CNP_EOVERFLOW), not a negative number (no rows). */
+const char *append_count_str(GenUnit *u, Expr *e, const char *pfx) {
+  const char *x = setup_str(u, e, pfx);
+  if (e->type != DT_U64) return arena_printf(&u->cc->arena, "(int64_t)(%s)", x);
+  return arena_printf(&u->cc->arena, "((uint64_t)(%s) > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(%s))", x, x);
+}
+
 const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
   Buf t = {0};
   setup_expr(u, &t, e, pfx);
