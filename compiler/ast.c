@@ -996,6 +996,11 @@ void ast_syntax_error(Cnp *cc, Token tok, int major, const int *expected, int n)
                                 : " (only '+=' updates in place: write 'X = X OP E')";
     else if (major == TK_IF && n == 1 && expected[0] == TK_SEMI)
       habit = " (a conditional value is select(COND, A, B))";
+    else if (major == TK_MINEQ || major == TK_MAXEQ)   /* docs/language.md, Lexical structure */
+      habit = major == TK_MINEQ ? " (one token, the reduction 'S min= E' of a scalar S; to assign a let named "
+                                  "'min', write 'min = E' with a space)"
+                                : " (one token, the reduction 'S max= E' of a scalar S; to assign a let named "
+                                  "'max', write 'max = E' with a space)";
     if (habit) snprintf(what + strlen(what), sizeof what - strlen(what), "%s", habit);
   }
   if (n >= 1 && n <= 3) {

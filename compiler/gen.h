@@ -348,6 +348,7 @@ void fmt_float(Buf *b, double v, DType t);
 void fmt_int(Buf *b, int64_t v, DType t);
 void setup_expr(GenUnit *u, Buf *b, Expr *e, const char *pfx);
 const char *setup_str(GenUnit *u, Expr *e, const char *pfx);
+const char *append_count_str(GenUnit *u, Expr *e, const char *pfx);   /* int64_t, u64 clamped */
 void setup_expr_checked(GenUnit *u, Buf *b, Expr *e);
 bool extent_computed(Expr *e);
 const char *expr_src(GenUnit *u, Expr *e);

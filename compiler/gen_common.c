@@ -167,6 +167,14 @@ static void setup_node(GenUnit *u, Buf *b, Expr *e, const char *pfx) {
   cnp_ice("setup expression of kind %d not handled", (int)e->kind);
 }
 
+/* An append's count as an int64_t: a u64 count above INT64_MAX is INT64_MAX (more rows than
+** any capacity: the rows that fit, then CNP_EOVERFLOW), not a negative number (no rows). */
+const char *append_count_str(GenUnit *u, Expr *e, const char *pfx) {
+  const char *x = setup_str(u, e, pfx);
+  if (e->type != DT_U64) return arena_printf(&u->cc->arena, "(int64_t)(%s)", x);
+  return arena_printf(&u->cc->arena, "((uint64_t)(%s) > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(%s))", x, x);
+}
+
 const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
   Buf t = {0};
   setup_expr(u, &t, e, pfx);
@@ -177,8 +185,17 @@ const char *setup_str(GenUnit *u, Expr *e, const char *pfx) {
 
 /* An extent or segment count of the configuration, computed with the overflow-checked
 ** helpers of templates/extent.tmpl (INT64_MIN on overflow): setup's check of it. */
+/* A u64 setup param in an extent: its value may not fit in int64_t. */
+static bool u64_param(const Expr *e) {
+  return e && e->kind == EX_NAME && e->ref.decl && e->ref.decl->kind == DECL_PARAM && e->ref.decl->dtype == DT_U64;
+}
+
 void setup_expr_checked(GenUnit *u, Buf *b, Expr *e) {
-  if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
+  if (u64_param(e)) {   /* above INT64_MAX: INT64_MIN, an overflow (not a wrapped negative size) */
+    buf_puts(b, "cnp_g_xu64(");
+    setup_expr(u, b, e, "cfg->");
+    buf_puts(b, ")");
+  } else if (e->kind == EX_BINARY && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL)) {
     buf_printf(b, "cnp_g_x%s(", e->op == OP_ADD ? "add" : e->op == OP_SUB ? "sub" : "mul");
     setup_expr_checked(u, b, e->args[0]);
     buf_puts(b, ", ");
@@ -192,7 +209,9 @@ void setup_expr_checked(GenUnit *u, Buf *b, Expr *e) {
 }
 
 /* Whether a field extent or segment count is computed (then the unit has templates/extent.tmpl). */
-bool extent_computed(Expr *e) { return e && (e->kind == EX_BINARY || e->kind == EX_UNARY); }
+bool extent_computed(Expr *e) {
+  return e && (e->kind == EX_BINARY || e->kind == EX_UNARY || u64_param(e));
+}
 
 /* Source text of an expression (first line only). */
 const char *expr_src(GenUnit *u, Expr *e) {

@@ -115,7 +115,7 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op, bool multi) {
     buf_line(&fill, "ap->sp = (%s *)p->sp_%d.data;", gen_ctype(op->scan_fused->stmt->a.decl->dtype),
              op->scan_fused->scan_id);
   if (app) {   /* the count from this step's params; the rows that fit decided on the device */
-    buf_line(&fill, "ap->want = (int64_t)(%s);", setup_str(u, op->stmt->value, "p->"));
+    buf_line(&fill, "ap->want = %s;", append_count_str(u, op->stmt->value, "p->"));
     buf_line(&fill, "ap->apw = (int64_t *)p->apd_k%d.data;", op->kernel);
     buf_line(&fill, "ap->ovf = (int *)p->ovf.data;");
   }
@@ -123,7 +123,7 @@ static void graph_kernel(GenUnit *u, Buf *b, GenOp *op, bool multi) {
     if (!use.params[i]->setup)
       buf_line(&refresh, "A.P_%s = p->P_%s;", use.params[i]->name, use.params[i]->name);
   if (use.step) buf_line(&refresh, "A.cnp_step = (int64_t)p->stats.steps;");
-  if (app) buf_line(&refresh, "A.want = (int64_t)(%s);", setup_str(u, op->stmt->value, "p->"));
+  if (app) buf_line(&refresh, "A.want = %s;", append_count_str(u, op->stmt->value, "p->"));
   b->indent = 0;
   EMIT_SNIPPET(b, TM, "graph_kernel", {"N", u->name}, {"K", gen_int(u, op->kernel)},
                {"fill", buf_take(u, &fill)}, {"red", use.n_reds ? "1" : ""}, {"multi", multi ? "1" : ""},

@@ -393,12 +393,11 @@ void red_step_append(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op) {
   Stmt *s = op->stmt;
   Decl *d = s->over.decl;
   (void)t;
-  Buf c = {0}, call = {.indent = b->indent + 2};
-  setup_expr(u, &c, s->value, "p->");
+  Buf call = {.indent = b->indent + 2};
   try_call(u, &call, s->loc, "%s_k%d(p, S)", u->name, op->kernel);
   const char *msg = arena_printf(&u->cc->arena, "%s:%d: append %s: more rows than its capacity (the rows "
                                  "that fit were added)", base_name(s->loc.file->path), s->loc.line, d->name);
-  EMIT_SNIPPET(b, TM, "append", {"d", d->name}, {"k", gen_int(u, op->kernel)}, {"count", buf_take(u, &c)},
+  EMIT_SNIPPET(b, TM, "append", {"d", d->name}, {"k", gen_int(u, op->kernel)}, {"count", append_count_str(u, s->value, "p->")},
                {"call", buf_take(u, &call)}, {"n", u->name}, {"msg", cstr(u, msg)});
 }
 

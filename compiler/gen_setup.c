@@ -16,8 +16,10 @@ static const char *line_of(GenUnit *u, Loc loc) { return gen_int(u, loc.line); }
 static void check_extent(GenUnit *u, Buf *b, Decl *d, Expr *e, const char *v) {
   EMIT_SNIPPET(b, TM, "check_extent", {"computed", extent_computed(e) ? "1" : ""}, {"v", v},
                {"file", base_name(d->loc.file->path)}, {"line", line_of(u, d->loc)},
-               {"what", arena_printf(&u->cc->arena, "%s %s: %s '%s'", decl_kind_name(d->kind), d->name,
-                                     d->kind == DECL_PLAN ? "segment count" : "extent", expr_src(u, e))});
+               {"what", arena_printf(&u->cc->arena, "%s %s: %s '%s'",
+                                     d->history_of.name ? "history" : decl_kind_name(d->kind), d->name,
+                                     d->kind == DECL_PLAN ? "segment count" : d->history_of.name ? "length" : "extent",
+                                     expr_src(u, e))});
 }
 
 /* `every K [offset J]` with a setup param in K or J: checked at setup, before any step can
@@ -30,9 +32,17 @@ static void check_cadence(GenUnit *u, Buf *b, Loc loc, Expr *k, Expr *j, const c
                {"what", arena_printf(&u->cc->arena, "%s '%s'", what, expr_src(u, k))});
 }
 
+/* `repeat K` with a setup param in K: K >= 1 at setup, as cnpc checks a constant one. */
+static void check_repeat_count(GenUnit *u, Buf *b, Loc loc, Expr *k) {
+  if (!k || (k->flags & EXF_CONST)) return;
+  EMIT_SNIPPET(b, TM, "check_repeat", {"k", setup_str(u, k, "cfg->")}, {"file", base_name(loc.file->path)},
+               {"line", gen_int(u, loc.line)}, {"src", expr_src(u, k)});
+}
+
 static void check_cadences(GenUnit *u, Buf *b, Stmt *s) {
   for (; s; s = s->next) {
     if (s->kind == ST_EVERY) check_cadence(u, b, s->loc, s->value, s->value2, "every");
+    if (s->kind == ST_REPEAT) check_repeat_count(u, b, s->loc, s->value);
     if (s->kind == ST_EVERY || s->kind == ST_REPEAT) check_cadences(u, b, s->body);
   }
 }

@@ -915,7 +915,8 @@ static void exec_history(Interp *I, Stmt *s) {
 static void exec_append(Interp *I, Stmt *s) {
   Decl *dim = s->over.decl;
   I->dims_as_cap = true;
-  int64_t want = conv(eval(I, s->value), DT_I64).i;
+  Value cv = eval(I, s->value);   /* a u64 count above INT64_MAX: more than any capacity */
+  int64_t want = cv.t == DT_U64 && cv.u > (uint64_t)INT64_MAX ? INT64_MAX : conv(cv, DT_I64).i;
   I->dims_as_cap = false;
   int64_t live = I->dim_live[dim->index], room = I->dim_cap[dim->index] - live;
   int64_t add = want < 0 ? 0 : want > room ? room : want;

@@ -244,11 +244,11 @@ static void check_const(Sema *S, Decl *d) {
   double fv;
   if (!fold(S, d->value, &f, &iv, &fv)) return;
   if (d->dtype == DT_VOID) d->dtype = f ? DT_F64 : t == DT_U64 ? DT_U64 : DT_I64;
-  else if (f && !dtype_is_float(d->dtype)) {
-    diag_error(S->cc, d->value->loc, "constant '%s' of type '%s' has a floating value", d->name, dtype_name(d->dtype));
-    return;
-  } else if (!dtype_is_int(d->dtype) && !dtype_is_float(d->dtype)) {
+  else if (!dtype_is_int(d->dtype) && !dtype_is_float(d->dtype)) {   /* c64: before its value */
     diag_error(S->cc, d->loc, "constants must be bool, integers or floats, not '%s'", dtype_name(d->dtype));
+    return;
+  } else if (f && !dtype_is_float(d->dtype)) {
+    diag_error(S->cc, d->value->loc, "constant '%s' of type '%s' has a floating value", d->name, dtype_name(d->dtype));
     return;
   }
   if (dtype_is_int(d->dtype) && f) iv = fold_f2i(fv, d->dtype);
@@ -266,7 +266,9 @@ static void check_const(Sema *S, Decl *d) {
     }
   }
   d->ival = iv;
-  d->fval = dtype_is_int(d->dtype) ? (double)iv : fv;
+  /* a typed f32 / f16 constant holds its f32 / f16 value (as its uses compute with it) */
+  d->fval = dtype_is_int(d->dtype) ? (double)iv : d->dtype == DT_F32 ? (double)(float)fv
+          : d->dtype == DT_F16 ? half_round(fv) : fv;
 }
 
 Decl *field_ref(Sema *S, Ref *r) { return resolve(S, r, K(DECL_FIELD)); }

@@ -58,14 +58,39 @@ static bool assignable(DType to, DType from, unsigned flags) {
 
 static DType real_of(DType t) { return t == DT_C64 ? DT_F32 : t == DT_C128 ? DT_F64 : t; }
 
-/* An integer literal, possibly negated or combined with + - * of literals (no division). */
-static bool int_literal_tree(const Expr *e) {
+static int64_t fold_shift(int op, int64_t a, int64_t s, int bits, bool uns);
+
+/*
+** The value of an integer literal, possibly negated or complemented, or combined with
+** + - * / % & | ^ << >> of literals (`1 << 40`, `~0`), computed in i64 as the generated code
+** computes such an untyped tree. False when it is not one, or for a division by zero (an
+** error of its own).
+*/
+static bool int_literal_value(const Expr *e, int64_t *v) {
+  int64_t a, b;
   switch (e->kind) {
-  case EX_INT: return true;
-  case EX_UNARY: return e->op == OP_NEG && int_literal_tree(e->args[0]);
+  case EX_INT: *v = e->ival; return true;
+  case EX_UNARY:
+    if ((e->op != OP_NEG && e->op != OP_BNOT) || !int_literal_value(e->args[0], &a)) return false;
+    *v = e->op == OP_NEG ? (int64_t)(0 - (uint64_t)a) : ~a;
+    return true;
   case EX_BINARY:
-    return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && int_literal_tree(e->args[0]) &&
-           int_literal_tree(e->args[1]);
+    if (!int_literal_value(e->args[0], &a) || !int_literal_value(e->args[1], &b)) return false;
+    switch (e->op) {
+    case OP_ADD: *v = (int64_t)((uint64_t)a + (uint64_t)b); return true;
+    case OP_SUB: *v = (int64_t)((uint64_t)a - (uint64_t)b); return true;
+    case OP_MUL: *v = (int64_t)((uint64_t)a * (uint64_t)b); return true;
+    case OP_BAND: *v = a & b; return true;
+    case OP_BOR: *v = a | b; return true;
+    case OP_BXOR: *v = a ^ b; return true;
+    case OP_SHL: case OP_SHR: *v = fold_shift(e->op, a, b, 64, false); return true;
+    case OP_DIV: case OP_MOD:
+      if (b == 0) return false;
+      if (a == INT64_MIN && b == -1) *v = e->op == OP_DIV ? INT64_MIN : 0;
+      else *v = e->op == OP_DIV ? a / b : a % b;
+      return true;
+    default: return false;
+    }
   default: return false;
   }
 }
@@ -80,18 +105,16 @@ static void check_literal_fits(Sema *S, Loc loc, DType to, const Expr *v) {
     check_literal_fits(S, v->args[2]->loc, to, v->args[2]);
     return;
   }
-  if (!dtype_is_int(to) || !(v->flags & EXF_UNTYPED) || !dtype_is_int(v->type) || !int_literal_tree(v))
-    return;
-  bool fl;
   int64_t iv;
-  double fv;
+  if (!dtype_is_int(to) || !(v->flags & EXF_UNTYPED) || !dtype_is_int(v->type) || !int_literal_value(v, &iv))
+    return;
   if (v->type == DT_U64 && v->kind == EX_INT) {   /* above INT64_MAX: only u64 holds it */
     if (to != DT_U64)
       diag_error(S->cc, loc, "integer constant %llu does not fit in '%s' (write %s(...) to convert it)",
                  (unsigned long long)v->uval, dtype_name(to), dtype_name(to));
     return;
   }
-  if (v->type == DT_U64 || !fold(S, v, &fl, &iv, &fv) || fl) return;
+  if (v->type == DT_U64) return;
   if ((to == DT_I32 && (iv < INT32_MIN || iv > INT32_MAX)) || (to == DT_U64 && iv < 0))
     diag_error(S->cc, loc, "integer constant %lld does not fit in '%s' (write %s(...) to convert it)",
                (long long)iv, dtype_name(to), dtype_name(to));
@@ -649,14 +672,37 @@ static int64_t fold_shift(int op, int64_t a, int64_t s, int bits, bool uns) {
   return a < 0 ? ~(~a >> s) : a >> s;
 }
 
+/* The integer value v (a u64 one as its bit pattern) as a double. */
+static double int_double(int64_t v, DType t) { return t == DT_U64 ? (double)(uint64_t)v : (double)v; }
+
+/* A typed integer result of node e in e's type: an i32 operation wraps modulo 2^32 as the
+** generated code computes it (an untyped literal tree keeps its exact value, which must fit
+** where it is used: check_literal_fits). */
+static void fold_int_result(const Expr *e, int64_t *iv, double *fv) {
+  if (e->type == DT_I32 && !(e->flags & EXF_UNTYPED)) *iv = (int32_t)(uint32_t)*iv;
+  *fv = int_double(*iv, e->type);
+}
+
+/* An operand (value isf/iv/fv of node a) of a floating operation of type t: in f32 / f16
+** operations it is the f32 value the generated code computes with (an integer or a literal
+** converted to f32, to the nearest f16 for f16); in f64 ones the double. */
+static double fold_float_operand(const Expr *a, bool isf, int64_t iv, double fv, DType t) {
+  double v = isf ? fv : int_double(iv, a->type);
+  if (t != DT_F32 && t != DT_F16) return v;
+  if (!isf) v = a->type == DT_U64 ? (double)(float)(uint64_t)iv : (double)(float)iv;
+  if (t == DT_F16 && (!isf || (a->flags & EXF_UNTYPED))) return half_round(isf ? fv : v);
+  return (double)(float)v;
+}
+
 /*
 ** Fold a constant expression (literals, consts, + - * / %, bit operators, unary - and ~,
-** casts).
+** casts) with the rules of the generated code (docs/language.md, Types): i32 operations wrap
+** in 32 bits, f32 and f16 ones are computed in f32, casts round (f32, f16) or saturate.
 ** Returns false (after reporting) when it is not constant.
 */
 bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
   switch (e->kind) {
-  case EX_INT: *is_float = false; *iv = e->ival; *fv = (double)e->ival; return true;
+  case EX_INT: *is_float = false; *iv = e->ival; *fv = int_double(e->ival, e->type); return true;
   case EX_FLOAT: *is_float = true; *fv = e->fval; *iv = fold_f2i(e->fval, DT_I64); return true;
   case EX_NAME:
     if (e->ref.decl && e->ref.decl->kind == DECL_CONST) {
@@ -671,10 +717,19 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
     if (!fold(S, e->args[0], is_float, iv, fv)) return false;
     if (dtype_is_int(e->cast_to)) {
       *iv = *is_float ? fold_f2i(*fv, e->cast_to) : e->cast_to == DT_I32 ? (int32_t)(uint32_t)*iv : *iv;
-      *fv = e->cast_to == DT_U64 ? (double)(uint64_t)*iv : (double)*iv;
+      *fv = int_double(*iv, e->cast_to);
       *is_float = false;
     }
-    else if (dtype_is_float(e->cast_to)) { *is_float = true; }
+    else if (dtype_is_float(e->cast_to)) {   /* f32(0.1) is the float nearest 0.1 */
+      const Expr *a = e->args[0];
+      if (e->cast_to == DT_F16)
+        *fv = half_round(*is_float ? *fv : a->type == DT_U64 ? (double)(float)(uint64_t)*iv : (double)(float)*iv);
+      else if (e->cast_to == DT_F32)
+        *fv = *is_float ? (double)(float)*fv : a->type == DT_U64 ? (double)(float)(uint64_t)*iv : (double)(float)*iv;
+      else if (!*is_float)
+        *fv = int_double(*iv, a->type);
+      *is_float = true;
+    }
     return true;
   }
   case EX_UNARY:
@@ -682,11 +737,15 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
     if (!fold(S, e->args[0], is_float, iv, fv)) return false;
     if (e->op == OP_BNOT) {
       *iv = ~*iv;
-      *fv = (double)*iv;
+      fold_int_result(e, iv, fv);
+      return true;
+    }
+    if (*is_float) {
+      *fv = -*fv;
       return true;
     }
     *iv = (int64_t)(0 - (uint64_t)*iv);
-    *fv = -*fv;
+    fold_int_result(e, iv, fv);
     return true;
   case EX_BINARY: {
     bool fa, fb;
@@ -696,6 +755,9 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
     if (!fold(S, e->args[0], &fa, &ia, &da) || !fold(S, e->args[1], &fb, &ib, &db)) return false;
     *is_float = fa || fb;
     if (*is_float) {
+      DType ft = e->flags & EXF_UNTYPED ? DT_F64 : e->type;   /* untyped literals: exact */
+      da = fold_float_operand(e->args[0], fa, ia, da, ft);
+      db = fold_float_operand(e->args[1], fb, ib, db, ft);
       switch (e->op) {
       case OP_ADD: *fv = da + db; break;
       case OP_SUB: *fv = da - db; break;
@@ -706,6 +768,7 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
         break;
       default: diag_error(S->cc, e->loc, "'%%' needs integers; use fmod() for floating values"); return false;
       }
+      if (ft == DT_F32 || ft == DT_F16) *fv = (double)(float)*fv;   /* computed in f32 */
       *iv = fold_f2i(*fv, DT_I64);
       return true;
     }
@@ -727,7 +790,7 @@ bool fold(Sema *S, const Expr *e, bool *is_float, int64_t *iv, double *fv) {
       else *iv = e->op == OP_DIV ? ia / ib : ia % ib;
       break;
     }
-    *fv = (double)*iv;
+    fold_int_result(e, iv, fv);
     return true;
   }
   default:

@@ -873,35 +873,40 @@ static void check_stmt(Sema *S, Stmt *s) {
 }
 
 /* every K [offset J]: K a positive setup-time integer, 0 <= J < K. */
-static void check_cadence(Sema *S, Expr *every, Expr *o, const char *what) {
+static void check_cadence(Sema *S, Expr *every, Expr *o, const char *what, const char *owhat) {
   bool kf, jf;
   int64_t k = 0, j = 0;
   double fv;
   bool kok = check_extent_expr(S, every, what);
   bool kc = kok && (every->flags & EXF_CONST) && fold(S, every, &kf, &k, &fv) && !kf;
+  if (kc && k < 1 && every->kind != EX_INT) {   /* a literal 0 is check_extent_expr's */
+    diag_error(S->cc, every->loc, "%s must be positive (it is %lld)", what, (long long)k);
+    kc = false;
+  }
   if (!o) return;
-  bool jok = o->kind == EX_INT ? (check_expr(S, o), true) : check_extent_expr(S, o, "the offset of a step's cadence");
+  bool jok = o->kind == EX_INT ? (check_expr(S, o), true) : check_extent_expr(S, o, owhat);
   bool jc = jok && (o->flags & EXF_CONST) && fold(S, o, &jf, &j, &fv) && !jf;
-  if (jc && j < 0) diag_error(S->cc, o->loc, "the offset of a step's cadence must not be negative");
+  if (jc && j < 0) diag_error(S->cc, o->loc, "%s must not be negative", owhat);
   else if (jc && kc && j >= k)
     diag_error(S->cc, o->loc, "offset %lld of 'every %lld' never matches: it must be below %lld",
                (long long)j, (long long)k, (long long)k);
 }
 
 static void check_every(Sema *S, Decl *d) {
-  check_cadence(S, d->every, d->every_offset, "the cadence of a step ('every')");
+  check_cadence(S, d->every, d->every_offset, "the cadence of a step ('every')", "the offset of a step's cadence");
 }
 
 /* every K [offset J] { ... } inside a step: the block's statements only on the due calls. */
 static void check_every_block(Sema *S, Stmt *s) {
-  check_cadence(S, s->value, s->value2, "the cadence of a block ('every')");
+  check_cadence(S, s->value, s->value2, "the cadence of a block ('every')", "the offset of a block's cadence");
   for (Stmt *t = s->body; t; t = t->next) check_stmt(S, t);
 }
 
 /* repeat K { ... }: K a positive setup-time integer; the block's statements run K times in
 ** order. An event recorded inside would be re-recorded before anyone waits for it. */
 static void check_repeat(Sema *S, Stmt *s) {
-  check_extent_expr(S, s->value, "the count of 'repeat'");
+  if (check_extent_expr(S, s->value, "the count of 'repeat'"))
+    check_const_positive(S, s->value, "the count of 'repeat'");
   Stmt *outer = S->repeat;
   S->repeat = s;
   for (Stmt *t = s->body; t; t = t->next) check_stmt(S, t);

@@ -2,6 +2,7 @@
 ** test_inject.c -- inject.cnp against a plain C reference: rows appended after a compaction
 ** (their global and local indices), the extent growing, then an append past the capacity:
 ** CNP_EOVERFLOW from step(), the extent clamped to the capacity, the guard rows past it intact.
+** A count of 0 or less adds no rows.
 */
 #include "inject.h"
 #include "e2e.h"
@@ -16,7 +17,7 @@ int main(void) {
   static double x[CAP]; static int64_t id[CAP];
   int64_t n = 0;
   for (int call = 0; call < 8; call++) {
-    int64_t add = 5 + call * 2;
+    int64_t add = call == 1 ? -4 : call == 2 ? 0 : 5 + call * 2;   /* a count <= 0 adds nothing */
     double tt = 0.25 * call;
     int st = inject_step(p, add, tt);
     CHECK(inject_sync(p) == 0, "sync");
@@ -26,7 +27,7 @@ int main(void) {
       if (x[i] < 40.0) { x[m] = x[i]; id[m] = id[i]; m++; }
     }
     n = m;
-    int64_t room = CAP - n, got = add < room ? add : room;
+    int64_t room = CAP - n, got = add < 0 ? 0 : add < room ? add : room;
     for (int64_t k = 0; k < got; k++) { x[n + k] = tt + 0.5 * (double)k; id[n + k] = (n + k) * 1000 + k; }
     n += got;
     if (got < add) {

@@ -509,6 +509,10 @@ class Gen:
             a = self.expr(t, ctx, d)
             j = r.randrange(5)
             if j == 0:
+                # (an untyped ~5 is the i64 -6, which a u64 cannot hold: an error since
+                # literal trees of the bit operators must fit like those of + - *)
+                if t == "u64" and self.untyped(a):
+                    a = "u64(%s)" % a
                 return "~%s" % self.paren(a)
             if j <= 2:
                 return "(%s %s %s)" % (a, self.pick(["&", "|", "^"]), self.expr(t, ctx, d))

@@ -357,8 +357,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 92233
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
-** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
-** setup rejects an overflowing extent instead of allocating a wrapped size. */
+** or INT64_MIN when an operand is INT64_MIN (a u64 param above INT64_MAX) or the result
+** does not fit in int64_t, so setup rejects an overflowing extent instead of allocating a
+** wrapped size. */
+CNP_G_INLINE int64_t cnp_g_xu64(uint64_t v)   /* a u64 setup param */
+{
+  return v > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)v;
+}
 CNP_G_INLINE int64_t cnp_g_xadd(int64_t a, int64_t b)
 {
   if (a == INT64_MIN || b == INT64_MIN || (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
@@ -733,7 +738,7 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_fft_forward(p->fft_0, &p->f_rho, &p->f_rho_hat, S),
               "input.cnp:15: fft rho -> rho_hat");
     p->stats.launches++;
-#line 737 "input.cu"
+#line 742 "input.cu"
 
     /* input.cnp:16: ifft rho_hat -> phi; */
 #line 16 "input.cnp"
@@ -744,14 +749,14 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_g_fft_scale_f64(&p->f_phi, cnp_fft_norm(p->fft_0), S),
               "input.cnp:16: ifft rho_hat -> phi");
     p->stats.launches++;
-#line 748 "input.cu"
+#line 753 "input.cu"
 
     /* input.cnp:17: fft E -> E_hat; */
 #line 17 "input.cnp"
     CNP_G_TRY(cnp_fft_forward(p->fft_1, &p->f_E, &p->f_E_hat, S),
               "input.cnp:17: fft E -> E_hat");
     p->stats.launches++;
-#line 755 "input.cu"
+#line 760 "input.cu"
 
     /* input.cnp:18: ifft E_hat -> E; */
 #line 18 "input.cnp"
@@ -762,7 +767,7 @@ static int spec_h_step(spec_h *p)
     CNP_G_TRY(cnp_g_fft_scale_f32(&p->f_E, cnp_fft_norm(p->fft_1), S),
               "input.cnp:18: ifft E_hat -> E");
     p->stats.launches++;
-#line 766 "input.cu"
+#line 771 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

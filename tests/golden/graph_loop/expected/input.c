@@ -578,6 +578,9 @@ static int graph_loop_h_setup(graph_loop_h **pp, const graph_loop_config *cfg, c
   if ((int64_t)cfg->m <= 0)
     return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:11: field u: extent 'm' must be > 0 (got %lld)",
                      (long long)((int64_t)cfg->m));
+  if (((int64_t)cfg->n_sweeps) < 1)
+    return cnp_g_err(err, errlen, CNP_EINVAL, "input.cnp:16: repeat 'n_sweeps': the count must be >= 1 (got %lld)",
+                     (long long)((int64_t)cfg->n_sweeps));
   st = cnp_backend_resolve(cfg->backend, 1, &B);   /* CNP_BACKEND may force it */
   if (st != CNP_OK && st != CNP_EUNAVAILABLE)   /* a bad cfg.backend or CNP_BACKEND */
     return cnp_g_err(err, errlen, st, "graph_loop_setup: %s", cnp_last_error());
@@ -715,13 +718,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
   /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 719 "input.c"
+#line 722 "input.c"
 
     /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
     CNP_G_TRY(graph_loop_k0(p, S),
               "input.cnp:17: map i in m");
-#line 725 "input.c"
+#line 728 "input.c"
 
     /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -730,18 +733,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->f_u = p->f_w;
       p->f_w = t;
     }
-#line 734 "input.c"
+#line 737 "input.c"
 
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
   } /* repeat (cnp_rep_16_3) */
-#line 739 "input.c"
+#line 742 "input.c"
 
   /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
   CNP_G_TRY(graph_loop_k1(p, S),
             "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 745 "input.c"
+#line 748 "input.c"
 
   /* ---- input.cnp:26: step inject on s ---- */
   S = p->s_s;
@@ -750,7 +753,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
   CNP_G_TRY(graph_loop_k2(p, S),
             "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 754 "input.c"
+#line 757 "input.c"
 
   /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -766,7 +769,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
   }
-#line 770 "input.c"
+#line 773 "input.c"
 
   /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -780,7 +783,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     if (want > room)
       return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
   }
-#line 784 "input.c"
+#line 787 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

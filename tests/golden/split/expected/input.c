@@ -325,8 +325,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 92233
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
-** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
-** setup rejects an overflowing extent instead of allocating a wrapped size. */
+** or INT64_MIN when an operand is INT64_MIN (a u64 param above INT64_MAX) or the result
+** does not fit in int64_t, so setup rejects an overflowing extent instead of allocating a
+** wrapped size. */
+CNP_G_INLINE int64_t cnp_g_xu64(uint64_t v)   /* a u64 setup param */
+{
+  return v > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)v;
+}
 CNP_G_INLINE int64_t cnp_g_xadd(int64_t a, int64_t b)
 {
   if (a == INT64_MIN || b == INT64_MIN || (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
@@ -531,7 +536,7 @@ static int split_k0_host(const split_k0_args *ap)
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 535 "input.c"
+#line 540 "input.c"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -632,7 +637,7 @@ static int split_k1_host(const split_k1_args *ap)
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 636 "input.c"
+#line 641 "input.c"
         } /* map i */
       }
     }
@@ -667,7 +672,7 @@ static int split_k1_host(const split_k1_args *ap)
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 671 "input.c"
+#line 676 "input.c"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -964,13 +969,13 @@ static int split_h_step(split_h *p)
               "input.cnp:16: fft rho -> rk");
     p->stats.launches++;
   }
-#line 968 "input.c"
+#line 973 "input.c"
 
   /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
   CNP_G_TRY(split_k0(p, S),
             "input.cnp:17: map (j, i) in K");
-#line 974 "input.c"
+#line 979 "input.c"
 
   /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -984,7 +989,7 @@ static int split_h_step(split_h *p)
               "input.cnp:21: ifft rk -> phi");
     p->stats.launches++;
   }
-#line 988 "input.c"
+#line 993 "input.c"
 
   /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -1003,13 +1008,13 @@ static int split_h_step(split_h *p)
     }
     p->stats.launches++;
   }
-#line 1007 "input.c"
+#line 1012 "input.c"
 
   /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
   CNP_G_TRY(split_k1(p, S),
             "input.cnp:23: map (j, i) in G");
-#line 1013 "input.c"
+#line 1018 "input.c"
 
   /* ---- input.cnp:28: allreduce energy; ---- */
   S = NULL;  /* host step: after all earlier work (synchronize_for_mpi) */
@@ -1031,7 +1036,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 1035 "input.c"
+#line 1040 "input.c"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

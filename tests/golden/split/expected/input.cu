@@ -357,8 +357,13 @@ CNP_G_HD CNP_G_INLINE int64_t cnp_g_f64_i64_v(double x) { return fabs(x) < 92233
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f32_u64(float x) { return x != x || x <= -1.0f ? 0 : x >= 18446744073709551616.0f ? UINT64_MAX : (uint64_t)x; }
 CNP_G_HD CNP_G_INLINE uint64_t cnp_g_f64_u64(double x) { return x != x || x <= -1.0 ? 0 : x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x; }
 /* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
-** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
-** setup rejects an overflowing extent instead of allocating a wrapped size. */
+** or INT64_MIN when an operand is INT64_MIN (a u64 param above INT64_MAX) or the result
+** does not fit in int64_t, so setup rejects an overflowing extent instead of allocating a
+** wrapped size. */
+CNP_G_INLINE int64_t cnp_g_xu64(uint64_t v)   /* a u64 setup param */
+{
+  return v > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)v;
+}
 CNP_G_INLINE int64_t cnp_g_xadd(int64_t a, int64_t b)
 {
   if (a == INT64_MIN || b == INT64_MIN || (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
@@ -595,7 +600,7 @@ static int split_k0_host(const split_k0_args *ap)
       double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
       f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 599 "input.cu"
+#line 604 "input.cu"
     }
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -630,7 +635,7 @@ static __global__ void split_k0_cuda(const split_k0_args A)
   double l_k2 = (double)((cnp_g_wave(l_j, cnp_n0, cnp_d0, 0) * cnp_g_wave(l_j, cnp_n0, cnp_d0, 0)) + (cnp_g_wave(l_i, cnp_N1, cnp_d1, 1) * cnp_g_wave(l_i, cnp_N1, cnp_d1, 1)));
 #line 19 "input.cnp"
   f_rk[(cnp_x0) * cnp_s1 + cnp_x1] = ((l_k2 > 0.0) ? cnp_g_cdivr128(f_rk[(cnp_x0) * cnp_s1 + cnp_x1], l_k2) : cnp_g_mk128(0.0, 0.0));
-#line 634 "input.cu"
+#line 639 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 0 (cuda) */
 
@@ -754,7 +759,7 @@ static int split_k1_host(const split_k1_args *ap)
           f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
           r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 758 "input.cu"
+#line 763 "input.cu"
         } /* map i */
       }
     }
@@ -789,7 +794,7 @@ static int split_k1_host(const split_k1_args *ap)
         f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
         r_energy[cnp_l] += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 793 "input.cu"
+#line 798 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -848,7 +853,7 @@ static __global__ void split_k1_cuda(const split_k1_args A)
       f_ey[(cnp_x0) * cnp_s1 + cnp_x1] = (double)(((0.5 * (f_phi[(cnp_x0m1) * cnp_s1 + cnp_x1] - f_phi[(cnp_x0p1) * cnp_s1 + cnp_x1])) * ((double)P_ny)) / 6.283185307179586);
 #line 25 "input.cnp"
       r_energy += (double)(((0.5 * f_rho[(cnp_x0) * cnp_s1 + cnp_x1]) * f_phi[(cnp_x0) * cnp_s1 + cnp_x1]));
-#line 852 "input.cu"
+#line 857 "input.cu"
     } /* map i */
   }
   {  /* scalar energy: this block's partial */
@@ -1414,13 +1419,13 @@ static int split_h_step(split_h *p)
                 "input.cnp:16: fft rho -> rk");
       p->stats.launches++;
     }
-#line 1418 "input.cu"
+#line 1423 "input.cu"
 
     /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
     CNP_G_TRY(split_k0(p, S),
               "input.cnp:17: map (j, i) in K");
-#line 1424 "input.cu"
+#line 1429 "input.cu"
 
     /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -1434,7 +1439,7 @@ static int split_h_step(split_h *p)
                 "input.cnp:21: ifft rk -> phi");
       p->stats.launches++;
     }
-#line 1438 "input.cu"
+#line 1443 "input.cu"
 
     /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -1457,13 +1462,13 @@ static int split_h_step(split_h *p)
       }
       p->stats.launches++;
     }
-#line 1461 "input.cu"
+#line 1466 "input.cu"
 
     /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
     CNP_G_TRY(split_k1(p, S),
               "input.cnp:23: map (j, i) in G");
-#line 1467 "input.cu"
+#line 1472 "input.cu"
   }
 
   /* ---- input.cnp:28: allreduce energy; ---- */
@@ -1486,7 +1491,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 1490 "input.cu"
+#line 1495 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

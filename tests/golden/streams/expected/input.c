@@ -153,8 +153,13 @@ CNP_G_INLINE cnp_array cnp_g_live(const cnp_array *a, int64_t n)
 }
 
 /* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
-** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
-** setup rejects an overflowing extent instead of allocating a wrapped size. */
+** or INT64_MIN when an operand is INT64_MIN (a u64 param above INT64_MAX) or the result
+** does not fit in int64_t, so setup rejects an overflowing extent instead of allocating a
+** wrapped size. */
+CNP_G_INLINE int64_t cnp_g_xu64(uint64_t v)   /* a u64 setup param */
+{
+  return v > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)v;
+}
 CNP_G_INLINE int64_t cnp_g_xadd(int64_t a, int64_t b)
 {
   if (a == INT64_MIN || b == INT64_MIN || (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
@@ -447,7 +452,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:13: sort key (w, v)");
     p->stats.launches++;
   }
-#line 451 "input.c"
+#line 456 "input.c"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -458,7 +463,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:14: offsets key -> off");
     p->stats.launches++;
   }
-#line 462 "input.c"
+#line 467 "input.c"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -468,7 +473,7 @@ static int streams_h_step(streams_h *p)
               "input.cnp:15: p = segments(key, n_cells)");
     p->stats.launches++;
   }
-#line 472 "input.c"
+#line 477 "input.c"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -484,7 +489,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 488 "input.c"
+#line 493 "input.c"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -500,13 +505,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 504 "input.c"
+#line 509 "input.c"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready");
-#line 510 "input.c"
+#line 515 "input.c"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -516,14 +521,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 520 "input.c"
+#line 525 "input.c"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 527 "input.c"
+#line 532 "input.c"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),

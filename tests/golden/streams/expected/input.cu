@@ -163,8 +163,13 @@ CNP_G_INLINE int cnp_g_launched(void)
 }
 
 /* Setup-time extent arithmetic (field extents and segment counts with + - *): the result,
-** or INT64_MIN when an operand is INT64_MIN or the result does not fit in int64_t, so
-** setup rejects an overflowing extent instead of allocating a wrapped size. */
+** or INT64_MIN when an operand is INT64_MIN (a u64 param above INT64_MAX) or the result
+** does not fit in int64_t, so setup rejects an overflowing extent instead of allocating a
+** wrapped size. */
+CNP_G_INLINE int64_t cnp_g_xu64(uint64_t v)   /* a u64 setup param */
+{
+  return v > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)v;
+}
 CNP_G_INLINE int64_t cnp_g_xadd(int64_t a, int64_t b)
 {
   if (a == INT64_MIN || b == INT64_MIN || (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
@@ -466,7 +471,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key range read back */
   }
-#line 470 "input.cu"
+#line 475 "input.cu"
 
   /* input.cnp:14: offsets key -> off; */
 #line 14 "input.cnp"
@@ -478,7 +483,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;  /* validation read back */
   }
-#line 482 "input.cu"
+#line 487 "input.cu"
 
   /* input.cnp:15: p = segments(key, n_cells); */
 #line 15 "input.cnp"
@@ -489,7 +494,7 @@ static int streams_h_step(streams_h *p)
     p->stats.launches++;
     if (p->backend == CNP_BACKEND_CUDA && key.shape[0] > 0) p->stats.host_syncs++;  /* key statistics read back */
   }
-#line 493 "input.cu"
+#line 498 "input.cu"
 
   /* input.cnp:16: sum p (w) -> rho; */
 #line 16 "input.cnp"
@@ -505,7 +510,7 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 509 "input.cu"
+#line 514 "input.cu"
 
   /* input.cnp:17: sum p (v) -> j; */
 #line 17 "input.cnp"
@@ -521,13 +526,13 @@ static int streams_h_step(streams_h *p)
       p->stats.launches++;
     }
   }
-#line 525 "input.cu"
+#line 530 "input.cu"
 
   /* input.cnp:18: record ready; */
 #line 18 "input.cnp"
   CNP_G_TRY(cnp_event_record(p->e_ready, S),
             "input.cnp:18: record ready");
-#line 531 "input.cu"
+#line 536 "input.cu"
 
   /* ---- input.cnp:20: step output on io after ready { copy snap <- rho; } ---- */
   S = p->s_io;
@@ -537,14 +542,14 @@ static int streams_h_step(streams_h *p)
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_stream_wait_event(S, p->e_ready),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
-#line 541 "input.cu"
+#line 546 "input.cu"
 
   /* input.cnp:20: step output on io after ready { copy snap <- rho; } */
 #line 20 "input.cnp"
   CNP_G_TRY(cnp_snapshot_copy(p->snap_snap, &p->f_rho, S, NULL, &p->h_snap),
             "input.cnp:20: step output on io after ready { copy snap <- rho; }");
   p->has_snap = 1;
-#line 548 "input.cu"
+#line 553 "input.cu"
 
   /* the next call orders its work after this call's (see the waits above) */
   CNP_G_TRY(cnp_event_record(p->ej_work, p->s_work),
