@@ -6,6 +6,7 @@
 #include "parser.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1061,4 +1062,21 @@ int cnp_compile_file(Cnp *cc, const char *path) {
 
 int cnp_compile_buffer(Cnp *cc, const char *name, const char *src, size_t len) {
   return compile(cc, lex_add_buffer(cc, name, src, len));
+}
+
+/* The f16 value nearest to v (round to nearest even; overflow to infinity): f16 constants
+** and literals are folded to their f16 value at compile time. */
+double half_round(double v) {
+  if (isnan(v) || isinf(v) || v == 0.0) return v;
+  double a = fabs(v), ulp = 0x1p-24;     /* subnormals: 2^-24 apart */
+  if (a >= 65520.0) return v < 0 ? -HUGE_VAL : HUGE_VAL;
+  if (a >= 0x1p-14) {                    /* normal: 2^(e-10) apart in [2^e, 2^(e+1)) */
+    double p = 0x1p-14;
+    while (p * 2.0 <= a) p *= 2.0;
+    ulp = p * 0x1p-10;
+  }
+  double q = a / ulp, r = (double)(int64_t)q, frac = q - r;   /* exact: q < 2^12 */
+  if (frac > 0.5 || (frac == 0.5 && ((int64_t)r & 1))) r += 1.0;
+  r *= ulp;
+  return v < 0 ? -r : r;
 }

@@ -108,7 +108,7 @@ typedef enum DType {
 } DType;
 
 const char *dtype_name(DType t);                  /* "f64", ... ("void" for DT_VOID) */
-double half_round(double v);                        /* the f16 value nearest v (gen_expr.c) */
+double half_round(double v);                        /* the f16 value nearest v (ast.c) */
 size_t dtype_size(DType t);                       /* bytes per element; 0 for DT_VOID */
 static inline bool dtype_is_int(DType t) { return t == DT_I32 || t == DT_I64 || t == DT_U64; }
 static inline bool dtype_is_float(DType t) { return t == DT_F16 || t == DT_F32 || t == DT_F64; }

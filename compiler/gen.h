@@ -337,7 +337,6 @@ int gen_hidden_u64(const Expr *e);               /* the same for u64: cnp_g_u64(
 const char *gen_apitype(DType t);               /* the C API's params: "cnp_complex128", ... */
 const char *gen_cnp_dtype(DType t);             /* "CNP_FLOAT64", ... */
 bool gen_decl_is_dim_extent(Decl *f, Decl **dim);
-double half_round(double v);
 Decl *mirror_of(GenUnit *u, Decl *f);
 const char *live_extent(GenUnit *u, Decl *f);
 const char *src_line(GenUnit *u, Loc loc);
