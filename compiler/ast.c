@@ -78,6 +78,13 @@ const char *decl_kind_name(DeclKind k) {
   return k < DECL__COUNT ? t[k] : "?";
 }
 
+/* What a declaration is, for messages: a field declared `scalar` or `history` says so. */
+const char *decl_noun(const Decl *d) {
+  if (d->kind == DECL_FIELD && d->scalar) return "scalar";
+  if (d->kind == DECL_FIELD && d->history_of.name) return "history";
+  return decl_kind_name(d->kind);
+}
+
 /* ------------------------------------------------------------------ helpers */
 
 /* Inline versions for this file (the parser calls an ast_* function per reduction). */

@@ -448,6 +448,7 @@ typedef enum DeclKind {
 } DeclKind;
 
 const char *decl_kind_name(DeclKind k);           /* "field", "stream", ... */
+const char *decl_noun(const Decl *d);             /* the same, "scalar" / "history" for those */
 
 typedef enum CudaAware { CUDA_AWARE_AUTO = 0, CUDA_AWARE_ON, CUDA_AWARE_OFF } CudaAware;
 

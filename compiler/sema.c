@@ -124,7 +124,7 @@ Decl *resolve_found(Sema *S, Ref *r, SymX *s, unsigned mask) {
   }
   if (!(mask & K(s->decl->kind))) {
     diag_error(S->cc, r->loc, "'%s' is %s %s, not %s %s", r->name, article(s->decl->kind),
-               decl_kind_name(s->decl->kind), mask == K_VALUE ? "a" : article(DECL_FIELD),
+               decl_noun(s->decl), mask == K_VALUE ? "a" : article(DECL_FIELD),
                mask == K_VALUE ? "value" : kind_list(mask));
     diag_note(S->cc, s->decl->loc, "'%s' is declared here", r->name);
     return NULL;
@@ -152,7 +152,7 @@ void push_local(Sema *S, Local *l) {
     diag_note(S->cc, prev->loc, "previous definition is here");
   } else if ((g0 = sym_find(S, l->name)) && g0->pos < S->pos) {
     Decl *g = g0->decl;
-    diag_error(S->cc, l->loc, "'%s' shadows %s %s", l->name, article(g->kind), decl_kind_name(g->kind));
+    diag_error(S->cc, l->loc, "'%s' shadows %s %s", l->name, article(g->kind), decl_noun(g));
     diag_note(S->cc, g->loc, "'%s' is declared here", l->name);
   }
   if (S->n_scope == S->cap_scope) {

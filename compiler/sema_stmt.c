@@ -210,7 +210,7 @@ static void check_map(Sema *S, Stmt *s) {
                  d->name, s->index->name, ext->ref.name);
     else
       diag_error(S->cc, s->over.loc, "a map runs over a dim or an integer setup param or constant; "
-                 "'%s' is a field", d->name);
+                 "'%s' is a %s", d->name, decl_noun(d));
     diag_note(S->cc, d->loc, "'%s' is declared here", d->name);
     d = NULL;
   }
