@@ -354,6 +354,20 @@ static void check_kernel_name(Sema *S, Decl *d) {
                "is called (p, S, n, a0, a1, ...)", n);
 }
 
+/* A field is the device copy of one host array: a second mirror of it would ask setup for
+** a host array that the field could not be (gen_setup.c wires the first mirror only). */
+static void check_mirror_unique(Sema *S, Decl *d) {
+  Decl *f = d->target.decl;
+  if (!f) return;
+  for (Decl *o = S->cc->decls; o && o != d; o = o->next)
+    if (o->kind == DECL_MIRROR && o->target.decl == f) {
+      diag_error(S->cc, d->target.loc, "field '%s' is already the device copy of mirror '%s': a field "
+                 "mirrors one host array", f->name, o->name);
+      diag_note(S->cc, o->loc, "'%s' is declared here", o->name);
+      return;
+    }
+}
+
 /* mirror M is the config member cfg.M_host: no dim or setup param may have that name. */
 static void check_mirror_member(Sema *S, Decl *d) {
   if (!d->name) return;
@@ -431,6 +445,7 @@ static void check_decl(Sema *S, Decl *d) {
     break;
   case DECL_MIRROR:
     field_ref(S, &d->target);
+    check_mirror_unique(S, d);
     check_mirror_member(S, d);
     break;
   case DECL_PLAN:
