@@ -646,11 +646,16 @@ static void check_offsets(Sema *S, Stmt *s) {
   hz_op(S, HZ_WRITE, o, &s->b.loc);
 }
 
-/* PLAN = segments(KEY, N): builds the plan with the number of segments it was declared with. */
+/* PLAN = segments(KEY, N): builds the plan over the key and with the number of segments it
+** was declared with (setup sizes the plan for that key's rows, and sum checks its values
+** against that key). */
 static void check_segments(Sema *S, Stmt *s) {
   Decl *p = resolve(S, &s->a, K(DECL_PLAN));
   Decl *k = field_ref(S, &s->b);
-  signed_field(S, k, s->b.loc, "the key", false);
+  if (signed_field(S, k, s->b.loc, "the key", false) && p && p->target.decl && p->target.decl != k) {
+    diag_error(S->cc, s->b.loc, "plan '%s' is over the key '%s', not '%s'", p->name, p->target.name, k->name);
+    diag_note(S->cc, p->loc, "'%s' is declared here", p->name);
+  }
   check_extent_expr(S, s->value, "the number of segments");
   if (p && p->value && !same_extent(p->value, s->value)) {
     diag_error(S->cc, s->value->loc, "plan '%s' was declared with a different number of segments", p->name);
