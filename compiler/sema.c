@@ -334,14 +334,37 @@ static void check_config_member(Sema *S, Decl *d) {
                  what, d->name, d->name);
 }
 
+/* The main file's pipeline declaration, wherever it stands among the declarations. */
+static const Decl *main_pipeline(const Cnp *cc) {
+  for (const Decl *d = cc->decls; d; d = d->next)
+    if (d->kind == DECL_PIPELINE && d->name && !d->file->imported) return d;
+  return NULL;
+}
+
+/* Does kernel name n take the generated code's own names: the pipeline's name P, its
+** symbols P_... and its header's macros P'_... (P in upper case: P_NUM_STREAMS)? */
+static bool takes_pipeline_prefix(const char *n, const char *pipe) {
+  size_t len = strlen(pipe);
+  if (!strcmp(n, pipe)) return true;
+  if (strlen(n) <= len || n[len] != '_') return false;
+  bool lower = true, upper = true;
+  for (size_t i = 0; i < len; i++) {
+    lower = lower && n[i] == pipe[i];
+    upper = upper && n[i] == (char)toupper((unsigned char)pipe[i]);
+  }
+  return lower || upper;
+}
+
 /* A hand-written kernel is called by its own name (the CUDA kernel, its host fallback): it
 ** must be a C function name the generated unit can declare and call, so not a keyword, a
 ** macro or a name of the C library / OpenMP / CUDA (`exp` would redeclare exp()), `main`, the
-** runtime's prefix, or a variable of the generated step() around the call (p, S, n, a0...). */
+** runtime's prefix, the pipeline's own names (pic_step), or a variable of the generated
+** step() around the call (p, S, n, a0...). */
 static void check_kernel_name(Sema *S, Decl *d) {
   if (!d->name) return;
   CnClash c = cn_clash(d->name);
   const char *n = d->name;
+  const Decl *pipe = main_pipeline(S->cc);
   bool arg = n[0] == 'a' && n[1];
   for (const char *q = n + 1; arg && *q; q++) arg = *q >= '0' && *q <= '9';
   if (c != CN_FREE || !strcmp(n, "main"))
@@ -352,6 +375,10 @@ static void check_kernel_name(Sema *S, Decl *d) {
   else if (!strcmp(n, "p") || !strcmp(n, "S") || !strcmp(n, "n") || arg)
     diag_error(S->cc, d->loc, "kernel name '%s' is a variable of the generated step() where the kernel "
                "is called (p, S, n, a0, a1, ...)", n);
+  else if (pipe && takes_pipeline_prefix(n, pipe->name))
+    diag_error(S->cc, d->loc, "kernel name '%s' takes the prefix of pipeline '%s', which names the "
+               "generated code's own functions, types and macros (%s_step, %s_config, ...)", n, pipe->name,
+               pipe->name, pipe->name);
 }
 
 /* A field is the device copy of one host array: a second mirror of it would ask setup for
