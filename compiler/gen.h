@@ -168,9 +168,7 @@ typedef struct GenUnit {
                           ** (split grids alone run on one rank without it: p->comm NULL) */
   bool split;             /* some grid is split over the ranks (gen_grid.c: grid_split_*) */
   bool allreduce;         /* some `allreduce` (host only; without cfg.mpi_fcomm: one rank) */
-  Decl *kernel_decl[64];  /* hand-written kernels and their sources (read by lower.c) */
-  const char *kernel_src[64];
-  int n_kernel_src;
+  const char **kernel_src; /* hand-written kernels' sources by Decl.index (read by lower.c) */
   /* lower.c (lower_decide): unit-wide decisions. */
   GDims gdims;            /* dims of all CUDA graphs */
   bool any_graph;         /* some step is replayed as a CUDA graph */

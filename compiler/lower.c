@@ -8,14 +8,17 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Reads a kernel's .cu file (relative to the .cnp file that declares it) into the arena:
-** the generated code embeds the source, so the program needs no file at run time. */
+** the generated code embeds the source, so the program needs no file at run time. A
+** directory opens but reads nothing: only a regular file is a source. */
 static bool load_kernel_source(GenUnit *u, Decl *d) {
   const char *path = d->path, *slash = strrchr(d->file->path, '/');
   if (path[0] != '/' && slash)
     path = arena_printf(&u->cc->arena, "%.*s/%s", (int)(slash - d->file->path), d->file->path, path);
-  FILE *f = fopen(path, "rb");
+  struct stat st;
+  FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
   if (!f) {
     diag_error(u->cc, d->loc, "cannot read kernel file '%s'", path);
     return false;
@@ -25,19 +28,14 @@ static bool load_kernel_source(GenUnit *u, Decl *d) {
   size_t n;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_put(&b, chunk, n);
   fclose(f);
-  char *src = arena_strndup(&u->cc->arena, buf_str(&b), b.n);
+  u->kernel_src[d->index] = arena_strndup(&u->cc->arena, buf_str(&b), b.n);
   buf_free(&b);
-  for (int i = 0; i < u->n_kernel_src; i++)
-    if (u->kernel_decl[i] == d) return true;
-  if (u->n_kernel_src < 64) {
-    u->kernel_decl[u->n_kernel_src] = d;
-    u->kernel_src[u->n_kernel_src++] = src;
-  }
   return true;
 }
 
 static bool check_decls(GenUnit *u) {
   bool ok = true;
+  u->kernel_src = arena_alloc(&u->cc->arena, sizeof *u->kernel_src * (size_t)(u->cc->n_decl[DECL_KERNEL] + 1));
   for (Decl *d = u->cc->decls; d; d = d->next) {
     switch (d->kind) {
     case DECL_KERNEL: ok = load_kernel_source(u, d) && ok; break;
@@ -326,11 +324,7 @@ static void find_fast_path(GenUnit *u, GenStep *gs) {
   }
 }
 
-const char *lower_kernel_source(GenUnit *u, Decl *kernel) {
-  for (int i = 0; i < u->n_kernel_src; i++)
-    if (u->kernel_decl[i] == kernel) return u->kernel_src[i];
-  return NULL;
-}
+const char *lower_kernel_source(GenUnit *u, Decl *kernel) { return u->kernel_src[kernel->index]; }
 
 GenOp *lower_plan_producer(GenUnit *u, Decl *plan) {
   for (int i = 0; i < u->n_steps; i++)

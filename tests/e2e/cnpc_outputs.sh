@@ -147,4 +147,22 @@ if msg=$("$cnpc" --emit=header,c --out-dir "$work/qo" "$work/q\"d/x.cnp" 2>&1); 
 grep -q "its path contains '\"'" <<<"$msg" || fail "path with a quote: $msg"
 [ ! -e "$work/qo/pic_step.c" ] || fail "path with a quote: wrote pic_step.c"
 
-echo "cnpc outputs: deterministic, rewritten only on change, --no-line, explain, dot, depfile ok"
+# Hand-written kernels: every source is embedded however many there are (cnpc kept 64 and
+# crashed on the 65th), and a kernel "file" that is a directory is an error, not an empty
+# source.
+mkdir -p "$work/kern"
+{
+  printf 'pipeline many;\ndim N;\nfield x : f64[N];\nstream s;\n'
+  for i in $(seq 1 70); do printf 'kernel k%d from "k%d.cu";\n' "$i" "$i"; done
+  printf 'step on s {'; for i in $(seq 1 70); do printf ' k%d(x);' "$i"; done; printf ' }\n'
+} > "$work/kern/many.cnp"
+for i in $(seq 1 70); do printf 'extern "C" __global__ void k%d(double *x) { x[0] = %d; }\n' "$i" "$i" > "$work/kern/k$i.cu"; done
+"$cnpc" --emit=cuda --out-dir "$work/kern/out" "$work/kern/many.cnp" || fail "70 kernels"
+[ "$(grep -c '^static const char many_src_k[0-9]*\[\] =$' "$work/kern/out/many.cu")" = 70 ] || fail "70 kernel sources"
+grep -q 'void k70(double \*x) { x\[0\] = 70; }' "$work/kern/out/many.cu" || fail "the 70th kernel's source"
+mkdir -p "$work/kern/dir.cu"
+printf 'pipeline kd;\ndim N;\nfield x : f64[N];\nstream s;\nkernel k from "dir.cu";\nstep on s { k(x); }\n' > "$work/kern/kd.cnp"
+if msg=$(cd "$work/kern" && "$cnpc" --emit=cuda --out-dir out kd.cnp 2>&1); then fail "kernel from a directory accepted"; fi
+grep -q "^kd.cnp:5:8: error: cannot read kernel file 'dir.cu'$" <<<"$msg" || fail "kernel from a directory: $msg"
+
+echo "cnpc outputs: deterministic, rewritten only on change, --no-line, explain, dot, depfile, kernels ok"
