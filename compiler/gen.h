@@ -179,8 +179,8 @@ typedef struct GenUnit {
   /* gen_fft.c: the FFT plans, one per (spectral grid, real dtype, components) the fft/ifft
   ** statements transform; real: the first real field seen (its storage shape gives the
   ** plan's), first its statement (named by a setup failure), inverse: some ifft uses it. */
-  struct GenFft { Decl *grid, *real; DType dtype; bool inverse; Stmt *first; } fft[32];
-  int n_fft;
+  struct GenFft { Decl *grid, *real; DType dtype; bool inverse; Stmt *first; } *fft;
+  int n_fft, fft_cap;     /* fft grows in the arena: a program may declare any number */
   GenOp **pg_ops;         /* particle-grid plans: the first deposit/gather of each (gen_pgrid.c) */
   int n_pg;
 } GenUnit;

@@ -36,7 +36,13 @@ int fft_plan_of(GenUnit *u, Stmt *s) {
       return i;
     }
   }
-  if (u->n_fft == (int)(sizeof u->fft / sizeof u->fft[0])) cnp_ice("more than 32 FFT plans");
+  if (u->n_fft == u->fft_cap) {
+    int cap = u->fft_cap ? 2 * u->fft_cap : 8;
+    struct GenFft *v = arena_alloc(&u->cc->arena, sizeof *v * (size_t)cap);
+    if (u->n_fft) memcpy(v, u->fft, sizeof *v * (size_t)u->n_fft);
+    u->fft = v;
+    u->fft_cap = cap;
+  }
   u->fft[u->n_fft] = (struct GenFft){k, x, x->dtype, s->kind == ST_IFFT, s};
   return u->n_fft++;
 }

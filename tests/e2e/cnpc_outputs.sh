@@ -165,4 +165,13 @@ printf 'pipeline kd;\ndim N;\nfield x : f64[N];\nstream s;\nkernel k from "dir.c
 if msg=$(cd "$work/kern" && "$cnpc" --emit=cuda --out-dir out kd.cnp 2>&1); then fail "kernel from a directory accepted"; fi
 grep -q "^kd.cnp:5:8: error: cannot read kernel file 'dir.cu'$" <<<"$msg" || fail "kernel from a directory: $msg"
 
-echo "cnpc outputs: deterministic, rewritten only on change, --no-line, explain, dot, depfile, kernels ok"
+# FFT plans: one per spectral grid, however many (cnpc stopped with an internal error at 33)
+{
+  printf 'pipeline mf;\nparam n : i64 setup;\n'
+  for i in $(seq 1 40); do printf 'grid G%d = [n, %d];\ngrid K%d = rfft(G%d);\nfield r%d : f64[G%d]; field k%d : c128[K%d];\n' "$i" "$i" "$i" "$i" "$i" "$i" "$i" "$i"; done
+  printf 'stream s;\nstep on s {'; for i in $(seq 1 40); do printf ' fft r%d -> k%d;' "$i" "$i"; done; printf ' }\n'
+} > "$work/kern/mf.cnp"
+"$cnpc" --emit=c --out-dir "$work/kern/out" "$work/kern/mf.cnp" || fail "40 FFT plans"
+[ "$(grep -c 'cnp_fft_plan_create(' "$work/kern/out/mf.c")" = 40 ] || fail "40 FFT plans created at setup"
+
+echo "cnpc outputs: deterministic, rewritten only on change, --no-line, explain, dot, depfile, kernels, FFT plans ok"
