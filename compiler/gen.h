@@ -233,13 +233,13 @@ typedef struct KUse {
   Decl **dims;
   int n_dims, cap_dims;
   bool step;              /* reads the step counter (step_index(), random draws): cnp_step */
-  Decl *reds[64];         /* scalars the group reduces into (ST_REDUCE), and how (RED_*) */
-  int red_op[64];
-  int n_reds;
-  Decl *privs[64];        /* host: f32/f64 fields the group scatter-adds into, each block of
+  Decl **reds;            /* scalars the group reduces into (ST_REDUCE), and how (RED_*): */
+  int *red_op;            /* arena arrays, grown as needed */
+  int n_reds, cap_reds;
+  Decl **privs;           /* host: f32/f64 fields the group scatter-adds into, each block of
                           ** rows into its own zeroed copy (gen_red.c); none in a fast-path
-                          ** kernel or an append */
-  int n_privs;
+                          ** kernel or an append (an arena array, grown as needed) */
+  int n_privs, cap_privs;
   int kernel;             /* the group's kernel number */
   Arena *arena;
 } KUse;

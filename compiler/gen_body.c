@@ -44,7 +44,16 @@ static void kuse_stmts(KUse *k, Stmt *s) {
       int i = 0;
       while (i < k->n_reds && k->reds[i] != f) i++;
       if (i == k->n_reds) {
-        if (k->n_reds == 64) cnp_ice("more than 64 scalars reduced in one kernel");
+        if (k->n_reds == k->cap_reds) {   /* reds and red_op grow together */
+          int nc = k->cap_reds ? 2 * k->cap_reds : 16;
+          Decl **nr = arena_alloc(k->arena, sizeof *nr * (size_t)nc);
+          int *no = arena_alloc(k->arena, sizeof *no * (size_t)nc);
+          if (k->n_reds) {
+            memcpy(nr, k->reds, sizeof *nr * (size_t)k->n_reds);
+            memcpy(no, k->red_op, sizeof *no * (size_t)k->n_reds);
+          }
+          k->reds = nr, k->red_op = no, k->cap_reds = nc;
+        }
         k->reds[k->n_reds] = f;
         k->red_op[k->n_reds++] = s->red;
       }
@@ -388,13 +397,7 @@ static void priv_stmts(KUse *k, Stmt *s) {
   for (; s; s = s->next) {
     if (s->kind == ST_ADD && s->scatter && s->target->kind == EX_INDEX &&
         (s->target->ref.decl->dtype == DT_F32 || s->target->ref.decl->dtype == DT_F64)) {
-      Decl *f = s->target->ref.decl;
-      int i = 0;
-      while (i < k->n_privs && k->privs[i] != f) i++;
-      if (i == k->n_privs) {
-        if (k->n_privs == 64) cnp_ice("more than 64 fields scatter-added in one kernel");
-        k->privs[k->n_privs++] = f;
-      }
+      kuse_add(k->arena, &k->privs, &k->n_privs, &k->cap_privs, s->target->ref.decl);
     }
     priv_stmts(k, s->body);
     priv_stmts(k, s->else_body);

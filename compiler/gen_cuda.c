@@ -362,8 +362,11 @@ static void cuda_graph_helpers(GenUnit *u, Buf *b) {
 static void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown) {
   const GDims *g = &u->gdims;
   Buf pulls = {0}, dims = {0}, caps = {0}, tsteps = {0}, tdims = {0}, mcaps = {0}, ovf = {0};
-  Decl *sw[64];
-  int m = swapped_fields(u, sw, 64);
+  int n_swaps = 0;   /* each swap names two fields: room for all of them */
+  for (int i = 0; i < u->n_steps; i++)
+    for (int o = 0; o < u->steps[i].n_ops; o++) n_swaps += u->steps[i].ops[o].stmt->kind == ST_SWAP;
+  Decl **sw = arena_alloc(&u->cc->arena, sizeof *sw * (size_t)(2 * n_swaps + 1));
+  int m = swapped_fields(u, sw, 2 * n_swaps);
   const char *G = gen_int(u, u->graph_states), *M = gen_int(u, m ? m : 1), *swap = m ? "1" : "";
   bool any_multi = false, any_pat = false;
   for (int i = 0; i < u->n_steps; i++) {

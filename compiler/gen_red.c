@@ -206,7 +206,7 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   }
   Buf body1 = {.indent = 6 + in + up};
   Buf body8b = {.indent = body8.indent}, body6b = {.indent = body6.indent}, body1b = {.indent = body1.indent};
-  bool cond[64];
+  bool *cond = arena_alloc(a, sizeof *cond * (size_t)(use->n_reds ? use->n_reds : 1));
   const bool rb = red_buffered(op, use, cond);
   SaBufs sab;
   const bool sb = sa_buffered(t, op, use, rb, &sab);
@@ -311,10 +311,11 @@ static const char *block_tree(GenUnit *u, int indent, Decl *f, int op) {
 /* The end of a reducing kernel: each block's partial of every scalar. */
 void red_kernel_cuda_tail(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   (void)op;
+  if (use->n_reds) EMIT_SNIPPET(b, TM, "shared_cuda", {"B", gen_int(u, RED_BLOCK)});
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
-    EMIT_SNIPPET(b, TM, "tail_cuda", {"f", f->name}, {"T", gen_ctype(f->dtype)}, {"B", gen_int(u, RED_BLOCK)},
-                 {"tree", block_tree(u, b->indent + 2, f, use->red_op[i])});
+    EMIT_SNIPPET(b, TM, "tail_cuda", {"f", f->name}, {"T", gen_ctype(f->dtype)}, {"m", dtype_name(f->dtype)},
+                 {"next", i + 1 < use->n_reds ? "1" : ""}, {"tree", block_tree(u, b->indent + 2, f, use->red_op[i])});
   }
 }
 
@@ -325,12 +326,15 @@ void red_combine_cuda(GenUnit *u, Buf *b, GenOp *op, KUse *use) {
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
     EMIT_SNIPPET(&sc, TM, "combine_scalar", {"f", f->name}, {"T", gen_ctype(f->dtype)},
-                 {"B", gen_int(u, RED_BLOCK)}, {"id", red_ident(f->dtype, use->red_op[i])},
+                 {"B", gen_int(u, RED_BLOCK)}, {"m", dtype_name(f->dtype)}, {"next", i + 1 < use->n_reds ? "1" : ""}, {"id", red_ident(f->dtype, use->red_op[i])},
                  {"combine", red_block(u, 6, f->dtype, use->red_op[i], arena_printf(&u->cc->arena, "r_%s", f->name),
                                        arena_printf(&u->cc->arena, "A.rp_%s[c]", f->name))},
                  {"tree", block_tree(u, 4, f, use->red_op[i])});
   }
-  EMIT_SNIPPET(b, TM, "combine_cuda", {"k", gen_int(u, op->kernel)}, {"n", u->name}, {"scalars", buf_take(u, &sc)});
+  Buf sh = {.indent = 2};
+  EMIT_SNIPPET(&sh, TM, "shared_cuda", {"B", gen_int(u, RED_BLOCK)});
+  EMIT_SNIPPET(b, TM, "combine_cuda", {"k", gen_int(u, op->kernel)}, {"n", u->name}, {"shared", buf_take(u, &sh)},
+               {"scalars", buf_take(u, &sc)});
 }
 
 /* ======================================================================== object, setup, lookups */

@@ -276,9 +276,16 @@ int grid_coord_axis(const Stmt *map, const Expr *e) {
   return off == 0 ? a : -1;
 }
 
-/* The accesses of the grid map being checked that sema_grid.c compares at its end. */
-typedef struct GAcc { Decl *f; Loc loc; } GAcc;
-static struct { GAcc st[64]; int n_st; GAcc wr[64]; int n_wr; } gacc;
+/* Appends an access of the grid map being checked (S->gst or S->gwr). */
+static void gacc_add(Sema *S, struct GAcc **v, int *n, int *cap, Decl *f, Loc loc) {
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 16;
+    struct GAcc *nv = arena_alloc(&S->cc->arena, sizeof *nv * (size_t)nc);
+    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
+    *v = nv, *cap = nc;
+  }
+  (*v)[(*n)++] = (struct GAcc){f, loc};
+}
 
 static const char *idx_list(Sema *S, const Stmt *m) {
   char buf[128] = "";
@@ -387,10 +394,10 @@ DType grid_check_index(Sema *S, Expr *e, Decl *f, int write) {
     stencil = true;
   }
   bool seen = false;   /* (a value may be checked twice) */
-  for (int i = 0; i < gacc.n_st; i++) seen = seen || !memcmp(&gacc.st[i].loc, &e->loc, sizeof e->loc);
+  for (int i = 0; i < S->n_gst; i++) seen = seen || !memcmp(&S->gst[i].loc, &e->loc, sizeof e->loc);
   if (stencil) m->grid_reads_offset = true;
-  if (stencil && !seen && gacc.n_st < 64) gacc.st[gacc.n_st++] = (GAcc){f, e->loc};
-  if (write && gacc.n_wr < 64) gacc.wr[gacc.n_wr++] = (GAcc){f, e->loc};
+  if (stencil && !seen) gacc_add(S, &S->gst, &S->n_gst, &S->cap_gst, f, e->loc);
+  if (write) gacc_add(S, &S->gwr, &S->n_gwr, &S->cap_gwr, f, e->loc);
   if (S->step) hz_op(S, write ? HZ_WRITE : HZ_READ, f, &e->loc);
   map_access(S, f, write == 0 ? MA_READ : write == 1 ? MA_STORE : MA_ADD, e->loc);
   if (write == 2) hz_op(S, HZ_READ, f, &e->loc);
@@ -434,7 +441,7 @@ void check_grid_map(Sema *S, Stmt *s) {
   S->map = s;
   S->n_macc = 0;
   S->n_red = 0;
-  gacc.n_st = gacc.n_wr = 0;
+  S->n_gst = S->n_gwr = 0;
   int mark = S->n_scope;
   for (int a = 0; a < s->gndim; a++) {
     for (int b = 0; b < a; b++)
@@ -443,14 +450,14 @@ void check_grid_map(Sema *S, Stmt *s) {
     push_local(S, s->gidx[a]);
   }
   check_map_body(S, s->body);
-  for (int i = 0; i < gacc.n_st; i++)
-    for (int k = 0; k < gacc.n_wr; k++)
-      if (gacc.st[i].f == gacc.wr[k].f) {
-        Decl *f = gacc.st[i].f;
-        diag_error(S->cc, gacc.st[i].loc, "stencil read of '%s', which this map writes: the result would depend "
+  for (int i = 0; i < S->n_gst; i++)
+    for (int k = 0; k < S->n_gwr; k++)
+      if (S->gst[i].f == S->gwr[k].f) {
+        Decl *f = S->gst[i].f;
+        diag_error(S->cc, S->gst[i].loc, "stencil read of '%s', which this map writes: the result would depend "
                    "on the order of points (write another field and 'swap' them)", f->name);
-        diag_note(S->cc, gacc.wr[k].loc, "'%s' is written here", f->name);
-        k = gacc.n_wr;
+        diag_note(S->cc, S->gwr[k].loc, "'%s' is written here", f->name);
+        k = S->n_gwr;
       }
   S->n_scope = mark;
   S->map = NULL;

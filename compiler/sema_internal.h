@@ -29,8 +29,12 @@ typedef struct Sema {
   /* hazard ops, in program order: a list of arena chunks (no copying as it grows) */
   struct HzChunk *ops, *ops_tail;
   Stmt **kcall;             /* first call of each kernel (by index): it fixes the C prototype */
-  struct SemaRed { Decl *f; int op; Loc loc; } red[64];   /* reductions of the current map */
-  int n_red;
+  struct SemaRed { Decl *f; int op; Loc loc; } *red;   /* the scalars the current map reduces */
+  int n_red, cap_red;       /* into, each once (an arena array, grown as needed) */
+  /* the grid map being checked: its stencil reads and its writes, compared at its end
+  ** (sema_grid.c; arena arrays, grown as needed) */
+  struct GAcc { Decl *f; Loc loc; } *gst, *gwr;
+  int n_gst, cap_gst, n_gwr, cap_gwr;
 } Sema;
 
 typedef enum { HZ_READ, HZ_WRITE, HZ_RECORD, HZ_WAIT, HZ_STEP } HzKind;

@@ -103,15 +103,23 @@ static void check_reduce(Sema *S, Stmt *s) {
     return;
   }
   check_assign_type(S, s->value->loc, f->dtype, s->value, "a scalar");
-  for (int i = 0; i < S->n_red; i++)
-    if (S->red[i].f == f && S->red[i].op != s->red) {
-      diag_error(S->cc, t->loc, "scalar '%s' is reduced with '%s' here and with '%s' elsewhere in the "
-                 "same map", f->name, red_text[s->red], red_text[S->red[i].op]);
-      diag_note(S->cc, S->red[i].loc, "reduced with '%s' here", red_text[S->red[i].op]);
-      return;
+  int i = 0;
+  while (i < S->n_red && S->red[i].f != f) i++;
+  if (i < S->n_red && S->red[i].op != s->red) {
+    diag_error(S->cc, t->loc, "scalar '%s' is reduced with '%s' here and with '%s' elsewhere in the "
+               "same map", f->name, red_text[s->red], red_text[S->red[i].op]);
+    diag_note(S->cc, S->red[i].loc, "reduced with '%s' here", red_text[S->red[i].op]);
+    return;
+  }
+  if (i == S->n_red) {
+    if (S->n_red == S->cap_red) {
+      int nc = S->cap_red ? 2 * S->cap_red : 16;
+      struct SemaRed *nr = arena_alloc(&S->cc->arena, sizeof *nr * (size_t)nc);
+      if (S->n_red) memcpy(nr, S->red, sizeof *nr * (size_t)S->n_red);
+      S->red = nr, S->cap_red = nc;
     }
-  if (S->n_red < (int)(sizeof S->red / sizeof S->red[0]))
     S->red[S->n_red++] = (struct SemaRed){f, s->red, t->loc};
+  }
   if (S->step) hz_op(S, HZ_WRITE, f, &t->loc);
   map_access(S, f, MA_REDUCE, t->loc);
 }

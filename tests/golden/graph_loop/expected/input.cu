@@ -565,8 +565,9 @@ static __global__ void graph_loop_k1_cuda(const graph_loop_k1_args A)
 #line 566 "input.cu"
     } /* map i */
   }
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar res: this block's partial */
-    __shared__ double sh_res[256];
+    double *const sh_res = cnp_sh.f64;
     sh_res[threadIdx.x] = r_res;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -585,8 +586,9 @@ static __global__ void graph_loop_k1_cuda(const graph_loop_k1_args A)
 /* Kernel 1, second pass: the blocks' partials into the scalars (one block). */
 static __global__ void graph_loop_k1_comb_cuda(const graph_loop_k1_args A, int64_t nb)
 {
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar res */
-    __shared__ double sh_res[256];
+    double *const sh_res = cnp_sh.f64;
     double r_res = -(double)INFINITY;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       { const double cnp_v = A.rp_res[c]; r_res = cnp_v > r_res ? cnp_v : r_res; }
@@ -675,7 +677,7 @@ static int graph_loop_k2_host(const graph_loop_k2_args *ap)
       f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
       f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 679 "input.cu"
+#line 681 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -699,7 +701,7 @@ static __global__ void graph_loop_k2_cuda(const graph_loop_k2_args A)
     f_x[l_i] = (double)(f_x[l_i] + P_dt);
 #line 27 "input.cnp"
     f_alive[l_i] = (uint8_t)(f_x[l_i] < 1.0);
-#line 703 "input.cu"
+#line 705 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
@@ -769,7 +771,7 @@ static int graph_loop_k3_host(const graph_loop_k3_args *ap)
       const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
       f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 773 "input.cu"
+#line 775 "input.cu"
     } /* map i */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -796,7 +798,7 @@ static __global__ void graph_loop_k3_cuda(const graph_loop_k3_args A)
     const int64_t l_k = cnp_i;
 #line 29 "input.cnp"
     f_x[l_i] = (double)(0.001 * ((double)l_k));
-#line 800 "input.cu"
+#line 802 "input.cu"
   } /* map i */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1563,13 +1565,13 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
     /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     for (int64_t cnp_rep_16_3 = 0; cnp_rep_16_3 < (int64_t)((int64_t)p->P_n_sweeps); cnp_rep_16_3++) {
-#line 1567 "input.cu"
+#line 1569 "input.cu"
 
       /* input.cnp:17: map i in m */
 #line 17 "input.cnp"
       CNP_G_TRY(graph_loop_k0(p, S),
                 "input.cnp:17: map i in m");
-#line 1573 "input.cu"
+#line 1575 "input.cu"
 
       /* input.cnp:22: swap u, w; */
 #line 22 "input.cnp"
@@ -1578,18 +1580,18 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
         p->f_u = p->f_w;
         p->f_w = t;
       }
-#line 1582 "input.cu"
+#line 1584 "input.cu"
 
       /* input.cnp:16: repeat n_sweeps */
 #line 16 "input.cnp"
     } /* repeat (cnp_rep_16_3) */
-#line 1587 "input.cu"
+#line 1589 "input.cu"
 
     /* input.cnp:24: map i in m { res max= abs(u[i] - w[i]); } */
 #line 24 "input.cnp"
     CNP_G_TRY(graph_loop_k1(p, S),
               "input.cnp:24: map i in m { res max= abs(u[i] - w[i]); }");
-#line 1593 "input.cu"
+#line 1595 "input.cu"
   }
 
   /* ---- input.cnp:26: step inject on s ---- */
@@ -1605,7 +1607,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
 #line 27 "input.cnp"
     CNP_G_TRY(graph_loop_k2(p, S),
               "input.cnp:27: map i in N { x[i] = x[i] + dt; alive[i] = x[i] < 1.0; }");
-#line 1609 "input.cu"
+#line 1611 "input.cu"
 
     /* input.cnp:28: compact alive (x); */
 #line 28 "input.cnp"
@@ -1621,7 +1623,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       p->stats.launches++;
       if (p->backend == CNP_BACKEND_CUDA) p->stats.host_syncs++;
     }
-#line 1625 "input.cu"
+#line 1627 "input.cu"
 
     /* input.cnp:29: append N (n_new) map i, k { x[i] = 0.001 * f64(k); } */
 #line 29 "input.cnp"
@@ -1635,7 +1637,7 @@ static int graph_loop_h_step(graph_loop_h *p, double dt, int64_t n_new)
       if (want > room)
         return graph_loop_failed(p, CNP_EOVERFLOW, "input.cnp:29: append N: more rows than its capacity (the rows that fit were added)");
     }
-#line 1639 "input.cu"
+#line 1641 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

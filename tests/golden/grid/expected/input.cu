@@ -960,8 +960,9 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
 #line 961 "input.cu"
     } /* map i */
   }
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar total: this block's partial */
-    __shared__ double sh_total[256];
+    double *const sh_total = cnp_sh.f64;
     sh_total[threadIdx.x] = r_total;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -980,8 +981,9 @@ static __global__ void gridg_k1_cuda(const gridg_k1_args A)
 /* Kernel 1, second pass: the blocks' partials into the scalars (one block). */
 static __global__ void gridg_k1_comb_cuda(const gridg_k1_args A, int64_t nb)
 {
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar total */
-    __shared__ double sh_total[256];
+    double *const sh_total = cnp_sh.f64;
     double r_total = 0.0;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       r_total += A.rp_total[c];
@@ -1103,7 +1105,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1107 "input.cu"
+#line 1109 "input.cu"
       }
       /* the interior: no stencil point wraps (branch-free) */
       for (int64_t l_i = cnp_lo; l_i < cnp_hi; l_i++) {
@@ -1114,7 +1116,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1118 "input.cu"
+#line 1120 "input.cu"
       }
       /* the last points */
       for (int64_t l_i = cnp_hi; l_i < cnp_n2; l_i++) {
@@ -1125,7 +1127,7 @@ static int gridg_k2_host(const gridg_k2_args *ap)
         (void)cnp_i;
 #line 25 "input.cnp"
         f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1129 "input.cu"
+#line 1131 "input.cu"
       }
     }
   }
@@ -1165,7 +1167,7 @@ static __global__ void gridg_k2_cuda(const gridg_k2_args A)
   (void)cnp_i;
 #line 25 "input.cnp"
   f_k[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] = (float)((f_h[((cnp_x0m1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2] + f_h[((cnp_x0p1) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2]) - (2.0f * f_h[((cnp_x0) * cnp_s1 + cnp_x1) * cnp_s2 + cnp_x2p1]));
-#line 1169 "input.cu"
+#line 1171 "input.cu"
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 2 (cuda) */
 
@@ -1262,7 +1264,7 @@ static int gridg_k3_host(const gridg_k3_args *ap)
           const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
           pv_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)] += (double)f_w[l_p];
-#line 1266 "input.cu"
+#line 1268 "input.cu"
         } /* map p */
       }
     }
@@ -1296,7 +1298,7 @@ static __global__ void gridg_k3_cuda(const gridg_k3_args A)
     const int64_t l_p = cnp_i;
 #line 26 "input.cnp"
     cnp_g_atomic_add(&f_a[(CNP_G_IDX(f_iy[l_p], A.f_a_e0, bad)) * A.f_a_e1 + CNP_G_IDX(f_ix[l_p], A.f_a_e1, bad)], (double)f_w[l_p]);
-#line 1300 "input.cu"
+#line 1302 "input.cu"
   } /* map p */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 3 (cuda) */
@@ -1958,7 +1960,7 @@ static int gridg_h_step(gridg_h *p, double dt)
 #line 17 "input.cnp"
     CNP_G_TRY(gridg_k0(p, S),
               "input.cnp:17: map (j, i) in G");
-#line 1962 "input.cu"
+#line 1964 "input.cu"
 
     /* input.cnp:22: swap a, b; */
 #line 22 "input.cnp"
@@ -1967,13 +1969,13 @@ static int gridg_h_step(gridg_h *p, double dt)
       p->f_a = p->f_b;
       p->f_b = t;
     }
-#line 1971 "input.cu"
+#line 1973 "input.cu"
 
     /* input.cnp:23: map (j, i) in G { total += a[j, i]; } */
 #line 23 "input.cnp"
     CNP_G_TRY(gridg_k1(p, S),
               "input.cnp:23: map (j, i) in G { total += a[j, i]; }");
-#line 1977 "input.cu"
+#line 1979 "input.cu"
 
     /* input.cnp:24: halo h; */
 #line 24 "input.cnp"
@@ -1988,19 +1990,19 @@ static int gridg_h_step(gridg_h *p, double dt)
                   "input.cnp:24: halo h");
       p->stats.launches++;
     }
-#line 1992 "input.cu"
+#line 1994 "input.cu"
 
     /* input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; } */
 #line 25 "input.cnp"
     CNP_G_TRY(gridg_k2(p, S),
               "input.cnp:25: map (z, j, i) in H { k[z, j, i] = h[z - 1, j, i] + h[z + 1, j, i] - 2.0 * h[z, j, i + 1]; }");
-#line 1998 "input.cu"
+#line 2000 "input.cu"
 
     /* input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; } */
 #line 26 "input.cnp"
     CNP_G_TRY(gridg_k3(p, S),
               "input.cnp:26: map p in N { a[iy[p], ix[p]] += w[p]; }");
-#line 2004 "input.cu"
+#line 2006 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -514,8 +514,9 @@ static __global__ void redbuf_k0_cuda(const redbuf_k0_args A)
 #line 515 "input.cu"
     } /* map i */
   }
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar ke: this block's partial */
-    __shared__ double sh_ke[256];
+    double *const sh_ke = cnp_sh.f64;
     sh_ke[threadIdx.x] = r_ke;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -527,9 +528,10 @@ static __global__ void redbuf_k0_cuda(const redbuf_k0_args A)
       __syncthreads();
     }
     if (threadIdx.x == 0) A.rp_ke[blockIdx.x] = sh_ke[0];
+    __syncthreads();  /* before the next scalar reuses cnp_sh */
   }
   {  /* scalar vmin: this block's partial */
-    __shared__ double sh_vmin[256];
+    double *const sh_vmin = cnp_sh.f64;
     sh_vmin[threadIdx.x] = r_vmin;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -541,9 +543,10 @@ static __global__ void redbuf_k0_cuda(const redbuf_k0_args A)
       __syncthreads();
     }
     if (threadIdx.x == 0) A.rp_vmin[blockIdx.x] = sh_vmin[0];
+    __syncthreads();  /* before the next scalar reuses cnp_sh */
   }
   {  /* scalar nfast: this block's partial */
-    __shared__ int64_t sh_nfast[256];
+    int64_t *const sh_nfast = cnp_sh.i64;
     sh_nfast[threadIdx.x] = r_nfast;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -562,8 +565,9 @@ static __global__ void redbuf_k0_cuda(const redbuf_k0_args A)
 /* Kernel 0, second pass: the blocks' partials into the scalars (one block). */
 static __global__ void redbuf_k0_comb_cuda(const redbuf_k0_args A, int64_t nb)
 {
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar ke */
-    __shared__ double sh_ke[256];
+    double *const sh_ke = cnp_sh.f64;
     double r_ke = 0.0;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       r_ke += A.rp_ke[c];
@@ -578,9 +582,10 @@ static __global__ void redbuf_k0_comb_cuda(const redbuf_k0_args A, int64_t nb)
       __syncthreads();
     }
     if (threadIdx.x == 0) A.f_ke[0] = sh_ke[0];
+    __syncthreads();  /* before the next scalar reuses cnp_sh */
   }
   {  /* scalar vmin */
-    __shared__ double sh_vmin[256];
+    double *const sh_vmin = cnp_sh.f64;
     double r_vmin = (double)INFINITY;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       { const double cnp_v = A.rp_vmin[c]; r_vmin = cnp_v < r_vmin ? cnp_v : r_vmin; }
@@ -595,9 +600,10 @@ static __global__ void redbuf_k0_comb_cuda(const redbuf_k0_args A, int64_t nb)
       __syncthreads();
     }
     if (threadIdx.x == 0) A.f_vmin[0] = sh_vmin[0];
+    __syncthreads();  /* before the next scalar reuses cnp_sh */
   }
   {  /* scalar nfast */
-    __shared__ int64_t sh_nfast[256];
+    int64_t *const sh_nfast = cnp_sh.i64;
     int64_t r_nfast = 0;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       r_nfast = (int64_t)((uint64_t)r_nfast + (uint64_t)A.rp_nfast[c]);
@@ -726,7 +732,7 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
             r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
             r_both[cnp_l] += (double)(f_x[l_i]);
-#line 730 "input.cu"
+#line 736 "input.cu"
           } /* map i */
         }
       }
@@ -742,7 +748,7 @@ static int redbuf_k1_host(const redbuf_k1_args *ap)
           r_both[cnp_l] += (double)(f_v[l_i]);
 #line 24 "input.cnp"
           r_both[cnp_l] += (double)(f_x[l_i]);
-#line 746 "input.cu"
+#line 752 "input.cu"
         } /* map i */
       }
       for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -793,11 +799,12 @@ static __global__ void redbuf_k1_cuda(const redbuf_k1_args A)
       r_both += (double)(f_v[l_i]);
 #line 24 "input.cnp"
       r_both += (double)(f_x[l_i]);
-#line 797 "input.cu"
+#line 803 "input.cu"
     } /* map i */
   }
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar both: this block's partial */
-    __shared__ double sh_both[256];
+    double *const sh_both = cnp_sh.f64;
     sh_both[threadIdx.x] = r_both;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -816,8 +823,9 @@ static __global__ void redbuf_k1_cuda(const redbuf_k1_args A)
 /* Kernel 1, second pass: the blocks' partials into the scalars (one block). */
 static __global__ void redbuf_k1_comb_cuda(const redbuf_k1_args A, int64_t nb)
 {
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar both */
-    __shared__ double sh_both[256];
+    double *const sh_both = cnp_sh.f64;
     double r_both = 0.0;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       r_both += A.rp_both[c];
@@ -1327,13 +1335,13 @@ static int redbuf_h_step(redbuf_h *p)
 #line 13 "input.cnp"
     CNP_G_TRY(redbuf_k0(p, S),
               "input.cnp:13: map i in N");
-#line 1331 "input.cu"
+#line 1339 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(redbuf_k1(p, S),
               "input.cnp:20: map i in N");
-#line 1337 "input.cu"
+#line 1345 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;

@@ -856,8 +856,9 @@ static __global__ void split_k1_cuda(const split_k1_args A)
 #line 857 "input.cu"
     } /* map i */
   }
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar energy: this block's partial */
-    __shared__ double sh_energy[256];
+    double *const sh_energy = cnp_sh.f64;
     sh_energy[threadIdx.x] = r_energy;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -876,8 +877,9 @@ static __global__ void split_k1_cuda(const split_k1_args A)
 /* Kernel 1, second pass: the blocks' partials into the scalars (one block). */
 static __global__ void split_k1_comb_cuda(const split_k1_args A, int64_t nb)
 {
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar energy */
-    __shared__ double sh_energy[256];
+    double *const sh_energy = cnp_sh.f64;
     double r_energy = 0.0;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       r_energy += A.rp_energy[c];
@@ -1419,13 +1421,13 @@ static int split_h_step(split_h *p)
                 "input.cnp:16: fft rho -> rk");
       p->stats.launches++;
     }
-#line 1423 "input.cu"
+#line 1425 "input.cu"
 
     /* input.cnp:17: map (j, i) in K */
 #line 17 "input.cnp"
     CNP_G_TRY(split_k0(p, S),
               "input.cnp:17: map (j, i) in K");
-#line 1429 "input.cu"
+#line 1431 "input.cu"
 
     /* input.cnp:21: ifft rk -> phi; */
 #line 21 "input.cnp"
@@ -1439,7 +1441,7 @@ static int split_h_step(split_h *p)
                 "input.cnp:21: ifft rk -> phi");
       p->stats.launches++;
     }
-#line 1443 "input.cu"
+#line 1445 "input.cu"
 
     /* input.cnp:22: halo phi; */
 #line 22 "input.cnp"
@@ -1462,13 +1464,13 @@ static int split_h_step(split_h *p)
       }
       p->stats.launches++;
     }
-#line 1466 "input.cu"
+#line 1468 "input.cu"
 
     /* input.cnp:23: map (j, i) in G */
 #line 23 "input.cnp"
     CNP_G_TRY(split_k1(p, S),
               "input.cnp:23: map (j, i) in G");
-#line 1472 "input.cu"
+#line 1474 "input.cu"
   }
 
   /* ---- input.cnp:28: allreduce energy; ---- */
@@ -1491,7 +1493,7 @@ static int split_h_step(split_h *p)
       memcpy(p->f_energy.data, &cnp_v, sizeof cnp_v);
     }
   }
-#line 1495 "input.cu"
+#line 1497 "input.cu"
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
   p->stats.total_host_syncs += p->stats.host_syncs;

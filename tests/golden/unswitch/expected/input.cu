@@ -465,8 +465,9 @@ static __global__ void unswitch_k0_cuda(const unswitch_k0_args A)
 #line 466 "input.cu"
     } /* map i */
   }
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar ke: this block's partial */
-    __shared__ double sh_ke[256];
+    double *const sh_ke = cnp_sh.f64;
     sh_ke[threadIdx.x] = r_ke;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -485,8 +486,9 @@ static __global__ void unswitch_k0_cuda(const unswitch_k0_args A)
 /* Kernel 0, second pass: the blocks' partials into the scalars (one block). */
 static __global__ void unswitch_k0_comb_cuda(const unswitch_k0_args A, int64_t nb)
 {
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar ke */
-    __shared__ double sh_ke[256];
+    double *const sh_ke = cnp_sh.f64;
     double r_ke = 0.0;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       r_ke += A.rp_ke[c];
@@ -571,7 +573,7 @@ static int unswitch_k1_host(const unswitch_k1_args *ap)
       const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
       f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 575 "input.cu"
+#line 577 "input.cu"
     } /* map k */
   }
   return bad ? CNP_ERANGE : CNP_OK;
@@ -590,7 +592,7 @@ static __global__ void unswitch_k1_cuda(const unswitch_k1_args A)
     const int64_t l_k = cnp_i;
 #line 19 "input.cnp"
     f_calls[l_k] = (int64_t)cnp_g_add_i64(f_calls[l_k], 1);
-#line 594 "input.cu"
+#line 596 "input.cu"
   } /* map k */
   if (bad && A.bad) *A.bad = 1;
 } /* kernel 1 (cuda) */
@@ -669,7 +671,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
             r_s2[cnp_l] += (double)(f_x[l_i]);
           }
-#line 673 "input.cu"
+#line 675 "input.cu"
         } /* map i */
       }
     }
@@ -682,7 +684,7 @@ static int unswitch_k2_host(const unswitch_k2_args *ap)
 #line 21 "input.cnp"
           r_s2[cnp_l] += (double)(f_x[l_i]);
         }
-#line 686 "input.cu"
+#line 688 "input.cu"
       } /* map i */
     }
     for (int cnp_l = 1; cnp_l < 8; cnp_l++)
@@ -716,11 +718,12 @@ static __global__ void unswitch_k2_cuda(const unswitch_k2_args A)
 #line 21 "input.cnp"
         r_s2 += (double)(f_x[l_i]);
       }
-#line 720 "input.cu"
+#line 722 "input.cu"
     } /* map i */
   }
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar s2: this block's partial */
-    __shared__ double sh_s2[256];
+    double *const sh_s2 = cnp_sh.f64;
     sh_s2[threadIdx.x] = r_s2;
     __syncthreads();
     for (unsigned cnp_s = 128; cnp_s > 0; cnp_s >>= 1) {  /* a fixed tree */
@@ -739,8 +742,9 @@ static __global__ void unswitch_k2_cuda(const unswitch_k2_args A)
 /* Kernel 2, second pass: the blocks' partials into the scalars (one block). */
 static __global__ void unswitch_k2_comb_cuda(const unswitch_k2_args A, int64_t nb)
 {
+  __shared__ union { int32_t i32[256]; int64_t i64[256]; uint64_t u64[256]; float f32[256]; double f64[256]; } cnp_sh;
   {  /* scalar s2 */
-    __shared__ double sh_s2[256];
+    double *const sh_s2 = cnp_sh.f64;
     double r_s2 = 0.0;
     for (int64_t c = threadIdx.x; c < nb; c += 256)
       r_s2 += A.rp_s2[c];
@@ -1234,19 +1238,19 @@ static int unswitch_h_step(unswitch_h *p)
 #line 14 "input.cnp"
     CNP_G_TRY(unswitch_k0(p, S),
               "input.cnp:14: map i in N");
-#line 1238 "input.cu"
+#line 1242 "input.cu"
 
     /* input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; } */
 #line 19 "input.cnp"
     CNP_G_TRY(unswitch_k1(p, S),
               "input.cnp:19: map k in ONE { calls[k] = calls[k] + 1; }");
-#line 1244 "input.cu"
+#line 1248 "input.cu"
 
     /* input.cnp:20: map i in N */
 #line 20 "input.cnp"
     CNP_G_TRY(unswitch_k2(p, S),
               "input.cnp:20: map i in N");
-#line 1250 "input.cu"
+#line 1254 "input.cu"
   }
   p->stats.steps++;
   p->stats.total_launches += p->stats.launches;
