@@ -32,7 +32,7 @@ static void fix_line_markers(Buf *b, const char *file) {
   *b = out;
 }
 
-/* mkdir -p for --out-dir. */
+/* mkdir -p for --out-dir and the directory of -o. */
 static int make_dirs(Cnp *cc, const char *dir) {
   char *d = arena_strndup(&cc->arena, dir, strlen(dir));
   for (char *q = d + 1; ; q++) {
@@ -197,6 +197,8 @@ int gen_emit(Cnp *cc, const CnpOptions *opt) {
     base = opt->out_dir ? arena_printf(&cc->arena, "%s/%s", opt->out_dir, u.stem) : u.stem;
   }
   if (!opt->output && opt->out_dir && make_dirs(cc, opt->out_dir)) return 1;
+  const char *slash = opt->output ? strrchr(base, '/') : NULL;   /* -o dir/x: dir as --out-dir */
+  if (slash && slash > base && make_dirs(cc, arena_strndup(&cc->arena, base, (size_t)(slash - base)))) return 1;
   if (lower_unit(&u)) {
     buf_free(&u.explain);
     return 1;

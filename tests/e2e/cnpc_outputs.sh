@@ -25,6 +25,11 @@ if grep -q "$work" "$work/a/out/pic.c" "$work/a/out/pic.h"; then fail "absolute 
 awk '/^#line [0-9]+ "pic.c"$/ { if ($2 != NR + 1) { print "bad #line at " NR; exit 1 } }' \
   "$work/a/out/pic.c" || fail "#line numbering"
 
+# -o into directories that do not exist yet: cnpc creates them, as --out-dir does
+(cd "$work/a" && "$cnpc" --emit=header,c -o new/sub/stem ex/pic.cnp)
+[ -f "$work/a/new/sub/stem.h" ] && [ -f "$work/a/new/sub/stem.c" ] || fail "-o new/sub/stem"
+grep -q '^#include "stem.h"$' "$work/a/new/sub/stem.c" || fail "-o new/sub/stem: stem.c includes stem.h"
+
 # unchanged content is not rewritten
 touch -d '2000-01-01' "$work/a/out/pic.c"
 (cd "$work/a" && "$cnpc" --emit=header,c --out-dir out ex/pic.cnp)
