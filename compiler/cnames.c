@@ -3,7 +3,9 @@
 ** object-like macros (glibc's and gcc's own, as `linux` and `unix` in GNU C modes: `errno`,
 ** `NULL`, `EOF`, `stdin`, `I`, `M_PI`), and the other names of the C standard library, OpenMP
 ** and the CUDA runtime (functions, types, function-like macros: `exp`, `printf`, `size_t`,
-** `int64_t`, `omp_get_num_threads`, `float4`).
+** `int64_t`, `omp_get_num_threads`, `float4`); for functions (cn_clash_function) also CUDA's
+** device functions (`atomicAdd`, `rsqrt`, `max`, `make_float4`) and the identifiers C
+** reserves (`__x`, `_X`).
 **
 ** The macro and library tables were taken from the toolchain once and are kept sorted
 ** (bsearch): `gcc -std=gnu17 -fopenmp -dM -E` and `-aux-info` (functions) over every C11
@@ -314,6 +316,20 @@ static const char *const library[] = {
     "wmemset", "wprintf", "wscanf", "y0", "y0f", "y0l", "y1", "y1f", "y1l", "yn", "ynf", "ynl",
 };
 
+/* CUDA device functions that are not C's (the CUDA Math API's own, atomics, clock64,
+** min/max): the .cu unit declares kernels and host fallbacks beside them. */
+static const char *const cuda_device[] = {
+    "atomicAdd", "atomicAnd", "atomicCAS", "atomicDec", "atomicExch", "atomicInc", "atomicMax",
+    "atomicMin", "atomicOr", "atomicSub", "atomicXor", "clock64", "cospi", "cospif",
+    "cyl_bessel_i0", "cyl_bessel_i0f", "cyl_bessel_i1", "cyl_bessel_i1f", "erfcinv", "erfcinvf",
+    "erfcx", "erfcxf", "erfinv", "erfinvf", "exp10", "exp10f", "fdivide", "fdividef", "llmax",
+    "llmin", "max", "min", "norm", "norm3d", "norm3df", "norm4d", "norm4df", "normcdf",
+    "normcdff", "normcdfinv", "normcdfinvf", "normf", "rcbrt", "rcbrtf", "rhypot", "rhypotf",
+    "rnorm", "rnorm3d", "rnorm3df", "rnorm4d", "rnorm4df", "rnormf", "rsqrt", "rsqrtf",
+    "sincos", "sincosf", "sincospi", "sincospif", "sinpi", "sinpif", "ullmax", "ullmin", "umax",
+    "umin",
+};
+
 static int cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 static bool in(const char *name, const char *const *tab, size_t n) {
@@ -329,11 +345,27 @@ CnClash cn_clash(const char *name) {
   return CN_FREE;
 }
 
+/* Stricter, for the names of functions at file scope (a pipeline, a kernel): cn_clash, and
+** CUDA's device functions, its vector constructors (make_float4: make_ and a vector type of
+** library[]), and the identifiers C reserves (C11 7.1.3: __x and _X, as __syncthreads). */
+CnClash cn_clash_function(const char *name) {
+  CnClash c = cn_clash(name);
+  if (c != CN_FREE) return c;
+  size_t len = strlen(name);
+  if (in(name, cuda_device, sizeof cuda_device / sizeof *cuda_device) ||
+      (!strncmp(name, "make_", 5) && len > 5 && name[len - 1] >= '1' && name[len - 1] <= '4' &&
+       in(name + 5, library, sizeof library / sizeof *library)))
+    return CN_LIBRARY;
+  if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))) return CN_RESERVED;
+  return CN_FREE;
+}
+
 const char *cn_clash_text(CnClash c) {
   switch (c) {
   case CN_KEYWORD: return "is reserved in C or C++";
   case CN_MACRO: return "is a macro of the C library or the compiler";
   case CN_LIBRARY: return "is a name of the C standard library, OpenMP or CUDA";
+  case CN_RESERVED: return "is reserved for the C implementation (a leading '__', or '_' and a capital)";
   default: return "is free";
   }
 }

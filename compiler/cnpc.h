@@ -770,9 +770,11 @@ void  ast_stack_overflow(Cnp *cc);
 
 /* Whether a user name can become a generated C identifier as it is: CN_KEYWORD (C/C++),
 ** CN_MACRO (an object-like macro: breaks any use), CN_LIBRARY (a function, type or
-** function-like macro of the C library, OpenMP or CUDA: breaks a file-scope name). */
-typedef enum { CN_FREE, CN_KEYWORD, CN_MACRO, CN_LIBRARY } CnClash;
+** function-like macro of the C library, OpenMP or CUDA, or (cn_clash_function) a CUDA device
+** function: breaks a file-scope name), CN_RESERVED (cn_clash_function: __x, _X). */
+typedef enum { CN_FREE, CN_KEYWORD, CN_MACRO, CN_LIBRARY, CN_RESERVED } CnClash;
 CnClash cn_clash(const char *name);
+CnClash cn_clash_function(const char *name);   /* + CUDA device functions, __x and _X (C11 7.1.3) */
 const char *cn_clash_text(CnClash c);   /* "is reserved in C or C++", ... */
 
 /* ======================================================================== sema.c (sema_*.c) */

@@ -302,7 +302,7 @@ bool int_field(Sema *S, Decl *f, Loc at, const char *role) {
 ** exp() for any program including <math.h>), `main`, or take the runtime's prefix `cnp_`. */
 static void check_pipeline_name(Sema *S, Decl *d) {
   if (!d->name) return;
-  CnClash c = cn_clash(d->name);
+  CnClash c = cn_clash_function(d->name);
   if (c != CN_FREE || !strcmp(d->name, "main")) {
     diag_error(S->cc, d->loc, "pipeline name '%s' %s (it names the generated C API)", d->name,
                c == CN_FREE ? cn_clash_text(CN_KEYWORD) : cn_clash_text(c));
@@ -362,7 +362,7 @@ static bool takes_pipeline_prefix(const char *n, const char *pipe) {
 ** step() around the call (p, S, n, a0...). */
 static void check_kernel_name(Sema *S, Decl *d) {
   if (!d->name) return;
-  CnClash c = cn_clash(d->name);
+  CnClash c = cn_clash_function(d->name);
   const char *n = d->name;
   const Decl *pipe = main_pipeline(S->cc);
   bool arg = n[0] == 'a' && n[1];
