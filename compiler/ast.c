@@ -536,6 +536,7 @@ static const char *unquote(Cnp *cc, Token s) {
 void ast_kernel(Cnp *cc, Token kw, Token name, Token file, Token *host) {
   Decl *d = new_decl(cc, DECL_KERNEL, kw, &name);
   d->path = unquote(cc, file);
+  d->path_loc = loc_of(cc, file);
   d->host_path = host ? unquote(cc, *host) : NULL;
 }
 

@@ -481,6 +481,7 @@ struct Decl {
 
   const char *path;       /* IMPORT: as written; KERNEL: the .cu file (as written) */
   const char *host_path;  /* KERNEL: host fallback .c file, NULL if none */
+  Loc path_loc;           /* KERNEL: the string of the .cu file (for messages about it) */
 
   /* DECL_GRID: its axes (GridInfo, "grids" section above). DECL_FIELD of a grid
   ** (`f64[G]`, `f64[c, G]`): .grid_of the grid, .shape the STORAGE shape (components, then

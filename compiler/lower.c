@@ -12,7 +12,8 @@
 
 /* Reads a kernel's .cu file (relative to the .cnp file that declares it) into the arena:
 ** the generated code embeds the source, so the program needs no file at run time. A
-** directory opens but reads nothing: only a regular file is a source. */
+** directory opens but reads nothing: only a regular file is a source. The source is embedded
+** as a C string and handed to NVRTC as one, so a NUL byte would cut it short: an error. */
 static bool load_kernel_source(GenUnit *u, Decl *d) {
   const char *path = d->path, *slash = strrchr(d->file->path, '/');
   if (path[0] != '/' && slash)
@@ -20,7 +21,7 @@ static bool load_kernel_source(GenUnit *u, Decl *d) {
   struct stat st;
   FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
   if (!f) {
-    diag_error(u->cc, d->loc, "cannot read kernel file '%s'", path);
+    diag_error(u->cc, d->path_loc, "cannot read kernel file '%s'", path);
     return false;
   }
   Buf b = {0};
@@ -28,6 +29,13 @@ static bool load_kernel_source(GenUnit *u, Decl *d) {
   size_t n;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_put(&b, chunk, n);
   fclose(f);
+  const char *nul = b.n ? memchr(buf_str(&b), '\0', b.n) : NULL;
+  if (nul) {
+    diag_error(u->cc, d->path_loc, "kernel file '%s' has a NUL byte at offset %zu (its source is embedded "
+               "as a C string)", path, (size_t)(nul - buf_str(&b)));
+    buf_free(&b);
+    return false;
+  }
   u->kernel_src[d->index] = arena_strndup(&u->cc->arena, buf_str(&b), b.n);
   buf_free(&b);
   return true;

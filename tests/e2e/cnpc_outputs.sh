@@ -168,7 +168,13 @@ grep -q 'void k70(double \*x) { x\[0\] = 70; }' "$work/kern/out/many.cu" || fail
 mkdir -p "$work/kern/dir.cu"
 printf 'pipeline kd;\ndim N;\nfield x : f64[N];\nstream s;\nkernel k from "dir.cu";\nstep on s { k(x); }\n' > "$work/kern/kd.cnp"
 if msg=$(cd "$work/kern" && "$cnpc" --emit=cuda --out-dir out kd.cnp 2>&1); then fail "kernel from a directory accepted"; fi
-grep -q "^kd.cnp:5:8: error: cannot read kernel file 'dir.cu'$" <<<"$msg" || fail "kernel from a directory: $msg"
+grep -q "^kd.cnp:5:15: error: cannot read kernel file 'dir.cu'$" <<<"$msg" || fail "kernel from a directory: $msg"
+# a NUL byte would cut the embedded source (a C string) short: an error at the file's string
+printf 'void k(double *x) {\0 x[0] = 1; }\n' > "$work/kern/nul.cu"
+sed 's/dir.cu/nul.cu/' "$work/kern/kd.cnp" > "$work/kern/kn.cnp"
+if msg=$(cd "$work/kern" && "$cnpc" --emit=cuda --out-dir out kn.cnp 2>&1); then fail "kernel with a NUL byte accepted"; fi
+grep -q "^kn.cnp:5:15: error: kernel file 'nul.cu' has a NUL byte at offset 19 (its source is embedded as a C string)$" \
+  <<<"$msg" || fail "kernel with a NUL byte: $msg"
 
 # FFT plans: one per spectral grid, however many (cnpc stopped with an internal error at 33)
 {
