@@ -812,8 +812,12 @@ bool check_extent_expr(Sema *S, Expr *e, const char *what) {
   case EX_INT:
     e->type = DT_I64;
     e->flags |= EXF_CONST | EXF_SETUP;
-    if (e->ival <= 0) {
-      diag_error(S->cc, e->loc, "%s must be positive", what);
+    if (e->ival < 0) {   /* a literal above INT64_MAX (a u64 one) */
+      diag_error(S->cc, e->loc, "%s overflows int64 (it is %llu)", what, (unsigned long long)e->ival);
+      return false;
+    }
+    if (e->ival == 0) {
+      diag_error(S->cc, e->loc, "%s must be positive (it is 0)", what);
       return false;
     }
     return true;
@@ -827,6 +831,11 @@ bool check_extent_expr(Sema *S, Expr *e, const char *what) {
     if (d->kind == DECL_PARAM && !d->setup) {
       diag_error(S->cc, e->loc, "%s must be known at setup, but '%s' is a per-step param", what, d->name);
       diag_note(S->cc, d->loc, "declare it 'param %s : %s setup;'", d->name, dtype_name(d->dtype));
+      return false;
+    }
+    if (d->kind == DECL_CONST && d->dtype == DT_U64 && d->ival < 0) {   /* extents are int64 */
+      diag_error(S->cc, e->loc, "%s overflows int64 ('%s' is %llu)", what, d->name,
+                 (unsigned long long)d->ival);
       return false;
     }
     e->type = DT_I64;
