@@ -95,7 +95,7 @@ void gen_setup_checks(GenUnit *u, Buf *b) {
 static void setup_try(GenUnit *u, Buf *b, Decl *d, const char *call) {
   EMIT_SNIPPET(b, TM, "try", {"call", call},
                {"where", arena_printf(&u->cc->arena, "%s:%d: %s %s", base_name(d->loc.file->path),
-                                      d->loc.line, decl_kind_name(d->kind), d->name)});
+                                      d->loc.line, decl_noun(d), d->name)});
 }
 
 /* The shape initializer "{N, 3}" of a field or staging buffer. */

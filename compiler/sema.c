@@ -108,6 +108,14 @@ const char *article(DeclKind k) {
   return (k == DECL_EVENT || k == DECL_IMPORT || k == DECL_MPI) ? "an" : "a";
 }
 
+/* The article of kind_list(mask): "not an event", "not an mpi staging" (the kind wanted,
+** not the kind found, decides it). */
+static const char *kind_article(unsigned mask) {
+  for (int k = 0; k < DECL__COUNT; k++)
+    if (mask == K(k)) return article((DeclKind)k);
+  return "a";
+}
+
 /*
 ** Resolve a global reference that must be one of the kinds in `mask`. Reports unknown
 ** names, names used before their definition, and names of the wrong kind.
@@ -124,7 +132,7 @@ Decl *resolve_found(Sema *S, Ref *r, SymX *s, unsigned mask) {
   }
   if (!(mask & K(s->decl->kind))) {
     diag_error(S->cc, r->loc, "'%s' is %s %s, not %s %s", r->name, article(s->decl->kind),
-               decl_noun(s->decl), mask == K_VALUE ? "a" : article(DECL_FIELD),
+               decl_noun(s->decl), mask == K_VALUE ? "a" : kind_article(mask),
                mask == K_VALUE ? "value" : kind_list(mask));
     diag_note(S->cc, s->decl->loc, "'%s' is declared here", r->name);
     return NULL;

@@ -169,9 +169,17 @@ bool same_extent(const Expr *a, const Expr *b) {
   return false;
 }
 
+/* The value of `c` when it is an integer constant, else false. */
+static bool const_int(Sema *S, const Expr *c, int64_t *v) {
+  bool isf;
+  double d;
+  return (c->flags & EXF_CONST) && fold(S, c, &isf, v, &d) && !isf;
+}
+
 /* When extent `ext` is `over + c` (or `c + over`, or both are constants), c a non-negative
 ** integer constant: c (0 when they are the same); otherwise -1. The map index k < over is
-** then in bounds. */
+** then in bounds. The constant may come in several terms, as written: `n + 1 + 1` and
+** `n + 3 - 1` are `n + 2` (the margin of the inner extent, plus or minus the outer term). */
 static int64_t extent_margin(Sema *S, const Expr *ext, const Expr *over) {
   if (same_extent(ext, over)) return 0;
   if (!ext || !over) return -1;
@@ -183,14 +191,18 @@ static int64_t extent_margin(Sema *S, const Expr *ext, const Expr *over) {
   if ((ext->flags & EXF_CONST) && over_const && fold(S, ext, &ef, &ev, &ed) &&
       fold(S, over, &of, &ov, &od) && !ef && !of)
     return ev >= ov ? ev - ov : -1;   /* two constants: 9 over 8 */
-  if (ext->kind != EX_BINARY || ext->op != OP_ADD) return -1;
+  if (ext->kind != EX_BINARY) return -1;
+  int64_t v, m, r;
+  if (ext->op == OP_SUB) {   /* n + 3 - 1: the inner margin less the constant, if still >= 0 */
+    if (!const_int(S, ext->args[1], &v)) return -1;
+    m = extent_margin(S, ext->args[0], over);
+    return m >= 0 && !__builtin_sub_overflow(m, v, &r) && r >= 0 ? r : -1;
+  }
+  if (ext->op != OP_ADD) return -1;
   for (int side = 0; side < 2; side++) {
-    const Expr *c = ext->args[1 - side];
-    bool isf;
-    int64_t v;
-    double d;
-    if (same_extent(ext->args[side], over) && (c->flags & EXF_CONST) && fold(S, c, &isf, &v, &d) && !isf && v >= 0)
-      return v;
+    if (!const_int(S, ext->args[1 - side], &v) || v < 0) continue;
+    m = extent_margin(S, ext->args[side], over);
+    if (m >= 0 && !__builtin_add_overflow(m, v, &r)) return r;
   }
   return -1;
 }
@@ -812,8 +824,12 @@ bool check_extent_expr(Sema *S, Expr *e, const char *what) {
   case EX_INT:
     e->type = DT_I64;
     e->flags |= EXF_CONST | EXF_SETUP;
-    if (e->ival <= 0) {
-      diag_error(S->cc, e->loc, "%s must be positive", what);
+    if (e->ival < 0) {   /* a literal above INT64_MAX (a u64 one) */
+      diag_error(S->cc, e->loc, "%s overflows int64 (it is %llu)", what, (unsigned long long)e->ival);
+      return false;
+    }
+    if (e->ival == 0) {
+      diag_error(S->cc, e->loc, "%s must be positive (it is 0)", what);
       return false;
     }
     return true;
@@ -827,6 +843,11 @@ bool check_extent_expr(Sema *S, Expr *e, const char *what) {
     if (d->kind == DECL_PARAM && !d->setup) {
       diag_error(S->cc, e->loc, "%s must be known at setup, but '%s' is a per-step param", what, d->name);
       diag_note(S->cc, d->loc, "declare it 'param %s : %s setup;'", d->name, dtype_name(d->dtype));
+      return false;
+    }
+    if (d->kind == DECL_CONST && d->dtype == DT_U64 && d->ival < 0) {   /* extents are int64 */
+      diag_error(S->cc, e->loc, "%s overflows int64 ('%s' is %llu)", what, d->name,
+                 (unsigned long long)d->ival);
       return false;
     }
     e->type = DT_I64;

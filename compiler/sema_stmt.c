@@ -597,8 +597,17 @@ static void check_zero(Sema *S, Stmt *s) {
   for (int i = 0; i < s->nargs; i++) {
     Expr *a = s->args[i];
     s->list.v[i] = (Ref){a->kind == EX_NAME ? a->ref.name : "", a->loc, NULL, NULL};
-    if (a->kind != EX_NAME) diag_error(S->cc, a->loc, "'zero' takes names of fields");
-    else hz_op(S, HZ_WRITE, field_ref(S, &s->list.v[i]), &s->list.v[i].loc);
+    if (a->kind != EX_NAME) {
+      diag_error(S->cc, a->loc, "'zero' takes names of fields");
+      continue;
+    }
+    Decl *f = field_ref(S, &s->list.v[i]);
+    if (f && (f->scalar || f->history_of.name)) {   /* stored as fields, set only otherwise */
+      diag_error(S->cc, a->loc, "'zero' clears fields, but '%s' is a %s (%s)", f->name, decl_noun(f),
+                 f->scalar ? "a map's reduction sets it" : "'record' appends to it");
+      continue;
+    }
+    hz_op(S, HZ_WRITE, f, &s->list.v[i].loc);
   }
 }
 

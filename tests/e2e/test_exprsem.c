@@ -189,7 +189,9 @@ int main(void)
             cd[9] == 0 && ci[12] == INT32_MAX && ci[14] == INT32_MIN && cu[16] == UINT64_MAX && cu[19] == 0,
         "NaN, +-inf, 2^63, -2^63, -0.0, INT32 ends, 2^64, -0.99");
   CHECK(cd[6] == INT64_C(9223372036854774784) && cd[8] == INT64_MIN, "just below 2^63, beyond -2^63");
-  CHECK(md[5 * NN + 20] == 3.0 && md[5 * NN + 21] == -3.0 && md[5 * NN + 10] == 1.0, "round half away from zero");
+  CHECK(md[5 * NN + 20] == 3.0 && md[5 * NN + 21] == -3.0 && md[5 * NN + 10] == 1.0 && md[5 * NN + 11] == -1.0,
+        "round half away from zero (round(-0.5) is -1)");
+  CHECK(md[5 * NN + 9] == 0.0 && signbit(md[5 * NN + 9]), "round(-0.0) is -0");
   CHECK(ab32[10 * NE] == INT32_MIN && ab64[8 * NE] == INT64_MIN, "abs(INT_MIN) wraps");
   CHECK(us[9 * NE + 0] == 0 && us[NN + 9 * NE + 0] == 0, "UINT64_MAX / 0, %% 0");
   CHECK(bu[4 * NN + 9 * NE + 6] == 0 && s32[5 * NN + 10 * NE + 6] == -1 && s64[5 * NN + 8 * NE + 4] == -1,

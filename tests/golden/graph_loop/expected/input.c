@@ -654,7 +654,7 @@ static int graph_loop_h_setup(graph_loop_h **pp, const graph_loop_config *cfg, c
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_res, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:13: field res";
+      where = "input.cnp:13: scalar res";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];

@@ -1138,7 +1138,7 @@ static int gridg_h_setup(gridg_h **pp, const gridg_config *cfg, char *err, size_
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_total, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:12: field total";
+      where = "input.cnp:12: scalar total";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];

@@ -713,7 +713,7 @@ static int redbuf_h_setup(redbuf_h **pp, const redbuf_config *cfg, char *err, si
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_ke, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field ke";
+      where = "input.cnp:10: scalar ke";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -722,7 +722,7 @@ static int redbuf_h_setup(redbuf_h **pp, const redbuf_config *cfg, char *err, si
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_vmin, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field vmin";
+      where = "input.cnp:10: scalar vmin";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -731,7 +731,7 @@ static int redbuf_h_setup(redbuf_h **pp, const redbuf_config *cfg, char *err, si
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_nfast, B, p->device, CNP_INT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field nfast";
+      where = "input.cnp:10: scalar nfast";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -740,7 +740,7 @@ static int redbuf_h_setup(redbuf_h **pp, const redbuf_config *cfg, char *err, si
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_both, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:10: field both";
+      where = "input.cnp:10: scalar both";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];

@@ -1306,7 +1306,7 @@ static int split_h_setup(split_h **pp, const split_config *cfg, char *err, size_
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_energy, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:13: field energy";
+      where = "input.cnp:13: scalar energy";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];

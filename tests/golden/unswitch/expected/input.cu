@@ -1138,7 +1138,7 @@ static int unswitch_h_setup(unswitch_h **pp, const unswitch_config *cfg, char *e
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_ke, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:11: field ke";
+      where = "input.cnp:11: scalar ke";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
@@ -1147,7 +1147,7 @@ static int unswitch_h_setup(unswitch_h **pp, const unswitch_config *cfg, char *e
   {
     const int64_t shape[1] = {1};
     if ((st = cnp_array_alloc_on(&p->f_s2, B, p->device, CNP_FLOAT64, 1, shape, CNP_ORDER_C, 0)) != CNP_OK) {
-      where = "input.cnp:11: field s2";
+      where = "input.cnp:11: scalar s2";
       goto fail;
     }
     if (shape[0] > cap) cap = shape[0];
