@@ -75,6 +75,15 @@ char *arena_strndup(Arena *a, const char *s, size_t n) {
   return p;
 }
 
+void *arena_grow(Arena *a, void *v, int n, int *cap, int first, size_t size) {
+  if (n < *cap) return v;
+  int nc = *cap ? 2 * *cap : first;
+  void *nv = arena_alloc(a, size * (size_t)nc);
+  if (n) memcpy(nv, v, size * (size_t)n);
+  *cap = nc;
+  return nv;
+}
+
 char *arena_printf(Arena *a, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -51,6 +51,10 @@ void *arena_alloc_slow(Arena *a, size_t n);       /* arena_alloc() when a new bl
 /* Expect about n more bytes to be allocated soon (sizes the next block; a hint only). */
 void  arena_reserve(Arena *a, size_t n);
 char *arena_strndup(Arena *a, const char *s, size_t n);
+/* Room for one more element in the arena array v of n elements of `size` bytes and capacity
+** *cap: v when n < *cap, else a copy twice as large (at least `first`), *cap updated. The old
+** copy stays in the arena until it is freed. */
+void *arena_grow(Arena *a, void *v, int n, int *cap, int first, size_t size);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Zeroed, 16-byte aligned memory (blocks come zeroed from the OS and are never reused);

@@ -15,13 +15,7 @@
 static void kuse_add(Arena *a, Decl ***v, int *n, int *cap, Decl *d) {
   for (int i = 0; i < *n; i++)
     if ((*v)[i] == d) return;
-  if (*n == *cap) {
-    int nc = *cap ? 2 * *cap : 16;
-    Decl **nv = arena_alloc(a, sizeof *nv * (size_t)nc);
-    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
-    *v = nv;
-    *cap = nc;
-  }
+  *v = arena_grow(a, *v, *n, cap, 16, sizeof **v);
   (*v)[(*n)++] = d;
 }
 
@@ -44,16 +38,9 @@ static void kuse_stmts(KUse *k, Stmt *s) {
       int i = 0;
       while (i < k->n_reds && k->reds[i] != f) i++;
       if (i == k->n_reds) {
-        if (k->n_reds == k->cap_reds) {   /* reds and red_op grow together */
-          int nc = k->cap_reds ? 2 * k->cap_reds : 16;
-          Decl **nr = arena_alloc(k->arena, sizeof *nr * (size_t)nc);
-          int *no = arena_alloc(k->arena, sizeof *no * (size_t)nc);
-          if (k->n_reds) {
-            memcpy(nr, k->reds, sizeof *nr * (size_t)k->n_reds);
-            memcpy(no, k->red_op, sizeof *no * (size_t)k->n_reds);
-          }
-          k->reds = nr, k->red_op = no, k->cap_reds = nc;
-        }
+        int cap = k->cap_reds;   /* reds and red_op grow together */
+        k->reds = arena_grow(k->arena, k->reds, k->n_reds, &cap, 16, sizeof *k->reds);
+        k->red_op = arena_grow(k->arena, k->red_op, k->n_reds, &k->cap_reds, 16, sizeof *k->red_op);
         k->reds[k->n_reds] = f;
         k->red_op[k->n_reds++] = s->red;
       }

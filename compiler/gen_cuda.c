@@ -314,9 +314,11 @@ static void graph_funcs(GenUnit *u, Buf *b, int i) {
                  {"updates", buf_take(u, &upd)}, {"device_only", buf_take(u, &dev)});
 }
 
-/* Fields that some swap exchanges, each once (the buffer states of a multi graph). */
-static int swapped_fields(GenUnit *u, Decl **out, int max) {
-  int n = 0;
+/* Fields that some swap exchanges, each once (the buffer states of a multi graph): an
+** arena array in *out, its length returned. */
+static int swapped_fields(GenUnit *u, Decl ***out) {
+  int n = 0, cap = 0;
+  *out = NULL;
   for (int i = 0; i < u->n_steps; i++)
     for (int o = 0; o < u->steps[i].n_ops; o++) {
       Stmt *s = u->steps[i].ops[o].stmt;
@@ -324,8 +326,10 @@ static int swapped_fields(GenUnit *u, Decl **out, int max) {
       Decl *ab[2] = {s->a.decl, s->b.decl};
       for (int k = 0; k < 2; k++) {
         int j = 0;
-        while (j < n && out[j] != ab[k]) j++;
-        if (j == n && n < max) out[n++] = ab[k];
+        while (j < n && (*out)[j] != ab[k]) j++;
+        if (j < n) continue;
+        *out = arena_grow(&u->cc->arena, *out, n, &cap, 8, sizeof **out);
+        (*out)[n++] = ab[k];
       }
     }
   return n;
@@ -362,11 +366,8 @@ static void cuda_graph_helpers(GenUnit *u, Buf *b) {
 static void gen_graphs(GenUnit *u, Buf *fields, Buf *funcs, Buf *setup, Buf *teardown) {
   const GDims *g = &u->gdims;
   Buf pulls = {0}, dims = {0}, caps = {0}, tsteps = {0}, tdims = {0}, mcaps = {0}, ovf = {0};
-  int n_swaps = 0;   /* each swap names two fields: room for all of them */
-  for (int i = 0; i < u->n_steps; i++)
-    for (int o = 0; o < u->steps[i].n_ops; o++) n_swaps += u->steps[i].ops[o].stmt->kind == ST_SWAP;
-  Decl **sw = arena_alloc(&u->cc->arena, sizeof *sw * (size_t)(2 * n_swaps + 1));
-  int m = swapped_fields(u, sw, 2 * n_swaps);
+  Decl **sw;
+  int m = swapped_fields(u, &sw);
   const char *G = gen_int(u, u->graph_states), *M = gen_int(u, m ? m : 1), *swap = m ? "1" : "";
   bool any_multi = false, any_pat = false;
   for (int i = 0; i < u->n_steps; i++) {

@@ -36,13 +36,7 @@ int fft_plan_of(GenUnit *u, Stmt *s) {
       return i;
     }
   }
-  if (u->n_fft == u->fft_cap) {
-    int cap = u->fft_cap ? 2 * u->fft_cap : 8;
-    struct GenFft *v = arena_alloc(&u->cc->arena, sizeof *v * (size_t)cap);
-    if (u->n_fft) memcpy(v, u->fft, sizeof *v * (size_t)u->n_fft);
-    u->fft = v;
-    u->fft_cap = cap;
-  }
+  u->fft = arena_grow(&u->cc->arena, u->fft, u->n_fft, &u->fft_cap, 8, sizeof *u->fft);
   u->fft[u->n_fft] = (struct GenFft){k, x, x->dtype, s->kind == ST_IFFT, s};
   return u->n_fft++;
 }

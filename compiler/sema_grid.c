@@ -278,12 +278,7 @@ int grid_coord_axis(const Stmt *map, const Expr *e) {
 
 /* Appends an access of the grid map being checked (S->gst or S->gwr). */
 static void gacc_add(Sema *S, struct GAcc **v, int *n, int *cap, Decl *f, Loc loc) {
-  if (*n == *cap) {
-    int nc = *cap ? 2 * *cap : 16;
-    struct GAcc *nv = arena_alloc(&S->cc->arena, sizeof *nv * (size_t)nc);
-    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
-    *v = nv, *cap = nc;
-  }
+  *v = arena_grow(&S->cc->arena, *v, *n, cap, 16, sizeof **v);
   (*v)[(*n)++] = (struct GAcc){f, loc};
 }
 

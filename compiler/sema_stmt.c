@@ -112,12 +112,7 @@ static void check_reduce(Sema *S, Stmt *s) {
     return;
   }
   if (i == S->n_red) {
-    if (S->n_red == S->cap_red) {
-      int nc = S->cap_red ? 2 * S->cap_red : 16;
-      struct SemaRed *nr = arena_alloc(&S->cc->arena, sizeof *nr * (size_t)nc);
-      if (S->n_red) memcpy(nr, S->red, sizeof *nr * (size_t)S->n_red);
-      S->red = nr, S->cap_red = nc;
-    }
+    S->red = arena_grow(&S->cc->arena, S->red, S->n_red, &S->cap_red, 16, sizeof *S->red);
     S->red[S->n_red++] = (struct SemaRed){f, s->red, t->loc};
   }
   if (S->step) hz_op(S, HZ_WRITE, f, &t->loc);
