@@ -352,6 +352,17 @@ const char *expr_src(GenUnit *u, Expr *e);
 const char *row_name(GenUnit *u, Decl *f, int64_t comp);
 bool signed_int(DType t);
 void group_body(KCtx *k, Buf *b, GenOp *op);
+/* The rows' loop of a host kernel with buffered scatter-adds in two (gen_body.c, row_split):
+** the first loop runs the statements before `cut` and stores each row's carries (lets the
+** rest reads or sets) into sub-block buffers cnp_lvN, the second loads them and runs the rest. */
+enum { SPLIT_CARRY_MAX = 2, SPLIT_MIN = 4 };
+typedef struct RowSplit {
+  Stmt *cut;
+  int n;
+  Local *carry[SPLIT_CARRY_MAX];
+} RowSplit;
+bool row_split(const GenOp *op, RowSplit *rs);
+void group_body_split(KCtx *k, Buf *b1, Buf *b2, GenOp *op, const RowSplit *rs);
 const Expr *group_invariant_cond(GenOp *op);   /* gen_expr.c: a condition to unswitch on, or NULL */
 bool kernel_invariant(GenOp *op, const Expr *e);   /* gen_body.c: the same for every row of the group
                                                     ** (op NULL: no field element counts) */

@@ -70,12 +70,24 @@ static bool is_self_assign(const Stmt *s) {
 
 /* Is l read as a value? (Not by `l = l;`, and `l += e` only sets it: a let set and never
 ** read is declared unused, for clang -Wunused-but-set-variable and nvcc #550-D.) */
-static bool stmts_read_local(Stmt *s, Local *l) {
-  for (; s; s = s->next) {
+static bool stmts_read_local_until(Stmt *s, const Stmt *until, Local *l) {
+  for (; s != until; s = s->next) {
     if (is_self_assign(s)) continue;
     if (expr_reads_local(s->value, l)) return true;
     if (s->target && s->target->kind == EX_INDEX && expr_reads_local(s->target, l)) return true;
-    if (stmts_read_local(s->body, l) || stmts_read_local(s->else_body, l)) return true;
+    if (stmts_read_local_until(s->body, NULL, l) || stmts_read_local_until(s->else_body, NULL, l)) return true;
+  }
+  return false;
+}
+
+static bool stmts_read_local(Stmt *s, Local *l) { return stmts_read_local_until(s, NULL, l); }
+
+/* Do statements s up to `until` read l or set it (l = ..., l += ...)? */
+static bool stmts_mention_local(Stmt *s, const Stmt *until, Local *l) {
+  for (; s != until; s = s->next) {
+    if (stmts_read_local_until(s, s->next, l)) return true;
+    if (s->target && s->target->kind == EX_NAME && s->target->ref.local == l) return true;
+    if (stmts_mention_local(s->body, NULL, l) || stmts_mention_local(s->else_body, NULL, l)) return true;
   }
   return false;
 }
@@ -224,9 +236,11 @@ static void map_stmt(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
   }
 }
 
-static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole) {
-  for (; s; s = s->next) map_stmt(k, b, s, whole);
+static void map_stmts_until(KCtx *k, Buf *b, Stmt *s, const Stmt *until, Stmt *whole) {
+  for (; s != until; s = s->next) map_stmt(k, b, s, whole);
 }
+
+static void map_stmts(KCtx *k, Buf *b, Stmt *s, Stmt *whole) { map_stmts_until(k, b, s, NULL, whole); }
 
 /* Does the emitted code of the dry pass read the map index? (Not in the elements held in
 ** locals: their last index is the map index.) */
@@ -374,6 +388,88 @@ void group_body(KCtx *k, Buf *b, GenOp *op) {
     b->indent -= 2;
     buf_line(b, "} /* map %s */", map->index->name);
   }
+}
+
+/* ---- the rows' loop in two (host kernels whose scatter-adds are buffered, gen_red.c) ---- */
+
+/* Statements counted with the statements of their bodies: the work of a part. */
+static int stmts_weight(const Stmt *s, const Stmt *until) {
+  int w = 0;
+  for (; s != until; s = s->next) w += 1 + stmts_weight(s->body, NULL) + stmts_weight(s->else_body, NULL);
+  return w;
+}
+
+/* A local the first loop can hand to the second through a buffer: a plain C scalar (f16
+** and complex lets are held in other forms, gen_converted_type()). */
+static bool carry_type(DType t) { return !gen_converted_type(t) && t != DT_F16 && !dtype_is_complex(t); }
+
+/* The carries of a cut before statement c of body: the top-level lets before c that the
+** statements from c on read or set; false if there are more than SPLIT_CARRY_MAX or one is
+** not carry_type(). */
+static bool split_carry(Stmt *body, Stmt *c, RowSplit *rs) {
+  rs->cut = c, rs->n = 0;
+  for (Stmt *s = body; s != c; s = s->next) {
+    if (s->kind != ST_LET || !stmts_mention_local(c, NULL, s->let)) continue;
+    if (rs->n == SPLIT_CARRY_MAX || !carry_type(s->let->type)) return false;
+    rs->carry[rs->n++] = s->let;
+  }
+  return true;
+}
+
+/* Where to cut the rows' loop of a one-map host kernel whose scatter-adds are buffered:
+** one row's chain of dependent operations (a gather's index from a load, the push from the
+** gather, the new index from the push) is longer than the core's window of instructions
+** in flight holds for several rows, so two loops over the sub-block, each with half the
+** chain, overlap more rows. The cut is at a top-level statement: the one that leaves the
+** two parts the most even (the smaller part the largest), then the fewest carries; none
+** when the smaller part would have fewer than SPLIT_MIN statements. Each part runs for
+** every row in row order, a row's second part after its first, and the scatter-adds and
+** reductions keep their buffers: the same operations in the same order per row, the same
+** bits. (A map never gathers a field it writes, sema_stmt.c, so no row's second part reads
+** what another row's first part wrote.) docs/codegen.md, "The rows' loop in two". */
+bool row_split(const GenOp *op, RowSplit *rs) {
+  if (op->kind != GOP_MAP || op->n_maps != 1 || op->maps[0]->kind != ST_MAP || op->maps[0]->gndim) return false;
+  Stmt *body = op->maps[0]->body;
+  const int total = stmts_weight(body, NULL);
+  int best = SPLIT_MIN - 1, best_n = 0;
+  Stmt *best_cut = NULL;
+  for (Stmt *c = body ? body->next : NULL; c; c = c->next) {
+    RowSplit t;
+    if (!split_carry(body, c, &t)) continue;
+    const int w1 = stmts_weight(body, c), w = w1 < total - w1 ? w1 : total - w1;
+    if (w > best || (w == best && best_cut && t.n < best_n)) best = w, best_n = t.n, best_cut = c;
+  }
+  return best_cut && split_carry(body, best_cut, rs);
+}
+
+/* The map's block of one part: the row's index (cast to void when the part does not read
+** it), the carries' loads (second part), statements [from, until), the carries' stores
+** (first part). */
+static void split_part(KCtx *k, Buf *b, Stmt *map, Stmt *from, const Stmt *until, const RowSplit *rs, bool first) {
+  GenUnit *u = k->u;
+  buf_line(b, "{ /* %s:%d: %s%s */", base_name(map->loc.file->path), map->loc.line, src_line(u, map->loc),
+           first ? ": the rows' first part" : ": the rows' second part");
+  b->indent += 2;
+  buf_line(b, "const int64_t l_%s = cnp_i;", map->index->name);
+  if (!stmts_read_local_until(from, until, map->index)) buf_line(b, "(void)l_%s;", map->index->name);
+  for (int i = 0; !first && i < rs->n; i++) {
+    Local *l = rs->carry[i];
+    EMIT_SNIPPET(b, "reduce", "carry_load", {"T", l->type == DT_BOOL ? "int" : gen_ctype(l->type)}, {"name", l->name},
+                 {"n", gen_int(u, i)}, {"unused", stmts_read_local(from, l) ? "" : " __attribute__((unused))"});
+  }
+  map_stmts_until(k, b, from, until, map->body);
+  line_back(u, b);
+  for (int i = 0; first && i < rs->n; i++)
+    EMIT_SNIPPET(b, "reduce", "carry_store", {"name", rs->carry[i]->name}, {"n", gen_int(u, i)});
+  b->indent -= 2;
+  buf_line(b, "} /* map %s */", map->index->name);
+}
+
+void group_body_split(KCtx *k, Buf *b1, Buf *b2, GenOp *op, const RowSplit *rs) {
+  Stmt *map = op->maps[0];
+  k->map = map;
+  split_part(k, b1, map, map->body, rs->cut, rs, true);
+  split_part(k, b2, map, rs->cut, NULL, rs, false);
 }
 
 /* The f32/f64 fields scatter-added into (F[K[i]] += v), each once: on the host each block of

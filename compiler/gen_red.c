@@ -212,23 +212,30 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
   const bool sb = sa_buffered(t, op, use, rb, &sab);
   if (sb) k.sab = &sab;
   if (rb || sb) body1.indent = body1b.indent = 8 + in + up;
+  RowSplit rs;
+  const bool split = sb && row_split(op, &rs);
+  Buf body2 = {.indent = body1.indent}, body2b = {.indent = body1.indent};
   for (int v = uc ? 1 : 0; v >= 0; v--) {
     k.unsw = uc, k.unsw_val = v;
-    if (rb) {
-      k.lanes = false, k.red_buf = true;
-      group_body(&k, v == 1 || !uc ? &body1 : &body1b, op);
-    } else if (use->n_reds) {
-      group_body(&k, v == 1 || !uc ? &body8 : &body8b, op);
-      group_body(&k, v == 1 || !uc ? &body6 : &body6b, op);
+    const bool first = v == 1 || !uc;
+    if (rb || !use->n_reds) {
+      k.lanes = false, k.red_buf = rb;
+      if (split) group_body_split(&k, first ? &body1 : &body1b, first ? &body2 : &body2b, op, &rs);
+      else group_body(&k, first ? &body1 : &body1b, op);
     } else {
-      k.lanes = false;
-      group_body(&k, v == 1 || !uc ? &body1 : &body1b, op);
+      group_body(&k, first ? &body8 : &body8b, op);
+      group_body(&k, first ? &body6 : &body6b, op);
     }
   }
   k.unsw = NULL;
   Buf tbufs = {.indent = lanes.indent}, rowinit = {.indent = 8 + in + up}, pass = {.indent = 6 + in + up};
   Buf sapass = {.indent = 6 + in + up};
   if (sb) sa_text(u, &sab, &tbufs, &sapass);
+  for (int i = 0; split && i < rs.n; i++) {
+    Local *l = rs.carry[i];
+    EMIT_SNIPPET(&tbufs, TM, "carry_decl", {"T", l->type == DT_BOOL ? "int" : gen_ctype(l->type)},
+                 {"n", gen_int(u, i)}, {"SB", gen_int(u, RED_SUB)}, {"name", l->name});
+  }
   for (int i = 0; i < use->n_reds; i++) {
     Decl *f = use->reds[i];
     EMIT_SNIPPET(&lanes_end, TM, "lane_end", {"L", L}, {"f", f->name},
@@ -273,11 +280,13 @@ void red_kernel_host(GenUnit *u, const GenTarget *t, Buf *b, GenOp *op, KUse *us
       chunk.indent += 2;
     }
     bool first = v == 1 || !uc;
+    Buf second = {.indent = 6 + in + up};   /* the rows' second loop, when split */
+    if (split) EMIT_SNIPPET(&second, TM, "split_loop", {"body", buf_take(u, first ? &body2 : &body2b)});
     if (rb || sb)
       EMIT_SNIPPET(&chunk, TM, "chunk_buf", {"CH", gen_int(u, RED_CHUNK)}, {"SB", gen_int(u, RED_SUB)},
                    {"lanes", lanes_s}, {"tbufs", tbufs_s}, {"rowinit", rowinit_s},
-                   {"body", buf_take(u, first ? &body1 : &body1b)}, {"sapass", sapass_s}, {"simd", simd_s}, {"pass", pass_s},
-                   {"lanes_end", lanes_end_s});
+                   {"body", buf_take(u, first ? &body1 : &body1b)}, {"split", buf_take(u, &second)},
+                   {"sapass", sapass_s}, {"simd", simd_s}, {"pass", pass_s}, {"lanes_end", lanes_end_s});
     else
       EMIT_SNIPPET(&chunk, TM, "chunk", {"CH", gen_int(u, RED_CHUNK)}, {"L", L}, {"lanes", lanes_s},
                    {"body8", buf_take(u, first ? &body8 : &body8b)}, {"body6", buf_take(u, first ? &body6 : &body6b)},
